@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "AuthPhone",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "authphone", targets: ["authphone"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .target(name: "SodiumKit", dependencies: ["CSodium"]),
+        .target(name: "OutOfBand"),
+        .target(name: "AuthFlow"),
+        .target(name: "BackendAPI"),
+        .target(name: "Broadcast"),
+        .target(name: "Phone", dependencies: [
+            "AuthFlow", "BackendAPI", "Broadcast", "OutOfBand", "SodiumKit",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+        ]),
+        .target(name: "Backend", dependencies: [
+            "BackendAPI", "Broadcast", "OutOfBand", "SodiumKit", "CQRencode",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "WebApp", dependencies: [
+            "Phone", "Backend", "AuthFlow", "OutOfBand",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "Mustache", package: "swift-mustache"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .executableTarget(name: "authphone", dependencies: [
+            "WebApp",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "SodiumKitTests", dependencies: ["SodiumKit"]),
+        .testTarget(name: "OutOfBandTests", dependencies: ["OutOfBand"]),
+        .testTarget(name: "AuthFlowTests", dependencies: ["AuthFlow"]),
+        .testTarget(name: "WebAppTests", dependencies: [
+            "WebApp", "Phone", "Backend", "SodiumKit",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+        ]),
+    ]
+)

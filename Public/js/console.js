@@ -1,0 +1,242 @@
+// Backend console: start demo sessions, show their QR / deep link, follow their status live.
+import { ReconnectingSocket, getJSON, postJSON, el, clear, shortId, formatDateTime, showError, copyText, flashLabel, safeHref } from "./api.js";
+
+const form = document.getElementById("session-form");
+const typeSelect = document.getElementById("session-type");
+const userInput = document.getElementById("session-user");
+const displayNameInput = document.getElementById("session-display-name");
+const displayNameField = document.getElementById("display-name-field");
+const startButton = document.getElementById("start-session");
+const formError = document.getElementById("session-error");
+
+const card = document.getElementById("session-card");
+const cardId = document.getElementById("session-id");
+const cardStatus = document.getElementById("session-status");
+const cardMeta = document.getElementById("session-meta");
+const qrImg = document.getElementById("session-qr");
+const qrText = document.getElementById("session-qr-text");
+const deepLink = document.getElementById("session-deep-link");
+const copyQrButton = document.getElementById("copy-qr-text");
+const copyLinkButton = document.getElementById("copy-deep-link");
+
+const tableBody = document.querySelector("#sessions tbody");
+const tableEmpty = document.getElementById("sessions-empty");
+const tableError = document.getElementById("sessions-error");
+const refreshButton = document.getElementById("refresh-sessions");
+const streamStatus = document.getElementById("stream-status");
+
+const MAX_ROWS = 200;
+const STATUS_RANK = { pending: 0, redeemed: 1, confirmed: 2, enrolled: 3, loggedin: 3, failed: 3, canceled: 3, expired: 3 };
+
+/** id -> BackendSession */
+const sessions = new Map();
+let shownId = null;
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+function statusBadge(status, attrs = {}) {
+  const s = String(status || "unknown");
+  return el("span", { className: "badge status-" + s.replace(/[^a-z0-9_-]/gi, ""), dataset: { status: s }, text: s, ...attrs });
+}
+
+function setBadge(node, status) {
+  const s = String(status || "");
+  node.className = "badge status-" + s.replace(/[^a-z0-9_-]/gi, "");
+  node.dataset.status = s;
+  node.textContent = s;
+}
+
+function loggedinText(value) {
+  if (value === true) return "yes";
+  if (value === false || value === null || value === undefined || value === "") return "—";
+  return String(value);
+}
+
+function createdTime(s) {
+  const t = new Date(s.createdAt).getTime();
+  return Number.isNaN(t) ? 0 : t;
+}
+
+function renderTable() {
+  clear(tableBody);
+  const list = [...sessions.values()].sort((a, b) => createdTime(b) - createdTime(a)).slice(0, MAX_ROWS);
+  tableEmpty.hidden = list.length > 0;
+  for (const s of list) {
+    const row = el(
+      "tr",
+      {
+        className: "session-row" + (s.id === shownId ? " selected" : ""),
+        dataset: { sessionId: String(s.id), status: String(s.status || "") },
+        tabindex: "0",
+        title: "Show this session",
+      },
+      el("td", {}, el("code", { text: shortId(s.id), title: String(s.id) })),
+      el("td", { text: s.type || "" }),
+      el("td", {}, el("span", { className: "cell-main", text: s.userId || "" }), s.displayName ? el("span", { className: "cell-sub muted", text: s.displayName }) : null),
+      el("td", { className: "session-status-cell" }, statusBadge(s.status)),
+      el("td", { className: "nowrap", text: formatDateTime(s.createdAt) }),
+      el("td", {}, s.accountId ? el("code", { text: shortId(s.accountId), title: String(s.accountId) }) : "—"),
+      el("td", { className: "loggedin-cell" }, loggedinText(s.loggedin), s.otplogin ? el("span", { className: "tag", text: "OTP" }) : null),
+    );
+    row.addEventListener("click", () => showSession(s.id));
+    row.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        showSession(s.id);
+      }
+    });
+    tableBody.appendChild(row);
+  }
+}
+
+function metaRow(dl, label, value) {
+  if (value === null || value === undefined || value === "") return;
+  dl.append(el("dt", { text: label }), el("dd", {}, value instanceof Node ? value : String(value)));
+}
+
+function renderCard() {
+  const s = shownId ? sessions.get(shownId) : null;
+  if (!s) {
+    card.hidden = true;
+    return;
+  }
+  card.hidden = false;
+  card.dataset.sessionId = String(s.id);
+  card.dataset.type = String(s.type || "");
+  cardId.textContent = shortId(s.id);
+  cardId.title = String(s.id);
+  setBadge(cardStatus, s.status);
+
+  clear(cardMeta);
+  metaRow(cardMeta, "Type", s.type);
+  metaRow(cardMeta, "User", s.userId);
+  metaRow(cardMeta, "Display name", s.displayName);
+  metaRow(cardMeta, "Created", formatDateTime(s.createdAt));
+  metaRow(cardMeta, "Expires", formatDateTime(s.expiresAt));
+  metaRow(cardMeta, "Account", s.accountId ? el("code", { text: String(s.accountId) }) : null);
+  metaRow(cardMeta, "Logged in", s.loggedin === undefined ? null : loggedinText(s.loggedin));
+  metaRow(cardMeta, "OTP login", s.otplogin ? "yes" : null);
+  metaRow(cardMeta, "Failure", s.failure ? (typeof s.failure === "string" ? s.failure : JSON.stringify(s.failure)) : null);
+
+  const src = safeHref(s.qrImageUrl);
+  if (src && qrImg.getAttribute("src") !== src) qrImg.src = src;
+  if (!src) qrImg.removeAttribute("src");
+  if (qrText.value !== (s.qrText || "")) qrText.value = s.qrText || "";
+
+  const link = s.deepLink || "";
+  deepLink.textContent = link;
+  const href = safeHref(link);
+  if (href) deepLink.href = href;
+  else deepLink.removeAttribute("href");
+
+  for (const row of tableBody.querySelectorAll("tr.session-row")) row.classList.toggle("selected", row.dataset.sessionId === shownId);
+}
+
+function showSession(id) {
+  shownId = id;
+  renderCard();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data
+
+/** Merges a session. Live updates always win; a list snapshot never steps a status back. */
+function upsert(s, { fromSnapshot = false } = {}) {
+  if (!s || typeof s !== "object" || s.id === undefined || s.id === null) return;
+  const id = String(s.id);
+  const existing = sessions.get(id);
+  if (fromSnapshot && existing && (STATUS_RANK[existing.status] ?? 0) > (STATUS_RANK[s.status] ?? 0)) return;
+  sessions.set(id, { ...s, id });
+}
+
+async function loadSessions() {
+  try {
+    const data = await getJSON("/api/backend/sessions");
+    const list = Array.isArray(data && data.sessions) ? data.sessions : [];
+    for (const s of list) upsert(s, { fromSnapshot: true });
+    showError(tableError, null);
+    renderTable();
+    renderCard();
+  } catch (err) {
+    showError(tableError, err);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Form
+
+function syncTypeFields() {
+  const enrol = typeSelect.value === "enrol";
+  displayNameField.hidden = !enrol;
+  displayNameInput.disabled = !enrol;
+}
+typeSelect.addEventListener("change", syncTypeFields);
+syncTypeFields();
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const type = typeSelect.value;
+  const userId = userInput.value.trim();
+  if (!userId) {
+    showError(formError, { code: "USER_REQUIRED", message: "Enter a user id." });
+    userInput.focus();
+    return;
+  }
+  const body = { type, userId };
+  const displayName = displayNameInput.value.trim();
+  if (type === "enrol" && displayName) body.displayName = displayName;
+
+  startButton.disabled = true;
+  showError(formError, null);
+  try {
+    const s = await postJSON("/api/backend/sessions", body);
+    upsert(s);
+    shownId = String(s.id);
+    renderTable();
+    renderCard();
+  } catch (err) {
+    showError(formError, err);
+  } finally {
+    startButton.disabled = false;
+  }
+});
+
+copyQrButton.addEventListener("click", async () => {
+  const ok = await copyText(qrText.value);
+  flashLabel(copyQrButton, ok ? "Copied" : "Copy failed");
+});
+
+copyLinkButton.addEventListener("click", async () => {
+  const ok = await copyText(deepLink.textContent || "");
+  flashLabel(copyLinkButton, ok ? "Copied" : "Copy failed");
+});
+
+refreshButton.addEventListener("click", loadSessions);
+
+// ---------------------------------------------------------------------------------------------
+// Live updates
+
+function setStreamStatus(status) {
+  document.body.dataset.connection = status;
+  streamStatus.dataset.state = status;
+  streamStatus.textContent = status === "open" ? "live" : status === "connecting" ? "connecting…" : "offline, reconnecting…";
+}
+
+let opens = 0;
+new ReconnectingSocket("/api/backend/stream", {
+  onStatus: setStreamStatus,
+  onOpen: () => {
+    // after a reconnect, catch up on what was missed
+    opens += 1;
+    if (opens > 1) loadSessions();
+  },
+  onMessage: (msg) => {
+    if (msg.type !== "session" || !msg.session) return;
+    upsert(msg.session);
+    renderTable();
+    if (shownId !== null && String(msg.session.id) === shownId) renderCard();
+  },
+});
+
+loadSessions();

@@ -1,0 +1,904 @@
+// The phone's screen. All logic lives in the server: this page renders the current flow it
+// receives over the WebSocket and sends the user's input back.
+//
+// PIN handling: digits are kept in a plain array, overwritten with 0 and emptied after use or on
+// cancel. A PIN is only ever sent over the socket; it never goes into the URL, storage, the flow
+// log or the console.
+import { ReconnectingSocket, getJSON, postJSON, el, clear, shortId, formatTime, showError, toDate } from "./api.js";
+
+const phoneId = document.body.dataset.phoneId || "";
+const phoneNameFromPage = document.body.dataset.phoneName || "";
+const screen = document.getElementById("screen");
+const toastBox = document.getElementById("toast");
+const clockEl = document.getElementById("clock");
+const connIndicator = document.getElementById("conn-indicator");
+const logBody = document.querySelector("#flow-log tbody");
+const logEmpty = document.getElementById("flow-log-empty");
+const downloadButton = document.getElementById("download-log");
+const clearLogButton = document.getElementById("clear-log");
+
+const DISMISS_KEY = "authphone.dismissedFlow." + phoneId;
+const FINAL_STATES = new Set(["DONE", "ERROR"]);
+
+const state = {
+  phone: null, // PhoneDetail
+  flow: null, // current Flow (or null)
+  dismissedFlowId: readDismissed(),
+  firstMessage: true, // next "phone" message is the snapshot sent on connect
+  renderedKey: null, // what the screen currently shows (to skip identical re-renders)
+  log: [], // [{receivedAt, source, flow}], oldest first
+  chosenAccounts: new Map(), // flow id -> account picked on the LOGIN confirm screen
+  notFound: false,
+};
+
+/** Tear-down hooks of the current screen (wipe PIN digits, remove key listeners). */
+let teardowns = [];
+/** The PIN pad currently shown, if any. */
+let activePad = null;
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+function readDismissed() {
+  try {
+    return sessionStorage.getItem(DISMISS_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function writeDismissed(id) {
+  state.dismissedFlowId = id;
+  try {
+    if (id) sessionStorage.setItem(DISMISS_KEY, id);
+    else sessionStorage.removeItem(DISMISS_KEY);
+  } catch {
+    // storage unavailable: keep it in memory only
+  }
+}
+
+function pinLength() {
+  const n = state.phone && Number(state.phone.pinLength);
+  return Number.isInteger(n) && n > 0 && n <= 32 ? n : 6;
+}
+
+function serverName(flow) {
+  const server = flow && flow.session && flow.session.server;
+  return (server && server.name) || "the server";
+}
+
+function accountLabel(account) {
+  if (!account) return "";
+  const name = account.displayName || "";
+  const user = account.userId || "";
+  if (name && user && name !== user) return `${name} (${user})`;
+  return name || user || shortId(account.id);
+}
+
+const HEX_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
+
+function button(id, label, className, onClick) {
+  return el("button", { id, type: "button", className: "btn " + className, text: label, on: { click: onClick } });
+}
+
+/** Disables the screen's action buttons while an input is on its way to the server. */
+function setBusy(busy) {
+  screen.dataset.busy = busy ? "true" : "false";
+  for (const b of screen.querySelectorAll("button.btn")) b.disabled = busy;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Toast
+
+let toastTimer = null;
+
+function showToast(code, message) {
+  clear(toastBox);
+  toastBox.append(el("strong", { className: "error-code", text: code || "ERROR" }), el("span", { text: message || "" }));
+  toastBox.dataset.code = code || "ERROR";
+  toastBox.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(hideToast, 7000);
+}
+
+function hideToast() {
+  clearTimeout(toastTimer);
+  toastBox.hidden = true;
+}
+
+toastBox.addEventListener("click", hideToast);
+
+// ---------------------------------------------------------------------------------------------
+// Socket
+
+function send(action) {
+  if (!socket || !socket.send(action)) {
+    showToast("NOT_CONNECTED", "The phone is not connected to the server. Retrying…");
+    return false;
+  }
+  return true;
+}
+
+function setConnection(status) {
+  document.body.dataset.connection = status;
+  connIndicator.dataset.state = status;
+  const label = status === "open" ? "connected" : status === "connecting" ? "connecting…" : "disconnected, reconnecting…";
+  connIndicator.title = label;
+  connIndicator.setAttribute("aria-label", label);
+}
+
+let socket = null;
+let diagnosing = false;
+
+function onSocketClose(info) {
+  // A connection that never opened may mean the phone does not exist: ask the API (now and then).
+  if (info.opened || diagnosing || state.notFound) return;
+  if (info.attempt !== 1 && info.attempt % 5 !== 0) return;
+  diagnosing = true;
+  getJSON("/api/phones/" + encodeURIComponent(phoneId))
+    .then(() => {})
+    .catch((err) => {
+      if (err.code === "PHONE_NOT_FOUND" || err.status === 404) {
+        state.notFound = true;
+        socket.stop();
+        renderNotFound(err);
+      }
+    })
+    .finally(() => {
+      diagnosing = false;
+    });
+}
+
+function onSocketMessage(msg) {
+  switch (msg.type) {
+    case "phone": {
+      if (!msg.phone || typeof msg.phone !== "object") return;
+      state.phone = msg.phone;
+      if (state.firstMessage) {
+        // The snapshot sent on connect carries the current flow: show it (also after a reload).
+        state.firstMessage = false;
+        if (msg.phone.flow) addLog("snapshot", msg.phone.flow);
+        applyFlow(msg.phone.flow || null);
+      }
+      render();
+      break;
+    }
+    case "flowUpdate": {
+      if (!msg.flow || typeof msg.flow !== "object") return;
+      addLog("flowUpdate", msg.flow);
+      applyFlow(msg.flow);
+      render();
+      break;
+    }
+    case "error": {
+      const e = msg.error || {};
+      showToast(String(e.code || "ERROR"), String(e.message || "The server refused the input."));
+      // Nothing changed on the server: show the current screen afresh (resets a PIN pad, re-enables buttons).
+      render(true);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+function applyFlow(flow) {
+  // "Home" hides only the final flow it was pressed on (dismissal is kept per flow id).
+  state.flow = flow;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flow log
+
+function addLog(source, flow) {
+  const entry = { receivedAt: new Date().toISOString(), source, flow };
+  state.log.push(entry);
+  logEmpty.hidden = true;
+  const ci = flow.currentInteraction;
+  const prev = flow.previousInteractionResult;
+  const err = flow.error;
+  const flowCell = el(
+    "td",
+    {},
+    el("span", { className: "flow-type", text: flow.type || "?" }),
+    " ",
+    el("code", { className: "muted", text: shortId(flow.id), title: String(flow.id ?? "") }),
+    source !== "flowUpdate" ? el("span", { className: "tag", text: source }) : null,
+  );
+  const row = el(
+    "tr",
+    { dataset: { state: String(flow.state || "") } },
+    el("td", { className: "nowrap", text: formatTime(entry.receivedAt) }),
+    flowCell,
+    el("td", {}, el("span", { className: "badge state-" + String(flow.state || "").toLowerCase(), text: flow.state || "" })),
+    el("td", { text: (ci && ci.type) || "—" }),
+    el("td", { className: prev && prev.type && prev.type !== "SUCCESS" ? "warn-text" : "", text: (prev && prev.type) || "—" }),
+    el("td", { className: err ? "error-text" : "", text: err ? String(err.code || "ERROR") + (err.sdkCode != null ? ` (${err.sdkCode})` : "") : "—" }),
+  );
+  logBody.insertBefore(row, logBody.firstChild);
+}
+
+downloadButton.addEventListener("click", () => {
+  const data = JSON.stringify({ phoneId, exportedAt: new Date().toISOString(), entries: state.log }, null, 2);
+  const blob = new Blob([data], { type: "application/json" });
+  const url = URL.createObjectURL(blob);
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const a = el("a", { href: url, download: `authphone-flows-${shortId(phoneId)}-${stamp}.json`, className: "offscreen" });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+});
+
+clearLogButton.addEventListener("click", () => {
+  state.log = [];
+  clear(logBody);
+  logEmpty.hidden = false;
+});
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+function currentView() {
+  const flow = state.flow;
+  if (!flow) return "HOME";
+  if (FINAL_STATES.has(flow.state) && flow.id === state.dismissedFlowId) return "HOME";
+  return "FLOW";
+}
+
+function runTeardowns() {
+  const fns = teardowns;
+  teardowns = [];
+  activePad = null;
+  for (const fn of fns) {
+    try {
+      fn();
+    } catch {
+      // ignore
+    }
+  }
+}
+
+function setScreenAttrs(attrs) {
+  for (const name of ["state", "interaction", "flowType", "flowId", "prevResult", "busy"]) delete screen.dataset[name];
+  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined && v !== "") screen.dataset[k] = String(v);
+}
+
+function render(force = false) {
+  if (state.notFound) return;
+  const view = currentView();
+  let key;
+  if (view === "HOME") {
+    const p = state.phone || {};
+    key = "HOME:" + JSON.stringify([p.name, p.accounts, p.pinLength]);
+  } else {
+    key = "FLOW:" + JSON.stringify(state.flow);
+  }
+  if (!force && key === state.renderedKey) return;
+  state.renderedKey = key;
+
+  // keep what the user typed in the out-of-band box across re-renders of the home screen
+  const oob = document.getElementById("oob-text");
+  const oobText = view === "HOME" && oob ? oob.value : null;
+
+  runTeardowns();
+  clear(screen);
+  screen.scrollTop = 0;
+
+  if (view === "HOME") {
+    renderHome(oobText);
+    return;
+  }
+  const flow = state.flow;
+  const ci = flow.currentInteraction || null;
+  setScreenAttrs({
+    state: flow.state,
+    interaction: flow.state === "WAIT_FOR_INPUT" && ci ? ci.type : "",
+    flowType: flow.type,
+    flowId: flow.id,
+    prevResult: flow.previousInteractionResult && flow.previousInteractionResult.type,
+  });
+  switch (flow.state) {
+    case "PROCESSING":
+      renderProcessing(flow);
+      break;
+    case "WAIT_FOR_INPUT":
+      renderWaitForInput(flow, ci);
+      break;
+    case "DONE":
+      renderDone(flow);
+      break;
+    case "ERROR":
+      renderError(flow);
+      break;
+    default:
+      renderUnknown(flow, `Unknown state ${flow.state}`);
+  }
+}
+
+function screenHeader(title, subtitle) {
+  return el("header", { className: "screen-header" }, el("h1", { className: "screen-title", text: title }), subtitle ? el("p", { className: "screen-subtitle", text: subtitle }) : null);
+}
+
+// --- Home ---
+
+function renderHome(oobText) {
+  setScreenAttrs({ state: "HOME" });
+  const phone = state.phone || {};
+  const accounts = Array.isArray(phone.accounts) ? phone.accounts : [];
+
+  const accountList = el("ul", { id: "accounts", className: "account-list" });
+  for (const a of accounts) {
+    const initial = (a.displayName || a.userId || "?").trim().charAt(0).toUpperCase() || "?";
+    accountList.appendChild(
+      el(
+        "li",
+        { className: "account", dataset: { accountId: String(a.id ?? "") } },
+        el("span", { className: "avatar", "aria-hidden": "true", text: initial }),
+        el(
+          "span",
+          { className: "account-main" },
+          el("span", { className: "account-name", text: a.displayName || a.userId || "" }),
+          el("span", { className: "account-user", text: a.userId || "" }),
+          el("span", { className: "account-server", text: (a.server && a.server.name) || "" }),
+        ),
+      ),
+    );
+  }
+
+  const textarea = el("textarea", {
+    id: "oob-text",
+    rows: "4",
+    spellcheck: "false",
+    autocomplete: "off",
+    placeholder: "Paste QR text or a link (authphone://…, https://…/open?…)",
+    "aria-label": "Out-of-band input",
+  });
+  if (oobText) textarea.value = oobText;
+  const errorBox = el("div", { id: "oob-error", className: "error", role: "alert", hidden: true });
+  const openButton = el("button", { id: "oob-open", type: "button", className: "btn btn-primary btn-block", text: "Open" });
+
+  openButton.addEventListener("click", async () => {
+    const text = textarea.value.trim();
+    if (!text) {
+      showError(errorBox, { code: "EMPTY_INPUT", message: "Paste QR text or a link first." });
+      return;
+    }
+    const body = /^(authphone:\/\/|https?:\/\/)/i.test(text) ? { link: text } : { qr: text };
+    openButton.disabled = true;
+    showError(errorBox, null);
+    try {
+      const answer = await postJSON("/api/phones/" + encodeURIComponent(phoneId) + "/oob", body);
+      const flow = answer && answer.flow;
+      if (textarea.isConnected) textarea.value = "";
+      // The socket normally delivers the same flow; only use the answer if the socket has not
+      // shown this flow yet (never step back from a later update of the same flow).
+      if (flow && typeof flow === "object" && (!state.flow || state.flow.id !== flow.id)) {
+        addLog("oob", flow);
+        applyFlow(flow);
+        render();
+      }
+    } catch (err) {
+      if (errorBox.isConnected) showError(errorBox, err);
+      else showToast(err.code, err.message);
+    } finally {
+      openButton.disabled = false;
+    }
+  });
+
+  screen.append(
+    el(
+      "div",
+      { className: "home" },
+      el("header", { className: "home-header" }, el("p", { className: "home-kicker", text: "AuthPhone" }), el("h1", { className: "home-title", id: "home-phone-name", text: phone.name || phoneNameFromPage })),
+      el(
+        "section",
+        { className: "home-section" },
+        el("h2", { className: "section-title", text: "Accounts" }),
+        accounts.length ? accountList : el("p", { className: "empty", id: "no-accounts", text: "No accounts yet. Scan a QR code or open a link to enrol." }),
+      ),
+      el(
+        "section",
+        { className: "home-section oob-box" },
+        el("h2", { className: "section-title", text: "Out-of-band input" }),
+        el("p", { className: "hint", text: "Stands in for the camera and for links opened on the phone." }),
+        textarea,
+        openButton,
+        errorBox,
+      ),
+    ),
+  );
+}
+
+// --- Processing ---
+
+function renderProcessing(flow) {
+  screen.append(
+    el(
+      "div",
+      { className: "screen-center", id: "flow-processing" },
+      el("div", { className: "spinner", "aria-hidden": "true" }),
+      el("p", { className: "processing-text", text: "Processing…" }),
+      el("span", { className: "pill", text: flow.type || "" }),
+    ),
+  );
+}
+
+// --- Wait for input ---
+
+function renderWaitForInput(flow, ci) {
+  const type = ci && ci.type;
+  if (type === "CONFIRM") {
+    if (flow.type === "LOGIN") renderConfirmLogin(flow, ci);
+    else renderConfirmEnrol(flow, ci);
+  } else if (type === "SET_SECOND_FACTOR") {
+    renderSetPin(flow);
+  } else if (type === "VERIFY_SECOND_FACTOR") {
+    renderVerifyPin(flow);
+  } else {
+    renderUnknown(flow, `This screen cannot show the interaction ${type || "(none)"} yet.`);
+  }
+}
+
+function cancelFlow() {
+  runPadWipe();
+  if (send({ action: "cancel" })) setBusy(true);
+}
+
+function runPadWipe() {
+  if (activePad) activePad.wipe();
+}
+
+function actions(...buttons) {
+  return el("div", { className: "screen-actions" }, ...buttons);
+}
+
+function visualHash(server) {
+  const vh = (server && server.visualHash) || {};
+  const colors = Array.isArray(vh.colors) ? vh.colors.slice(0, 16) : [];
+  const grid = el("div", { id: "visual-hash", className: "visual-hash", role: "img", "aria-label": "Visual hash of the server key" });
+  for (let i = 0; i < 16; i++) {
+    const cell = el("span", { className: "vh-cell" });
+    const c = colors[i];
+    if (typeof c === "string" && HEX_COLOR.test(c)) {
+      cell.style.backgroundColor = c;
+      cell.dataset.color = c;
+    }
+    grid.appendChild(cell);
+  }
+  return el("div", { className: "visual-hash-box" }, grid, el("p", { id: "visual-hash-fingerprint", className: "fingerprint", text: vh.fingerprint || "" }));
+}
+
+function serverBlock(flow) {
+  const server = (flow.session && flow.session.server) || {};
+  return el(
+    "div",
+    { className: "server-block" },
+    el("span", { className: "server-icon", "aria-hidden": "true" }),
+    el("span", { className: "server-main" }, el("span", { id: "server-name", className: "server-name", text: server.name || "Unknown server" }), el("span", { className: "server-url", text: server.url || "" })),
+  );
+}
+
+function expiryNote(flow) {
+  const d = toDate(flow.session && flow.session.expiresAt);
+  if (!d) return null;
+  return el("p", { className: "hint small", text: "Request expires at " + formatTime(d) });
+}
+
+function renderConfirmEnrol(flow, ci) {
+  const session = flow.session || {};
+  const enrol = session.enrolInfo || {};
+  const existing = (ci.confirmSessionInfo && Array.isArray(ci.confirmSessionInfo.accounts) && ci.confirmSessionInfo.accounts) || [];
+  const nsAccounts = Array.isArray(enrol.nsAccounts) ? enrol.nsAccounts : [];
+
+  const body = el(
+    "div",
+    { className: "screen-body" },
+    screenHeader("Create account?", "A website asks to add an account to this phone."),
+    serverBlock(flow),
+    visualHash(session.server),
+    el("p", { className: "hint small", text: "Check that the colours and fingerprint match those shown by the website." }),
+    el("dl", { className: "kv" }, el("dt", { text: "Account" }), el("dd", { id: "enrol-display-name", text: enrol.displayName || "—" })),
+  );
+  if (existing.length) {
+    body.append(
+      el(
+        "div",
+        { id: "existing-accounts", className: "notice notice-warn", role: "note" },
+        el("strong", { text: `This phone already has ${existing.length === 1 ? "an account" : existing.length + " accounts"} on ${serverName(flow)}:` }),
+        el("ul", {}, existing.map((a) => el("li", { text: accountLabel(a) }))),
+      ),
+    );
+  }
+  if (nsAccounts.length) {
+    body.append(
+      el(
+        "div",
+        { id: "ns-accounts", className: "notice", role: "note" },
+        el("strong", { text: "Other accounts on the server (nsAccounts):" }),
+        el("ul", {}, nsAccounts.map((n) => el("li", { text: typeof n === "string" ? n : JSON.stringify(n) }))),
+      ),
+    );
+  }
+  body.append(expiryNote(flow) || "");
+  screen.append(
+    body,
+    actions(
+      button("cancel", "Cancel", "btn-secondary", cancelFlow),
+      button("confirm", "Create account", "btn-primary", () => {
+        if (send({ action: "confirmSession" })) setBusy(true);
+      }),
+    ),
+  );
+}
+
+function renderConfirmLogin(flow, ci) {
+  const session = flow.session || {};
+  const accounts = (ci.confirmSessionInfo && Array.isArray(ci.confirmSessionInfo.accounts) && ci.confirmSessionInfo.accounts) || [];
+  const announce = session.announceInfo && typeof session.announceInfo === "object" ? Object.entries(session.announceInfo) : [];
+
+  const body = el("div", { className: "screen-body" }, screenHeader(`Log in to ${serverName(flow)}?`, null), serverBlock(flow));
+  if (announce.length) {
+    const dl = el("dl", { id: "announce-info", className: "kv" });
+    for (const [k, v] of announce) dl.append(el("dt", { text: k }), el("dd", { text: typeof v === "string" ? v : JSON.stringify(v) }));
+    body.append(dl);
+  }
+  const fieldset = el("fieldset", { id: "account-choices", className: "account-choices" }, el("legend", { className: "section-title", text: accounts.length > 1 ? "Choose an account" : "Account" }));
+  accounts.forEach((a, i) => {
+    const input = el("input", { type: "radio", name: "account", value: String(a.id ?? ""), className: "account-choice", id: "account-" + i });
+    if (i === 0) input.checked = true;
+    fieldset.append(
+      el(
+        "label",
+        { className: "account-option", for: "account-" + i },
+        input,
+        el("span", { className: "account-main" }, el("span", { className: "account-name", text: a.displayName || a.userId || "" }), el("span", { className: "account-user", text: a.userId || "" })),
+      ),
+    );
+  });
+  if (!accounts.length) fieldset.append(el("p", { className: "notice notice-warn", text: "This phone has no account for this server." }));
+  body.append(fieldset, expiryNote(flow) || "");
+
+  const confirm = button("confirm", "Log in", "btn-primary", () => {
+    const checked = fieldset.querySelector("input.account-choice:checked");
+    if (!checked) {
+      showToast("NO_ACCOUNT", "Choose an account first.");
+      return;
+    }
+    const account = accounts.find((a) => String(a.id) === checked.value);
+    if (send({ action: "confirmSession", account: checked.value })) {
+      if (account) state.chosenAccounts.set(flow.id, account);
+      setBusy(true);
+    }
+  });
+  screen.append(body, actions(button("cancel", "Cancel", "btn-secondary", cancelFlow), confirm));
+  if (!accounts.length) confirm.disabled = true;
+}
+
+// --- PIN pad ---
+
+/**
+ * A PIN pad: keys 0-9, delete, OK; a row of dots shows how many digits were entered. Keys give no
+ * visual feedback. onSubmit(digits) is called with the digit array when OK is pressed with a full PIN;
+ * the caller must wipe it.
+ */
+function createPinPad({ length, onSubmit, message }) {
+  const digits = [];
+  let locked = false;
+  const dots = el("div", { className: "pin-dots", id: "pin-dots", "aria-label": `0 of ${length} digits entered`, role: "status" });
+  for (let i = 0; i < length; i++) dots.appendChild(el("span", { className: "pin-dot" }));
+
+  function updateDots() {
+    const list = dots.children;
+    for (let i = 0; i < list.length; i++) list[i].classList.toggle("filled", i < digits.length);
+    dots.dataset.count = String(digits.length);
+    dots.setAttribute("aria-label", `${digits.length} of ${length} digits entered`);
+  }
+
+  function wipe() {
+    digits.fill(0);
+    digits.length = 0;
+    updateDots();
+  }
+
+  function press(d) {
+    if (locked || digits.length >= length) return;
+    digits.push(d);
+    updateDots();
+  }
+
+  function del() {
+    if (locked || digits.length === 0) return;
+    digits[digits.length - 1] = 0;
+    digits.pop();
+    updateDots();
+  }
+
+  function ok() {
+    if (locked) return;
+    if (digits.length < length) {
+      message(`Enter ${length} digits.`, "hint");
+      return;
+    }
+    onSubmit(digits);
+  }
+
+  const grid = el("div", { className: "pin-keys", role: "group", "aria-label": "PIN pad" });
+  const key = (d) => el("button", { type: "button", className: "pin-key", "data-digit": String(d), "aria-label": String(d), text: String(d), on: { click: () => press(d) } });
+  for (const d of [1, 2, 3, 4, 5, 6, 7, 8, 9]) grid.appendChild(key(d));
+  grid.appendChild(el("button", { type: "button", id: "pin-delete", className: "pin-key pin-fn", "aria-label": "Delete", text: "⌫", on: { click: del } }));
+  grid.appendChild(key(0));
+  grid.appendChild(el("button", { type: "button", id: "pin-ok", className: "pin-key pin-fn", "aria-label": "OK", text: "OK", on: { click: ok } }));
+
+  // Typing digits on a keyboard works too (unless focus is in a text field).
+  function onKey(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const t = event.target;
+    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable)) return;
+    if (/^[0-9]$/.test(event.key)) {
+      event.preventDefault();
+      press(Number(event.key));
+    } else if (event.key === "Backspace") {
+      event.preventDefault();
+      del();
+    } else if (event.key === "Enter" && !(t && t.tagName === "BUTTON")) {
+      event.preventDefault();
+      ok();
+    }
+  }
+  document.addEventListener("keydown", onKey);
+
+  const root = el("div", { id: "pin-pad", className: "pin-pad" }, dots, grid);
+  const pad = {
+    root,
+    wipe,
+    lock() {
+      locked = true;
+      root.dataset.locked = "true";
+    },
+    unlock() {
+      locked = false;
+      delete root.dataset.locked;
+    },
+    setPhase(phase) {
+      root.dataset.phase = phase;
+    },
+  };
+  activePad = pad;
+  teardowns.push(() => {
+    document.removeEventListener("keydown", onKey);
+    wipe();
+  });
+  return pad;
+}
+
+function pinMessageBox() {
+  const box = el("p", { id: "pin-message", className: "pin-message", role: "status" });
+  const set = (text, kind) => {
+    box.textContent = text || "";
+    box.dataset.kind = kind || "";
+  };
+  return [box, set];
+}
+
+function renderSetPin(flow) {
+  const length = pinLength();
+  const title = el("h1", { id: "pin-title", className: "screen-title", text: "Choose a PIN" });
+  const subtitle = el("p", { className: "screen-subtitle", text: `${length} digits. You'll need it to use your account on ${serverName(flow)}.` });
+  const [messageBox, setMessage] = pinMessageBox();
+  const prev = flow.previousInteractionResult;
+  if (prev && prev.type && prev.type !== "SUCCESS") setMessage(`The PIN was not accepted (${prev.type}). Choose another.`, "error");
+
+  const first = [];
+  let phase = "choose";
+  const pad = createPinPad({
+    length,
+    message: setMessage,
+    onSubmit(digits) {
+      if (phase === "choose") {
+        for (const d of digits) first.push(d);
+        pad.wipe();
+        phase = "repeat";
+        pad.setPhase(phase);
+        title.textContent = "Repeat your PIN";
+        setMessage("", "");
+        return;
+      }
+      const same = first.length === digits.length && first.every((d, i) => d === digits[i]);
+      if (!same) {
+        first.fill(0);
+        first.length = 0;
+        pad.wipe();
+        phase = "choose";
+        pad.setPhase(phase);
+        title.textContent = "Choose a PIN";
+        setMessage("The PINs don't match. Start over.", "error");
+        return;
+      }
+      const pin = digits.join("");
+      first.fill(0);
+      first.length = 0;
+      pad.wipe();
+      pad.lock();
+      if (send({ action: "inputSecondFactor", pin })) {
+        setMessage("Saving…", "hint");
+        setBusy(true);
+      } else {
+        pad.unlock();
+        phase = "choose";
+        pad.setPhase(phase);
+        title.textContent = "Choose a PIN";
+      }
+    },
+  });
+  pad.setPhase(phase);
+  teardowns.push(() => {
+    first.fill(0);
+    first.length = 0;
+  });
+
+  screen.append(
+    el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, pad.root),
+    actions(button("cancel", "Cancel", "btn-secondary", cancelFlow)),
+  );
+}
+
+function renderVerifyPin(flow) {
+  const length = pinLength();
+  const sfa = flow.secondFactorAccount || null;
+  const prev = flow.previousInteractionResult;
+  const title = el("h1", { id: "pin-title", className: "screen-title", text: "Enter your PIN" });
+  const subtitle = el("p", { className: "screen-subtitle", text: flow.type === "LOGIN" ? `to log in to ${serverName(flow)}` : `for ${serverName(flow)}` });
+  const [messageBox, setMessage] = pinMessageBox();
+  if (prev && prev.type === "PIN_FAIL") setMessage("Wrong PIN", "error");
+  else if (prev && prev.type && prev.type !== "SUCCESS") setMessage(prev.type, "error");
+
+  const extra = [];
+  if (sfa && Number(sfa.failedAttempts) > 0) {
+    const max = sfa.maxAttempts != null ? sfa.maxAttempts : "?";
+    extra.push(el("p", { id: "pin-attempts", className: "pin-attempts", text: `Failed attempt ${sfa.failedAttempts} of ${max}` }));
+  }
+  if (sfa && Number(sfa.penalisedFor) > 0) {
+    const until = toDate(sfa.penalisedUntil);
+    extra.push(el("p", { id: "pin-penalty", className: "pin-attempts", text: `Wait ${sfa.penalisedFor} s before the next try` + (until ? ` (until ${formatTime(until)}).` : ".") }));
+  }
+  const blocked = !!(sfa && sfa.isBlocked);
+  if (blocked) extra.push(el("p", { id: "pin-blocked", className: "notice notice-error", text: "Your PIN is blocked. This account can no longer be used with a PIN." }));
+
+  const pad = createPinPad({
+    length,
+    message: setMessage,
+    onSubmit(digits) {
+      const pin = digits.join("");
+      pad.wipe();
+      pad.lock();
+      if (send({ action: "inputSecondFactor", pin })) {
+        setMessage("Checking…", "hint");
+        setBusy(true);
+      } else {
+        pad.unlock();
+      }
+    },
+  });
+  pad.setPhase("verify");
+  if (blocked) {
+    pad.lock();
+    pad.root.hidden = true;
+  }
+
+  screen.append(el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, ...extra, pad.root), actions(button("cancel", "Cancel", "btn-secondary", cancelFlow)));
+}
+
+// --- Final states ---
+
+function goHome() {
+  if (state.flow) writeDismissed(state.flow.id);
+  hideToast();
+  render(true);
+}
+
+function loginAccountLabel(flow) {
+  const chosen = state.chosenAccounts.get(flow.id);
+  if (chosen) return accountLabel(chosen);
+  // after a reload: the phone's account on that server, when there is only one
+  const url = flow.session && flow.session.server && flow.session.server.url;
+  const accounts = ((state.phone && state.phone.accounts) || []).filter((a) => a.server && url && a.server.url === url);
+  return accounts.length === 1 ? accountLabel(accounts[0]) : "";
+}
+
+function renderDone(flow) {
+  let title;
+  if (flow.type === "ENROL") {
+    const name = (flow.session && flow.session.enrolInfo && flow.session.enrolInfo.displayName) || "";
+    title = name ? `Account created for ${name}` : "Account created";
+  } else if (flow.type === "LOGIN") {
+    const who = loginAccountLabel(flow);
+    title = who ? `Logged in as ${who}` : `Logged in to ${serverName(flow)}`;
+  } else {
+    title = "Done";
+  }
+  screen.append(
+    el(
+      "div",
+      { id: "flow-done", className: "screen-center result result-ok" },
+      el("div", { className: "result-icon", "aria-hidden": "true", text: "✓" }),
+      el("h1", { className: "screen-title", id: "done-title", text: title }),
+      el("p", { className: "screen-subtitle", text: serverName(flow) }),
+    ),
+    actions(button("home", "Home", "btn-primary", goHome)),
+  );
+}
+
+const ERROR_TITLES = {
+  USER_CANCELED: "Cancelled",
+  PIN_BLOCKED: "PIN blocked",
+  SESSION_EXPIRED: "Request expired",
+};
+
+function renderError(flow) {
+  const e = flow.error || {};
+  const code = String(e.code || "ERROR");
+  const box = el(
+    "div",
+    { id: "flow-error", className: "screen-center result result-error", dataset: { code } },
+    el("div", { className: "result-icon", "aria-hidden": "true", text: code === "USER_CANCELED" ? "×" : "!" }),
+    el("h1", { className: "screen-title", text: ERROR_TITLES[code] || "Something went wrong" }),
+    el("p", { className: "error-line" }, el("code", { id: "flow-error-code", className: "error-code", text: code }), e.sdkCode != null ? el("span", { id: "flow-error-sdk", className: "pill", text: `SDK ${e.sdkCode}` }) : null),
+    el("p", { id: "flow-error-message", className: "screen-subtitle", text: e.message || "" }),
+  );
+  screen.append(box, actions(button("home", "Home", "btn-primary", goHome)));
+}
+
+function renderUnknown(flow, text) {
+  screen.append(
+    el("div", { className: "screen-center" }, el("h1", { className: "screen-title", text: flow.type || "Flow" }), el("p", { className: "screen-subtitle", text })),
+    flow.state === "WAIT_FOR_INPUT" ? actions(button("cancel", "Cancel", "btn-secondary", cancelFlow)) : actions(button("home", "Home", "btn-primary", goHome)),
+  );
+}
+
+function renderNotFound(err) {
+  runTeardowns();
+  clear(screen);
+  setScreenAttrs({ state: "NOT_FOUND" });
+  screen.append(
+    el(
+      "div",
+      { className: "screen-center result result-error" },
+      el("div", { className: "result-icon", "aria-hidden": "true", text: "?" }),
+      el("h1", { className: "screen-title", text: "No such phone" }),
+      el("p", { className: "error-line" }, el("code", { className: "error-code", text: err.code || "PHONE_NOT_FOUND" })),
+      el("p", { className: "screen-subtitle", text: err.message || "" }),
+      el("a", { className: "btn btn-primary", href: "/", text: "All phones" }),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Status-bar clock
+
+function tick() {
+  const now = new Date();
+  const text = String(now.getHours()).padStart(2, "0") + ":" + String(now.getMinutes()).padStart(2, "0");
+  if (clockEl.textContent !== text) clockEl.textContent = text;
+}
+tick();
+setInterval(tick, 1000);
+
+// ---------------------------------------------------------------------------------------------
+// Start
+
+window.addEventListener("pagehide", runTeardowns);
+
+if (!phoneId) {
+  state.notFound = true;
+  renderNotFound({ code: "PHONE_NOT_FOUND", message: "This page has no phone id." });
+} else {
+  socket = new ReconnectingSocket("/api/phones/" + encodeURIComponent(phoneId) + "/stream", {
+    onMessage: onSocketMessage,
+    onOpen: () => {
+      state.firstMessage = true;
+    },
+    onClose: onSocketClose,
+    onStatus: setConnection,
+  });
+}

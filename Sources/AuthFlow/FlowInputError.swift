@@ -1,0 +1,24 @@
+/// User input that does not fit the flow as it is. The flow is left unchanged.
+public struct FlowInputError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let code: String
+    public let message: String
+
+    public var description: String { "\(code): \(message)" }
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    static func unexpected(_ action: String, _ flow: Flow) -> FlowInputError {
+        let now = flow.state == .waitForInput ? (flow.currentInteraction?.type.rawValue ?? "no interaction") : flow.state.rawValue
+        return FlowInputError(code: "UNEXPECTED_INPUT", message: "\(action) does not fit the flow now (\(now))")
+    }
+    static func unknownAccount(_ id: String) -> FlowInputError {
+        FlowInputError(code: "UNKNOWN_ACCOUNT", message: "account \(id) is not one of the accounts offered")
+    }
+    static let accountRequired = FlowInputError(
+        code: "ACCOUNT_REQUIRED", message: "choose one of the offered accounts to log in with")
+    static let accountNotExpected = FlowInputError(
+        code: "ACCOUNT_NOT_EXPECTED", message: "an enrolment creates a new account; do not pick an existing one")
+}

@@ -1,0 +1,214 @@
+import Foundation
+
+// The vocabulary of nextAuth's FlowUpdate (seeds 000–002). The seeds spell the waiting state
+// both WAIT_FOR_INPUT and WAIT_FOR_USER_INPUT, and the transaction interaction once as
+// CONFIRM_TRANSCATION; AuthPhone uses WAIT_FOR_INPUT and CONFIRM_TRANSACTION throughout.
+
+public enum FlowType: String, Codable, Sendable, CaseIterable {
+    case enrol = "ENROL"
+    case login = "LOGIN"
+    case signTransaction = "SIGN_TRANSACTION"
+    case changePin = "CHANGE_PIN"
+    case addBiometrics = "ADD_BIOMETRICS"
+    case removeBiometrics = "REMOVE_BIOMETRICS"
+    case headlessUpgrade = "HEADLESS_UPGRADE"
+}
+
+public enum FlowState: String, Codable, Sendable {
+    case processing = "PROCESSING"
+    case waitForInput = "WAIT_FOR_INPUT"
+    case done = "DONE"
+    case error = "ERROR"
+
+    public var isFinal: Bool { self == .done || self == .error }
+}
+
+public enum InteractionType: String, Codable, Sendable {
+    case confirm = "CONFIRM"
+    case confirmTransaction = "CONFIRM_TRANSACTION"
+    case verifySecondFactor = "VERIFY_SECOND_FACTOR"
+    case setSecondFactor = "SET_SECOND_FACTOR"
+}
+
+public enum InputType: String, Codable, Sendable {
+    case confirm = "CONFIRM"
+    case pin = "PIN"
+    case biometrics = "BIOMETRICS"
+}
+
+public enum SecondFactorType: String, Codable, Sendable {
+    case pin = "PIN"
+    case biometrics = "BIOMETRICS"
+}
+
+public enum InteractionResultType: String, Codable, Sendable {
+    case success = "SUCCESS"
+    case pinFail = "PIN_FAIL"
+    case biometricsRemoved = "BIOMETRICS_REMOVED"
+}
+
+public struct ServerSummary: Codable, Sendable, Equatable {
+    public var name: String
+    public var url: String
+
+    public init(name: String, url: String) {
+        self.name = name
+        self.url = url
+    }
+}
+
+/// An account as the phone shows it: never its keys.
+public struct AccountSummary: Codable, Sendable, Equatable {
+    public var id: String
+    public var userId: String
+    public var displayName: String
+    public var server: ServerSummary
+    public var createdAt: Date
+
+    public init(id: String, userId: String, displayName: String, server: ServerSummary, createdAt: Date) {
+        self.id = id
+        self.userId = userId
+        self.displayName = displayName
+        self.server = server
+        self.createdAt = createdAt
+    }
+}
+
+public struct ConfirmSessionInfo: Codable, Sendable, Equatable {
+    /// LOGIN: the accounts to choose from; ENROL: the accounts already on the phone for that server.
+    public var accounts: [AccountSummary]
+    public var secondFactorNeeded: Bool
+}
+
+public struct SecondFactorInfo: Codable, Sendable, Equatable {
+    public var allowedSecondFactorTypes: [SecondFactorType]
+    public var requiredSecondFactorTypes: [SecondFactorType]
+
+    public static let pinOnly = SecondFactorInfo(allowedSecondFactorTypes: [.pin], requiredSecondFactorTypes: [.pin])
+}
+
+public struct Interaction: Codable, Sendable, Equatable {
+    public var type: InteractionType
+    public var confirmSessionInfo: ConfirmSessionInfo?
+    public var secondFactorInfo: SecondFactorInfo?
+    /// The input given so far (only while the flow is PROCESSING it).
+    public var inputTypes: [InputType]
+}
+
+public struct InteractionResult: Codable, Sendable, Equatable {
+    public var type: InteractionResultType
+    public var interactionType: InteractionType
+    public var inputTypes: [InputType]
+}
+
+/// The Second Factor Server's view of the phone's PIN.
+public struct SecondFactorAccount: Codable, Sendable, Equatable {
+    public var isBlocked: Bool
+    public var failedAttempts: Int
+    public var maxAttempts: Int
+    /// Seconds left before another PIN may be tried (0: none).
+    public var penalisedFor: Int
+    public var penalisedUntil: Date?
+
+    public init(isBlocked: Bool, failedAttempts: Int, maxAttempts: Int, penalisedFor: Int = 0, penalisedUntil: Date? = nil) {
+        self.isBlocked = isBlocked
+        self.failedAttempts = failedAttempts
+        self.maxAttempts = maxAttempts
+        self.penalisedFor = penalisedFor
+        self.penalisedUntil = penalisedUntil
+    }
+}
+
+public struct VisualHash: Codable, Sendable, Equatable {
+    public var fingerprint: String
+    public var colors: [String]
+
+    public init(fingerprint: String, colors: [String]) {
+        self.fingerprint = fingerprint
+        self.colors = colors
+    }
+}
+
+public struct ServerInfo: Codable, Sendable, Equatable {
+    public var name: String
+    public var url: String
+    /// Ed25519 public key, base64url.
+    public var publicKey: String
+    public var visualHash: VisualHash?
+
+    public init(name: String, url: String, publicKey: String, visualHash: VisualHash? = nil) {
+        self.name = name
+        self.url = url
+        self.publicKey = publicKey
+        self.visualHash = visualHash
+    }
+}
+
+public struct EnrolInfo: Codable, Sendable, Equatable {
+    public var displayName: String
+    /// Accounts the server already has for this user.
+    public var nsAccounts: [String]
+
+    public init(displayName: String, nsAccounts: [String]) {
+        self.displayName = displayName
+        self.nsAccounts = nsAccounts
+    }
+}
+
+public struct SessionInfo: Codable, Sendable, Equatable {
+    public var id: String
+    public var type: FlowType
+    public var expiresAt: Date
+    public var server: ServerInfo
+    public var announceInfo: [String: String]
+    public var enrolInfo: EnrolInfo?
+    /// The user the session is for; a login offers only that user's accounts.
+    public var userId: String?
+
+    public init(id: String, type: FlowType, expiresAt: Date, server: ServerInfo, announceInfo: [String: String] = [:],
+                enrolInfo: EnrolInfo? = nil, userId: String? = nil) {
+        self.id = id
+        self.type = type
+        self.expiresAt = expiresAt
+        self.server = server
+        self.announceInfo = announceInfo
+        self.enrolInfo = enrolInfo
+        self.userId = userId
+    }
+}
+
+/// Why a flow ended in ERROR. `sdkCode` is nextAuth's numeric code where one exists.
+public struct FlowError: Codable, Sendable, Equatable, Error {
+    public var code: String
+    public var sdkCode: Int?
+    public var message: String
+
+    public init(code: String, sdkCode: Int? = nil, message: String) {
+        self.code = code
+        self.sdkCode = sdkCode
+        self.message = message
+    }
+
+    public static let userCanceled = FlowError(code: "USER_CANCELED", message: "the user cancelled the flow")
+    public static func noAccountsForServer(_ server: String) -> FlowError {
+        FlowError(code: "NO_ACCOUNTS_FOR_SERVER", sdkCode: 34, message: "this phone has no account at \(server)")
+    }
+    public static let pinBlocked = FlowError(
+        code: "PIN_BLOCKED", message: "the PIN is blocked after too many wrong attempts; remove all accounts to reset the phone")
+    public static func serverConnection(_ detail: String) -> FlowError {
+        FlowError(code: "SERVER_CONNECTION_ERROR", sdkCode: 70, message: "the server could not be reached: \(detail)")
+    }
+}
+
+/// One FlowUpdate: the whole flow as it is now.
+public struct Flow: Codable, Sendable, Equatable {
+    public var id: String
+    public var type: FlowType
+    public var state: FlowState
+    public var currentInteraction: Interaction?
+    public var previousInteractionResult: InteractionResult?
+    public var secondFactorAccount: SecondFactorAccount?
+    public var session: SessionInfo?
+    public var transaction: String?
+    public var error: FlowError?
+}

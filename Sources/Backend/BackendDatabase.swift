@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+
+/// The demo backend's own database: sessions, accounts, the server key and the Second Factor
+/// Server's counters. It shares no table with the phones.
+public struct BackendDatabase: Sendable {
+    let writer: any DatabaseWriter
+
+    public init(_ writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Self.migrator.migrate(writer)
+    }
+
+    /// A file database in WAL mode. `synchronous = FULL` because the PIN failure counters guard
+    /// a secret: a counted failure must survive a crash (GRDB's pool would leave it at NORMAL).
+    public static func open(path: String) throws -> BackendDatabase {
+        let pool = try DatabasePool(path: path)
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        return try BackendDatabase(pool)
+    }
+
+    /// For tests.
+    public static func inMemory() throws -> BackendDatabase {
+        try BackendDatabase(DatabaseQueue())
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("backend-v1") { db in
+            try db.create(table: "serverKey") { t in
+                t.primaryKey("id", .integer).check { $0 == 1 }
+                t.column("secretKey", .blob).notNull()
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "session") { t in
+                t.primaryKey("id", .text)
+                t.column("type", .text).notNull()
+                t.column("userId", .text).notNull()
+                t.column("displayName", .text).notNull()
+                t.column("token", .text).notNull().unique()
+                t.column("status", .text).notNull()
+                t.column("challenge", .text).notNull()
+                t.column("deviceId", .text)
+                t.column("accountId", .text)
+                t.column("failure", .text)
+                t.column("otplogin", .boolean).notNull().defaults(to: false)
+                t.column("createdAt", .datetime).notNull().indexed()
+                t.column("expiresAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+            }
+            try db.create(table: "account") { t in
+                t.primaryKey("id", .text)
+                t.column("userId", .text).notNull().indexed()
+                t.column("displayName", .text).notNull()
+                t.column("deviceId", .text).notNull().indexed()
+                t.column("publicKey", .blob).notNull()
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "secondFactorAccount") { t in
+                t.primaryKey("deviceId", .text)
+                t.column("pinPublicKey", .blob).notNull()
+                t.column("failedAttempts", .integer).notNull()
+                t.column("isBlocked", .boolean).notNull()
+                t.column("penalisedUntil", .datetime)
+                t.column("updatedAt", .datetime).notNull()
+            }
+        }
+        return migrator
+    }
+}
+
+public enum SessionStatus: String, Codable, Sendable, DatabaseValueConvertible {
+    case pending, redeemed, confirmed, enrolled, loggedin, failed, canceled, expired
+
+    var isFinal: Bool { [.enrolled, .loggedin, .failed, .canceled, .expired].contains(self) }
+}
+
+struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "session"
+    var id: String
+    var type: String
+    var userId: String
+    var displayName: String
+    var token: String
+    var status: SessionStatus
+    var challenge: String
+    var deviceId: String?
+    var accountId: String?
+    var failure: String?
+    var otplogin: Bool
+    var createdAt: Date
+    var expiresAt: Date
+    var updatedAt: Date
+
+    enum Columns {
+        static let token = Column(CodingKeys.token)
+        static let createdAt = Column(CodingKeys.createdAt)
+    }
+}
+
+struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "account"
+    var id: String
+    var userId: String
+    var displayName: String
+    var deviceId: String
+    var publicKey: Data
+    var createdAt: Date
+
+    enum Columns {
+        static let userId = Column(CodingKeys.userId)
+    }
+}
+
+struct SecondFactorRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "secondFactorAccount"
+    var deviceId: String
+    var pinPublicKey: Data
+    var failedAttempts: Int
+    var isBlocked: Bool
+    var penalisedUntil: Date?
+    var updatedAt: Date
+}
+
+struct ServerKeyRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "serverKey"
+    var id: Int
+    var secretKey: Data
+    var createdAt: Date
+}

@@ -1,0 +1,43 @@
+/// A refusal by the backend: `kind` becomes the HTTP status at the edge, `code` is stable for
+/// scripts, `message` says what is wrong. A thrown BackendError has changed nothing.
+public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case badRequest, forbidden, notFound, conflict, gone, tooManyRequests, unavailable
+    }
+
+    public let kind: Kind
+    public let code: String
+    public let message: String
+
+    public var description: String { "\(code): \(message)" }
+
+    public init(_ kind: Kind, _ code: String, _ message: String) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+    }
+
+    static func invalid(_ field: String, _ reason: String) -> BackendError {
+        BackendError(.badRequest, "INVALID_FIELD", "the field '\(field)' \(reason)")
+    }
+    static func sessionNotFound(_ id: String) -> BackendError {
+        BackendError(.notFound, "SESSION_NOT_FOUND", "no session with id \(id)")
+    }
+    static let tokenUnknown = BackendError(.notFound, "TOKEN_UNKNOWN", "the token is not known to this server")
+    static let tokenAlreadyRedeemed = BackendError(.conflict, "TOKEN_ALREADY_REDEEMED", "the token was already redeemed")
+    static let tokenExpired = BackendError(.gone, "TOKEN_EXPIRED", "the token has expired")
+    static let sessionExpired = BackendError(.gone, "SESSION_EXPIRED", "the session has expired")
+    static func wrongState(_ status: SessionStatus, expected: String) -> BackendError {
+        BackendError(.conflict, "SESSION_STATE", "the session is \(status.rawValue); this step needs it \(expected)")
+    }
+    static let wrongDevice = BackendError(.forbidden, "WRONG_DEVICE", "the session was redeemed by another device")
+    static let invalidSignature = BackendError(.forbidden, "INVALID_SIGNATURE", "the signature does not verify")
+    static func accountNotFound(_ id: String) -> BackendError {
+        BackendError(.notFound, "ACCOUNT_NOT_FOUND", "no account \(id) for this device")
+    }
+    static let secondFactorUnknown = BackendError(
+        .notFound, "SECOND_FACTOR_UNKNOWN", "the Second Factor Server has no PIN registered for this device")
+    static func penalised(seconds: Int) -> BackendError {
+        BackendError(.tooManyRequests, "PIN_PENALISED", "too many wrong PINs: wait \(seconds) s before the next try")
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import OutOfBand
+
+/// A session as the console and a relying party see it: its login status and the three ways
+/// to hand it to a phone.
+public struct BackendSession: Codable, Sendable, Equatable {
+    public var id: String
+    public var type: String
+    public var userId: String
+    public var displayName: String
+    public var status: SessionStatus
+    public var qrText: String
+    public var deepLink: String
+    public var qrImageUrl: String
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var accountId: String?
+    public var loggedin: Bool
+    public var otplogin: Bool
+    public var failure: String?
+
+    init(_ record: SessionRecord, payload: OutOfBandPayload, now: Date) {
+        id = record.id
+        type = record.type
+        userId = record.userId
+        displayName = record.displayName
+        // Expiry is read off the clock rather than written by a timer.
+        status = !record.status.isFinal && record.expiresAt <= now ? .expired : record.status
+        qrText = payload.qrText
+        deepLink = payload.deepLink
+        qrImageUrl = "/api/backend/sessions/\(record.id)/qr.svg"
+        createdAt = record.createdAt
+        expiresAt = record.expiresAt
+        accountId = record.accountId
+        loggedin = record.status == .loggedin
+        otplogin = record.otplogin
+        failure = record.failure
+    }
+}

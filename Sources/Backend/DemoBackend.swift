@@ -1,0 +1,358 @@
+import BackendAPI
+import Broadcast
+import Foundation
+import GRDB
+import OutOfBand
+import SodiumKit
+
+/// The demo authentication server with its Second Factor Server. Phones reach it only through
+/// its HTTP routes; the console reads sessions and watches `events`.
+public final class DemoBackend: Sendable {
+    public struct Configuration: Sendable {
+        public var serverName: String
+        public var sessionLifetime: TimeInterval
+        public var secondFactorPolicy: SecondFactorPolicy
+
+        public init(serverName: String = "AuthPhone demo backend", sessionLifetime: TimeInterval = 300,
+                    secondFactorPolicy: SecondFactorPolicy = .nextAuth) {
+            self.serverName = serverName
+            self.sessionLifetime = sessionLifetime
+            self.secondFactorPolicy = secondFactorPolicy
+        }
+    }
+
+    let database: BackendDatabase
+    let configuration: Configuration
+    /// The backend's own base URL (known once the server listens), for redeem URLs.
+    let baseURL: @Sendable () -> String
+    let now: @Sendable () -> Date
+    let serverKey: Ed25519.KeyPair
+    /// Every change of a session, for the console.
+    public let events = Broadcaster<BackendSession>()
+
+    public init(database: BackendDatabase, configuration: Configuration = .init(),
+                baseURL: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.database = database
+        self.configuration = configuration
+        self.baseURL = baseURL
+        self.now = now
+        serverKey = try Self.loadOrCreateServerKey(database, now: now())
+    }
+
+    private static func loadOrCreateServerKey(_ database: BackendDatabase, now: Date) throws -> Ed25519.KeyPair {
+        try database.writer.write { db in
+            if let stored = try ServerKeyRecord.fetchOne(db, key: 1) {
+                return try Ed25519.KeyPair(secretKey: Array(stored.secretKey))
+            }
+            let key = try Ed25519.KeyPair.generate()
+            try ServerKeyRecord(id: 1, secretKey: Data(key.exportSecretKey()), createdAt: now).insert(db)
+            return key
+        }
+    }
+
+    var server: WireServer {
+        WireServer(name: configuration.serverName, url: baseURL(), publicKey: Base64URL.encode(serverKey.publicKey))
+    }
+
+    // MARK: console side
+
+    public func createSession(type: WireSessionType, userId: String, displayName: String?) async throws(BackendError) -> BackendSession {
+        let userId = userId.trimmingCharacters(in: .whitespaces)
+        guard (1...128).contains(userId.count), !userId.contains(where: \.isNewline) else {
+            throw BackendError.invalid("userId", "must be 1 to 128 characters on one line")
+        }
+        let name = (displayName?.trimmingCharacters(in: .whitespaces)).flatMap { $0.isEmpty ? nil : $0 } ?? userId
+        guard name.count <= 128, !name.contains(where: \.isNewline) else {
+            throw BackendError.invalid("displayName", "must be at most 128 characters on one line")
+        }
+        let created = now()
+        let record = SessionRecord(
+            id: UUID().uuidString.lowercased(), type: type.rawValue, userId: userId, displayName: name,
+            token: try Self.randomToken(), status: .pending, challenge: try Self.randomToken(),
+            deviceId: nil, accountId: nil, failure: nil, otplogin: false,
+            createdAt: created, expiresAt: created.addingTimeInterval(configuration.sessionLifetime), updatedAt: created)
+        try await write { db in try record.insert(db) }
+        return publish(record)
+    }
+
+    public func session(id: String) async throws(BackendError) -> BackendSession {
+        guard let record = try await read({ db in try SessionRecord.fetchOne(db, key: id) }) else { throw BackendError.sessionNotFound(id) }
+        return view(record)
+    }
+
+    public func recentSessions(limit: Int = 50) async throws(BackendError) -> [BackendSession] {
+        try await read { db in
+            try SessionRecord.order(SessionRecord.Columns.createdAt.desc).limit(limit).fetchAll(db)
+        }.map(view)
+    }
+
+    public func qrCodeSVG(sessionId: String) async throws(BackendError) -> String {
+        let session = try await session(id: sessionId)
+        do { return try QRCodeSVG.render(session.qrText) } catch {
+            throw BackendError(.unavailable, "QR_ENCODING_FAILED", error.message)
+        }
+    }
+
+    // MARK: phone side (the wire in BackendAPI)
+
+    public func redeem(_ request: RedeemRequest) async throws(BackendError) -> RedeemResponse {
+        try Self.checkDeviceId(request.deviceId)
+        let time = now()
+        let (record, existing) = try await write { db in
+            guard var record = try SessionRecord.filter(SessionRecord.Columns.token == request.token).fetchOne(db) else {
+                throw BackendError.tokenUnknown
+            }
+            guard record.status == .pending else { throw record.status == .expired ? .tokenExpired : .tokenAlreadyRedeemed }
+            guard record.expiresAt > time else { throw BackendError.tokenExpired }
+            record.status = .redeemed
+            record.deviceId = request.deviceId
+            record.updatedAt = time
+            try record.update(db)
+            let existing = record.type == WireSessionType.enrol.rawValue
+                ? try AccountRecord.filter(AccountRecord.Columns.userId == record.userId).fetchAll(db).map(\.displayName) : nil
+            return (record, existing)
+        }
+        publish(record)
+        let isEnrol = record.type == WireSessionType.enrol.rawValue
+        return RedeemResponse(
+            sessionId: record.id, type: isEnrol ? .enrol : .login, expiresAt: record.expiresAt, server: server,
+            announceInfo: ["Service": configuration.serverName, "User": record.userId],
+            displayName: isEnrol ? record.displayName : nil, existingAccounts: existing,
+            userId: record.userId, challenge: record.challenge,
+            serverSignature: Base64URL.encode(serverKey.sign(SignedMessage.server(sessionId: record.id, challenge: record.challenge))))
+    }
+
+    public func confirm(sessionId: String, _ request: ConfirmRequest) async throws(BackendError) -> ConfirmResponse {
+        let time = now()
+        let policy = configuration.secondFactorPolicy
+        let (record, secondFactor) = try await write { db in
+            var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
+            if record.type == WireSessionType.login.rawValue {
+                guard let accountId = request.accountId, let signature = request.signature else {
+                    throw BackendError.invalid("accountId", "and a signature are required to confirm a login")
+                }
+                let account = try Self.account(db, id: accountId, device: request.deviceId)
+                guard account.userId == record.userId else { throw BackendError.accountNotFound(accountId) }
+                let message = SignedMessage.confirm(sessionId: record.id, challenge: record.challenge, accountId: accountId)
+                guard Self.verify(signature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
+                record.accountId = accountId
+            }
+            record.status = .confirmed
+            record.challenge = try Self.randomToken()
+            record.updatedAt = time
+            try record.update(db)
+            let secondFactor = try SecondFactorRecord.fetchOne(db, key: request.deviceId)
+            return (record, secondFactor.map { Self.wire($0, policy: policy, now: time) })
+        }
+        publish(record)
+        return ConfirmResponse(secondFactor: secondFactor, challenge: record.challenge)
+    }
+
+    /// Registers a new account; the PIN is set (first enrolment of the device here) or proven.
+    public func enrol(sessionId: String, _ request: EnrolRequest) async throws(BackendError) -> SecondFactorResponse {
+        let time = now()
+        let policy = configuration.secondFactorPolicy
+        guard let accountKey = Base64URL.decode(request.accountPublicKey), accountKey.count == Ed25519.publicKeyLength else {
+            throw BackendError.invalid("accountPublicKey", "must be a base64url Ed25519 public key")
+        }
+        guard let pinKey = Base64URL.decode(request.pinPublicKey), pinKey.count == Ed25519.publicKeyLength else {
+            throw BackendError.invalid("pinPublicKey", "must be a base64url Ed25519 public key")
+        }
+        let (record, response) = try await write { db in
+            var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
+            guard record.type == WireSessionType.enrol.rawValue else { throw BackendError.wrongState(record.status, expected: "an enrolment") }
+            let message = SignedMessage.enrol(sessionId: record.id, challenge: record.challenge, accountPublicKey: request.accountPublicKey)
+            guard Self.verify(request.accountSignature, message, key: Data(accountKey)) else { throw BackendError.invalidSignature }
+
+            let secondFactor: SecondFactorRecord
+            if let registered = try SecondFactorRecord.fetchOne(db, key: request.deviceId) {
+                let (outcome, updated) = try Self.checkPin(registered, signature: request.pinSignature, message: message,
+                                                           policy: policy, now: time)
+                try updated.update(db)
+                guard outcome == .accepted else {
+                    Self.afterRejection(&record, updated)
+                    try record.update(db)
+                    return (record, SecondFactorResponse(result: .rejected, secondFactor: Self.wire(updated, policy: policy, now: time),
+                                                         accountId: nil, challenge: record.challenge))
+                }
+                secondFactor = updated
+            } else {
+                // First PIN of this device here: the proof shows the phone holds the PIN key it registers.
+                guard Self.verify(request.pinSignature, message, key: Data(pinKey)) else { throw BackendError.invalidSignature }
+                secondFactor = SecondFactorRecord(deviceId: request.deviceId, pinPublicKey: Data(pinKey), failedAttempts: 0,
+                                                  isBlocked: false, penalisedUntil: nil, updatedAt: time)
+                try secondFactor.insert(db)
+            }
+            let account = AccountRecord(id: UUID().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
+                                        deviceId: request.deviceId, publicKey: Data(accountKey), createdAt: time)
+            try account.insert(db)
+            record.status = .enrolled
+            record.accountId = account.id
+            record.updatedAt = time
+            try record.update(db)
+            return (record, SecondFactorResponse(result: .accepted, secondFactor: Self.wire(secondFactor, policy: policy, now: time),
+                                                 accountId: account.id, challenge: nil))
+        }
+        publish(record)
+        return response
+    }
+
+    /// The login's PIN proof, checked by the Second Factor Server.
+    public func verifyPin(sessionId: String, _ request: VerifyPinRequest) async throws(BackendError) -> SecondFactorResponse {
+        let time = now()
+        let policy = configuration.secondFactorPolicy
+        let (record, response) = try await write { db in
+            var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
+            guard record.type == WireSessionType.login.rawValue, record.accountId == request.accountId else {
+                throw BackendError.accountNotFound(request.accountId)
+            }
+            let account = try Self.account(db, id: request.accountId, device: request.deviceId)
+            let message = SignedMessage.verifyPin(sessionId: record.id, challenge: record.challenge, accountId: account.id)
+            guard Self.verify(request.accountSignature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
+            guard let registered = try SecondFactorRecord.fetchOne(db, key: request.deviceId) else { throw BackendError.secondFactorUnknown }
+            let (outcome, updated) = try Self.checkPin(registered, signature: request.pinSignature, message: message,
+                                                       policy: policy, now: time)
+            try updated.update(db)
+            if outcome == .accepted {
+                record.status = .loggedin
+            } else {
+                Self.afterRejection(&record, updated)
+            }
+            record.updatedAt = time
+            try record.update(db)
+            return (record, SecondFactorResponse(result: outcome, secondFactor: Self.wire(updated, policy: policy, now: time),
+                                                 accountId: nil, challenge: outcome == .accepted ? nil : record.challenge))
+        }
+        publish(record)
+        return response
+    }
+
+    /// The phone ended the flow without success (cancelled, blocked, no account).
+    public func abandon(sessionId: String, _ request: AbandonRequest) async throws(BackendError) {
+        let time = now()
+        guard (1...64).contains(request.code.count), request.code.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+            throw BackendError.invalid("code", "must be 1 to 64 letters, digits or underscores")
+        }
+        let record = try await write { db in
+            guard var record = try SessionRecord.fetchOne(db, key: sessionId) else { throw BackendError.sessionNotFound(sessionId) }
+            guard record.deviceId == request.deviceId else { throw BackendError.wrongDevice }
+            guard !record.status.isFinal else { throw BackendError.wrongState(record.status, expected: "not finished") }
+            record.status = request.code == "USER_CANCELED" ? .canceled : .failed
+            record.failure = request.code
+            record.updatedAt = time
+            try record.update(db)
+            return record
+        }
+        publish(record)
+    }
+
+    // MARK: the Second Factor Server's counting
+
+    /// Checks a PIN proof and counts the outcome. Runs inside the caller's write transaction, so
+    /// concurrent proofs are serialised and can never get more tries than the policy allows.
+    /// Blocked or penalised: refused without touching the counters.
+    static func checkPin(_ account: SecondFactorRecord, signature: String, message: [UInt8], policy: SecondFactorPolicy,
+                         now: Date) throws(BackendError) -> (SecondFactorResponse.Result, SecondFactorRecord) {
+        if account.isBlocked { return (.rejected, account) }
+        if let until = account.penalisedUntil, until > now {
+            throw BackendError.penalised(seconds: Int(until.timeIntervalSince(now).rounded(.up)))
+        }
+        var updated = account
+        updated.updatedAt = now
+        if verify(signature, message, key: account.pinPublicKey) {
+            updated.failedAttempts = 0
+            updated.penalisedUntil = nil
+            return (.accepted, updated)
+        }
+        updated.failedAttempts += 1
+        updated.isBlocked = updated.failedAttempts >= policy.maxAttempts
+        let penalty = policy.penalty(afterFailures: updated.failedAttempts)
+        updated.penalisedUntil = penalty > 0 && !updated.isBlocked ? now.addingTimeInterval(TimeInterval(penalty)) : nil
+        return (.rejected, updated)
+    }
+
+    private static func afterRejection(_ record: inout SessionRecord, _ secondFactor: SecondFactorRecord) {
+        if secondFactor.isBlocked {
+            record.status = .failed
+            record.failure = "PIN_BLOCKED"
+        } else {
+            record.challenge = (try? randomToken()) ?? record.challenge
+        }
+    }
+
+    static func wire(_ record: SecondFactorRecord, policy: SecondFactorPolicy, now: Date) -> WireSecondFactorAccount {
+        let remaining = record.penalisedUntil.map { max(0, Int($0.timeIntervalSince(now).rounded(.up))) } ?? 0
+        return WireSecondFactorAccount(isBlocked: record.isBlocked, failedAttempts: record.failedAttempts,
+                                       maxAttempts: policy.maxAttempts, penalisedFor: remaining,
+                                       penalisedUntil: remaining > 0 ? record.penalisedUntil : nil)
+    }
+
+    // MARK: helpers
+
+    private static func activeSession(_ db: Database, id: String, device: String, status: SessionStatus,
+                                      now: Date) throws -> SessionRecord {
+        guard let record = try SessionRecord.fetchOne(db, key: id) else { throw BackendError.sessionNotFound(id) }
+        guard record.deviceId == device else { throw BackendError.wrongDevice }
+        guard record.expiresAt > now else { throw BackendError.sessionExpired }
+        guard record.status == status else { throw BackendError.wrongState(record.status, expected: status.rawValue) }
+        return record
+    }
+
+    private static func account(_ db: Database, id: String, device: String) throws -> AccountRecord {
+        guard let account = try AccountRecord.fetchOne(db, key: id), account.deviceId == device else {
+            throw BackendError.accountNotFound(id)
+        }
+        return account
+    }
+
+    private static func verify(_ signature: String, _ message: [UInt8], key: Data) -> Bool {
+        guard let bytes = Base64URL.decode(signature) else { return false }
+        return Ed25519.verify(signature: bytes, message: message, publicKey: Array(key))
+    }
+
+    private static func checkDeviceId(_ id: String) throws(BackendError) {
+        guard (1...128).contains(id.utf8.count), id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw BackendError.invalid("deviceId", "must be 1 to 128 printable ASCII characters")
+        }
+    }
+
+    static func randomToken() throws(BackendError) -> String {
+        do { return Base64URL.encode(try Sodium.randomBytes(32)) } catch {
+            throw BackendError(.unavailable, "CRYPTO_UNAVAILABLE", error.description)
+        }
+    }
+
+    private func view(_ record: SessionRecord) -> BackendSession {
+        BackendSession(record, payload: payload(for: record), now: now())
+    }
+
+    private func payload(for record: SessionRecord) -> OutOfBandPayload {
+        let redeemURL = URL(string: baseURL() + BackendRoutes.redeem) ?? URL(string: "http://127.0.0.1" + BackendRoutes.redeem)!
+        return OutOfBandPayload(redeemData: .init(token: record.token, redeemURL: redeemURL))
+    }
+
+    @discardableResult
+    private func publish(_ record: SessionRecord) -> BackendSession {
+        let session = view(record)
+        events.send(session)
+        return session
+    }
+
+    /// Runs a write transaction; a thrown BackendError rolls it back and passes through, any
+    /// other failure becomes a 503 with the reason.
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(BackendError) -> T {
+        do {
+            return try await database.writer.write { db in try body(db) }
+        } catch let error as BackendError {
+            throw error
+        } catch {
+            throw BackendError(.unavailable, "DATABASE_ERROR", "the backend database failed: \(error)")
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(BackendError) -> T {
+        do { return try await database.writer.read(body) } catch {
+            throw BackendError(.unavailable, "DATABASE_ERROR", "the backend database failed: \(error)")
+        }
+    }
+}

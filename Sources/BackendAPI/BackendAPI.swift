@@ -1,0 +1,224 @@
+import Foundation
+
+// The wire between the simulated phone and the demo backend: the only types the two share.
+// Keys, signatures and challenges travel as base64url text.
+
+public enum WireSessionType: String, Codable, Sendable {
+    case enrol
+    case login
+}
+
+public struct WireServer: Codable, Sendable, Equatable {
+    public var name: String
+    public var url: String
+    public var publicKey: String
+
+    public init(name: String, url: String, publicKey: String) {
+        self.name = name
+        self.url = url
+        self.publicKey = publicKey
+    }
+}
+
+public struct WireSecondFactorAccount: Codable, Sendable, Equatable {
+    public var isBlocked: Bool
+    public var failedAttempts: Int
+    public var maxAttempts: Int
+    public var penalisedFor: Int
+    public var penalisedUntil: Date?
+
+    public init(isBlocked: Bool, failedAttempts: Int, maxAttempts: Int, penalisedFor: Int, penalisedUntil: Date?) {
+        self.isBlocked = isBlocked
+        self.failedAttempts = failedAttempts
+        self.maxAttempts = maxAttempts
+        self.penalisedFor = penalisedFor
+        self.penalisedUntil = penalisedUntil
+    }
+}
+
+public struct RedeemRequest: Codable, Sendable {
+    public var token: String
+    public var deviceId: String
+
+    public init(token: String, deviceId: String) {
+        self.token = token
+        self.deviceId = deviceId
+    }
+}
+
+public struct RedeemResponse: Codable, Sendable, Equatable {
+    public var sessionId: String
+    public var type: WireSessionType
+    public var expiresAt: Date
+    public var server: WireServer
+    public var announceInfo: [String: String]
+    /// Enrolment: the name the account gets and the accounts the user already has.
+    public var displayName: String?
+    public var existingAccounts: [String]?
+    /// The user the session is for: an enrolment's new account, or the only user a login accepts.
+    public var userId: String?
+    /// Single-use: every signed request uses it and every answer brings the next one.
+    public var challenge: String
+    /// The server key's signature over `SignedMessage.server`, so the phone can check the pinned key.
+    public var serverSignature: String
+
+    public init(sessionId: String, type: WireSessionType, expiresAt: Date, server: WireServer,
+                announceInfo: [String: String], displayName: String?, existingAccounts: [String]?,
+                userId: String?, challenge: String, serverSignature: String) {
+        self.sessionId = sessionId
+        self.type = type
+        self.expiresAt = expiresAt
+        self.server = server
+        self.announceInfo = announceInfo
+        self.displayName = displayName
+        self.existingAccounts = existingAccounts
+        self.userId = userId
+        self.challenge = challenge
+        self.serverSignature = serverSignature
+    }
+}
+
+public struct ConfirmRequest: Codable, Sendable {
+    public var deviceId: String
+    /// Login only: the chosen account and its key's signature over `SignedMessage.confirm`.
+    public var accountId: String?
+    public var signature: String?
+
+    public init(deviceId: String, accountId: String?, signature: String?) {
+        self.deviceId = deviceId
+        self.accountId = accountId
+        self.signature = signature
+    }
+}
+
+public struct ConfirmResponse: Codable, Sendable, Equatable {
+    /// nil when the Second Factor Server does not know the device yet (its first enrolment here).
+    public var secondFactor: WireSecondFactorAccount?
+    public var challenge: String
+
+    public init(secondFactor: WireSecondFactorAccount?, challenge: String) {
+        self.secondFactor = secondFactor
+        self.challenge = challenge
+    }
+}
+
+public struct EnrolRequest: Codable, Sendable {
+    public var deviceId: String
+    public var accountPublicKey: String
+    /// Signature with the new account key over `SignedMessage.enrol` (proof of possession).
+    public var accountSignature: String
+    /// The PIN-derived public key and its signature over the same message.
+    public var pinPublicKey: String
+    public var pinSignature: String
+
+    public init(deviceId: String, accountPublicKey: String, accountSignature: String, pinPublicKey: String, pinSignature: String) {
+        self.deviceId = deviceId
+        self.accountPublicKey = accountPublicKey
+        self.accountSignature = accountSignature
+        self.pinPublicKey = pinPublicKey
+        self.pinSignature = pinSignature
+    }
+}
+
+public struct VerifyPinRequest: Codable, Sendable {
+    public var deviceId: String
+    public var accountId: String
+    /// Both over `SignedMessage.verifyPin`: the account key (possession) and the PIN key (knowledge).
+    public var accountSignature: String
+    public var pinSignature: String
+
+    public init(deviceId: String, accountId: String, accountSignature: String, pinSignature: String) {
+        self.deviceId = deviceId
+        self.accountId = accountId
+        self.accountSignature = accountSignature
+        self.pinSignature = pinSignature
+    }
+}
+
+/// The answer to a PIN proof (enrolment or login).
+public struct SecondFactorResponse: Codable, Sendable, Equatable {
+    public enum Result: String, Codable, Sendable {
+        case accepted
+        case rejected
+    }
+
+    public var result: Result
+    public var secondFactor: WireSecondFactorAccount
+    /// Enrolment: the new account's id at the server.
+    public var accountId: String?
+    /// For the next attempt after a rejection.
+    public var challenge: String?
+
+    public init(result: Result, secondFactor: WireSecondFactorAccount, accountId: String?, challenge: String?) {
+        self.result = result
+        self.secondFactor = secondFactor
+        self.accountId = accountId
+        self.challenge = challenge
+    }
+}
+
+public struct AbandonRequest: Codable, Sendable {
+    public var deviceId: String
+    public var code: String
+
+    public init(deviceId: String, code: String) {
+        self.deviceId = deviceId
+        self.code = code
+    }
+}
+
+/// The error body of every route.
+public struct WireErrorBody: Codable, Sendable, Equatable {
+    public struct Detail: Codable, Sendable, Equatable {
+        public var code: String
+        public var message: String
+    }
+
+    public var error: Detail
+
+    public init(code: String, message: String) {
+        error = Detail(code: code, message: message)
+    }
+}
+
+/// The exact bytes each party signs. Domain-separated so that no signature can be replayed as
+/// another kind, and bound to the session and its current single-use challenge.
+public enum SignedMessage {
+    public static func server(sessionId: String, challenge: String) -> [UInt8] {
+        Array("authphone/v1 server\n\(sessionId)\n\(challenge)".utf8)
+    }
+    public static func confirm(sessionId: String, challenge: String, accountId: String) -> [UInt8] {
+        Array("authphone/v1 confirm\n\(sessionId)\n\(challenge)\n\(accountId)".utf8)
+    }
+    public static func enrol(sessionId: String, challenge: String, accountPublicKey: String) -> [UInt8] {
+        Array("authphone/v1 enrol\n\(sessionId)\n\(challenge)\n\(accountPublicKey)".utf8)
+    }
+    public static func verifyPin(sessionId: String, challenge: String, accountId: String) -> [UInt8] {
+        Array("authphone/v1 pin\n\(sessionId)\n\(challenge)\n\(accountId)".utf8)
+    }
+}
+
+/// The backend's routes as seen from a phone, relative to the backend's base URL.
+public enum BackendRoutes {
+    public static let redeem = "/api/backend/redeem"
+    public static func confirm(_ session: String) -> String { "/api/backend/sessions/\(session)/confirm" }
+    public static func enrol(_ session: String) -> String { "/api/backend/sessions/\(session)/enrol" }
+    public static func verifyPin(_ session: String) -> String { "/api/backend/sessions/\(session)/verify" }
+    public static func abandon(_ session: String) -> String { "/api/backend/sessions/\(session)/abandon" }
+}
+
+/// One JSON dialect for every party: ISO 8601 dates, sorted keys (stable output for tests and diffs).
+public enum WireJSON {
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// A dispatch payload in the Nevis out-of-band shape: where to redeem which token.
+/// It carries no session data itself; the phone learns the operation by redeeming the token.
+public struct OutOfBandPayload: Equatable, Sendable {
+    /// Only plain JSON is supported; `application/jose` (encrypted) is recognised and refused.
+    public static let supportedContentType = "application/json"
+    public static let supportedVersion = "1"
+
+    public struct RedeemData: Equatable, Sendable {
+        public let token: String
+        public let redeemURL: URL
+
+        public init(token: String, redeemURL: URL) {
+            self.token = token
+            self.redeemURL = redeemURL
+        }
+    }
+
+    public let contentType: String
+    public let version: String
+    public let redeemData: RedeemData
+    /// Free-form string attributes that travel with the token (Nevis' `attributeName` and alike).
+    public let attributes: [String: String]
+
+    public init(redeemData: RedeemData, attributes: [String: String] = [:],
+                contentType: String = OutOfBandPayload.supportedContentType,
+                version: String = OutOfBandPayload.supportedVersion) {
+        self.contentType = contentType
+        self.version = version
+        self.redeemData = redeemData
+        self.attributes = attributes
+    }
+}
+
+/// What the backend hands out: the payload as JSON, as QR text and as a deep link.
+extension OutOfBandPayload {
+    /// Minified JSON with sorted keys, so the same payload always gives the same text.
+    public var json: String {
+        var data: [String: String] = attributes
+        data["token"] = redeemData.token
+        data["redeem_url"] = redeemData.redeemURL.absoluteString
+        let object: [String: Any] = [
+            "nma_data": data,
+            "nma_data_content_type": contentType,
+            "nma_data_version": version,
+        ]
+        let bytes = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// QR text: the JSON, base64url-encoded without padding (shorter codes; padding is optional).
+    public var qrText: String { Base64URL.encode(Array(json.utf8)) }
+
+    /// `authphone://oob?dispatchTokenResponse=<base64url>`
+    public var deepLink: String { "\(DeepLink.scheme)://\(DeepLink.host)?\(DeepLink.parameter)=\(qrText)" }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+
+/// The simulated phones' own storage: the device, its accounts and their keys. It shares no
+/// table with the backend, as a real phone shares no storage with its server.
+public struct PhoneDatabase: Sendable {
+    let writer: any DatabaseWriter
+
+    public init(_ writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Self.migrator.migrate(writer)
+    }
+
+    public static func open(path: String) throws -> PhoneDatabase {
+        try PhoneDatabase(DatabasePool(path: path))
+    }
+
+    public static func inMemory() throws -> PhoneDatabase {
+        try PhoneDatabase(DatabaseQueue())
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("phone-v1") { db in
+            try db.create(table: "phone") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull()
+                t.column("deviceId", .text).notNull().unique()
+                t.column("fcmToken", .text).notNull().unique()
+                t.column("pinLength", .integer).notNull()
+                // The salt of the PIN's key derivation; NULL until a PIN is set. Not a secret.
+                t.column("pinSalt", .blob)
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "account") { t in
+                t.primaryKey("id", .text)
+                t.belongsTo("phone", onDelete: .cascade).notNull()
+                t.column("userId", .text).notNull()
+                t.column("displayName", .text).notNull()
+                t.column("serverName", .text).notNull()
+                t.column("serverURL", .text).notNull()
+                // The server key seen at enrolment; later sessions must be signed by it.
+                t.column("serverPublicKey", .blob).notNull()
+                t.column("secretKey", .blob).notNull()
+                t.column("createdAt", .datetime).notNull()
+            }
+        }
+        return migrator
+    }
+}
+
+struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "phone"
+    var id: String
+    var name: String
+    var deviceId: String
+    var fcmToken: String
+    var pinLength: Int
+    var pinSalt: Data?
+    var createdAt: Date
+
+    static let accounts = hasMany(AccountRecord.self)
+
+    enum Columns {
+        static let createdAt = Column(CodingKeys.createdAt)
+    }
+}
+
+struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "account"
+    var id: String
+    var phoneId: String
+    var userId: String
+    var displayName: String
+    var serverName: String
+    var serverURL: String
+    var serverPublicKey: Data
+    var secretKey: Data
+    var createdAt: Date
+
+    enum Columns {
+        static let phoneId = Column(CodingKeys.phoneId)
+        static let serverURL = Column(CodingKeys.serverURL)
+        static let createdAt = Column(CodingKeys.createdAt)
+    }
+}

@@ -1,0 +1,49 @@
+import AuthFlow
+
+/// A refusal by the simulated phone: a stable code, a message, and what kind of failure it is
+/// (for the HTTP status at the edge). A thrown PhoneError has changed nothing.
+public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case badRequest, forbidden, notFound, conflict, gone, badGateway, unavailable
+    }
+
+    public let kind: Kind
+    public let code: String
+    public let message: String
+    /// nextAuth's numeric code, where the failure has one (52 server not allowed, 70 connection…).
+    public let sdkCode: Int?
+
+    public var description: String { "\(code): \(message)" }
+
+    public init(_ kind: Kind, _ code: String, _ message: String, sdkCode: Int? = nil) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.sdkCode = sdkCode
+    }
+
+    /// The same failure as it ends a flow.
+    public var flowError: FlowError { FlowError(code: code, sdkCode: sdkCode, message: message) }
+
+    static func phoneNotFound(_ id: String) -> PhoneError { PhoneError(.notFound, "PHONE_NOT_FOUND", "no phone with id \(id)") }
+    static func invalid(_ field: String, _ reason: String) -> PhoneError {
+        PhoneError(.badRequest, "INVALID_FIELD", "the field '\(field)' \(reason)")
+    }
+    static let flowActive = PhoneError(
+        .conflict, "FLOW_ACTIVE", "this phone already has an active flow; finish or cancel it first")
+    static let noActiveFlow = PhoneError(.conflict, "NO_ACTIVE_FLOW", "this phone has no active flow")
+    static func serverNotAllowed(_ origin: String) -> PhoneError {
+        PhoneError(.forbidden, "SERVER_NOT_ALLOWED", "the server \(origin) is not on this phone's allow-list", sdkCode: 52)
+    }
+    static func serverConnection(_ detail: String) -> PhoneError {
+        PhoneError(.badGateway, "SERVER_CONNECTION_ERROR", "the server could not be reached: \(detail)", sdkCode: 70)
+    }
+    static func serverAuthentication(_ detail: String) -> PhoneError {
+        PhoneError(.badGateway, "SERVER_AUTHENTICATION_FAILED", "the server could not be authenticated: \(detail)", sdkCode: 48)
+    }
+    static func serverResponse(_ detail: String) -> PhoneError {
+        PhoneError(.badGateway, "SERVER_ERROR", "the server answered something unexpected: \(detail)", sdkCode: 49)
+    }
+    static func crypto(_ detail: String) -> PhoneError { PhoneError(.unavailable, "CRYPTO_ERROR", detail) }
+    static func storage(_ detail: Error) -> PhoneError { PhoneError(.unavailable, "STORAGE_ERROR", "the phone's storage failed: \(detail)") }
+}

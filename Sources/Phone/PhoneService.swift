@@ -1,0 +1,335 @@
+import AsyncHTTPClient
+import AuthFlow
+import BackendAPI
+import Broadcast
+import Foundation
+import GRDB
+import NIOCore
+import OutOfBand
+import SodiumKit
+
+/// The simulated authentication SDK for every phone of this server: local data, the one active
+/// flow per phone, and the phone's side of the protocol with its backend (over HTTP).
+/// State lives in this actor; key derivation and HTTP run outside it so one slow phone does
+/// not hold up the others.
+public actor PhoneService {
+    public struct Configuration: Sendable {
+        /// Origins (`scheme://host:port`) a phone may talk to; checked before any connection.
+        public var allowedBackends: @Sendable () -> [String]
+        public var pinDerivation: PinKeyDerivation
+        public var pinPolicy: PinPolicy
+        public var requestTimeout: TimeAmount
+
+        public init(allowedBackends: @escaping @Sendable () -> [String], pinDerivation: PinKeyDerivation = .init(profile: .interactive),
+                    pinPolicy: PinPolicy = .default, requestTimeout: TimeAmount = .seconds(10)) {
+            self.allowedBackends = allowedBackends
+            self.pinDerivation = pinDerivation
+            self.pinPolicy = pinPolicy
+            self.requestTimeout = requestTimeout
+        }
+    }
+
+    /// A flow together with what the phone knows of its session.
+    struct ActiveFlow: Sendable {
+        var machine: FlowMachine
+        var sessionId: String
+        var serverURL: String
+        var server: WireServer
+        var challenge: String
+    }
+
+    let database: PhoneDatabase
+    let configuration: Configuration
+    let client: BackendClient
+    let now: @Sendable () -> Date
+    /// FlowUpdates and local-data changes, per phone id.
+    public nonisolated let events = KeyedBroadcaster<String, PhoneEvent>()
+    private var flows: [String: ActiveFlow] = [:]
+    /// Phones whose out-of-band payload is being redeemed: a second one must wait its turn.
+    private var starting: Set<String> = []
+
+    public init(database: PhoneDatabase, configuration: Configuration, http: HTTPClient = .shared,
+                now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.configuration = configuration
+        client = BackendClient(http: http, timeout: configuration.requestTimeout)
+        self.now = now
+    }
+
+    // MARK: local data
+
+    public func createPhone(name: String) async throws(PhoneError) -> PhoneSummary {
+        let name = name.trimmingCharacters(in: .whitespaces)
+        guard (1...64).contains(name.count), !name.contains(where: \.isNewline) else {
+            throw .invalid("name", "must be 1 to 64 characters on one line")
+        }
+        let record = PhoneRecord(id: UUID().uuidString.lowercased(), name: name, deviceId: UUID().uuidString,
+                                 fcmToken: try Self.makeFCMToken(), pinLength: configuration.pinPolicy.length,
+                                 pinSalt: nil, createdAt: now())
+        try await write { db in try record.insert(db) }
+        return record.summary
+    }
+
+    public func phones() async throws(PhoneError) -> [PhoneSummary] {
+        try await read { db in try PhoneRecord.order(PhoneRecord.Columns.createdAt).fetchAll(db) }.map(\.summary)
+    }
+
+    public func phone(id: String) async throws(PhoneError) -> PhoneDetail {
+        let (phone, accounts) = try await phoneAndAccounts(id)
+        return PhoneDetail(id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
+                           createdAt: phone.createdAt, hasPin: phone.pinSalt != nil, pinLength: phone.pinLength,
+                           accounts: accounts.map(\.summary), flow: flows[id]?.machine.flow)
+    }
+
+    public func currentFlow(phoneId: String) -> Flow? { flows[phoneId]?.machine.flow }
+
+    // MARK: starting a flow
+
+    /// Redeems a decoded payload at its backend and starts the flow it names.
+    public func startOutOfBand(phoneId: String, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
+        let (phone, _) = try await phoneAndAccounts(phoneId)
+        if let active = flows[phoneId], !active.machine.flow.state.isFinal { throw .flowActive }
+        guard !starting.contains(phoneId) else { throw .flowActive }
+        let redeemURL = payload.redeemData.redeemURL
+        try checkAllowed(redeemURL)
+        starting.insert(phoneId)
+        defer { starting.remove(phoneId) }
+
+        let session: RedeemResponse = try await client.post(
+            redeemURL.absoluteString, "", RedeemRequest(token: payload.redeemData.token, deviceId: phone.deviceId))
+        guard let serverURL = URL(string: session.server.url) else { throw .serverResponse("the server URL is not a URL") }
+        try checkAllowed(serverURL)
+        guard let serverKey = Base64URL.decode(session.server.publicKey),
+              let signature = Base64URL.decode(session.serverSignature),
+              Ed25519.verify(signature: signature, message: SignedMessage.server(sessionId: session.sessionId, challenge: session.challenge),
+                             publicKey: serverKey)
+        else { throw .serverAuthentication("the session is not signed by the server's key") }
+
+        let accounts = try await read { db in
+            try AccountRecord.filter(AccountRecord.Columns.phoneId == phoneId && AccountRecord.Columns.serverURL == session.server.url)
+                .order(AccountRecord.Columns.createdAt).fetchAll(db)
+        }
+        if session.type == .login, accounts.contains(where: { Array($0.serverPublicKey) != serverKey }) {
+            throw .serverAuthentication("the server's key differs from the one pinned at enrolment")
+        }
+        let info = SessionInfo(
+            id: session.sessionId, type: session.type == .enrol ? .enrol : .login, expiresAt: session.expiresAt,
+            server: ServerInfo(name: session.server.name, url: session.server.url, publicKey: session.server.publicKey,
+                               visualHash: .of(session.server)),
+            announceInfo: session.announceInfo,
+            enrolInfo: session.displayName.map { EnrolInfo(displayName: $0, nsAccounts: session.existingAccounts ?? []) },
+            userId: session.userId)
+        let (machine, action) = FlowMachine.start(id: UUID().uuidString.lowercased(), session: info,
+                                                  accounts: accounts.map(\.summary), phoneHasPin: phone.pinSalt != nil)
+        flows[phoneId] = ActiveFlow(machine: machine, sessionId: session.sessionId, serverURL: session.server.url,
+                                    server: session.server, challenge: session.challenge)
+        publish(phoneId)
+        await run(action, phoneId: phoneId, pin: nil)
+        return flows[phoneId]?.machine.flow ?? machine.flow
+    }
+
+    // MARK: user input
+
+    public func confirmSession(phoneId: String, accountID: String?) async throws(PhoneError) {
+        let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.confirmSession(accountID: accountID) }
+        await run(action, phoneId: phoneId, pin: nil)
+    }
+
+    /// The PIN is wiped when this returns, whatever happened.
+    public func inputPin(phoneId: String, pin: GuardedBytes) async throws(PhoneError) {
+        defer { pin.reset() }
+        guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
+        if active.machine.flow.currentInteraction?.type == .setSecondFactor {
+            let (phone, _) = try await phoneAndAccounts(phoneId)
+            let policy = (try? PinPolicy(length: phone.pinLength)) ?? configuration.pinPolicy
+            do { try pin.withBytes { bytes throws(PinPolicyError) in try policy.validate(bytes) } } catch {
+                throw PhoneError(.badRequest, error.code, error.message)
+            }
+        }
+        let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.inputPin() }
+        await run(action, phoneId: phoneId, pin: pin)
+    }
+
+    public func cancel(phoneId: String) async throws(PhoneError) {
+        let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.cancel() }
+        await run(action, phoneId: phoneId, pin: nil)
+    }
+
+    // MARK: carrying out the machine's actions
+
+    private func run(_ first: FlowAction, phoneId: String, pin: GuardedBytes?) async {
+        var action = first
+        while action != .none {
+            guard let active = flows[phoneId] else { return }
+            do {
+                action = try await perform(action, active, phoneId: phoneId, pin: pin)
+            } catch {
+                action = update(phoneId) { $0.machine.failed(error.flowError) }
+            }
+        }
+    }
+
+    private func perform(_ action: FlowAction, _ active: ActiveFlow, phoneId: String,
+                         pin: GuardedBytes?) async throws(PhoneError) -> FlowAction {
+        let (phone, accounts) = try await phoneAndAccounts(phoneId)
+        switch action {
+        case .none:
+            return .none
+
+        case .confirmSession(let accountID):
+            var signature: String?
+            if let accountID {
+                let key = try Self.accountKey(accounts, accountID)
+                signature = Base64URL.encode(key.sign(SignedMessage.confirm(
+                    sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)))
+            }
+            let response: ConfirmResponse = try await client.post(
+                active.serverURL, BackendRoutes.confirm(active.sessionId),
+                ConfirmRequest(deviceId: phone.deviceId, accountId: accountID, signature: signature))
+            return update(phoneId) {
+                $0.challenge = response.challenge
+                return $0.machine.sessionConfirmed(secondFactorAccount: response.secondFactor.map(Self.secondFactorAccount))
+            }
+
+        case .completeEnrolment(let use):
+            guard let pin else { return update(phoneId) { $0.machine.failed(.init(code: "PIN_MISSING", message: "no PIN was given")) } }
+            let salt = try use == .setNew ? Self.random(PinKeyDerivation.saltLength) : Array(phone.pinSalt ?? Data())
+            let pinKey = try await derivePinKey(pin, salt: salt)
+            let accountKey: Ed25519.KeyPair
+            do { accountKey = try .generate() } catch { throw .crypto(error.description) }
+            let publicKey = Base64URL.encode(accountKey.publicKey)
+            let message = SignedMessage.enrol(sessionId: active.sessionId, challenge: active.challenge, accountPublicKey: publicKey)
+            let response: SecondFactorResponse = try await client.post(
+                active.serverURL, BackendRoutes.enrol(active.sessionId),
+                EnrolRequest(deviceId: phone.deviceId, accountPublicKey: publicKey,
+                             accountSignature: Base64URL.encode(accountKey.sign(message)),
+                             pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message))))
+            if response.result == .accepted, let accountId = response.accountId {
+                try await storeAccount(accountId, accountKey, active, phone: phone, newSalt: use == .setNew ? salt : nil)
+            }
+            return secondFactorChecked(response, phoneId: phoneId)
+
+        case .verifyPin(let accountID):
+            guard let pin, let salt = phone.pinSalt else {
+                return update(phoneId) { $0.machine.failed(.init(code: "PIN_NOT_ENROLLED", message: "this phone has no PIN")) }
+            }
+            let accountKey = try Self.accountKey(accounts, accountID)
+            let pinKey = try await derivePinKey(pin, salt: Array(salt))
+            let message = SignedMessage.verifyPin(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
+            let response: SecondFactorResponse = try await client.post(
+                active.serverURL, BackendRoutes.verifyPin(active.sessionId),
+                VerifyPinRequest(deviceId: phone.deviceId, accountId: accountID,
+                                 accountSignature: Base64URL.encode(accountKey.sign(message)),
+                                 pinSignature: Base64URL.encode(pinKey.sign(message))))
+            return secondFactorChecked(response, phoneId: phoneId)
+
+        case .abandonSession(let error):
+            // Best effort: the flow has ended on the phone whether or not the backend hears it.
+            let _: Empty? = try? await client.post(active.serverURL, BackendRoutes.abandon(active.sessionId),
+                                                   AbandonRequest(deviceId: phone.deviceId, code: error.code))
+            return .none
+        }
+    }
+
+    private func secondFactorChecked(_ response: SecondFactorResponse, phoneId: String) -> FlowAction {
+        update(phoneId) {
+            if let next = response.challenge { $0.challenge = next }
+            let account = Self.secondFactorAccount(response.secondFactor)
+            return $0.machine.secondFactorChecked(response.result == .accepted ? .accepted(account) : .rejected(account))
+        }
+    }
+
+    private func storeAccount(_ id: String, _ key: Ed25519.KeyPair, _ active: ActiveFlow, phone: PhoneRecord,
+                              newSalt: [UInt8]?) async throws(PhoneError) {
+        guard let serverKey = Base64URL.decode(active.server.publicKey) else { throw .serverResponse("bad server key") }
+        let session = active.machine.flow.session
+        let account = AccountRecord(
+            id: id, phoneId: phone.id, userId: session?.userId ?? "", displayName: session?.enrolInfo?.displayName ?? "", serverName: active.server.name, serverURL: active.serverURL,
+            serverPublicKey: Data(serverKey), secretKey: Data(key.exportSecretKey()), createdAt: now())
+        try await write { db in
+            try account.insert(db)
+            if let newSalt {
+                var updated = phone
+                updated.pinSalt = Data(newSalt)
+                try updated.update(db)
+            }
+        }
+        if let detail = try? await self.phone(id: phone.id) { events.send(.phoneChanged(detail), to: phone.id) }
+    }
+
+    // MARK: helpers
+
+    /// Applies a user event to the phone's flow; a refused event changes nothing.
+    private func mutate(_ phoneId: String,
+                        _ event: (inout FlowMachine) throws(FlowInputError) -> FlowAction) throws(PhoneError) -> FlowAction {
+        guard var active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
+        let action: FlowAction
+        do { action = try event(&active.machine) } catch { throw PhoneError(.conflict, error.code, error.message) }
+        flows[phoneId] = active
+        publish(phoneId)
+        return action
+    }
+
+    /// Applies an outcome to the phone's flow and publishes it.
+    private func update(_ phoneId: String, _ body: (inout ActiveFlow) -> FlowAction) -> FlowAction {
+        guard var active = flows[phoneId] else { return .none }
+        let action = body(&active)
+        flows[phoneId] = active
+        publish(phoneId)
+        return action
+    }
+
+    private func publish(_ phoneId: String) {
+        if let flow = flows[phoneId]?.machine.flow { events.send(.flowUpdate(flow), to: phoneId) }
+    }
+
+    private func checkAllowed(_ url: URL) throws(PhoneError) {
+        guard let target = origin(of: url) else { throw .serverNotAllowed(url.absoluteString) }
+        let allowed = configuration.allowedBackends().compactMap { URL(string: $0).flatMap(origin(of:)) }
+        guard allowed.contains(target) else { throw .serverNotAllowed(target) }
+    }
+
+    /// Argon2id is deliberately slow: it runs off the actor.
+    private nonisolated func derivePinKey(_ pin: GuardedBytes, salt: [UInt8]) async throws(PhoneError) -> Ed25519.KeyPair {
+        do { return try configuration.pinDerivation.keyPair(pin: pin, salt: salt) } catch { throw .crypto(error.description) }
+    }
+
+    private static func accountKey(_ accounts: [AccountRecord], _ id: String) throws(PhoneError) -> Ed25519.KeyPair {
+        guard let account = accounts.first(where: { $0.id == id }) else {
+            throw PhoneError(.notFound, "ACCOUNT_NOT_FOUND", "this phone has no account \(id)")
+        }
+        do { return try Ed25519.KeyPair(secretKey: Array(account.secretKey)) } catch { throw .crypto(error.description) }
+    }
+
+    private static func secondFactorAccount(_ wire: WireSecondFactorAccount) -> SecondFactorAccount {
+        SecondFactorAccount(isBlocked: wire.isBlocked, failedAttempts: wire.failedAttempts, maxAttempts: wire.maxAttempts,
+                            penalisedFor: wire.penalisedFor, penalisedUntil: wire.penalisedUntil)
+    }
+
+    private static func random(_ count: Int) throws(PhoneError) -> [UInt8] {
+        do { return try Sodium.randomBytes(count) } catch { throw .crypto(error.description) }
+    }
+
+    /// Shaped like an FCM registration token: an instance id, `:APA91b`, and a long random tail.
+    private static func makeFCMToken() throws(PhoneError) -> String {
+        "\(Base64URL.encode(try random(8))):APA91b\(Base64URL.encode(try random(100)))"
+    }
+
+    private func phoneAndAccounts(_ id: String) async throws(PhoneError) -> (PhoneRecord, [AccountRecord]) {
+        let found = try await read { db -> (PhoneRecord, [AccountRecord])? in
+            guard let phone = try PhoneRecord.fetchOne(db, key: id) else { return nil }
+            let accounts = try AccountRecord.filter(AccountRecord.Columns.phoneId == id).order(AccountRecord.Columns.createdAt).fetchAll(db)
+            return (phone, accounts)
+        }
+        guard let found else { throw .phoneNotFound(id) }
+        return found
+    }
+
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
+        do { return try await database.writer.write(body) } catch { throw .storage(error) }
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
+        do { return try await database.writer.read(body) } catch { throw .storage(error) }
+    }
+}
