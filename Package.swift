@@ -42,10 +42,12 @@ let package = Package(
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "authphone", dependencies: [
-            "WebApp",
+            "WebApp", "Backend", "SodiumKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SodiumKitTests", dependencies: ["SodiumKit"]),
         .testTarget(name: "OutOfBandTests", dependencies: ["OutOfBand"]),

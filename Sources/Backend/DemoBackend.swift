@@ -102,7 +102,7 @@ public final class DemoBackend: Sendable {
             guard var record = try SessionRecord.filter(SessionRecord.Columns.token == request.token).fetchOne(db) else {
                 throw BackendError.tokenUnknown
             }
-            guard record.status == .pending else { throw record.status == .expired ? .tokenExpired : .tokenAlreadyRedeemed }
+            guard record.status == .pending else { throw BackendError.tokenAlreadyRedeemed }
             guard record.expiresAt > time else { throw BackendError.tokenExpired }
             record.status = .redeemed
             record.deviceId = request.deviceId

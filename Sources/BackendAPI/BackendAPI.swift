@@ -222,3 +222,8 @@ public enum WireJSON {
         return decoder
     }
 }
+
+/// The answer to a request that has nothing more to say than "done".
+public struct Acknowledged: Codable, Sendable, Equatable {
+    public init() {}
+}

@@ -51,6 +51,3 @@ struct BackendClient: Sendable {
         }
     }
 }
-
-/// An empty answer.
-struct Empty: Codable, Sendable {}

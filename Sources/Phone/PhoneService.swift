@@ -225,7 +225,7 @@ public actor PhoneService {
 
         case .abandonSession(let error):
             // Best effort: the flow has ended on the phone whether or not the backend hears it.
-            let _: Empty? = try? await client.post(active.serverURL, BackendRoutes.abandon(active.sessionId),
+            let _: Acknowledged? = try? await client.post(active.serverURL, BackendRoutes.abandon(active.sessionId),
                                                    AbandonRequest(deviceId: phone.deviceId, code: error.code))
             return .none
         }

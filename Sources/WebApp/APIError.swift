@@ -1,0 +1,116 @@
+import AuthFlow
+import Backend
+import BackendAPI
+import Foundation
+import Hummingbird
+import OutOfBand
+import Phone
+
+/// Every refusal at the HTTP edge: a status, a stable code and a message, answered as
+/// `{"error": {"code", "message", "sdkCode"?}}`.
+struct APIError: HTTPResponseError, Equatable {
+    let status: HTTPResponse.Status
+    let code: String
+    let message: String
+    var sdkCode: Int?
+
+    init(_ status: HTTPResponse.Status, _ code: String, _ message: String, sdkCode: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.sdkCode = sdkCode
+    }
+
+    struct Body: Encodable {
+        struct Detail: Encodable {
+            let code: String
+            let message: String
+            let sdkCode: Int?
+        }
+        let error: Detail
+    }
+
+    var body: Body { Body(error: .init(code: code, message: message, sdkCode: sdkCode)) }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let data = try WireJSON.encoder().encode(body)
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    init(_ error: BackendError) {
+        let status: HTTPResponse.Status = switch error.kind {
+        case .badRequest: .badRequest
+        case .forbidden: .forbidden
+        case .notFound: .notFound
+        case .conflict: .conflict
+        case .gone: .gone
+        case .tooManyRequests: .tooManyRequests
+        case .unavailable: .serviceUnavailable
+        }
+        self.init(status, error.code, error.message)
+    }
+
+    init(_ error: PhoneError) {
+        let status: HTTPResponse.Status = switch error.kind {
+        case .badRequest: .badRequest
+        case .forbidden: .forbidden
+        case .notFound: .notFound
+        case .conflict: .conflict
+        case .gone: .gone
+        case .badGateway: .badGateway
+        case .unavailable: .serviceUnavailable
+        }
+        self.init(status, error.code, error.message, sdkCode: error.sdkCode)
+    }
+
+    /// A payload that does not decode is nextAuth's "QR parsing error" (32).
+    init(_ error: OutOfBandError) {
+        self.init(.badRequest, error.code, error.message, sdkCode: 32)
+    }
+
+    /// The HTTP answer for any error a route lets through; unknown errors stay opaque.
+    static func from(_ error: Error) -> Error {
+        switch error {
+        case let error as BackendError: APIError(error)
+        case let error as PhoneError: APIError(error)
+        case let error as OutOfBandError: APIError(error)
+        default: error
+        }
+    }
+
+    static func malformedJSON(_ error: Error) -> APIError {
+        APIError(.badRequest, "MALFORMED_JSON", "the request body is not what this route takes: \(describe(error))")
+    }
+
+    /// Names the field and the problem instead of dumping the decoder's internals.
+    static func describe(_ error: Error) -> String {
+        func path(_ codingPath: [CodingKey]) -> String {
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            let parent = path(context.codingPath)
+            return "the field '\(parent.isEmpty ? key.stringValue : parent + "." + key.stringValue)' is missing"
+        case DecodingError.typeMismatch(let type, let context), DecodingError.valueNotFound(let type, let context):
+            return "the field '\(path(context.codingPath))' must be \(type == String.self ? "a string" : "of type \(type)")"
+        case DecodingError.dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "it is not valid JSON" : "the field '\(path(context.codingPath))' is invalid"
+        default:
+            return "it could not be read"
+        }
+    }
+}
+
+extension Request {
+    /// Decodes the JSON body within the context's size limit; every failure is an APIError.
+    func decodeJSON<T: Decodable>(as type: T.Type, context: AppRequestContext) async throws -> T {
+        let buffer: ByteBuffer
+        do { buffer = try await body.collect(upTo: context.maxUploadSize) } catch {
+            throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the request body is larger than \(context.maxUploadSize) bytes")
+        }
+        do { return try WireJSON.decoder().decode(T.self, from: Data(buffer: buffer)) } catch {
+            throw APIError.malformedJSON(error)
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Backend
+import Foundation
+import SodiumKit
+
+/// Everything `authphone serve` can be told, with the defaults a user gets from `make run`.
+public struct AppConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// Folder for `phones.sqlite` and `backend.sqlite`; nil keeps everything in memory (tests).
+    public var dataDirectory: String? = "authphone-data"
+    public var publicDirectory: String
+    public var templatesDirectory: String
+    /// The backend the phones use; nil: this server's own backend.
+    public var backendURL: String?
+    /// Argon2id cost of the PIN key derivation (`interactive`, `moderate` or `fast`).
+    public var pinDerivation = PinKeyDerivation.Profile.interactive
+    public var backend = DemoBackend.Configuration()
+    /// Wall-clock time, replaceable in tests.
+    public var now: @Sendable () -> Date = Date.init
+
+    /// `Public/` and `Templates/` next to the package, found from this file rather than the
+    /// working directory so that tests and `swift run` from anywhere see the same files.
+    public init(packageRoot: String = AppConfiguration.packageRoot) {
+        publicDirectory = packageRoot + "/Public"
+        templatesDirectory = packageRoot + "/Templates"
+    }
+
+    public static let packageRoot: String = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+}

@@ -1,0 +1,59 @@
+import Backend
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import Mustache
+import NIOCore
+import Phone
+import SodiumKit
+
+/// Builds AuthPhone: the demo backend, the simulated phones and the pages, on one server.
+/// `authphone serve` and the tests both call this.
+public func buildApplication(_ configuration: AppConfiguration, logger: Logger = Logger(label: "authphone"))
+    async throws -> some ApplicationProtocol {
+    let selfURL = ServerURL("http://\(configuration.host):\(configuration.port)")
+    let (phoneDatabase, backendDatabase) = try openDatabases(configuration)
+    let backend = try DemoBackend(database: backendDatabase, configuration: configuration.backend,
+                                  baseURL: { selfURL.get() }, now: configuration.now)
+    let backendURL = configuration.backendURL
+    let phones = PhoneService(
+        database: phoneDatabase,
+        configuration: .init(allowedBackends: { [backendURL ?? selfURL.get()] },
+                             pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation)),
+        now: configuration.now)
+    let templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
+
+    let router = Router(context: AppRequestContext.self)
+    router.add(middleware: LogRequestsMiddleware(.debug))
+    router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: false, logger: logger))
+    router.add(middleware: RequestGuardMiddleware())
+    router.add(middleware: ErrorMappingMiddleware())
+    router.addRoutes(PhonesController(phones: phones).endpoints, atPath: "/api/phones")
+    router.addRoutes(BackendController(backend: backend).endpoints, atPath: "/api/backend")
+    router.addRoutes(try PagesController(templates: templates, phones: phones).endpoints)
+    router.get("/health") { _, _ in "ok" }
+
+    let webSocketRouter = Router(context: AppRequestContext.self)
+    webSocketRouter.add(middleware: ErrorMappingMiddleware())
+    StreamController(phones: phones, backend: backend).addRoutes(to: webSocketRouter)
+
+    return Application(
+        router: router,
+        server: .http1WebSocketUpgrade(
+            webSocketRouter: webSocketRouter,
+            configuration: .init(ws: .init(maxFrameSize: StreamController.maxMessageSize, validateUTF8: true))),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "AuthPhone"),
+        onServerRunning: { channel in
+            if let port = channel.localAddress?.port { selfURL.set("http://\(configuration.host):\(port)") }
+            logger.info("AuthPhone is listening on \(selfURL.get())")
+        },
+        logger: logger)
+}
+
+private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneDatabase, BackendDatabase) {
+    guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory()) }
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    return (try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"))
+}

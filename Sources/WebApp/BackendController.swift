@@ -1,0 +1,71 @@
+import Backend
+import BackendAPI
+import Hummingbird
+
+/// `/api/backend`: the console's view of the demo backend, and the wire its phones speak.
+struct BackendController {
+    let backend: DemoBackend
+
+    struct CreateSession: Decodable {
+        let type: WireSessionType
+        let userId: String
+        let displayName: String?
+    }
+
+    struct SessionList: ResponseEncodable {
+        let sessions: [BackendSession]
+    }
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.post("sessions") { request, context -> EditedResponse<BackendSession> in
+            let input = try await request.decodeJSON(as: CreateSession.self, context: context)
+            let session = try await backend.createSession(type: input.type, userId: input.userId, displayName: input.displayName)
+            return EditedResponse(status: .created, response: session)
+        }
+        routes.get("sessions") { _, _ in SessionList(sessions: try await backend.recentSessions()) }
+        routes.get("sessions/{id}") { _, context in
+            let id = try context.parameters.require("id")
+            return try await backend.session(id: id)
+        }
+        routes.get("sessions/{id}/qr.svg") { _, context in
+            let id = try context.parameters.require("id")
+            let svg = try await backend.qrCodeSVG(sessionId: id)
+            return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store"],
+                            body: .init(byteBuffer: ByteBuffer(string: svg)))
+        }
+
+        // The phone's side: each takes the wire request and answers the wire response.
+        routes.post("redeem") { request, context in
+            let input = try await request.decodeJSON(as: RedeemRequest.self, context: context)
+            return try await backend.redeem(input)
+        }
+        routes.post("sessions/{id}/confirm") { request, context in
+            let id = try context.parameters.require("id")
+            let input = try await request.decodeJSON(as: ConfirmRequest.self, context: context)
+            return try await backend.confirm(sessionId: id, input)
+        }
+        routes.post("sessions/{id}/enrol") { request, context in
+            let id = try context.parameters.require("id")
+            let input = try await request.decodeJSON(as: EnrolRequest.self, context: context)
+            return try await backend.enrol(sessionId: id, input)
+        }
+        routes.post("sessions/{id}/verify") { request, context in
+            let id = try context.parameters.require("id")
+            let input = try await request.decodeJSON(as: VerifyPinRequest.self, context: context)
+            return try await backend.verifyPin(sessionId: id, input)
+        }
+        routes.post("sessions/{id}/abandon") { request, context in
+            let id = try context.parameters.require("id")
+            let input = try await request.decodeJSON(as: AbandonRequest.self, context: context)
+            try await backend.abandon(sessionId: id, input)
+            return Acknowledged()
+        }
+        return routes
+    }
+}
+
+extension RedeemResponse: ResponseEncodable {}
+extension ConfirmResponse: ResponseEncodable {}
+extension SecondFactorResponse: ResponseEncodable {}
+extension Acknowledged: ResponseEncodable {}

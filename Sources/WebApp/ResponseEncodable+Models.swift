@@ -1,0 +1,9 @@
+import AuthFlow
+import Backend
+import Hummingbird
+import Phone
+
+// The domain modules know nothing of HTTP; these make their values answers.
+extension PhoneSummary: ResponseEncodable {}
+extension PhoneDetail: ResponseEncodable {}
+extension BackendSession: ResponseEncodable {}

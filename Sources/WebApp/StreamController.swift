@@ -1,0 +1,139 @@
+import AuthFlow
+import Backend
+import BackendAPI
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Phone
+import SodiumKit
+
+/// The WebSockets: a phone's screen (FlowUpdates out, the user's input in) and the console's
+/// live session list.
+struct StreamController {
+    let phones: PhoneService
+    let backend: DemoBackend
+    static let maxMessageSize = 16 * 1024
+
+    /// A message from the phone's screen.
+    struct PhoneInput: Decodable {
+        enum Action: String, Decodable {
+            case confirmSession, inputSecondFactor, cancel
+        }
+        let action: Action
+        let account: String?
+        let pin: String?
+    }
+
+    /// A message to the phone's screen.
+    enum ScreenMessage: Encodable {
+        case phone(PhoneDetail)
+        case flowUpdate(Flow)
+        case error(code: String, message: String)
+
+        private enum Keys: String, CodingKey { case type, phone, flow, error }
+        private struct ErrorBody: Encodable { let code: String; let message: String }
+
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            switch self {
+            case .phone(let phone):
+                try container.encode("phone", forKey: .type)
+                try container.encode(phone, forKey: .phone)
+            case .flowUpdate(let flow):
+                try container.encode("flowUpdate", forKey: .type)
+                try container.encode(flow, forKey: .flow)
+            case .error(let code, let message):
+                try container.encode("error", forKey: .type)
+                try container.encode(ErrorBody(code: code, message: message), forKey: .error)
+            }
+        }
+    }
+
+    struct SessionMessage: Encodable {
+        let type = "session"
+        let session: BackendSession
+    }
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.ws("/api/phones/{id}/stream") { request, context in
+            try RequestGuardMiddleware.checkOrigin(request)
+            _ = try await phones.phone(id: context.parameters.require("id"))
+            return .upgrade()
+        } onUpgrade: { inbound, outbound, context in
+            let id = try context.requestContext.parameters.require("id")
+            // Subscribe before the snapshot so no update falls between the two.
+            let events = phones.events.subscribe(id)
+            try await send(.phone(await phones.phone(id: id)), outbound)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await event in events {
+                        switch event {
+                        case .flowUpdate(let flow): try await send(.flowUpdate(flow), outbound)
+                        case .phoneChanged(let phone): try await send(.phone(phone), outbound)
+                        }
+                    }
+                }
+                for try await message in inbound.messages(maxSize: Self.maxMessageSize) {
+                    guard case .text(let text) = message else {
+                        try await send(.error(code: "MALFORMED_MESSAGE", message: "messages are JSON text"), outbound)
+                        continue
+                    }
+                    do {
+                        try await handle(text, phoneId: id)
+                    } catch {
+                        guard let refusal = APIError.from(error) as? APIError else { throw error }
+                        try await send(.error(code: refusal.code, message: refusal.message), outbound)
+                    }
+                }
+                group.cancelAll()
+            }
+        }
+
+        router.ws("/api/backend/stream") { request, _ in
+            try RequestGuardMiddleware.checkOrigin(request)
+            return .upgrade()
+        } onUpgrade: { inbound, outbound, _ in
+            let events = backend.events.subscribe()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await session in events {
+                        try await outbound.write(.text(Self.json(SessionMessage(session: session))))
+                    }
+                }
+                for try await _ in inbound.messages(maxSize: Self.maxMessageSize) {} // the console only listens
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Carries out one message from the screen; anything wrong with it is an APIError.
+    private func handle(_ text: String, phoneId: String) async throws {
+        let input: PhoneInput
+        do { input = try WireJSON.decoder().decode(PhoneInput.self, from: Data(text.utf8)) } catch {
+            throw APIError(.badRequest, "MALFORMED_MESSAGE", "the message is not understood: \(APIError.describe(error))")
+        }
+        switch input.action {
+        case .confirmSession:
+            try await phones.confirmSession(phoneId: phoneId, accountID: input.account)
+        case .cancel:
+            try await phones.cancel(phoneId: phoneId)
+        case .inputSecondFactor:
+            guard let pin = input.pin else {
+                throw APIError(.badRequest, "MISSING_FIELD", "inputSecondFactor needs 'pin'")
+            }
+            let guarded: GuardedBytes
+            do { guarded = try GuardedBytes(copying: Array(pin.utf8)) } catch {
+                throw APIError(.serviceUnavailable, "CRYPTO_ERROR", error.description)
+            }
+            try await phones.inputPin(phoneId: phoneId, pin: guarded)
+        }
+    }
+
+    private func send(_ message: ScreenMessage, _ outbound: WebSocketOutboundWriter) async throws {
+        try await outbound.write(.text(Self.json(message)))
+    }
+
+    static func json(_ value: some Encodable) -> String {
+        (try? WireJSON.encoder().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Backend
+import Foundation
+import Logging
+import SodiumKit
+import WebApp
+
+@main
+struct AuthPhoneCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authphone",
+        abstract: "A simulated mobile authenticator with its demo backend, in one server.",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self)
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the phones, the backend console and the API.")
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0: any free port).") var port = 8080
+    @Option(help: "Folder for the SQLite databases (phones.sqlite, backend.sqlite).") var dataDir = "authphone-data"
+    @Flag(help: "Keep all data in memory; nothing survives a restart.") var inMemory = false
+    @Option(help: "Folder of the static files.") var publicDir: String?
+    @Option(help: "Folder of the Mustache templates.") var templatesDir: String?
+    @Option(help: "Base URL of the backend the phones use (default: this server).") var backendURL: String?
+    @Option(help: "Argon2id cost of the PIN key: interactive, moderate or fast.") var pinKdf = "interactive"
+    @Option(help: "Consecutive wrong PINs before the PIN is blocked.") var maxPinAttempts = 3
+    @Option(help: "Seconds a backend session (and its QR code) stays valid.") var sessionLifetime = 300
+    @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard PinKeyDerivation.Profile.named[pinKdf] != nil else {
+            throw ValidationError("--pin-kdf must be one of \(PinKeyDerivation.Profile.named.keys.sorted().joined(separator: ", "))")
+        }
+        guard (1...100).contains(maxPinAttempts) else { throw ValidationError("--max-pin-attempts must be between 1 and 100") }
+        guard (10...86_400).contains(sessionLifetime) else { throw ValidationError("--session-lifetime must be between 10 and 86400 seconds") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level is not a log level") }
+    }
+
+    func run() async throws {
+        var configuration = AppConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.dataDirectory = inMemory ? nil : dataDir
+        if let publicDir { configuration.publicDirectory = publicDir }
+        if let templatesDir { configuration.templatesDirectory = templatesDir }
+        configuration.backendURL = backendURL
+        configuration.pinDerivation = PinKeyDerivation.Profile.named[pinKdf] ?? .interactive
+        configuration.backend = DemoBackend.Configuration(
+            sessionLifetime: TimeInterval(sessionLifetime),
+            secondFactorPolicy: SecondFactorPolicy(maxAttempts: maxPinAttempts, penalties: []))
+        var logger = Logger(label: "authphone")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let app = try await buildApplication(configuration, logger: logger)
+        try await app.runService()
+    }
+}
