@@ -56,6 +56,7 @@ let package = Package(
             "WebApp", "Phone", "Backend", "SodiumKit",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
     ]
 )

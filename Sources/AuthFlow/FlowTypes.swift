@@ -99,6 +99,12 @@ public struct InteractionResult: Codable, Sendable, Equatable {
     public var type: InteractionResultType
     public var interactionType: InteractionType
     public var inputTypes: [InputType]
+
+    public init(type: InteractionResultType, interactionType: InteractionType, inputTypes: [InputType]) {
+        self.type = type
+        self.interactionType = interactionType
+        self.inputTypes = inputTypes
+    }
 }
 
 /// The Second Factor Server's view of the phone's PIN.

@@ -21,12 +21,12 @@ public enum DeepLink {
         guard let scheme = components.scheme?.lowercased() else { throw .invalidLink("the link has no scheme") }
         switch scheme {
         case Self.scheme:
-            guard components.host?.lowercased() == host, components.path.isEmpty || components.path == "/" else {
+            guard components.host?.lowercased() == host, components.percentEncodedPath.isEmpty || components.percentEncodedPath == "/" else {
                 throw .invalidLink("an \(Self.scheme): link must be \(Self.scheme)://\(host)?\(parameter)=…")
             }
         case "http", "https":
             guard let host = components.host, !host.isEmpty else { throw .invalidLink("the link has no host") }
-            guard components.path == appLinkPath else {
+            guard components.percentEncodedPath == appLinkPath else {
                 throw .invalidLink("an http(s) link must have the path \(appLinkPath)")
             }
         default:

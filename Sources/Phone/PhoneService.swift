@@ -123,7 +123,6 @@ public actor PhoneService {
                                                   accounts: accounts.map(\.summary), phoneHasPin: phone.pinSalt != nil)
         flows[phoneId] = ActiveFlow(machine: machine, sessionId: session.sessionId, serverURL: session.server.url,
                                     server: session.server, challenge: session.challenge)
-        publish(phoneId)
         await run(action, phoneId: phoneId, pin: nil)
         return flows[phoneId]?.machine.flow ?? machine.flow
     }
@@ -157,10 +156,20 @@ public actor PhoneService {
 
     // MARK: carrying out the machine's actions
 
+    /// Publishes the flow and carries out the machine's actions until it waits for the user or
+    /// ends. A flow that ends by abandoning its session tells the backend first, so that when
+    /// the screen shows the end, both sides have ended.
     private func run(_ first: FlowAction, phoneId: String, pin: GuardedBytes?) async {
         var action = first
-        while action != .none {
+        while true {
             guard let active = flows[phoneId] else { return }
+            if case .abandonSession = action {
+                _ = try? await perform(action, active, phoneId: phoneId, pin: pin)
+                publish(phoneId)
+                return
+            }
+            publish(phoneId)
+            if action == .none { return }
             do {
                 action = try await perform(action, active, phoneId: phoneId, pin: pin)
             } catch {
@@ -259,23 +268,21 @@ public actor PhoneService {
 
     // MARK: helpers
 
-    /// Applies a user event to the phone's flow; a refused event changes nothing.
+    /// Applies a user event to the phone's flow; a refused event changes nothing. `run` publishes.
     private func mutate(_ phoneId: String,
                         _ event: (inout FlowMachine) throws(FlowInputError) -> FlowAction) throws(PhoneError) -> FlowAction {
         guard var active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
         let action: FlowAction
         do { action = try event(&active.machine) } catch { throw PhoneError(.conflict, error.code, error.message) }
         flows[phoneId] = active
-        publish(phoneId)
         return action
     }
 
-    /// Applies an outcome to the phone's flow and publishes it.
+    /// Applies an outcome to the phone's flow; `run` publishes it.
     private func update(_ phoneId: String, _ body: (inout ActiveFlow) -> FlowAction) -> FlowAction {
         guard var active = flows[phoneId] else { return .none }
         let action = body(&active)
         flows[phoneId] = active
-        publish(phoneId)
         return action
     }
 

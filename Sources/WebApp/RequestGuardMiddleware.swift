@@ -19,10 +19,14 @@ struct RequestGuardMiddleware: RouterMiddleware {
     }
 
     /// A request with an `Origin` must come from this very host (WebSocket upgrades too).
+    /// Browsers always send the page's http(s) origin; `ws://host` is what non-browser
+    /// WebSocket clients (swift-websocket's among them) send, and no web page can.
     static func checkOrigin(_ request: Request) throws {
         guard let origin = request.headers[.origin] else { return }
-        let host = request.head.authority ?? ""
-        guard origin == "http://\(host)" || origin == "https://\(host)" else {
+        let authority = request.head.authority ?? ""
+        let hostname = authority.split(separator: ":").first.map(String.init) ?? authority
+        let allowed = ["http://\(authority)", "https://\(authority)", "ws://\(hostname)", "wss://\(hostname)"]
+        guard allowed.contains(origin) else {
             throw APIError(.forbidden, "FORBIDDEN_ORIGIN", "requests from \(origin) are not allowed")
         }
     }

@@ -1,0 +1,126 @@
+import Foundation
+import OutOfBand
+import Testing
+
+@Suite struct OutOfBandDecoderTests {
+    /// The Nevis documentation's example, minified, base64url with padding (reference/formats.md).
+    static let nevisExample = "eyJubWFfZGF0YSI6eyJ0b2tlbiI6ImI0YjA3NTU5LWY5MzQtNDU5Ny1hMWM1LTQ0ZDg5ZjY5MWU4ZiIsInJlZGVlbV91cmwiOiJodHRwczovL2ZpZG8uc2l2ZW4uY2gvbmV2aXNmaWRvL3Rva2VuL3JlZGVlbS9hdXRoZW50aWNhdGlvbiJ9LCJubWFfZGF0YV9jb250ZW50X3R5cGUiOiJhcHBsaWNhdGlvbi9qc29uIiwibm1hX2RhdGFfdmVyc2lvbiI6IjEifQ=="
+
+    @Test(arguments: [nevisExample, String(nevisExample.dropLast(2)), "  \(nevisExample)\n"])
+    func nevisExampleDecodesWithAndWithoutPadding(_ text: String) throws {
+        let payload = try OutOfBandDecoder.decode(qrText: text)
+        #expect(payload.redeemData.token == "b4b07559-f934-4597-a1c5-44d89f691e8f")
+        #expect(payload.redeemData.redeemURL.absoluteString == "https://fido.siven.ch/nevisfido/token/redeem/authentication")
+        #expect(payload.contentType == "application/json")
+        #expect(payload.version == "1")
+    }
+
+    @Test func rawJSONWithExtraAttributesDecodes() throws {
+        let json = #"{"nma_data": {"token": "t-1", "redeem_url": "http://127.0.0.1:8080/r", "attributeName": "extra"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#
+        let payload = try OutOfBandDecoder.decode(qrText: json)
+        #expect(payload.attributes == ["attributeName": "extra"])
+    }
+
+    @Test func nmaDataAsJSONTextDecodes() throws {
+        let json = #"{"nma_data": "{\"token\": \"t-1\", \"redeem_url\": \"http://127.0.0.1:8080/r\"}", "nma_data_content_type": "application/json", "nma_data_version": "1"}"#
+        #expect(try OutOfBandDecoder.decode(qrText: json).redeemData.token == "t-1")
+    }
+
+    @Test func encodeThenDecodeRoundTrips() throws {
+        for token in ["a", "b4b07559-f934-4597-a1c5-44d89f691e8f", String(repeating: "z", count: 512)] {
+            let payload = OutOfBandPayload(redeemData: .init(token: token, redeemURL: URL(string: "http://127.0.0.1:9/api/backend/redeem")!),
+                                           attributes: ["note": "ünïcode ✓"])
+            #expect(try OutOfBandDecoder.decode(qrText: payload.qrText) == payload)
+            #expect(try OutOfBandDecoder.decode(qrText: payload.json) == payload)
+            #expect(try DeepLink.decode(payload.deepLink) == payload)
+        }
+    }
+
+    static let bad: [(String, String)] = [
+        ("", "EMPTY_PAYLOAD"),
+        ("   \n", "EMPTY_PAYLOAD"),
+        (String(repeating: "A", count: 9000), "PAYLOAD_TOO_LARGE"),
+        ("not base64!", "MALFORMED_PAYLOAD"),
+        ("eyJ", "MALFORMED_PAYLOAD"), // truncated
+        ("{\"nma_data\": ", "MALFORMED_PAYLOAD"),
+        ("[1, 2]", "MALFORMED_PAYLOAD"),
+        (#"{"nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "MISSING_FIELD"),
+        (#"{"nma_data": {"redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "MISSING_FIELD"),
+        (#"{"nma_data": {"token": 5, "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
+        (#"{"nma_data": {"token": "a b", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
+        (#"{"nma_data": {"token": "a\u0000b", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
+        (#"{"nma_data": {"token": "t", "redeem_url": "javascript:alert(1)"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
+        (#"{"nma_data": {"token": "t", "redeem_url": "http://user@evil/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
+        (#"{"nma_data": {"token": "t", "redeem_url": "/relative"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
+        (#"{"nma_data": {"token": "t", "redeem_url": "http://h/r", "n": 1}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
+        (#"{"nma_data": [], "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
+        (#"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/jose", "nma_data_version": "1"}"#, "UNSUPPORTED_CONTENT_TYPE"),
+        (#"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "2"}"#, "UNSUPPORTED_VERSION"),
+        (#"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": 1}"#, "INVALID_FIELD"),
+        (#"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1", "x": 1}"#, "INVALID_FIELD"),
+    ]
+
+    @Test(arguments: bad)
+    func badQRTextIsRefusedWithItsCode(_ input: String, _ code: String) {
+        #expect(throws: OutOfBandError.self) { try OutOfBandDecoder.decode(qrText: input) }
+        do {
+            _ = try OutOfBandDecoder.decode(qrText: input)
+        } catch {
+            #expect(error.code == code, "\(error.message)")
+            #expect(!error.message.isEmpty)
+        }
+    }
+}
+
+@Suite struct DeepLinkTests {
+    static let payload = OutOfBandPayload(redeemData: .init(token: "tok", redeemURL: URL(string: "http://127.0.0.1:8080/api/backend/redeem")!))
+    static let encoded = payload.qrText
+
+    @Test(arguments: [
+        "authphone://oob?dispatchTokenResponse=\(encoded)",
+        "AUTHPHONE://OOB?dispatchTokenResponse=\(encoded)",
+        "https://example.com/open?dispatchTokenResponse=\(encoded)",
+        "http://127.0.0.1:8080/open?dispatchTokenResponse=\(encoded)",
+    ])
+    func acceptedForms(_ link: String) throws {
+        #expect(try DeepLink.decode(link) == Self.payload)
+    }
+
+    @Test(arguments: [
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "ftp://host/open?dispatchTokenResponse=\(encoded)",
+        "authphone://other?dispatchTokenResponse=\(encoded)",
+        "https://example.com/opened?dispatchTokenResponse=\(encoded)",
+        "https://example.com/open/../open?dispatchTokenResponse=\(encoded)",
+        "https://example.com/%6fpen?dispatchTokenResponse=\(encoded)",
+        "https://user@example.com/open?dispatchTokenResponse=\(encoded)",
+        "https://example.com/open#dispatchTokenResponse=\(encoded)",
+        "https://example.com/open?dispatchTokenResponse=\(encoded)&dispatchTokenResponse=\(encoded)",
+        "https://example.com/open?dispatchTokenResponse=\(encoded)&x=1",
+        "https://example.com/open?dispatchtokenresponse=\(encoded)",
+        "https://example.com/open?dispatchTokenResponse=",
+        "https://example.com/open",
+        "https://example.com/open?dispatchTokenResponse=%%%",
+        "https://example.com/open?dispatchTokenResponse=not*base64",
+        "authphone://oob?dispatchTokenResponse=\(Base64URL.encode(Array("{}".utf8)))",
+        "authphone://oob?dispatchTokenResponse=\(String(repeating: "A", count: 9000))",
+    ])
+    func refusedForms(_ link: String) {
+        #expect(throws: OutOfBandError.self) { try DeepLink.decode(link) }
+    }
+}
+
+@Suite struct Base64URLTests {
+    @Test func roundTripsEveryLength() {
+        for length in 0..<70 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+        }
+    }
+
+    @Test(arguments: ["a", "ab+c", "ab/c", "abc=d", "ab===", "ab=", "YQ=", "YR"])
+    func refusesNonCanonicalInput(_ text: String) {
+        #expect(Base64URL.decode(text) == nil)
+    }
+}

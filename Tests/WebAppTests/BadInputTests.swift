@@ -1,0 +1,122 @@
+import BackendAPI
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSTesting
+import HummingbirdWebSocket
+import OutOfBand
+import Phone
+import Testing
+import WebApp
+
+/// Bad input of every kind gets a stable code and a message, and changes nothing.
+@Suite(.timeLimit(.minutes(2))) struct BadInputTests {
+    @Test func malformedPayloadsAreRefusedAndStartNothing() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let phone = try await client.createPhone()
+            let cases: [([String: Any], String)] = [
+                (["qr": "not a payload"], "MALFORMED_PAYLOAD"),
+                (["qr": ""], "EMPTY_PAYLOAD"),
+                (["link": "javascript:alert(1)"], "INVALID_LINK"),
+                (["qr": "x", "link": "y"], "INVALID_FIELD"),
+                ([:], "INVALID_FIELD"),
+                (["qr": 42], "MALFORMED_JSON"),
+            ]
+            for (body, code) in cases {
+                let answer = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: body)
+                #expect(answer.status == .badRequest, "\(body)")
+                #expect(answer.errorCode == code, "\(body)")
+            }
+            #expect(try await client.phoneDetail(phone.id).flow == nil)
+        }
+    }
+
+    @Test func aForeignRedeemURLIsRefusedBeforeAnyConnection() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let phone = try await client.createPhone()
+            // If the phone tried to connect this would be a connection error (502), not 403.
+            let payload = OutOfBandPayload(redeemData: .init(token: "t", redeemURL: URL(string: "http://no-such-host.invalid/redeem")!))
+            let answer = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": payload.qrText])
+            #expect(answer.status == .forbidden)
+            #expect(answer.errorCode == "SERVER_NOT_ALLOWED")
+            #expect(try answer.decode(ErrorWithSDKCode.self).error.sdkCode == 52)
+        }
+    }
+
+    @Test func unknownTokensAndSecondFlowsAreRefused() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let phone = try await client.createPhone()
+            let first = try await client.startSession("enrol", user: "dave")
+            let second = try await client.startSession("enrol", user: "erin")
+            // A well-formed payload with a token the backend never issued.
+            let forged = try OutOfBandDecoder.decode(qrText: first.qrText)
+            let unknown = OutOfBandPayload(redeemData: .init(token: "forged", redeemURL: forged.redeemData.redeemURL))
+            let refused = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": unknown.qrText])
+            #expect(refused.status == .notFound)
+            #expect(refused.errorCode == "TOKEN_UNKNOWN")
+
+            #expect(try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": first.qrText]).status == .accepted)
+            let busy = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": second.qrText])
+            #expect(busy.status == .conflict)
+            #expect(busy.errorCode == "FLOW_ACTIVE")
+            // The refused payload's session was not touched.
+            #expect(try await client.backendSession(second.id).status == .pending)
+        }
+    }
+
+    @Test func crossSiteAndNonJSONRequestsAreRefused() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let foreign = try await client.send(.post, "/api/phones", json: ["name": "x"],
+                                                headers: [.contentType: "application/json", .origin: "http://evil.example"])
+            #expect(foreign.status == .forbidden)
+            #expect(foreign.errorCode == "FORBIDDEN_ORIGIN")
+            let form = try await client.send(.post, "/api/phones", json: ["name": "x"],
+                                             headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(form.status == .unsupportedMediaType)
+            let huge = try await client.send(.post, "/api/phones", json: ["name": String(repeating: "x", count: 100_000)])
+            #expect(huge.status == .contentTooLarge)
+            #expect(huge.errorCode == "BODY_TOO_LARGE")
+            let phones = try await client.send(.get, "/api/phones").decode(PhoneList.self)
+            #expect(phones.phones.isEmpty)
+        }
+    }
+
+    @Test func theScreenRefusesAForeignOriginAndMalformedMessages() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let phone = try await client.createPhone()
+            await #expect(throws: (any Error).self) {
+                try await client.ws("/api/phones/\(phone.id)/stream",
+                                    configuration: .init(additionalHeaders: [.origin: "http://evil.example"])) { _, _, _ in }
+            }
+            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
+                var screen = Screen(inbound, outbound)
+                _ = try await screen.next()
+                for (message, code) in [("nonsense", "MALFORMED_MESSAGE"), (#"{"action": "fly"}"#, "MALFORMED_MESSAGE"),
+                                        (#"{"action": "cancel"}"#, "NO_ACTIVE_FLOW"),
+                                        (#"{"action": "inputSecondFactor"}"#, "MISSING_FIELD")] {
+                    try await outbound.write(.text(message))
+                    let answer = try await screen.next()
+                    #expect(answer.type == "error")
+                    #expect(answer.error?.code == code, "\(message)")
+                }
+            }
+        }
+    }
+}
+
+struct ErrorWithSDKCode: Decodable {
+    struct Detail: Decodable {
+        let code: String
+        let sdkCode: Int?
+    }
+    let error: Detail
+}
+
+struct PhoneList: Decodable {
+    let phones: [PhoneSummary]
+}

@@ -1,0 +1,116 @@
+import AuthFlow
+import Backend
+import BackendAPI
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSTesting
+import HummingbirdWebSocket
+import Phone
+import Testing
+import WebApp
+
+/// An app with everything in memory and the fast PIN key derivation, unless told otherwise.
+func testConfiguration(dataDirectory: String? = nil) -> AppConfiguration {
+    var configuration = AppConfiguration()
+    configuration.port = 0
+    configuration.dataDirectory = dataDirectory
+    configuration.pinDerivation = .fast
+    return configuration
+}
+
+struct HTTPAnswer {
+    let status: HTTPResponse.Status
+    let body: Data
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try WireJSON.decoder().decode(T.self, from: body)
+    }
+
+    var errorCode: String? { (try? decode(WireErrorBody.self))?.error.code }
+}
+
+extension TestClientProtocol {
+    /// A JSON request as a script would send it.
+    func send(_ method: HTTPRequest.Method, _ uri: String, json: [String: Any]? = nil,
+              headers: HTTPFields = [.contentType: "application/json"]) async throws -> HTTPAnswer {
+        let body = try json.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
+        return try await execute(uri: uri, method: method, headers: headers, body: body) { response in
+            HTTPAnswer(status: response.status, body: Data(buffer: response.body))
+        }
+    }
+
+    func createPhone(_ name: String = "Test phone") async throws -> PhoneSummary {
+        let answer = try await send(.post, "/api/phones", json: ["name": name])
+        #expect(answer.status == .created)
+        return try answer.decode(PhoneSummary.self)
+    }
+
+    func startSession(_ type: String, user: String, displayName: String? = nil) async throws -> BackendSession {
+        var body: [String: Any] = ["type": type, "userId": user]
+        if let displayName { body["displayName"] = displayName }
+        let answer = try await send(.post, "/api/backend/sessions", json: body)
+        #expect(answer.status == .created)
+        return try answer.decode(BackendSession.self)
+    }
+
+    func backendSession(_ id: String) async throws -> BackendSession {
+        try await send(.get, "/api/backend/sessions/\(id)").decode(BackendSession.self)
+    }
+
+    func phoneDetail(_ id: String) async throws -> PhoneDetail {
+        try await send(.get, "/api/phones/\(id)").decode(PhoneDetail.self)
+    }
+}
+
+/// What the phone's screen receives over its WebSocket.
+struct ScreenMessage: Decodable {
+    struct ErrorBody: Decodable {
+        let code: String
+        let message: String
+    }
+    let type: String
+    let flow: Flow?
+    let phone: PhoneDetail?
+    let error: ErrorBody?
+}
+
+/// Reads the screen's WebSocket one message at a time, as the page does.
+struct Screen {
+    var iterator: WebSocketInboundMessageStream.AsyncIterator
+    let outbound: WebSocketOutboundWriter
+
+    init(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter) {
+        iterator = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+        self.outbound = outbound
+    }
+
+    mutating func next() async throws -> ScreenMessage {
+        guard let message = try await iterator.next() else { throw ScreenClosed() }
+        guard case .text(let text) = message else { throw ScreenClosed() }
+        return try WireJSON.decoder().decode(ScreenMessage.self, from: Data(text.utf8))
+    }
+
+    /// The next FlowUpdate, skipping other messages.
+    mutating func nextFlow() async throws -> Flow {
+        while true {
+            let message = try await next()
+            if let flow = message.flow { return flow }
+        }
+    }
+
+    /// Reads FlowUpdates until one is no longer PROCESSING.
+    mutating func settledFlow() async throws -> Flow {
+        while true {
+            let flow = try await nextFlow()
+            if flow.state != .processing { return flow }
+        }
+    }
+
+    func send(_ object: [String: Any]) async throws {
+        let data = try JSONSerialization.data(withJSONObject: object)
+        try await outbound.write(.text(String(decoding: data, as: UTF8.self)))
+    }
+
+    struct ScreenClosed: Error {}
+}

@@ -1,0 +1,308 @@
+"""Browser test of AuthPhone's pages: enrol a user on a new phone, then log in with it.
+
+The server is started by the caller. Environment:
+  AUTHPHONE_URL          base URL of the running server (default http://127.0.0.1:8080)
+  AUTHPHONE_SCREENSHOTS  folder for screenshots (default artifacts/screenshots)
+  AUTHPHONE_TIMEOUT      seconds to wait for each step (default 20)
+"""
+
+import os
+import pathlib
+import uuid
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+BASE_URL = os.environ.get("AUTHPHONE_URL", "http://127.0.0.1:8080").rstrip("/")
+SCREENSHOTS = pathlib.Path(os.environ.get("AUTHPHONE_SCREENSHOTS", "artifacts/screenshots"))
+TIMEOUT = float(os.environ.get("AUTHPHONE_TIMEOUT", "20"))
+
+PIN = "260418"
+WRONG_PIN = "999888"
+
+
+@pytest.fixture
+def driver():
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = "/usr/bin/chromium"
+    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"]:
+        opts.add_argument(a)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+# ----------------------------------------------------------------------------------------------
+# helpers
+
+
+def screenshot(driver, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / name
+    driver.save_screenshot(str(path))
+    return path
+
+
+def wait_for(driver, condition, message, timeout=TIMEOUT):
+    """Waits until condition(driver) is truthy (stale elements count as 'not yet')."""
+
+    def check(d):
+        try:
+            return condition(d)
+        except StaleElementReferenceException:
+            return False
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(check, message)
+
+
+def find(driver, css):
+    return driver.find_element(By.CSS_SELECTOR, css)
+
+
+def visible(driver, css):
+    """The first displayed element matching css, or False."""
+    for e in driver.find_elements(By.CSS_SELECTOR, css):
+        if e.is_displayed():
+            return e
+    return False
+
+
+def wait_visible(driver, css, message=None):
+    return wait_for(driver, lambda d: visible(d, css), message or f"{css} not shown")
+
+
+def screen_selector(state, interaction=None, extra=""):
+    css = f'#screen[data-state="{state}"]'
+    if interaction:
+        css += f'[data-interaction="{interaction}"]'
+    return css + extra
+
+
+def wait_screen(driver, state, interaction=None, extra=""):
+    css = screen_selector(state, interaction, extra)
+
+    def shown(d):
+        if d.find_elements(By.CSS_SELECTOR, css):
+            return True
+        # fail fast with the server's own words when the flow ends in an error instead
+        if state != "ERROR" and d.find_elements(By.CSS_SELECTOR, '#screen[data-state="ERROR"]'):
+            raise AssertionError("flow ended in ERROR: " + find(d, "#flow-error").text.replace("\n", " "))
+        return False
+
+    return wait_for(driver, shown, f"phone screen never showed {css}")
+
+
+def click(driver, css):
+    """Clicks the element matching css, finding it afresh if the screen was re-rendered."""
+
+    def attempt(d):
+        try:
+            el = find(d, css)
+            if not el.is_displayed() or not el.is_enabled():
+                return False
+            el.click()
+            return True
+        except StaleElementReferenceException:
+            return False
+
+    wait_for(driver, attempt, f"could not click {css}")
+
+
+def enter_pin(driver, pin):
+    """Types a PIN on the phone's own pad and presses OK."""
+    for digit in pin:
+        click(driver, f'.pin-key[data-digit="{digit}"]')
+    wait_for(driver, lambda d: find(d, "#pin-dots").get_attribute("data-count") == str(len(pin)), "PIN dots did not fill")
+    filled = driver.find_elements(By.CSS_SELECTOR, ".pin-dot.filled")
+    assert len(filled) == len(pin)
+    click(driver, "#pin-ok")
+
+
+def session_status(driver):
+    return find(driver, "#session-status").text.strip()
+
+
+def start_session(driver, kind, user_id, display_name=None):
+    """Starts a backend session on the console page; returns (session id, QR text)."""
+    previous = find(driver, "#session-card").get_attribute("data-session-id")
+    Select(find(driver, "#session-type")).select_by_value(kind)
+    user = find(driver, "#session-user")
+    user.clear()
+    user.send_keys(user_id)
+    if display_name is not None:
+        name = find(driver, "#session-display-name")
+        name.clear()
+        name.send_keys(display_name)
+    click(driver, "#start-session")
+
+    def created(d):
+        card = find(d, "#session-card")
+        sid = card.get_attribute("data-session-id")
+        if card.is_displayed() and sid and sid != previous and find(d, "#session-qr-text").get_property("value"):
+            return sid
+        errors = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#session-error") if e.is_displayed()]
+        if errors:
+            raise AssertionError("starting the session failed: " + errors[0])
+        return False
+
+    sid = wait_for(driver, created, f"{kind} session card not shown")
+    assert find(driver, "#session-card").get_attribute("data-type") == kind
+    qr_text = find(driver, "#session-qr-text").get_property("value")
+    assert find(driver, "#session-deep-link").text.strip(), "deep link missing"
+    assert session_status(driver) == "pending", session_status(driver)
+    wait_for(
+        driver,
+        lambda d: d.execute_script("const i = document.getElementById('session-qr'); return i.complete && i.naturalWidth > 0;"),
+        "QR image did not load",
+    )
+    # the session is also a row of the table
+    wait_visible(driver, f'#sessions tr[data-session-id="{sid}"]', "session row missing")
+    return sid, qr_text
+
+
+def wait_console_status(driver, sid, status):
+    def reached(d):
+        card = find(d, "#session-card")
+        if card.get_attribute("data-session-id") != sid:
+            raise AssertionError("the console card shows another session")
+        current = session_status(d)
+        if current in ("failed", "canceled", "expired") and current != status:
+            raise AssertionError(f"session {sid} ended as {current}")
+        return current == status
+
+    wait_for(driver, reached, f"console status never became {status}")
+    row_badge = f'#sessions tr[data-session-id="{sid}"] .badge'
+    wait_for(driver, lambda d: find(d, row_badge).text.strip() == status, f"table row status never became {status}")
+
+
+def open_payload(driver, text):
+    """Pastes QR text into the phone's out-of-band box and opens it."""
+    wait_screen(driver, "HOME")
+    box = find(driver, "#oob-text")
+    box.clear()
+    box.send_keys(text)
+    assert box.get_property("value") == text
+    click(driver, "#oob-open")
+
+
+def flow_log_text(driver):
+    return find(driver, "#flow-log").text
+
+
+# ----------------------------------------------------------------------------------------------
+# the test
+
+
+def test_enrol_then_login(driver):
+    suffix = uuid.uuid4().hex[:10]
+    user_id = f"alice-{suffix}"
+    display_name = "Alice Example"
+    windows = {}
+
+    try:
+        # 1. Console: start an enrol session.
+        driver.get(BASE_URL + "/console")
+        windows["console"] = driver.current_window_handle
+        wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-connection") == "open", "console stream not connected")
+        enrol_sid, enrol_qr = start_session(driver, "enrol", user_id, display_name)
+        assert enrol_qr
+
+        # 2. A new phone, in a second tab.
+        driver.switch_to.new_window("tab")
+        windows["phone"] = driver.current_window_handle
+        driver.get(BASE_URL + "/")
+        wait_visible(driver, "#new-phone-name").send_keys(f"Browser test {suffix}")
+        click(driver, "#create-phone")
+        wait_for(driver, lambda d: "/phones/" in d.current_url, "did not land on the phone page")
+        phone_id = find(driver, "body").get_attribute("data-phone-id")
+        assert phone_id and _path_ends_with(driver.current_url, phone_id)
+        wait_for(driver, lambda d: find(d, "body").get_attribute("data-connection") == "open", "phone stream not connected")
+        wait_screen(driver, "HOME")
+        assert f"Browser test {suffix}" in find(driver, "#screen").text
+
+        # enrol: open the QR text, confirm, set the PIN
+        open_payload(driver, enrol_qr)
+        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+        assert find(driver, "#screen").get_attribute("data-flow-type") == "ENROL"
+        assert "Create account?" in find(driver, "#screen").text
+        assert find(driver, "#server-name").text.strip(), "server name not shown"
+        cells = driver.find_elements(By.CSS_SELECTOR, "#visual-hash .vh-cell")
+        assert len(cells) == 16
+        assert any(c.get_attribute("data-color") for c in cells), "visual hash has no colours"
+        assert find(driver, "#visual-hash-fingerprint").text.strip(), "fingerprint not shown"
+        assert find(driver, "#enrol-display-name").text.strip() == display_name
+        click(driver, "#confirm")
+
+        wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+        wait_visible(driver, '#pin-pad[data-phase="choose"]')
+        enter_pin(driver, PIN)
+        wait_visible(driver, '#pin-pad[data-phase="repeat"]', "PIN pad did not ask to repeat the PIN")
+        assert "Repeat your PIN" in find(driver, "#pin-title").text
+        enter_pin(driver, PIN)
+
+        wait_screen(driver, "DONE")
+        assert "Account created for " + display_name in find(driver, "#flow-done").text
+        screenshot(driver, "enrol-done.png")
+        assert PIN not in driver.current_url
+        assert PIN not in flow_log_text(driver)
+
+        # the console follows the session live
+        driver.switch_to.window(windows["console"])
+        wait_console_status(driver, enrol_sid, "enrolled")
+
+        # the phone's home screen lists the new account
+        driver.switch_to.window(windows["phone"])
+        click(driver, "#home")
+        wait_screen(driver, "HOME")
+        wait_for(driver, lambda d: user_id in find(d, "#accounts").text, "new account not listed on the phone")
+
+        # 3. Console: start a login session for the same user.
+        driver.switch_to.window(windows["console"])
+        login_sid, login_qr = start_session(driver, "login", user_id)
+        assert login_sid != enrol_sid
+
+        driver.switch_to.window(windows["phone"])
+        open_payload(driver, login_qr)
+        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+        assert find(driver, "#screen").get_attribute("data-flow-type") == "LOGIN"
+        choices = driver.find_elements(By.CSS_SELECTOR, "input.account-choice[name='account']")
+        assert choices, "no account to choose from"
+        assert user_id in find(driver, "#account-choices").text
+        assert any(c.is_selected() for c in choices), "no account pre-selected"
+        click(driver, "#confirm")
+
+        wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
+        assert "Enter your PIN" in find(driver, "#pin-title").text
+        enter_pin(driver, WRONG_PIN)
+        wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR", '[data-prev-result="PIN_FAIL"]')
+        wait_for(driver, lambda d: "Wrong PIN" in find(d, "#pin-message").text, "wrong PIN not reported")
+        assert "PIN_FAIL" in flow_log_text(driver)
+        assert WRONG_PIN not in flow_log_text(driver)
+
+        enter_pin(driver, PIN)
+        wait_screen(driver, "DONE")
+        assert "Logged in as" in find(driver, "#flow-done").text
+        screenshot(driver, "login-done.png")
+
+        driver.switch_to.window(windows["console"])
+        wait_console_status(driver, login_sid, "loggedin")
+        screenshot(driver, "console.png")
+    except BaseException:
+        for name, handle in windows.items():
+            try:
+                driver.switch_to.window(handle)
+                screenshot(driver, f"failure-{name}.png")
+            except WebDriverException:
+                pass
+        raise
+
+
+def _path_ends_with(url, phone_id):
+    path = url.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    return path.endswith("/phones/" + phone_id)
