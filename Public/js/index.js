@@ -44,7 +44,12 @@ function renderPhones(phones) {
 async function loadPhones() {
   try {
     const data = await getJSON("/api/phones");
-    const phones = Array.isArray(data && data.phones) ? data.phones : [];
+    const phones = Array.isArray(data && data.phones) ? data.phones.slice() : [];
+    const time = (p) => {
+      const t = new Date(p.createdAt).getTime();
+      return Number.isNaN(t) ? 0 : t;
+    };
+    phones.sort((a, b) => time(b) - time(a)); // newest first
     showError(listError, null);
     renderPhones(phones);
   } catch (err) {

@@ -131,9 +131,8 @@ let socket = null;
 let diagnosing = false;
 
 function onSocketClose(info) {
-  // A connection that never opened may mean the phone does not exist: ask the API (now and then).
+  // A connection that never opened may mean the phone does not exist: ask the API.
   if (info.opened || diagnosing || state.notFound) return;
-  if (info.attempt !== 1 && info.attempt % 5 !== 0) return;
   diagnosing = true;
   getJSON("/api/phones/" + encodeURIComponent(phoneId))
     .then(() => {})
@@ -159,6 +158,9 @@ function onSocketMessage(msg) {
         state.firstMessage = false;
         if (msg.phone.flow) addLog("snapshot", msg.phone.flow);
         applyFlow(msg.phone.flow || null);
+        // an input sent just before a reconnect may have been lost: re-enable the screen
+        render(screen.dataset.busy === "true");
+        break;
       }
       render();
       break;
@@ -190,6 +192,17 @@ function applyFlow(flow) {
 // ---------------------------------------------------------------------------------------------
 // Flow log
 
+/** Text with line-break opportunities after underscores (SET_SECOND_FACTOR wraps at words). */
+function breakable(text) {
+  const parts = String(text).split(/(?<=_)/);
+  const nodes = [];
+  parts.forEach((part, i) => {
+    if (i > 0) nodes.push(el("wbr"));
+    nodes.push(part);
+  });
+  return nodes;
+}
+
 function addLog(source, flow) {
   const entry = { receivedAt: new Date().toISOString(), source, flow };
   state.log.push(entry);
@@ -211,9 +224,9 @@ function addLog(source, flow) {
     el("td", { className: "nowrap", text: formatTime(entry.receivedAt) }),
     flowCell,
     el("td", {}, el("span", { className: "badge state-" + String(flow.state || "").toLowerCase(), text: flow.state || "" })),
-    el("td", { text: (ci && ci.type) || "—" }),
-    el("td", { className: prev && prev.type && prev.type !== "SUCCESS" ? "warn-text" : "", text: (prev && prev.type) || "—" }),
-    el("td", { className: err ? "error-text" : "", text: err ? String(err.code || "ERROR") + (err.sdkCode != null ? ` (${err.sdkCode})` : "") : "—" }),
+    el("td", {}, breakable((ci && ci.type) || "—")),
+    el("td", { className: prev && prev.type && prev.type !== "SUCCESS" ? "warn-text" : "" }, breakable((prev && prev.type) || "—")),
+    el("td", { className: err ? "error-text" : "" }, breakable(err ? String(err.code || "ERROR") + (err.sdkCode != null ? ` (${err.sdkCode})` : "") : "—")),
   );
   logBody.insertBefore(row, logBody.firstChild);
 }
@@ -494,7 +507,7 @@ function renderConfirmEnrol(flow, ci) {
   const body = el(
     "div",
     { className: "screen-body" },
-    screenHeader("Create account?", "A website asks to add an account to this phone."),
+    screenHeader("Create account?", null),
     serverBlock(flow),
     visualHash(session.server),
     el("p", { className: "hint small", text: "Check that the colours and fingerprint match those shown by the website." }),
@@ -534,7 +547,12 @@ function renderConfirmEnrol(flow, ci) {
 
 function renderConfirmLogin(flow, ci) {
   const session = flow.session || {};
-  const accounts = (ci.confirmSessionInfo && Array.isArray(ci.confirmSessionInfo.accounts) && ci.confirmSessionInfo.accounts) || [];
+  let accounts = (ci.confirmSessionInfo && Array.isArray(ci.confirmSessionInfo.accounts) && ci.confirmSessionInfo.accounts) || [];
+  if (!ci.confirmSessionInfo) {
+    // no list from the flow: offer this phone's accounts on that server
+    const url = session.server && session.server.url;
+    accounts = ((state.phone && state.phone.accounts) || []).filter((a) => a.server && url && a.server.url === url);
+  }
   const announce = session.announceInfo && typeof session.announceInfo === "object" ? Object.entries(session.announceInfo) : [];
 
   const body = el("div", { className: "screen-body" }, screenHeader(`Log in to ${serverName(flow)}?`, null), serverBlock(flow));
@@ -624,11 +642,42 @@ function createPinPad({ length, onSubmit, message }) {
   }
 
   const grid = el("div", { className: "pin-keys", role: "group", "aria-label": "PIN pad" });
-  const key = (d) => el("button", { type: "button", className: "pin-key", "data-digit": String(d), "aria-label": String(d), text: String(d), on: { click: () => press(d) } });
+  // A pointer click drops the focus again (keyboard activation, where detail is 0, keeps it).
+  const blurAfterPointer = (event) => {
+    if (event.detail > 0) event.currentTarget.blur();
+  };
+  const key = (d) =>
+    el("button", {
+      type: "button",
+      className: "pin-key",
+      "data-digit": String(d),
+      "aria-label": String(d),
+      text: String(d),
+      on: {
+        click: (event) => {
+          press(d);
+          blurAfterPointer(event);
+        },
+      },
+    });
   for (const d of [1, 2, 3, 4, 5, 6, 7, 8, 9]) grid.appendChild(key(d));
-  grid.appendChild(el("button", { type: "button", id: "pin-delete", className: "pin-key pin-fn", "aria-label": "Delete", text: "⌫", on: { click: del } }));
+  const fnKey = (id, label, text, action) =>
+    el("button", {
+      type: "button",
+      id,
+      className: "pin-key pin-fn",
+      "aria-label": label,
+      text,
+      on: {
+        click: (event) => {
+          blurAfterPointer(event);
+          action();
+        },
+      },
+    });
+  grid.appendChild(fnKey("pin-delete", "Delete", "⌫", del));
   grid.appendChild(key(0));
-  grid.appendChild(el("button", { type: "button", id: "pin-ok", className: "pin-key pin-fn", "aria-label": "OK", text: "OK", on: { click: ok } }));
+  grid.appendChild(fnKey("pin-ok", "OK", "OK", ok));
 
   // Typing digits on a keyboard works too (unless focus is in a text field).
   function onKey(event) {

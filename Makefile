@@ -1,0 +1,36 @@
+# AuthPhone: `make run` serves it on http://127.0.0.1:8080, `make test` runs every test.
+# Both install what a fresh Debian machine lacks first.
+
+CONFIG ?= debug
+ARGS ?=
+
+.PHONY: run test build setup setup-test unit-test browser-test clean
+
+run: setup
+	swift build -c $(CONFIG) --product authphone
+	.build/$(CONFIG)/authphone serve $(ARGS)
+
+test: setup-test
+	swift build --build-tests
+	swift test --skip-build
+	scripts/browser-test.sh
+
+unit-test: setup
+	swift build --build-tests
+	swift test --skip-build
+
+browser-test: setup-test
+	swift build --build-tests
+	scripts/browser-test.sh
+
+build: setup
+	swift build --build-tests
+
+setup:
+	scripts/install-system-packages.sh
+
+setup-test:
+	scripts/install-system-packages.sh --test
+
+clean:
+	rm -rf .build .venv artifacts
