@@ -52,6 +52,7 @@ let package = Package(
         .testTarget(name: "SodiumKitTests", dependencies: ["SodiumKit"]),
         .testTarget(name: "OutOfBandTests", dependencies: ["OutOfBand"]),
         .testTarget(name: "AuthFlowTests", dependencies: ["AuthFlow"]),
+        .testTarget(name: "BackendTests", dependencies: ["Backend", "BackendAPI", "OutOfBand", "SodiumKit"]),
         .testTarget(name: "WebAppTests", dependencies: [
             "WebApp", "Phone", "Backend", "SodiumKit",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

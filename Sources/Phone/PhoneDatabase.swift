@@ -80,7 +80,6 @@ struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
 
     enum Columns {
         static let phoneId = Column(CodingKeys.phoneId)
-        static let serverURL = Column(CodingKeys.serverURL)
         static let createdAt = Column(CodingKeys.createdAt)
     }
 }

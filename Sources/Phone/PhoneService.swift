@@ -87,7 +87,7 @@ public actor PhoneService {
 
     /// Redeems a decoded payload at its backend and starts the flow it names.
     public func startOutOfBand(phoneId: String, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
-        let (phone, _) = try await phoneAndAccounts(phoneId)
+        let (phone, onPhone) = try await phoneAndAccounts(phoneId)
         if let active = flows[phoneId], !active.machine.flow.state.isFinal { throw .flowActive }
         guard !starting.contains(phoneId) else { throw .flowActive }
         let redeemURL = payload.redeemData.redeemURL
@@ -105,11 +105,10 @@ public actor PhoneService {
                              publicKey: serverKey)
         else { throw .serverAuthentication("the session is not signed by the server's key") }
 
-        let accounts = try await read { db in
-            try AccountRecord.filter(AccountRecord.Columns.phoneId == phoneId && AccountRecord.Columns.serverURL == session.server.url)
-                .order(AccountRecord.Columns.createdAt).fetchAll(db)
-        }
-        if session.type == .login, accounts.contains(where: { Array($0.serverPublicKey) != serverKey }) {
+        // A server is known by the key pinned at enrolment, so it may move (another port, a new
+        // host name); the same URL with another key is an impostor or a reset server.
+        let accounts = onPhone.filter { Array($0.serverPublicKey) == serverKey }
+        if session.type == .login, accounts.isEmpty, onPhone.contains(where: { $0.serverURL == session.server.url }) {
             throw .serverAuthentication("the server's key differs from the one pinned at enrolment")
         }
         let info = SessionInfo(

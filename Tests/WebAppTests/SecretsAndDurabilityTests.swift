@@ -1,0 +1,132 @@
+import AuthFlow
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSTesting
+import HummingbirdWebSocket
+import Logging
+import OutOfBand
+import Phone
+import SodiumKit
+import Synchronization
+import Testing
+import WebApp
+
+/// Keeps every log line, at every level, so a test can search them.
+final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var all: [String] { lines.withLock { $0 } }
+
+    func logger() -> Logger {
+        var logger = Logger(label: "capture") { _ in Handler(capture: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+                 file: String, function: String, line: UInt) {
+            let all = self.metadata.merging(metadata ?? [:]) { $1 }
+            capture.lines.withLock { $0.append("\(level) \(message) \(all)") }
+        }
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct SecretsAndDurabilityTests {
+    static let pin = "260418"
+
+    /// Enrols on one server process, stops it, and logs in on a new one over the same files;
+    /// afterwards neither the logs nor the database files contain the PIN.
+    @Test func acknowledgedStateSurvivesARestartAndThePinIsNowhere() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authphone-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let logs = LogCapture()
+        let configuration = testConfiguration(dataDirectory: directory)
+
+        let first = try await buildApplication(configuration, logger: logs.logger())
+        let phoneId = try await first.test(.live) { client in
+            let phone = try await client.createPhone()
+            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
+                var screen = Screen(inbound, outbound)
+                _ = try await screen.next()
+                let enrol = try await client.startSession("enrol", user: "alice")
+                _ = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": enrol.qrText])
+                _ = try await screen.settledFlow()
+                try await screen.send(["action": "confirmSession"])
+                _ = try await screen.settledFlow()
+                try await screen.send(["action": "inputSecondFactor", "pin": Self.pin])
+                #expect(try await screen.settledFlow().state == .done)
+            }
+            return phone.id
+        }
+
+        let second = try await buildApplication(configuration, logger: logs.logger())
+        try await second.test(.live) { client in
+            let phone = try await client.phoneDetail(phoneId)
+            #expect(phone.hasPin)
+            let account = try #require(phone.accounts.first)
+            try await client.ws("/api/phones/\(phoneId)/stream") { inbound, outbound, _ in
+                var screen = Screen(inbound, outbound)
+                _ = try await screen.next()
+                let login = try await client.startSession("login", user: "alice")
+                _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": login.qrText])
+                _ = try await screen.settledFlow()
+                try await screen.send(["action": "confirmSession", "account": account.id])
+                _ = try await screen.settledFlow()
+                try await screen.send(["action": "inputSecondFactor", "pin": Self.pin])
+                #expect(try await screen.settledFlow().state == .done)
+                #expect(try await client.backendSession(login.id).status == .loggedin)
+            }
+        }
+
+        #expect(!logs.all.isEmpty)
+        #expect(logs.all.allSatisfy { !$0.contains(Self.pin) })
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
+            #expect(bytes.range(of: Data(Self.pin.utf8)) == nil, "the PIN is in \(file)")
+        }
+    }
+
+    /// A phone of its own, talking to the live server's backend over HTTP as `--backend-url`
+    /// would make it: after every PIN input the guarded buffer is zero.
+    @Test func thePinBufferIsWipedAfterEveryInput() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let phones = PhoneService(database: try .inMemory(), configuration: .init(
+                allowedBackends: { ["http://127.0.0.1:\(port)"] }, pinDerivation: PinKeyDerivation(profile: .fast)))
+            let phone = try await phones.createPhone(name: "remote")
+
+            let enrol = try await client.startSession("enrol", user: "alice")
+            _ = try await phones.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: enrol.qrText))
+            try await phones.confirmSession(phoneId: phone.id, accountID: nil)
+
+            let common = try GuardedBytes(copying: Array("123456".utf8))
+            await #expect(throws: PhoneError.self) { try await phones.inputPin(phoneId: phone.id, pin: common) }
+            #expect(common.isZeroed)
+
+            let chosen = try GuardedBytes(copying: Array(Self.pin.utf8))
+            try await phones.inputPin(phoneId: phone.id, pin: chosen)
+            #expect(chosen.isZeroed)
+            #expect(await phones.currentFlow(phoneId: phone.id)?.state == .done)
+
+            let login = try await client.startSession("login", user: "alice")
+            _ = try await phones.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: login.qrText))
+            try await phones.confirmSession(phoneId: phone.id, accountID: nil)
+            let wrong = try GuardedBytes(copying: Array("918273".utf8))
+            try await phones.inputPin(phoneId: phone.id, pin: wrong)
+            #expect(wrong.isZeroed)
+            #expect(await phones.currentFlow(phoneId: phone.id)?.previousInteractionResult?.type == .pinFail)
+        }
+    }
+}
