@@ -284,6 +284,7 @@ def test_enrol_then_login(driver):
         wait_for(driver, lambda d: "Wrong PIN" in find(d, "#pin-message").text, "wrong PIN not reported")
         assert "PIN_FAIL" in flow_log_text(driver)
         assert WRONG_PIN not in flow_log_text(driver)
+        screenshot(driver, "login-wrong-pin.png")
 
         enter_pin(driver, PIN)
         wait_screen(driver, "DONE")
