@@ -65,6 +65,18 @@ public struct BackendDatabase: Sendable {
                 t.column("updatedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("backend-v2-devices-and-delivery") { db in
+            try db.create(table: "device") { t in
+                t.primaryKey("deviceId", .text)
+                t.column("name", .text).notNull()
+                t.column("fcmToken", .text)
+                t.column("updatedAt", .datetime).notNull()
+            }
+            try db.alter(table: "session") { t in
+                t.add(column: "delivery", .text).notNull().defaults(to: "qr")
+                t.add(column: "dispatch", .text)
+            }
+        }
         return migrator
     }
 }
@@ -91,6 +103,9 @@ struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var createdAt: Date
     var expiresAt: Date
     var updatedAt: Date
+    var delivery: String
+    /// How the push went, in nevisFIDO's words (`dispatched`, `dispatchTargetNotFound`, …).
+    var dispatch: String?
 
     enum Columns {
         static let token = Column(CodingKeys.token)
@@ -110,6 +125,15 @@ struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     enum Columns {
         static let userId = Column(CodingKeys.userId)
     }
+}
+
+/// Device information the phone gave at enrolment.
+struct DeviceRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "device"
+    var deviceId: String
+    var name: String
+    var fcmToken: String?
+    var updatedAt: Date
 }
 
 struct SecondFactorRecord: Codable, Sendable, FetchableRecord, PersistableRecord {

@@ -18,6 +18,9 @@ public struct BackendSession: Codable, Sendable, Equatable {
     public var loggedin: Bool
     public var otplogin: Bool
     public var failure: String?
+    /// `qr` or `push`; for a push, how its dispatch went.
+    public var delivery: String
+    public var dispatch: String?
 
     init(_ record: SessionRecord, payload: OutOfBandPayload, now: Date) {
         id = record.id
@@ -35,5 +38,7 @@ public struct BackendSession: Codable, Sendable, Equatable {
         loggedin = record.status == .loggedin
         otplogin = record.otplogin
         failure = record.failure
+        delivery = record.delivery
+        dispatch = record.dispatch
     }
 }

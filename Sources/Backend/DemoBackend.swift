@@ -12,12 +12,17 @@ public final class DemoBackend: Sendable {
         public var serverName: String
         public var sessionLifetime: TimeInterval
         public var secondFactorPolicy: SecondFactorPolicy
+        /// The FCM-compatible push endpoint's base URL; nil: this server's own push service.
+        public var pushURL: String?
+        public var pushProject: String
 
         public init(serverName: String = "AuthPhone demo backend", sessionLifetime: TimeInterval = 300,
-                    secondFactorPolicy: SecondFactorPolicy = .nextAuth) {
+                    secondFactorPolicy: SecondFactorPolicy = .nextAuth, pushURL: String? = nil, pushProject: String = "authphone") {
             self.serverName = serverName
             self.sessionLifetime = sessionLifetime
             self.secondFactorPolicy = secondFactorPolicy
+            self.pushURL = pushURL
+            self.pushProject = pushProject
         }
     }
 
@@ -27,12 +32,15 @@ public final class DemoBackend: Sendable {
     let baseURL: @Sendable () -> String
     let now: @Sendable () -> Date
     let serverKey: Ed25519.KeyPair
+    let wire: WireHTTPClient
     /// Every change of a session, for the console.
     public let events = Broadcaster<BackendSession>()
 
     public init(database: BackendDatabase, configuration: Configuration = .init(),
-                baseURL: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date = Date.init) throws {
+                baseURL: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date = Date.init,
+                wire: WireHTTPClient = WireHTTPClient()) throws {
         self.database = database
+        self.wire = wire
         self.configuration = configuration
         self.baseURL = baseURL
         self.now = now
@@ -56,7 +64,15 @@ public final class DemoBackend: Sendable {
 
     // MARK: console side
 
-    public func createSession(type: WireSessionType, userId: String, displayName: String?) async throws(BackendError) -> BackendSession {
+    /// How a session reaches the phone: shown as QR code and link, or pushed (to the given
+    /// registration token, or else to every device the user enrolled).
+    public enum Delivery: Sendable, Equatable {
+        case qr
+        case push(token: String?)
+    }
+
+    public func createSession(type: WireSessionType, userId: String, displayName: String?,
+                              delivery: Delivery = .qr) async throws(BackendError) -> BackendSession {
         let userId = userId.trimmingCharacters(in: .whitespaces)
         guard (1...128).contains(userId.count), !userId.contains(where: \.isNewline) else {
             throw BackendError.invalid("userId", "must be 1 to 128 characters on one line")
@@ -70,9 +86,53 @@ public final class DemoBackend: Sendable {
             id: UUID().uuidString.lowercased(), type: type.rawValue, userId: userId, displayName: name,
             token: try Self.randomToken(), status: .pending, challenge: try Self.randomToken(),
             deviceId: nil, accountId: nil, failure: nil, otplogin: false,
-            createdAt: created, expiresAt: created.addingTimeInterval(configuration.sessionLifetime), updatedAt: created)
+            createdAt: created, expiresAt: created.addingTimeInterval(configuration.sessionLifetime), updatedAt: created,
+            delivery: delivery == .qr ? "qr" : "push", dispatch: nil)
         try await write { db in try record.insert(db) }
-        return publish(record)
+        guard case .push(let token) = delivery else { return publish(record) }
+        publish(record)
+        return try await dispatch(record, to: token)
+    }
+
+    /// Sends the session's payload through the FCM v1 API and records how it went.
+    private func dispatch(_ record: SessionRecord, to explicitToken: String?) async throws(BackendError) -> BackendSession {
+        let userId = record.userId
+        let tokens: [String]
+        if let explicitToken {
+            tokens = [explicitToken]
+        } else {
+            tokens = try await read { db in
+                try String.fetchAll(db, sql: """
+                    SELECT DISTINCT device.fcmToken FROM device JOIN account ON account.deviceId = device.deviceId
+                    WHERE account.userId = ? AND device.fcmToken IS NOT NULL
+                    """, arguments: [userId])
+            }
+        }
+        let base = configuration.pushURL ?? baseURL()
+        let isLogin = record.type == WireSessionType.login.rawValue
+        var results: [String] = []
+        for token in tokens {
+            let message = FCMSend(token: token, data: PushMessage.data(for: payload(for: record)),
+                                  title: isLogin ? "Log in to \(configuration.serverName)?" : "Add an account at \(configuration.serverName)",
+                                  body: isLogin ? "Confirm the login of \(record.userId) on this phone." : "Enrol \(record.displayName) on this phone.")
+            do {
+                let answer = try await wire.post(base + FCMSend.path(project: configuration.pushProject), json: message)
+                if answer.isSuccess {
+                    results.append("dispatched")
+                } else {
+                    let code = (try? answer.decode(FCMErrorBody.self))?.error.details.first?.errorCode ?? "HTTP \(answer.status)"
+                    results.append(code == "UNREGISTERED" ? "dispatchTargetExpired" : "dispatchError: \(code)")
+                }
+            } catch {
+                results.append("dispatchError: \(error.description)")
+            }
+        }
+        var updated = record
+        updated.dispatch = results.isEmpty ? "dispatchTargetNotFound" : results.contains("dispatched") ? "dispatched" : results[0]
+        updated.updatedAt = now()
+        let final = updated
+        try await write { db in try final.update(db) }
+        return publish(final)
     }
 
     public func session(id: String) async throws(BackendError) -> BackendSession {
@@ -158,6 +218,12 @@ public final class DemoBackend: Sendable {
         guard let pinKey = Base64URL.decode(request.pinPublicKey), pinKey.count == Ed25519.publicKeyLength else {
             throw BackendError.invalid("pinPublicKey", "must be a base64url Ed25519 public key")
         }
+        if let name = request.deviceName, !(1...64).contains(name.count) || name.contains(where: \.isNewline) {
+            throw BackendError.invalid("deviceName", "must be 1 to 64 characters on one line")
+        }
+        if let token = request.fcmToken, !(1...4096).contains(token.utf8.count) || !token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
+            throw BackendError.invalid("fcmToken", "must be 1 to 4096 printable ASCII characters")
+        }
         let (record, response) = try await write { db in
             var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
             guard record.type == WireSessionType.enrol.rawValue else { throw BackendError.wrongState(record.status, expected: "an enrolment") }
@@ -186,6 +252,8 @@ public final class DemoBackend: Sendable {
             let account = AccountRecord(id: UUID().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
                                         deviceId: request.deviceId, publicKey: Data(accountKey), createdAt: time)
             try account.insert(db)
+            try DeviceRecord(deviceId: request.deviceId, name: request.deviceName ?? request.deviceId,
+                             fcmToken: request.fcmToken, updatedAt: time).save(db)
             record.status = .enrolled
             record.accountId = account.id
             record.updatedAt = time
@@ -324,6 +392,15 @@ public final class DemoBackend: Sendable {
 
     private func view(_ record: SessionRecord) -> BackendSession {
         BackendSession(record, payload: payload(for: record), now: now())
+    }
+
+    /// The part of FCM's error answer the backend reads.
+    private struct FCMErrorBody: Decodable {
+        struct Inner: Decodable {
+            struct Detail: Decodable { let errorCode: String }
+            let details: [Detail]
+        }
+        let error: Inner
     }
 
     private func payload(for record: SessionRecord) -> OutOfBandPayload {

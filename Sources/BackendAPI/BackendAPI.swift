@@ -110,13 +110,19 @@ public struct EnrolRequest: Codable, Sendable {
     /// The PIN-derived public key and its signature over the same message.
     public var pinPublicKey: String
     public var pinSignature: String
+    /// Device information: where the backend can push to this phone, and its name.
+    public var deviceName: String?
+    public var fcmToken: String?
 
-    public init(deviceId: String, accountPublicKey: String, accountSignature: String, pinPublicKey: String, pinSignature: String) {
+    public init(deviceId: String, accountPublicKey: String, accountSignature: String, pinPublicKey: String, pinSignature: String,
+                deviceName: String?, fcmToken: String?) {
         self.deviceId = deviceId
         self.accountPublicKey = accountPublicKey
         self.accountSignature = accountSignature
         self.pinPublicKey = pinPublicKey
         self.pinSignature = pinSignature
+        self.deviceName = deviceName
+        self.fcmToken = fcmToken
     }
 }
 
@@ -179,6 +185,26 @@ public struct WireErrorBody: Codable, Sendable, Equatable {
     public init(code: String, message: String) {
         error = Detail(code: code, message: message)
     }
+}
+
+/// An FCM HTTP v1 send request, as the backend posts it to the push service.
+public struct FCMSend: Codable, Sendable {
+    public struct Message: Codable, Sendable {
+        public struct Notification: Codable, Sendable {
+            public var title: String
+            public var body: String
+        }
+        public var token: String
+        public var data: [String: String]
+        public var notification: Notification
+    }
+    public var message: Message
+
+    public init(token: String, data: [String: String], title: String, body: String) {
+        message = Message(token: token, data: data, notification: .init(title: title, body: body))
+    }
+
+    public static func path(project: String) -> String { "/v1/projects/\(project)/messages:send" }
 }
 
 /// The exact bytes each party signs. Domain-separated so that no signature can be replayed as

@@ -17,10 +17,14 @@ public enum OutOfBandDecoder {
         return try decode(json: bytes)
     }
 
-    /// The payload JSON itself (as a push carries it).
+    /// The payload JSON itself.
     public static func decode(json bytes: [UInt8]) throws(OutOfBandError) -> OutOfBandPayload {
         guard bytes.count <= maximumLength else { throw .tooLarge("payload", limit: maximumLength) }
-        let root = try object(fromJSON: bytes, what: "the payload")
+        return try decode(root: try object(fromJSON: bytes, what: "the payload"))
+    }
+
+    /// The payload's fields, however they arrived (a QR code's JSON, a push's data map).
+    static func decode(root: [String: Any]) throws(OutOfBandError) -> OutOfBandPayload {
         let contentType = try string(root, "nma_data_content_type")
         guard contentType == OutOfBandPayload.supportedContentType else { throw .unsupportedContentType(contentType) }
         let version = try string(root, "nma_data_version")
@@ -53,7 +57,7 @@ public enum OutOfBandDecoder {
                                 contentType: contentType, version: version)
     }
 
-    private static func object(fromJSON bytes: [UInt8], what: String) throws(OutOfBandError) -> [String: Any] {
+    static func object(fromJSON bytes: [UInt8], what: String) throws(OutOfBandError) -> [String: Any] {
         guard let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: []) else {
             throw .malformed("\(what) is not valid JSON")
         }

@@ -37,15 +37,20 @@ public struct OutOfBandPayload: Equatable, Sendable {
 extension OutOfBandPayload {
     /// Minified JSON with sorted keys, so the same payload always gives the same text.
     public var json: String {
-        var data: [String: String] = attributes
+        Self.minifiedJSON(["nma_data": nmaData, "nma_data_content_type": contentType, "nma_data_version": version])
+    }
+
+    /// The `nma_data` object: the token, where to redeem it, and the attributes.
+    var nmaData: [String: String] {
+        var data = attributes
         data["token"] = redeemData.token
         data["redeem_url"] = redeemData.redeemURL.absoluteString
-        let object: [String: Any] = [
-            "nma_data": data,
-            "nma_data_content_type": contentType,
-            "nma_data_version": version,
-        ]
-        let bytes = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return data
+    }
+
+    /// Strings, arrays and dictionaries of them always serialise, so this cannot fail.
+    static func minifiedJSON(_ object: [String: Any]) -> String {
+        let bytes = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: bytes, as: UTF8.self)
     }
 

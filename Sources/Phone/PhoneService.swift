@@ -52,7 +52,7 @@ public actor PhoneService {
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.configuration = configuration
-        client = BackendClient(http: http, timeout: configuration.requestTimeout)
+        client = BackendClient(wire: WireHTTPClient(http: http, timeout: configuration.requestTimeout))
         self.now = now
     }
 
@@ -211,7 +211,8 @@ public actor PhoneService {
                 active.serverURL, BackendRoutes.enrol(active.sessionId),
                 EnrolRequest(deviceId: phone.deviceId, accountPublicKey: publicKey,
                              accountSignature: Base64URL.encode(accountKey.sign(message)),
-                             pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message))))
+                             pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message)),
+                             deviceName: phone.name, fcmToken: phone.fcmToken))
             if response.result == .accepted, let accountId = response.accountId {
                 try await storeAccount(accountId, accountKey, active, phone: phone, newSalt: use == .setNew ? salt : nil)
             }

@@ -105,12 +105,16 @@ struct APIError: HTTPResponseError, Equatable {
 extension Request {
     /// Decodes the JSON body within the context's size limit; every failure is an APIError.
     func decodeJSON<T: Decodable>(as type: T.Type, context: AppRequestContext) async throws -> T {
-        let buffer: ByteBuffer
-        do { buffer = try await body.collect(upTo: context.maxUploadSize) } catch {
-            throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the request body is larger than \(context.maxUploadSize) bytes")
-        }
-        do { return try WireJSON.decoder().decode(T.self, from: Data(buffer: buffer)) } catch {
+        let body = try await collectJSONBody(context: context)
+        do { return try WireJSON.decoder().decode(T.self, from: body) } catch {
             throw APIError.malformedJSON(error)
+        }
+    }
+
+    /// The body's bytes, refused past the context's size limit.
+    func collectJSONBody(context: AppRequestContext) async throws -> Data {
+        do { return Data(buffer: try await body.collect(upTo: context.maxUploadSize)) } catch {
+            throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the request body is larger than \(context.maxUploadSize) bytes")
         }
     }
 }

@@ -1,12 +1,13 @@
 import Backend
 import Foundation
+import PushService
 import SodiumKit
 
 /// Everything `authphone serve` can be told, with the defaults a user gets from `make run`.
 public struct AppConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
-    /// Folder for `phones.sqlite` and `backend.sqlite`; nil keeps everything in memory (tests).
+    /// Folder for `phones.sqlite`, `backend.sqlite` and `push.sqlite`; nil keeps everything in memory (tests).
     public var dataDirectory: String? = "authphone-data"
     public var publicDirectory: String
     public var templatesDirectory: String
@@ -15,6 +16,7 @@ public struct AppConfiguration: Sendable {
     /// Argon2id cost of the PIN key derivation (`interactive`, `moderate` or `fast`).
     public var pinDerivation = PinKeyDerivation.Profile.interactive
     public var backend = DemoBackend.Configuration()
+    public var push = PushService.Configuration()
     /// Wall-clock time, replaceable in tests.
     public var now: @Sendable () -> Date = Date.init
 

@@ -7,6 +7,7 @@ import Logging
 import Mustache
 import NIOCore
 import Phone
+import PushService
 import SodiumKit
 
 /// Builds AuthPhone: the demo backend, the simulated phones and the pages, on one server.
@@ -14,7 +15,7 @@ import SodiumKit
 public func buildApplication(_ configuration: AppConfiguration, logger: Logger = Logger(label: "authphone"))
     async throws -> some ApplicationProtocol {
     let selfURL = ServerURL("http://\(configuration.host):\(configuration.port)")
-    let (phoneDatabase, backendDatabase) = try openDatabases(configuration)
+    let (phoneDatabase, backendDatabase, pushDatabase) = try openDatabases(configuration)
     let backend = try DemoBackend(database: backendDatabase, configuration: configuration.backend,
                                   baseURL: { selfURL.get() }, now: configuration.now)
     let backendURL = configuration.backendURL
@@ -23,6 +24,8 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         configuration: .init(allowedBackends: { [backendURL ?? selfURL.get()] },
                              pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation)),
         now: configuration.now)
+    let push = try PushService(writer: pushDatabase, configuration: configuration.push, now: configuration.now)
+    for phone in try await phones.phones() { try await push.register(token: phone.fcmToken) }
     let templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
 
     let router = Router(context: AppRequestContext.self)
@@ -30,14 +33,15 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: false, logger: logger))
     router.add(middleware: RequestGuardMiddleware())
     router.add(middleware: ErrorMappingMiddleware())
-    router.addRoutes(PhonesController(phones: phones).endpoints, atPath: "/api/phones")
+    router.addRoutes(PhonesController(phones: phones, push: push).endpoints, atPath: "/api/phones")
+    PushController(push: push).addRoutes(to: router)
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: "/api/backend")
     router.addRoutes(try PagesController(templates: templates, phones: phones).endpoints)
     router.get("/health") { _, _ in "ok" }
 
     let webSocketRouter = Router(context: AppRequestContext.self)
     webSocketRouter.add(middleware: ErrorMappingMiddleware())
-    StreamController(phones: phones, backend: backend).addRoutes(to: webSocketRouter)
+    StreamController(phones: phones, backend: backend, push: push).addRoutes(to: webSocketRouter)
 
     return Application(
         router: router,
@@ -52,8 +56,10 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         logger: logger)
 }
 
-private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneDatabase, BackendDatabase) {
-    guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory()) }
+/// One SQLite file per part, as if they ran on three machines.
+private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneDatabase, BackendDatabase, any DatabaseWriter) {
+    guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try DatabaseQueue()) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    return (try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"))
+    return (try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"),
+            try DatabasePool(path: directory + "/push.sqlite"))
 }

@@ -7,9 +7,15 @@ struct BackendController {
     let backend: DemoBackend
 
     struct CreateSession: Decodable {
+        enum Delivery: String, Decodable {
+            case qr, push
+        }
         let type: WireSessionType
         let userId: String
         let displayName: String?
+        /// `qr` (default) or `push`; a push goes to `pushToken`, or else to the user's devices.
+        let delivery: Delivery?
+        let pushToken: String?
     }
 
     struct SessionList: ResponseEncodable {
@@ -20,7 +26,9 @@ struct BackendController {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.post("sessions") { request, context -> EditedResponse<BackendSession> in
             let input = try await request.decodeJSON(as: CreateSession.self, context: context)
-            let session = try await backend.createSession(type: input.type, userId: input.userId, displayName: input.displayName)
+            let delivery: DemoBackend.Delivery = input.delivery == .push || input.pushToken != nil ? .push(token: input.pushToken) : .qr
+            let session = try await backend.createSession(type: input.type, userId: input.userId, displayName: input.displayName,
+                                                          delivery: delivery)
             return EditedResponse(status: .created, response: session)
         }
         routes.get("sessions") { _, _ in SessionList(sessions: try await backend.recentSessions()) }

@@ -3,19 +3,16 @@ import Foundation
 import Hummingbird
 import OutOfBand
 import Phone
+import PushService
 
-/// `/api/phones`: the simulated phones, their local data, and out-of-band input.
+/// `/api/phones`: the simulated phones, their local data, out-of-band input, and the inbox of
+/// pushes the push service holds for each.
 struct PhonesController {
     let phones: PhoneService
+    let push: PushService
 
     struct CreatePhone: Decodable {
         let name: String
-    }
-
-    /// Exactly one of the fields: where the payload came from.
-    struct OutOfBandInput: Decodable {
-        let qr: String?
-        let link: String?
     }
 
     struct PhoneList: ResponseEncodable {
@@ -26,32 +23,69 @@ struct PhonesController {
         let flow: Flow
     }
 
+    struct Inbox: ResponseEncodable {
+        let messages: [PushService.InboxMessage]
+    }
+
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.post { request, context -> EditedResponse<PhoneSummary> in
             let input = try await request.decodeJSON(as: CreatePhone.self, context: context)
-            return EditedResponse(status: .created, response: try await phones.createPhone(name: input.name))
+            let phone = try await phones.createPhone(name: input.name)
+            // The platform hands the new phone its push registration.
+            try await push.register(token: phone.fcmToken)
+            return EditedResponse(status: .created, response: phone)
         }
         routes.get { _, _ in PhoneList(phones: try await phones.phones()) }
         routes.get("{id}") { _, context in try await phones.phone(id: context.parameters.require("id")) }
         routes.post("{id}/oob") { request, context -> EditedResponse<FlowStarted> in
             let id = try context.parameters.require("id")
-            let input = try await request.decodeJSON(as: OutOfBandInput.self, context: context)
-            let payload: OutOfBandPayload
-            do {
-                switch (input.qr, input.link) {
-                case (let qr?, nil): payload = try OutOfBandDecoder.decode(qrText: qr)
-                case (nil, let link?): payload = try DeepLink.decode(link)
-                default:
-                    throw APIError(.badRequest, "INVALID_FIELD", "give exactly one of 'qr' and 'link'")
-                }
-            } catch let error as OutOfBandError {
-                throw APIError(error)
-            }
+            let payload = try await Self.payload(from: request, context: context)
             let flow = try await phones.startOutOfBand(phoneId: id, payload: payload)
+            return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
+        }
+        routes.get("{id}/inbox") { _, context in
+            let phone = try await phones.phone(id: context.parameters.require("id"))
+            return Inbox(messages: try await push.inbox(token: phone.fcmToken))
+        }
+        routes.delete("{id}/inbox") { _, context -> Response in
+            let phone = try await phones.phone(id: context.parameters.require("id"))
+            try await push.clearInbox(token: phone.fcmToken)
+            return Response(status: .noContent)
+        }
+        // Opening a notification: the app decodes the push and starts the operation. The
+        // message leaves the inbox only once the operation has started.
+        routes.post("{id}/inbox/{message}/open") { _, context -> EditedResponse<FlowStarted> in
+            let phone = try await phones.phone(id: context.parameters.require("id"))
+            let messageId = try context.parameters.require("message")
+            guard let message = try await push.inbox(token: phone.fcmToken).first(where: { $0.id == messageId }) else {
+                throw APIError(.notFound, "MESSAGE_NOT_FOUND", "no message \(messageId) in this phone's inbox")
+            }
+            let flow = try await phones.startOutOfBand(phoneId: phone.id, payload: message.message.payload())
+            _ = try await push.take(token: phone.fcmToken, id: messageId)
             return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
         }
         return routes
     }
-}
 
+    /// `{"qr": text}`, `{"link": url}` or `{"push": FCM JSON}`: exactly one of them.
+    static func payload(from request: Request, context: AppRequestContext) async throws -> OutOfBandPayload {
+        let body = try await request.collectJSONBody(context: context)
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw APIError(.badRequest, "MALFORMED_JSON", "the request body must be a JSON object")
+        }
+        let given = ["qr", "link", "push"].filter { object[$0] != nil }
+        guard given.count == 1, object.count == 1 else {
+            throw APIError(.badRequest, "INVALID_FIELD", "give exactly one of 'qr', 'link' and 'push'")
+        }
+        switch (given[0], object[given[0]]) {
+        case ("qr", let text as String): return try OutOfBandDecoder.decode(qrText: text)
+        case ("link", let text as String): return try DeepLink.decode(text)
+        case ("push", let message as [String: Any]):
+            return try PushDecoder.decode(json: Array(try JSONSerialization.data(withJSONObject: message))).payload()
+        case ("push", let text as String): return try PushDecoder.decode(json: Array(text.utf8)).payload()
+        case ("push", _): throw APIError(.badRequest, "INVALID_FIELD", "the field 'push' must be an FCM message (an object)")
+        default: throw APIError(.badRequest, "INVALID_FIELD", "the field '\(given[0])' must be a string")
+        }
+    }
+}

@@ -11,6 +11,8 @@ struct RequestGuardMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         try Self.checkOrigin(request)
+        // DELETE carries no body, and a browser preflights it cross-site anyway.
+        guard request.method != .delete else { return try await next(request, context) }
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         guard contentType.hasPrefix("application/json") else {
             throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "state-changing requests take a JSON body (Content-Type: application/json)")

@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Phone
+import PushService
 import SodiumKit
 
 /// The WebSockets: a phone's screen (FlowUpdates out, the user's input in) and the console's
@@ -12,6 +13,7 @@ import SodiumKit
 struct StreamController {
     let phones: PhoneService
     let backend: DemoBackend
+    let push: PushService
     static let maxMessageSize = 16 * 1024
 
     /// A message from the phone's screen.
@@ -28,9 +30,10 @@ struct StreamController {
     enum ScreenMessage: Encodable {
         case phone(PhoneDetail)
         case flowUpdate(Flow)
+        case notification(PushService.InboxMessage)
         case error(code: String, message: String)
 
-        private enum Keys: String, CodingKey { case type, phone, flow, error }
+        private enum Keys: String, CodingKey { case type, phone, flow, notification, error }
         private struct ErrorBody: Encodable { let code: String; let message: String }
 
         func encode(to encoder: Encoder) throws {
@@ -42,6 +45,9 @@ struct StreamController {
             case .flowUpdate(let flow):
                 try container.encode("flowUpdate", forKey: .type)
                 try container.encode(flow, forKey: .flow)
+            case .notification(let message):
+                try container.encode("notification", forKey: .type)
+                try container.encode(message, forKey: .notification)
             case .error(let code, let message):
                 try container.encode("error", forKey: .type)
                 try container.encode(ErrorBody(code: code, message: message), forKey: .error)
@@ -63,7 +69,11 @@ struct StreamController {
             let id = try context.requestContext.parameters.require("id")
             // Subscribe before the snapshot so no update falls between the two.
             let events = phones.events.subscribe(id)
-            try await send(.phone(await phones.phone(id: id)), outbound)
+            let phone = try await phones.phone(id: id)
+            let pushes = push.deliveries.subscribe(phone.fcmToken)
+            try await send(.phone(phone), outbound)
+            // Messages that arrived while the phone was offline come first.
+            for waiting in try await push.inbox(token: phone.fcmToken) { try await send(.notification(waiting), outbound) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await event in events {
@@ -72,6 +82,9 @@ struct StreamController {
                         case .phoneChanged(let phone): try await send(.phone(phone), outbound)
                         }
                     }
+                }
+                group.addTask {
+                    for await message in pushes { try await send(.notification(message), outbound) }
                 }
                 for try await message in inbound.messages(maxSize: Self.maxMessageSize) {
                     guard case .text(let text) = message else {

@@ -32,7 +32,8 @@ struct ScriptedDevice {
         let pinKey = try pinKey(pin)
         let answer = try await backend.enrol(sessionId: redeemed.sessionId, EnrolRequest(
             deviceId: id, accountPublicKey: publicKey, accountSignature: Base64URL.encode(accountKey.sign(message)),
-            pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message))))
+            pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message)),
+            deviceName: "scripted", fcmToken: nil))
         return try #require(answer.accountId)
     }
 

@@ -21,7 +21,9 @@ import WebApp
                 (["link": "javascript:alert(1)"], "INVALID_LINK"),
                 (["qr": "x", "link": "y"], "INVALID_FIELD"),
                 ([:], "INVALID_FIELD"),
-                (["qr": 42], "MALFORMED_JSON"),
+                (["qr": 42], "INVALID_FIELD"),
+                (["push": ["data": ["k": "v"]]], "MISSING_FIELD"),
+                (["push": ["message": ["data": ["nma_data": 5]]]], "INVALID_FIELD"),
             ]
             for (body, code) in cases {
                 let answer = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: body)
@@ -104,6 +106,9 @@ import WebApp
                     #expect(answer.type == "error")
                     #expect(answer.error?.code == code, "\(message)")
                 }
+                // A frame over the 16 KiB limit closes the connection.
+                try await outbound.write(.text(String(repeating: "x", count: 20 * 1024)))
+                await #expect(throws: Screen.ScreenClosed.self) { _ = try await screen.next() }
             }
         }
     }

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import HummingbirdWSTesting
 import HummingbirdWebSocket
 import Phone
+import PushService
 import Testing
 import WebApp
 
@@ -72,6 +73,7 @@ struct ScreenMessage: Decodable {
     let type: String
     let flow: Flow?
     let phone: PhoneDetail?
+    let notification: PushService.InboxMessage?
     let error: ErrorBody?
 }
 

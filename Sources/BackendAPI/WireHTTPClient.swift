@@ -1,0 +1,50 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+
+/// JSON over real HTTP between the parts (phone → backend, backend → push service), even when
+/// both are this process: that keeps unreachable servers and refusals real.
+public struct WireHTTPClient: Sendable {
+    public struct Answer: Sendable {
+        public let status: UInt
+        public let body: ByteBuffer
+
+        public var isSuccess: Bool { (200..<300).contains(status) }
+
+        public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            try WireJSON.decoder().decode(T.self, from: body)
+        }
+    }
+
+    /// The request never got an answer (refused, reset, timed out); the reason is in the text.
+    public struct TransportError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    let http: HTTPClient
+    let timeout: TimeAmount
+
+    public init(http: HTTPClient = .shared, timeout: TimeAmount = .seconds(10)) {
+        self.http = http
+        self.timeout = timeout
+    }
+
+    public func post(_ url: String, json body: some Encodable) async throws(TransportError) -> Answer {
+        let bytes: Data
+        do { bytes = try WireJSON.encoder().encode(body) } catch {
+            throw TransportError(description: "the request could not be encoded: \(error)")
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Accept", value: "application/json")
+        request.body = .bytes(ByteBuffer(data: bytes))
+        do {
+            let response = try await http.execute(request, timeout: timeout)
+            return Answer(status: response.status.code, body: try await response.body.collect(upTo: 1 << 20))
+        } catch {
+            throw TransportError(description: String(describing: error))
+        }
+    }
+}

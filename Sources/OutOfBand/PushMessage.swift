@@ -1,0 +1,91 @@
+import Foundation
+
+/// A push as the phone receives it: FCM's `data` map (string to string) and an optional banner.
+/// The out-of-band payload travels in `data` as `nma_data` (JSON text),
+/// `nma_data_content_type` and `nma_data_version`.
+public struct PushMessage: Equatable, Sendable, Codable {
+    public struct Notification: Equatable, Sendable, Codable {
+        public var title: String?
+        public var body: String?
+
+        public init(title: String?, body: String?) {
+            self.title = title
+            self.body = body
+        }
+    }
+
+    public var messageId: String?
+    public var from: String?
+    public var data: [String: String]
+    public var notification: Notification?
+
+    public init(messageId: String? = nil, from: String? = nil, data: [String: String], notification: Notification? = nil) {
+        self.messageId = messageId
+        self.from = from
+        self.data = data
+        self.notification = notification
+    }
+
+    /// The data map a backend sends for a payload.
+    public static func data(for payload: OutOfBandPayload) -> [String: String] {
+        [
+            "nma_data": OutOfBandPayload.minifiedJSON(payload.nmaData),
+            "nma_data_content_type": payload.contentType,
+            "nma_data_version": payload.version,
+        ]
+    }
+
+    /// The payload in the data map; keys that are not the payload's are left alone (a push may
+    /// carry other data too).
+    public func payload() throws(OutOfBandError) -> OutOfBandPayload {
+        var root: [String: Any] = [:]
+        for key in ["nma_data", "nma_data_content_type", "nma_data_version"] {
+            guard let value = data[key] else { throw .missingField("data.\(key)") }
+            root[key] = value
+        }
+        return try OutOfBandDecoder.decode(root: root)
+    }
+}
+
+/// Reads the two shapes a push arrives in: an FCM HTTP v1 send request (`{"message": {…}}`, as
+/// a backend posts it) and what an app is handed (`{"from", "messageId", "data", "notification"}`).
+public enum PushDecoder {
+    public static func decode(json bytes: [UInt8]) throws(OutOfBandError) -> PushMessage {
+        guard !bytes.isEmpty else { throw .empty("push message") }
+        guard bytes.count <= OutOfBandDecoder.maximumLength else {
+            throw .tooLarge("push message", limit: OutOfBandDecoder.maximumLength)
+        }
+        let root = try OutOfBandDecoder.object(fromJSON: bytes, what: "the push message")
+        if let message = root["message"] {
+            guard let message = message as? [String: Any] else { throw .invalidField("message", "must be an object") }
+            return try decode(fields: message, prefix: "message.")
+        }
+        return try decode(fields: root, prefix: "")
+    }
+
+    private static func decode(fields: [String: Any], prefix: String) throws(OutOfBandError) -> PushMessage {
+        guard let rawData = fields["data"] else { throw .missingField(prefix + "data") }
+        guard let dataObject = rawData as? [String: Any] else { throw .invalidField(prefix + "data", "must be an object") }
+        var data: [String: String] = [:]
+        for (key, value) in dataObject {
+            guard let text = value as? String else {
+                throw .invalidField("\(prefix)data.\(key)", "must be a string (FCM data values are strings)")
+            }
+            data[key] = text
+        }
+        var notification: PushMessage.Notification?
+        if let raw = fields["notification"] {
+            guard let object = raw as? [String: Any] else { throw .invalidField(prefix + "notification", "must be an object") }
+            notification = .init(title: try optionalString(object, "title", prefix + "notification."),
+                                 body: try optionalString(object, "body", prefix + "notification."))
+        }
+        return PushMessage(messageId: try optionalString(fields, "messageId", prefix),
+                           from: try optionalString(fields, "from", prefix), data: data, notification: notification)
+    }
+
+    private static func optionalString(_ object: [String: Any], _ key: String, _ prefix: String) throws(OutOfBandError) -> String? {
+        guard let value = object[key] else { return nil }
+        guard let text = value as? String else { throw .invalidField(prefix + key, "must be a string") }
+        return text
+    }
+}

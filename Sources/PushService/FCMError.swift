@@ -1,0 +1,55 @@
+/// An error as FCM HTTP v1 answers it, so that clients written for Firebase read it unchanged:
+/// `{"error": {"code": 404, "message": "…", "status": "NOT_FOUND", "details": [{"@type": "…FcmError", "errorCode": "UNREGISTERED"}]}}`.
+public struct FCMError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The HTTP status.
+    public let code: Int
+    /// Google's canonical status name.
+    public let status: String
+    /// FCM's own error code, the one clients act on.
+    public let errorCode: String
+    public let message: String
+
+    public var description: String { "\(errorCode): \(message)" }
+
+    public static func invalidArgument(_ message: String) -> FCMError {
+        FCMError(code: 400, status: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT", message: message)
+    }
+    public static func unregistered(_ token: String) -> FCMError {
+        FCMError(code: 404, status: "NOT_FOUND", errorCode: "UNREGISTERED",
+                 message: "Requested entity was not found: the registration token is not registered (\(token.prefix(12))…)")
+    }
+    public static func senderIdMismatch(_ project: String) -> FCMError {
+        FCMError(code: 403, status: "PERMISSION_DENIED", errorCode: "SENDER_ID_MISMATCH",
+                 message: "SenderId mismatch: the token belongs to another project than '\(project)'")
+    }
+    public static func quotaExceeded(_ message: String) -> FCMError {
+        FCMError(code: 429, status: "RESOURCE_EXHAUSTED", errorCode: "QUOTA_EXCEEDED", message: message)
+    }
+    public static func internalError(_ message: String) -> FCMError {
+        FCMError(code: 500, status: "INTERNAL", errorCode: "INTERNAL", message: message)
+    }
+
+    public struct Body: Codable, Equatable, Sendable {
+        public struct Detail: Codable, Equatable, Sendable {
+            public var type: String
+            public var errorCode: String
+
+            enum CodingKeys: String, CodingKey {
+                case type = "@type"
+                case errorCode
+            }
+        }
+        public struct Inner: Codable, Equatable, Sendable {
+            public var code: Int
+            public var message: String
+            public var status: String
+            public var details: [Detail]
+        }
+        public var error: Inner
+    }
+
+    public var body: Body {
+        Body(error: .init(code: code, message: message, status: status,
+                          details: [.init(type: "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: errorCode)]))
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import OutOfBand
+
+/// An FCM HTTP v1 send request, checked the way FCM checks it for what AuthPhone covers.
+/// Pure: bytes in, a validated request or an `FCMError` out.
+public struct FCMSendRequest: Equatable, Sendable {
+    public var token: String
+    public var message: PushMessage
+    public var validateOnly: Bool
+
+    /// FCM's limit on a message's data and notification together.
+    public static let payloadLimit = 4096
+    static let reservedKeys: Set<String> = ["from", "message_type"]
+    static let reservedPrefixes = ["google.", "gcm."]
+    static let knownMessageFields: Set<String> = [
+        "name", "token", "topic", "condition", "data", "notification", "android", "apns", "webpush", "fcm_options",
+    ]
+
+    public static func parse(_ bytes: [UInt8]) throws(FCMError) -> FCMSendRequest {
+        guard let value = try? JSONSerialization.jsonObject(with: Data(bytes)), let root = value as? [String: Any] else {
+            throw .invalidArgument("Invalid JSON payload received.")
+        }
+        for key in root.keys where key != "message" && key != "validate_only" && key != "validateOnly" {
+            throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\": Cannot find field.")
+        }
+        let validateOnly: Bool
+        switch root["validate_only"] ?? root["validateOnly"] {
+        case nil: validateOnly = false
+        case let flag as Bool: validateOnly = flag
+        default: throw .invalidArgument("Invalid value at 'validate_only' (TYPE_BOOL)")
+        }
+        guard let message = root["message"] as? [String: Any] else {
+            throw .invalidArgument("Request contains an invalid argument: 'message' is required and must be an object.")
+        }
+        for key in message.keys where !knownMessageFields.contains(key) {
+            throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\" at 'message': Cannot find field.")
+        }
+        let targets = ["token", "topic", "condition"].filter { message[$0] != nil }
+        guard targets.count == 1 else {
+            throw .invalidArgument("Exactly one of token, topic or condition must be given, not \(targets.isEmpty ? "none" : targets.joined(separator: " and ")).")
+        }
+        guard targets == ["token"] else {
+            throw .invalidArgument("Topics and conditions are not supported by AuthPhone's push service; send to a token.")
+        }
+        guard let token = message["token"] as? String, !token.isEmpty else {
+            throw .invalidArgument("Invalid value at 'message.token' (TYPE_STRING)")
+        }
+
+        var data: [String: String] = [:]
+        if let raw = message["data"] {
+            guard let object = raw as? [String: Any] else { throw .invalidArgument("Invalid value at 'message.data' (Map)") }
+            for (index, key) in object.keys.sorted().enumerated() {
+                guard let text = object[key] as? String else {
+                    throw .invalidArgument("Invalid value at 'message.data[\(index)].value' (TYPE_STRING), \(object[key].map { "\($0)" } ?? "null")")
+                }
+                if reservedKeys.contains(key) || reservedPrefixes.contains(where: key.hasPrefix) {
+                    throw .invalidArgument("Invalid data payload key: '\(key)' is reserved.")
+                }
+                data[key] = text
+            }
+        }
+        var notification: PushMessage.Notification?
+        if let raw = message["notification"] {
+            guard let object = raw as? [String: Any] else { throw .invalidArgument("Invalid value at 'message.notification' (Notification)") }
+            for key in object.keys where !["title", "body", "image"].contains(key) {
+                throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\" at 'message.notification': Cannot find field.")
+            }
+            func text(_ key: String) throws(FCMError) -> String? {
+                guard let value = object[key] else { return nil }
+                guard let text = value as? String else { throw .invalidArgument("Invalid value at 'message.notification.\(key)' (TYPE_STRING)") }
+                return text
+            }
+            notification = .init(title: try text("title"), body: try text("body"))
+        }
+        let size = data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+            + (notification?.title?.utf8.count ?? 0) + (notification?.body?.utf8.count ?? 0)
+        guard size <= payloadLimit else {
+            throw .invalidArgument("Message is too big: \(size) bytes of data and notification, the limit is \(payloadLimit).")
+        }
+        return FCMSendRequest(token: token, message: PushMessage(data: data, notification: notification), validateOnly: validateOnly)
+    }
+}

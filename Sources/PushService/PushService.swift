@@ -1,0 +1,172 @@
+import Broadcast
+import Foundation
+import GRDB
+import OutOfBand
+import Synchronization
+
+/// A stand-in for Firebase Cloud Messaging: it knows the registration tokens of the simulated
+/// phones, accepts FCM HTTP v1 sends for them, and keeps each phone's messages in an inbox
+/// until the phone opens or clears them, so a phone that is offline gets them when it is back.
+public final class PushService: Sendable {
+    public struct Configuration: Sendable {
+        /// The Firebase project id that senders must name.
+        public var project: String
+        /// Push-bombing guard: at most this many messages per token in `rateWindow`.
+        public var rateLimit: Int
+        public var rateWindow: TimeInterval
+
+        public init(project: String = "authphone", rateLimit: Int = 30, rateWindow: TimeInterval = 60) {
+            self.project = project
+            self.rateLimit = rateLimit
+            self.rateWindow = rateWindow
+        }
+    }
+
+    /// A message waiting in a phone's inbox.
+    public struct InboxMessage: Codable, Equatable, Sendable {
+        public var id: String
+        public var name: String
+        public var receivedAt: Date
+        public var message: PushMessage
+    }
+
+    let writer: any DatabaseWriter
+    let configuration: Configuration
+    let now: @Sendable () -> Date
+    private let recentSends = Mutex<[String: [Date]]>([:])
+    /// New messages, per registration token.
+    public let deliveries = KeyedBroadcaster<String, InboxMessage>()
+
+    public init(writer: any DatabaseWriter, configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.writer = writer
+        self.configuration = configuration
+        self.now = now
+        try Self.migrator.migrate(writer)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("push-v1") { db in
+            try db.create(table: "registration") { t in
+                t.primaryKey("token", .text)
+                t.column("createdAt", .datetime).notNull()
+                t.column("retiredAt", .datetime)
+            }
+            try db.create(table: "inbox") { t in
+                t.primaryKey("id", .text)
+                t.column("token", .text).notNull().indexed().references("registration", onDelete: .cascade)
+                t.column("name", .text).notNull()
+                t.column("message", .jsonText).notNull()
+                t.column("receivedAt", .datetime).notNull()
+            }
+        }
+        return migrator
+    }
+
+    // MARK: the platform side (what a phone's operating system does)
+
+    /// A new token, as the FCM SDK hands one to an app.
+    public func register(token: String) async throws {
+        let time = now()
+        try await writer.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO registration (token, createdAt) VALUES (?, ?)", arguments: [token, time])
+        }
+    }
+
+    /// The token stops working: sends to it answer UNREGISTERED from now on.
+    public func retire(token: String) async throws {
+        let time = now()
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE registration SET retiredAt = ? WHERE token = ? AND retiredAt IS NULL", arguments: [time, token])
+        }
+    }
+
+    public func inbox(token: String) async throws -> [InboxMessage] {
+        try await writer.read { db in
+            try InboxRecord.filter(Column("token") == token).order(Column("receivedAt"), Column("id")).fetchAll(db).map(\.inboxMessage)
+        }
+    }
+
+    /// Removes one message (it was opened) and returns it; nil when there is no such message.
+    public func take(token: String, id: String) async throws -> InboxMessage? {
+        try await writer.write { db in
+            guard let record = try InboxRecord.filter(Column("token") == token && Column("id") == id).fetchOne(db) else { return nil }
+            try record.delete(db)
+            return record.inboxMessage
+        }
+    }
+
+    public func clearInbox(token: String) async throws {
+        _ = try await writer.write { db in try InboxRecord.filter(Column("token") == token).deleteAll(db) }
+    }
+
+    // MARK: the sender side (FCM HTTP v1)
+
+    /// `POST /v1/projects/{project}/messages:send`: the message's resource name on success.
+    public func send(project: String, body: [UInt8]) async throws(FCMError) -> String {
+        let request = try FCMSendRequest.parse(body)
+        guard project == configuration.project else { throw .senderIdMismatch(project) }
+        let registered: Bool
+        do {
+            registered = try await writer.read { db in
+                try Bool.fetchOne(db, sql: "SELECT retiredAt IS NULL FROM registration WHERE token = ?", arguments: [request.token]) ?? false
+            }
+        } catch {
+            throw .internalError("the push service's storage failed: \(error)")
+        }
+        guard registered else { throw .unregistered(request.token) }
+        let id = UUID().uuidString.lowercased()
+        let name = "projects/\(project)/messages/\(id)"
+        if request.validateOnly { return name }
+        try admit(request.token)
+
+        var message = request.message
+        message.messageId = id
+        message.from = configuration.project
+        let delivered = InboxMessage(id: id, name: name, receivedAt: now(), message: message)
+        do {
+            try await writer.write { db in try InboxRecord(delivered, token: request.token).insert(db) }
+        } catch {
+            throw .internalError("the push service's storage failed: \(error)")
+        }
+        deliveries.send(delivered, to: request.token)
+        return name
+    }
+
+    /// Counts the send against the token's window; refuses it past the limit.
+    private func admit(_ token: String) throws(FCMError) {
+        let time = now()
+        let window = configuration.rateWindow, limit = configuration.rateLimit
+        let admitted = recentSends.withLock { sends -> Bool in
+            var recent = (sends[token] ?? []).filter { time.timeIntervalSince($0) < window }
+            defer { sends[token] = recent }
+            guard recent.count < limit else { return false }
+            recent.append(time)
+            return true
+        }
+        guard admitted else {
+            throw .quotaExceeded("Too many messages to this device: at most \(limit) in \(Int(window)) s (push bombing guard).")
+        }
+    }
+}
+
+struct InboxRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "inbox"
+    var id: String
+    var token: String
+    var name: String
+    var message: PushMessage
+    var receivedAt: Date
+
+    init(_ message: PushService.InboxMessage, token: String) {
+        id = message.id
+        self.token = token
+        name = message.name
+        self.message = message.message
+        receivedAt = message.receivedAt
+    }
+
+    var inboxMessage: PushService.InboxMessage {
+        PushService.InboxMessage(id: id, name: name, receivedAt: receivedAt, message: message)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import OutOfBand
+import PushService
+
+/// `POST /v1/projects/{project}/messages:send`: FCM HTTP v1, answered the way FCM answers, so
+/// a Firebase client or `curl` written for FCM works unchanged against this base URL.
+struct PushController {
+    let push: PushService
+
+    struct Sent: ResponseEncodable {
+        let name: String
+    }
+
+    struct FCMErrorResponse: HTTPResponseError {
+        let error: FCMError
+        var status: HTTPResponse.Status { .init(code: error.code) }
+
+        func response(from request: Request, context: some RequestContext) throws -> Response {
+            let data = try JSONEncoder().encode(error.body)
+            return Response(status: status, headers: [.contentType: "application/json; charset=UTF-8"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+    }
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        // The path segment is `messages:send`, literal colon included.
+        router.post("/v1/projects/{project}/{method}") { request, context -> Sent in
+            guard context.parameters.get("method") == "messages:send" else {
+                throw FCMErrorResponse(error: .invalidArgument("Unknown method: only messages:send is served"))
+            }
+            let project = try context.parameters.require("project")
+            let body: ByteBuffer
+            do { body = try await request.body.collect(upTo: context.maxUploadSize) } catch {
+                throw FCMErrorResponse(error: .invalidArgument("Request payload size exceeds the limit: \(context.maxUploadSize) bytes."))
+            }
+            do throws(FCMError) {
+                return Sent(name: try await push.send(project: project, body: Array(buffer: body)))
+            } catch {
+                throw FCMErrorResponse(error: error)
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import GRDB
+import OutOfBand
+import PushService
+import Synchronization
+import Testing
+
+@Suite struct FCMSendRequestTests {
+    static let token = "dev1:APA91bXYZ"
+
+    static func body(_ message: String, extra: String = "") -> [UInt8] {
+        Array(#"{"message": \#(message)\#(extra)}"#.utf8)
+    }
+
+    @Test func aValidRequestParses() throws {
+        let request = try FCMSendRequest.parse(Self.body(
+            #"{"token": "\#(Self.token)", "data": {"nma_data": "{}", "k": "v"}, "notification": {"title": "T", "body": "B"}, "android": {"priority": "HIGH"}}"#,
+            extra: #", "validate_only": true"#))
+        #expect(request.token == Self.token)
+        #expect(request.message.data == ["nma_data": "{}", "k": "v"])
+        #expect(request.message.notification == .init(title: "T", body: "B"))
+        #expect(request.validateOnly)
+    }
+
+    static let refused: [(String, String)] = [
+        ("not json", "Invalid JSON"),
+        (#"{"message": []}"#, "'message'"),
+        (#"{"message": {"data": {}}}"#, "Exactly one"),
+        (#"{"message": {"token": "t", "topic": "news"}}"#, "Exactly one"),
+        (#"{"message": {"topic": "news"}}"#, "Topics"),
+        (#"{"message": {"condition": "'a' in topics"}}"#, "Topics"),
+        (#"{"message": {"token": 5}}"#, "message.token"),
+        (#"{"message": {"token": "t", "data": {"n": 12}}}"#, "message.data[0].value"),
+        (#"{"message": {"token": "t", "data": {"from": "x"}}}"#, "reserved"),
+        (#"{"message": {"token": "t", "data": {"google.x": "x"}}}"#, "reserved"),
+        (#"{"message": {"token": "t", "data": {"gcm.notification.title": "x"}}}"#, "reserved"),
+        (#"{"message": {"token": "t", "bogus": 1}}"#, "Unknown name"),
+        (#"{"message": {"token": "t"}, "other": 1}"#, "Unknown name"),
+        (#"{"message": {"token": "t"}, "validate_only": "yes"}"#, "validate_only"),
+        (#"{"message": {"token": "t", "notification": {"title": 1}}}"#, "notification.title"),
+    ]
+
+    @Test(arguments: refused)
+    func invalidRequestsAreInvalidArgument(_ body: String, _ mentions: String) {
+        do {
+            _ = try FCMSendRequest.parse(Array(body.utf8))
+            Issue.record("accepted: \(body)")
+        } catch {
+            #expect(error.code == 400)
+            #expect(error.errorCode == "INVALID_ARGUMENT")
+            #expect(error.message.contains(mentions), "\(error.message)")
+        }
+    }
+
+    @Test func theDataLimitIs4096Bytes() throws {
+        let fits = String(repeating: "a", count: 4096 - 1)
+        _ = try FCMSendRequest.parse(Self.body(#"{"token": "t", "data": {"k": "\#(fits)"}}"#))
+        #expect(throws: FCMError.self) {
+            try FCMSendRequest.parse(Self.body(#"{"token": "t", "data": {"k": "\#(fits)x"}}"#))
+        }
+    }
+}
+
+final class TestClock: Sendable {
+    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    func now() -> Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
+}
+
+@Suite struct PushServiceTests {
+    let clock = TestClock()
+    let payload = OutOfBandPayload(redeemData: .init(token: "tok", redeemURL: URL(string: "http://127.0.0.1:8080/api/backend/redeem")!))
+
+    func makeService(rateLimit: Int = 30) throws -> PushService {
+        let clock = clock
+        return try PushService(writer: DatabaseQueue(), configuration: .init(project: "demo", rateLimit: rateLimit), now: { clock.now() })
+    }
+
+    func send(_ service: PushService, to token: String, project: String = "demo", validateOnly: Bool = false) async throws(FCMError) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: PushMessage.data(for: payload))
+        let body = #"{"message": {"token": "\#(token)", "data": \#(String(decoding: data, as: UTF8.self)), "notification": {"title": "Log in?", "body": "b"}}, "validate_only": \#(validateOnly)}"#
+        return try await service.send(project: project, body: Array(body.utf8))
+    }
+
+    @Test func aMessageWaitsInTheInboxAndCarriesThePayload() async throws {
+        let service = try makeService()
+        try await service.register(token: "t1")
+        let name = try await send(service, to: "t1")
+        #expect(name.hasPrefix("projects/demo/messages/"))
+        let inbox = try await service.inbox(token: "t1")
+        #expect(inbox.count == 1)
+        #expect(inbox[0].name == name)
+        #expect(inbox[0].message.notification?.title == "Log in?")
+        #expect(try inbox[0].message.payload() == payload)
+        #expect(try await service.take(token: "t1", id: inbox[0].id) == inbox[0])
+        #expect(try await service.inbox(token: "t1").isEmpty)
+    }
+
+    @Test func unknownAndRetiredTokensAreUnregistered() async throws {
+        let service = try makeService()
+        await #expect(throws: FCMError.unregistered("nobody")) { try await send(service, to: "nobody") }
+        try await service.register(token: "t1")
+        try await service.retire(token: "t1")
+        do {
+            _ = try await send(service, to: "t1")
+            Issue.record("a retired token was accepted")
+        } catch {
+            #expect(error.code == 404)
+            #expect(error.errorCode == "UNREGISTERED")
+        }
+    }
+
+    @Test func anotherProjectIsASenderIdMismatch() async throws {
+        let service = try makeService()
+        try await service.register(token: "t1")
+        await #expect(throws: FCMError.senderIdMismatch("other")) { try await send(service, to: "t1", project: "other") }
+        #expect(try await service.inbox(token: "t1").isEmpty)
+    }
+
+    @Test func validateOnlyDeliversNothing() async throws {
+        let service = try makeService()
+        try await service.register(token: "t1")
+        _ = try await send(service, to: "t1", validateOnly: true)
+        #expect(try await service.inbox(token: "t1").isEmpty)
+    }
+
+    @Test func pushBombingIsThrottledPerToken() async throws {
+        let service = try makeService(rateLimit: 3)
+        try await service.register(token: "t1")
+        try await service.register(token: "t2")
+        for _ in 0..<3 { _ = try await send(service, to: "t1") }
+        do {
+            _ = try await send(service, to: "t1")
+            Issue.record("the fourth message in a minute was accepted")
+        } catch {
+            #expect(error.code == 429)
+            #expect(error.errorCode == "QUOTA_EXCEEDED")
+        }
+        _ = try await send(service, to: "t2") // another phone is not affected
+        clock.advance(60)
+        _ = try await send(service, to: "t1") // the window has moved on
+        #expect(try await service.inbox(token: "t1").count == 4)
+    }
+
+    @Test func aSubscriberGetsNewMessages() async throws {
+        let service = try makeService()
+        try await service.register(token: "t1")
+        let stream = service.deliveries.subscribe("t1")
+        let name = try await send(service, to: "t1")
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next()?.name == name)
+    }
+}

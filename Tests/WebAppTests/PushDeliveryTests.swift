@@ -1,0 +1,112 @@
+import AuthFlow
+import Backend
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSTesting
+import HummingbirdWebSocket
+import OutOfBand
+import Phone
+import PushService
+import Testing
+import WebApp
+
+/// The backend pushes through the FCM v1 endpoint over HTTP; the phone's screen shows the
+/// notification; opening it starts the operation.
+@Suite(.timeLimit(.minutes(2))) struct PushDeliveryTests {
+    struct Inbox: Decodable {
+        let messages: [PushService.InboxMessage]
+    }
+
+    @Test func aLoginByPushReachesTheEnrolledPhoneAndOpensIntoTheFlow() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let phone = try await client.createPhone()
+            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
+                var screen = Screen(inbound, outbound)
+                _ = try await screen.next()
+                try await enrol(client, &screen, phoneId: phone.id, user: "alice")
+
+                let login = try await client.send(.post, "/api/backend/sessions",
+                                                  json: ["type": "login", "userId": "alice", "delivery": "push"]).decode(BackendSession.self)
+                #expect(login.delivery == "push")
+                #expect(login.dispatch == "dispatched")
+                var message = try await screen.next()
+                while message.type != "notification" { message = try await screen.next() }
+                let notification = try #require(message.notification)
+                #expect(notification.message.notification?.title?.hasPrefix("Log in") == true)
+
+                let opened = try await client.send(.post, "/api/phones/\(phone.id)/inbox/\(notification.id)/open", json: [:])
+                #expect(opened.status == .accepted)
+                let flow = try await screen.settledFlow()
+                #expect(flow.type == .login)
+                #expect(flow.session?.id == login.id)
+                // Opened messages leave the inbox.
+                #expect(try await client.send(.get, "/api/phones/\(phone.id)/inbox").decode(Inbox.self).messages.isEmpty)
+            }
+        }
+    }
+
+    @Test func aPushToAnOfflinePhoneWaitsForIt() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let phone = try await client.createPhone()
+            let enrol = try await client.send(.post, "/api/backend/sessions",
+                                              json: ["type": "enrol", "userId": "bob", "pushToken": phone.fcmToken]).decode(BackendSession.self)
+            #expect(enrol.dispatch == "dispatched")
+            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
+                var screen = Screen(inbound, outbound)
+                #expect(try await screen.next().type == "phone")
+                let waiting = try await screen.next()
+                #expect(waiting.type == "notification")
+                // The push's data map is the payload itself, as an app receives it.
+                let payload = try #require(waiting.notification).message
+                let started = try await client.send(.post, "/api/phones/\(phone.id)/oob",
+                                                    json: ["push": ["from": payload.from ?? "", "data": payload.data]])
+                #expect(started.status == .accepted)
+                #expect(try await screen.settledFlow().session?.id == enrol.id)
+            }
+            let cleared = try await client.send(.delete, "/api/phones/\(phone.id)/inbox", headers: [:])
+            #expect(cleared.status == .noContent)
+            #expect(try await client.send(.get, "/api/phones/\(phone.id)/inbox").decode(Inbox.self).messages.isEmpty)
+        }
+    }
+
+    @Test func theFCMEndpointAnswersLikeFCM() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let phone = try await client.createPhone()
+            let data = ["nma_data": "{}", "nma_data_content_type": "application/json", "nma_data_version": "1"]
+            let sent = try await client.send(.post, "/v1/projects/authphone/messages:send",
+                                             json: ["message": ["token": phone.fcmToken, "data": data]])
+            #expect(sent.status == .ok)
+            #expect(try sent.decode([String: String].self)["name"]?.hasPrefix("projects/authphone/messages/") == true)
+
+            let cases: [(String, [String: Any], HTTPResponse.Status, String)] = [
+                ("authphone", ["message": ["token": "unknown-token", "data": data]], .notFound, "UNREGISTERED"),
+                ("someone-else", ["message": ["token": phone.fcmToken, "data": data]], .forbidden, "SENDER_ID_MISMATCH"),
+                ("authphone", ["message": ["token": phone.fcmToken, "data": ["n": 1]]], .badRequest, "INVALID_ARGUMENT"),
+                ("authphone", ["message": ["topic": "news", "data": data]], .badRequest, "INVALID_ARGUMENT"),
+            ]
+            for (project, body, status, code) in cases {
+                let answer = try await client.send(.post, "/v1/projects/\(project)/messages:send", json: body)
+                #expect(answer.status == status)
+                let error = try answer.decode(FCMError.Body.self).error
+                #expect(error.code == Int(status.code))
+                #expect(error.details.first?.errorCode == code)
+                #expect(error.details.first?.type == "type.googleapis.com/google.firebase.fcm.v1.FcmError")
+            }
+        }
+    }
+}
+
+/// Enrols `user` on the phone whose screen is open, with PIN 260418.
+func enrol(_ client: some TestClientProtocol, _ screen: inout Screen, phoneId: String, user: String) async throws {
+    let session = try await client.startSession("enrol", user: user)
+    _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
+    _ = try await screen.settledFlow()
+    try await screen.send(["action": "confirmSession"])
+    _ = try await screen.settledFlow()
+    try await screen.send(["action": "inputSecondFactor", "pin": "260418"])
+    #expect(try await screen.settledFlow().state == .done)
+}
