@@ -4,7 +4,7 @@
 CONFIG ?= debug
 ARGS ?=
 
-.PHONY: run test build setup setup-test unit-test browser-test clean
+.PHONY: run test build setup setup-test unit-test browser-test fuzz clean
 
 run: setup
 	swift build -c $(CONFIG) --product authphone
@@ -13,6 +13,7 @@ run: setup
 test: setup-test
 	swift build --build-tests
 	swift test --skip-build
+	scripts/fuzz.sh 10
 	scripts/browser-test.sh
 
 unit-test: setup
@@ -22,6 +23,9 @@ unit-test: setup
 browser-test: setup-test
 	swift build --build-tests
 	scripts/browser-test.sh
+
+fuzz: setup
+	scripts/fuzz.sh $(or $(SECONDS),60)
 
 build: setup
 	swift build --build-tests
