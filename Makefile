@@ -3,6 +3,7 @@
 
 CONFIG ?= debug
 ARGS ?=
+FUZZ_SECONDS ?= 60
 
 .PHONY: run test build setup setup-test unit-test browser-test fuzz clean
 
@@ -25,7 +26,7 @@ browser-test: setup-test
 	scripts/browser-test.sh
 
 fuzz: setup
-	scripts/fuzz.sh $(or $(SECONDS),60)
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 build: setup
 	swift build --build-tests

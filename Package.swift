@@ -52,7 +52,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "authphone", dependencies: [
-            "WebApp", "Backend", "SodiumKit",
+            "WebApp", "Backend", "BackendAPI", "SodiumKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -35,6 +35,11 @@ public struct WireHTTPClient: Sendable {
         do { bytes = try WireJSON.encoder().encode(body) } catch {
             throw TransportError(description: "the request could not be encoded: \(error)")
         }
+        return try await post(url, bytes: bytes)
+    }
+
+    /// JSON that is already bytes (a message file, say).
+    public func post(_ url: String, bytes: Data) async throws(TransportError) -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

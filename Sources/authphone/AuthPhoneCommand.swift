@@ -10,7 +10,7 @@ struct AuthPhoneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authphone",
         abstract: "A simulated mobile authenticator with its demo backend, in one server.",
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, Push.self],
         defaultSubcommand: Serve.self)
 }
 

@@ -1,0 +1,40 @@
+import ArgumentParser
+import BackendAPI
+import Foundation
+
+/// `authphone push`: posts an FCM message to a running AuthPhone (or any FCM v1 endpoint).
+struct Push: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send an FCM HTTP v1 message to a phone of a running AuthPhone.",
+        discussion: """
+        The message is JSON: a whole send request ({"message": {...}}) or just the message
+        object ({"data": {...}, "notification": {...}}). --token sets or replaces its target.
+        Without --file the message is read from standard input.
+        """)
+
+    @Option(help: "The phone's FCM registration token.") var token: String
+    @Option(help: "A file with the message JSON (default: standard input).") var file: String?
+    @Option(help: "Base URL of the push service.") var server = "http://127.0.0.1:8080"
+    @Option(help: "Firebase project id.") var project = "authphone"
+    @Flag(help: "Ask the push service to check the message without delivering it.") var validateOnly = false
+
+    func run() async throws {
+        let input = try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
+        guard let object = try? JSONSerialization.jsonObject(with: input) as? [String: Any] else {
+            throw ValidationError("the message is not a JSON object")
+        }
+        var message = (object["message"] as? [String: Any]) ?? object
+        message["token"] = token
+        var request: [String: Any] = ["message": message]
+        if validateOnly { request["validate_only"] = true }
+        let body = try JSONSerialization.data(withJSONObject: request)
+
+        let answer = try await WireHTTPClient().post(server + FCMSend.path(project: project), bytes: body)
+        let text = String(buffer: answer.body)
+        guard answer.isSuccess else {
+            FileHandle.standardError.write(Data("HTTP \(answer.status): \(text)\n".utf8))
+            throw ExitCode(1)
+        }
+        print(text)
+    }
+}
