@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "AuthFlowTests", dependencies: ["AuthFlow"]),
         .testTarget(name: "BackendTests", dependencies: ["Backend", "BackendAPI", "OutOfBand", "SodiumKit"]),
         .testTarget(name: "WebAppTests", dependencies: [
-            "WebApp", "Phone", "Backend", "PushService", "SodiumKit",
+            "WebApp", "Phone", "Backend", "BackendAPI", "PushService", "SodiumKit",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

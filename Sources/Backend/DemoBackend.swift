@@ -314,6 +314,31 @@ public final class DemoBackend: Sendable {
         publish(record)
     }
 
+    /// How far a phone's clock may be from the server's for a pending-operations request.
+    static let pendingClockSkew: TimeInterval = 300
+
+    /// The login sessions waiting for the account's user: what a phone without pushes pulls.
+    public func pendingOperations(_ request: PendingRequest) async throws(BackendError) -> PendingResponse {
+        let time = now()
+        guard abs(request.timestamp.timeIntervalSince(time)) <= Self.pendingClockSkew else {
+            throw BackendError(.badRequest, "STALE_REQUEST", "the request's timestamp is more than \(Int(Self.pendingClockSkew)) s from the server's clock")
+        }
+        let records = try await read { db in
+            guard let account = try AccountRecord.fetchOne(db, key: request.accountId), account.deviceId == request.deviceId,
+                  Self.verify(request.signature, SignedMessage.pending(accountId: account.id, timestamp: request.timestamp),
+                              key: account.publicKey)
+            else { throw BackendError.invalidSignature }
+            return try SessionRecord
+                .filter(Column("userId") == account.userId && Column("type") == WireSessionType.login.rawValue
+                    && Column("status") == SessionStatus.pending.rawValue && Column("expiresAt") > time)
+                .order(SessionRecord.Columns.createdAt.desc).fetchAll(db)
+        }
+        return PendingResponse(operations: records.map {
+            PendingOperation(sessionId: $0.id, type: .login, createdAt: $0.createdAt, expiresAt: $0.expiresAt,
+                             payload: payload(for: $0).qrText)
+        })
+    }
+
     // MARK: the Second Factor Server's counting
 
     /// Checks a PIN proof and counts the outcome. Runs inside the caller's write transaction, so
@@ -428,7 +453,9 @@ public final class DemoBackend: Sendable {
     }
 
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(BackendError) -> T {
-        do { return try await database.writer.read(body) } catch {
+        do { return try await database.writer.read(body) } catch let error as BackendError {
+            throw error
+        } catch {
             throw BackendError(.unavailable, "DATABASE_ERROR", "the backend database failed: \(error)")
         }
     }

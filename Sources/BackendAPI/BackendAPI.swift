@@ -222,6 +222,10 @@ public enum SignedMessage {
     public static func verifyPin(sessionId: String, challenge: String, accountId: String) -> [UInt8] {
         Array("authphone/v1 pin\n\(sessionId)\n\(challenge)\n\(accountId)".utf8)
     }
+    /// Bound to the time so that a captured request stops working within minutes.
+    public static func pending(accountId: String, timestamp: Date) -> [UInt8] {
+        Array("authphone/v1 pending\n\(accountId)\n\(Int(timestamp.timeIntervalSince1970))".utf8)
+    }
 }
 
 /// The backend's routes as seen from a phone, relative to the backend's base URL.
@@ -231,6 +235,7 @@ public enum BackendRoutes {
     public static func enrol(_ session: String) -> String { "/api/backend/sessions/\(session)/enrol" }
     public static func verifyPin(_ session: String) -> String { "/api/backend/sessions/\(session)/verify" }
     public static func abandon(_ session: String) -> String { "/api/backend/sessions/\(session)/abandon" }
+    public static let pending = "/api/backend/pending"
 }
 
 /// One JSON dialect for every party: ISO 8601 dates, sorted keys (stable output for tests and diffs).
@@ -246,6 +251,49 @@ public enum WireJSON {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder
+    }
+}
+
+/// A phone asking for the operations waiting for one of its accounts (the pull fallback for a
+/// phone without pushes, as nevisFIDO's pending out-of-band operations).
+public struct PendingRequest: Codable, Sendable {
+    public var deviceId: String
+    public var accountId: String
+    /// The phone's clock; the backend accepts it within a few minutes of its own.
+    public var timestamp: Date
+    /// The account key's signature over `SignedMessage.pending`.
+    public var signature: String
+
+    public init(deviceId: String, accountId: String, timestamp: Date, signature: String) {
+        self.deviceId = deviceId
+        self.accountId = accountId
+        self.timestamp = timestamp
+        self.signature = signature
+    }
+}
+
+public struct PendingOperation: Codable, Sendable, Equatable {
+    public var sessionId: String
+    public var type: WireSessionType
+    public var createdAt: Date
+    public var expiresAt: Date
+    /// The dispatch payload, as QR text.
+    public var payload: String
+
+    public init(sessionId: String, type: WireSessionType, createdAt: Date, expiresAt: Date, payload: String) {
+        self.sessionId = sessionId
+        self.type = type
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.payload = payload
+    }
+}
+
+public struct PendingResponse: Codable, Sendable, Equatable {
+    public var operations: [PendingOperation]
+
+    public init(operations: [PendingOperation]) {
+        self.operations = operations
     }
 }
 

@@ -126,6 +126,24 @@ public actor PhoneService {
         return flows[phoneId]?.machine.flow ?? machine.flow
     }
 
+    /// The pull fallback: asks each backend this phone has accounts at for the operations
+    /// waiting for them, newest first. The phone proves each account with its key.
+    public func pendingOperations(phoneId: String) async throws(PhoneError) -> [PendingOperation] {
+        let (phone, accounts) = try await phoneAndAccounts(phoneId)
+        var found: [String: PendingOperation] = [:]
+        for account in accounts {
+            guard let url = URL(string: account.serverURL) else { continue }
+            try checkAllowed(url)
+            let key = try Self.accountKey(accounts, account.id)
+            let time = now()
+            let answer: PendingResponse = try await client.post(account.serverURL, BackendRoutes.pending, PendingRequest(
+                deviceId: phone.deviceId, accountId: account.id, timestamp: time,
+                signature: Base64URL.encode(key.sign(SignedMessage.pending(accountId: account.id, timestamp: time)))))
+            for operation in answer.operations { found[operation.sessionId] = operation }
+        }
+        return found.values.sorted { $0.createdAt > $1.createdAt }
+    }
+
     // MARK: user input
 
     public func confirmSession(phoneId: String, accountID: String?) async throws(PhoneError) {

@@ -63,6 +63,9 @@ struct BackendController {
             let input = try await request.decodeJSON(as: VerifyPinRequest.self, context: context)
             return try await backend.verifyPin(sessionId: id, input)
         }
+        routes.post("pending") { request, context in
+            try await backend.pendingOperations(request.decodeJSON(as: PendingRequest.self, context: context))
+        }
         routes.post("sessions/{id}/abandon") { request, context in
             let id = try context.parameters.require("id")
             let input = try await request.decodeJSON(as: AbandonRequest.self, context: context)
@@ -77,3 +80,4 @@ extension RedeemResponse: ResponseEncodable {}
 extension ConfirmResponse: ResponseEncodable {}
 extension SecondFactorResponse: ResponseEncodable {}
 extension Acknowledged: ResponseEncodable {}
+extension PendingResponse: ResponseEncodable {}

@@ -1,4 +1,5 @@
 import AuthFlow
+import BackendAPI
 import Foundation
 import Hummingbird
 import OutOfBand
@@ -27,6 +28,10 @@ struct PhonesController {
         let messages: [PushService.InboxMessage]
     }
 
+    struct Pending: ResponseEncodable {
+        let operations: [PendingOperation]
+    }
+
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.post { request, context -> EditedResponse<PhoneSummary> in
@@ -43,6 +48,10 @@ struct PhonesController {
             let payload = try await Self.payload(from: request, context: context)
             let flow = try await phones.startOutOfBand(phoneId: id, payload: payload)
             return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
+        }
+        // The pull fallback: the phone asks its backends what is waiting for it.
+        routes.get("{id}/pending") { _, context in
+            Pending(operations: try await phones.pendingOperations(phoneId: context.parameters.require("id")))
         }
         routes.get("{id}/inbox") { _, context in
             let phone = try await phones.phone(id: context.parameters.require("id"))

@@ -181,3 +181,30 @@ final class TestClock: Sendable {
         await #expect(throws: BackendError.self) { try await device.redeem(backend, late) }
     }
 }
+
+@Suite struct PendingOperationsTests {
+    let clock = TestClock()
+
+    @Test func onlyAFreshRequestSignedByTheAccountGetsAnAnswer() async throws {
+        let clock = clock
+        let backend = try DemoBackend(database: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+        let device = ScriptedDevice()
+        let account = try await device.enrol(backend, user: "alice", pin: "260418")
+        let login = try await backend.createSession(type: .login, userId: "alice", displayName: nil)
+
+        func request(at time: Date, signedBy key: Ed25519.KeyPair = device.accountKey) -> PendingRequest {
+            PendingRequest(deviceId: device.id, accountId: account, timestamp: time,
+                           signature: Base64URL.encode(key.sign(SignedMessage.pending(accountId: account, timestamp: time))))
+        }
+        let answer = try await backend.pendingOperations(request(at: clock.now()))
+        #expect(answer.operations.map(\.sessionId) == [login.id])
+        #expect(try OutOfBandDecoder.decode(qrText: answer.operations[0].payload) == OutOfBandDecoder.decode(qrText: login.qrText))
+
+        await #expect(throws: BackendError.self) { try await backend.pendingOperations(request(at: clock.now().addingTimeInterval(-301))) }
+        await #expect(throws: BackendError.self) {
+            try await backend.pendingOperations(request(at: clock.now(), signedBy: try .generate()))
+        }
+        clock.advance(301) // the session expired
+        #expect(try await backend.pendingOperations(request(at: clock.now())).operations.isEmpty)
+    }
+}

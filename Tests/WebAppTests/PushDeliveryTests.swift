@@ -1,5 +1,6 @@
 import AuthFlow
 import Backend
+import BackendAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -109,4 +110,36 @@ func enrol(_ client: some TestClientProtocol, _ screen: inout Screen, phoneId: S
     _ = try await screen.settledFlow()
     try await screen.send(["action": "inputSecondFactor", "pin": "260418"])
     #expect(try await screen.settledFlow().state == .done)
+}
+
+@Suite(.timeLimit(.minutes(2))) struct PendingOperationsTests {
+    struct Pending: Decodable {
+        let operations: [PendingOperation]
+    }
+
+    @Test func aPhoneWithoutPushesPullsTheLoginsWaitingForIt() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let phone = try await client.createPhone()
+            let other = try await client.createPhone("other")
+            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
+                var screen = Screen(inbound, outbound)
+                _ = try await screen.next()
+                try await enrol(client, &screen, phoneId: phone.id, user: "alice")
+                #expect(try await client.send(.get, "/api/phones/\(phone.id)/pending").decode(Pending.self).operations.isEmpty)
+
+                let login = try await client.startSession("login", user: "alice")
+                _ = try await client.startSession("login", user: "bob") // someone else's
+                let pending = try await client.send(.get, "/api/phones/\(phone.id)/pending").decode(Pending.self).operations
+                #expect(pending.map(\.sessionId) == [login.id])
+                // A phone with no account there has nothing waiting.
+                #expect(try await client.send(.get, "/api/phones/\(other.id)/pending").decode(Pending.self).operations.isEmpty)
+
+                _ = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": try #require(pending.first).payload])
+                #expect(try await screen.settledFlow().session?.id == login.id)
+                // Redeemed: no longer pending.
+                #expect(try await client.send(.get, "/api/phones/\(phone.id)/pending").decode(Pending.self).operations.isEmpty)
+            }
+        }
+    }
 }
