@@ -148,7 +148,7 @@ public final class DemoBackend: Sendable {
 
     public func qrCodeSVG(sessionId: String) async throws(BackendError) -> String {
         let session = try await session(id: sessionId)
-        do { return try QRCodeSVG.render(session.qrText) } catch {
+        do { return try QRCode(session.qrText).svg() } catch {
             throw BackendError(.unavailable, "QR_ENCODING_FAILED", error.message)
         }
     }

@@ -53,6 +53,17 @@ struct PhonesController {
         routes.get("{id}/pending") { _, context in
             Pending(operations: try await phones.pendingOperations(phoneId: context.parameters.require("id")))
         }
+        // A picture of a QR code (a screenshot, a photo), as the phone's camera would see it.
+        routes.post("{id}/oob/image") { request, context -> EditedResponse<FlowStarted> in
+            let id = try context.parameters.require("id")
+            let image: ByteBuffer
+            do { image = try await request.body.collect(upTo: QRImageScanner.maximumImageSize) } catch {
+                throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the image is larger than \(QRImageScanner.maximumImageSize) bytes")
+            }
+            let text = try await QRImageScanner().scan(Data(buffer: image))
+            let flow = try await phones.startOutOfBand(phoneId: id, payload: OutOfBandDecoder.decode(qrText: text))
+            return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
+        }
         routes.get("{id}/inbox") { _, context in
             let phone = try await phones.phone(id: context.parameters.require("id"))
             return Inbox(messages: try await push.inbox(token: phone.fcmToken))

@@ -13,9 +13,11 @@ struct RequestGuardMiddleware: RouterMiddleware {
         try Self.checkOrigin(request)
         // DELETE carries no body, and a browser preflights it cross-site anyway.
         guard request.method != .delete else { return try await next(request, context) }
+        // Neither type is one a cross-site form can send without a preflight.
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        guard contentType.hasPrefix("application/json") else {
-            throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "state-changing requests take a JSON body (Content-Type: application/json)")
+        guard contentType.hasPrefix("application/json") || contentType.hasPrefix("image/") else {
+            throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE",
+                           "state-changing requests take a JSON body (Content-Type: application/json), or an image for QR scanning")
         }
         return try await next(request, context)
     }
