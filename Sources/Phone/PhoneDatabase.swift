@@ -45,6 +45,11 @@ public struct PhoneDatabase: Sendable {
                 t.column("createdAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("phone-v2-settings") { db in
+            try db.alter(table: "phone") { t in
+                t.add(column: "openPushesAtOnce", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 }
@@ -58,11 +63,11 @@ struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var pinLength: Int
     var pinSalt: Data?
     var createdAt: Date
-
-    static let accounts = hasMany(AccountRecord.self)
+    var openPushesAtOnce: Bool
 
     enum Columns {
         static let createdAt = Column(CodingKeys.createdAt)
+        static let fcmToken = Column(CodingKeys.fcmToken)
     }
 }
 

@@ -20,7 +20,19 @@ public struct PhoneDetail: Codable, Sendable, Equatable {
     public var hasPin: Bool
     public var pinLength: Int
     public var accounts: [AccountSummary]
+    public var settings: PhoneSettings
     public var flow: Flow?
+}
+
+/// What a user can set on a phone.
+public struct PhoneSettings: Codable, Sendable, Equatable {
+    /// Open an arriving push at once instead of showing its notification (as an app in the
+    /// foreground may do).
+    public var openPushesAtOnce: Bool
+
+    public init(openPushesAtOnce: Bool) {
+        self.openPushesAtOnce = openPushesAtOnce
+    }
 }
 
 /// What a phone's screen is told.

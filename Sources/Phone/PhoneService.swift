@@ -65,7 +65,7 @@ public actor PhoneService {
         }
         let record = PhoneRecord(id: UUID().uuidString.lowercased(), name: name, deviceId: UUID().uuidString,
                                  fcmToken: try Self.makeFCMToken(), pinLength: configuration.pinPolicy.length,
-                                 pinSalt: nil, createdAt: now())
+                                 pinSalt: nil, createdAt: now(), openPushesAtOnce: false)
         try await write { db in try record.insert(db) }
         return record.summary
     }
@@ -78,7 +78,26 @@ public actor PhoneService {
         let (phone, accounts) = try await phoneAndAccounts(id)
         return PhoneDetail(id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
                            createdAt: phone.createdAt, hasPin: phone.pinSalt != nil, pinLength: phone.pinLength,
-                           accounts: accounts.map(\.summary), flow: flows[id]?.machine.flow)
+                           accounts: accounts.map(\.summary), settings: PhoneSettings(openPushesAtOnce: phone.openPushesAtOnce),
+                           flow: flows[id]?.machine.flow)
+    }
+
+    /// The phone that holds a push registration token, if any.
+    public func phone(fcmToken: String) async throws(PhoneError) -> PhoneDetail? {
+        guard let id = try await read({ db in try PhoneRecord.filter(PhoneRecord.Columns.fcmToken == fcmToken).fetchOne(db)?.id }) else {
+            return nil
+        }
+        return try await phone(id: id)
+    }
+
+    public func update(phoneId: String, settings: PhoneSettings) async throws(PhoneError) -> PhoneDetail {
+        var (phone, _) = try await phoneAndAccounts(phoneId)
+        phone.openPushesAtOnce = settings.openPushesAtOnce
+        let updated = phone
+        try await write { db in try updated.update(db) }
+        let detail = try await self.phone(id: phoneId)
+        events.send(.phoneChanged(detail), to: phoneId)
+        return detail
     }
 
     public func currentFlow(phoneId: String) -> Flow? { flows[phoneId]?.machine.flow }

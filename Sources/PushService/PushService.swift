@@ -36,6 +36,8 @@ public final class PushService: Sendable {
     private let recentSends = Mutex<[String: [Date]]>([:])
     /// New messages, per registration token.
     public let deliveries = KeyedBroadcaster<String, InboxMessage>()
+    /// Every new message with its token, for whatever acts on all phones' pushes.
+    public let allDeliveries = Broadcaster<(token: String, message: InboxMessage)>()
 
     public init(writer: any DatabaseWriter, configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = Date.init) throws {
         self.writer = writer
@@ -130,6 +132,7 @@ public final class PushService: Sendable {
             throw .internalError("the push service's storage failed: \(error)")
         }
         deliveries.send(delivered, to: request.token)
+        allDeliveries.send((request.token, delivered))
         return name
     }
 

@@ -49,6 +49,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
             webSocketRouter: webSocketRouter,
             configuration: .init(ws: .init(maxFrameSize: StreamController.maxMessageSize, validateUTF8: true))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "AuthPhone"),
+        services: [PushOpener(phones: phones, push: push, logger: logger)],
         onServerRunning: { channel in
             if let port = channel.localAddress?.port { selfURL.set("http://\(configuration.host):\(port)") }
             logger.info("AuthPhone is listening on \(selfURL.get())")

@@ -43,6 +43,10 @@ struct PhonesController {
         }
         routes.get { _, _ in PhoneList(phones: try await phones.phones()) }
         routes.get("{id}") { _, context in try await phones.phone(id: context.parameters.require("id")) }
+        routes.put("{id}/settings") { request, context in
+            let settings = try await request.decodeJSON(as: PhoneSettings.self, context: context)
+            return try await phones.update(phoneId: context.parameters.require("id"), settings: settings)
+        }
         routes.post("{id}/oob") { request, context -> EditedResponse<FlowStarted> in
             let id = try context.parameters.require("id")
             let payload = try await Self.payload(from: request, context: context)

@@ -48,6 +48,26 @@ import WebApp
         }
     }
 
+    @Test func aPhoneSetToOpenPushesAtOnceStartsTheFlowItself() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let phone = try await client.createPhone()
+            let set = try await client.send(.put, "/api/phones/\(phone.id)/settings", json: ["openPushesAtOnce": true])
+            #expect(try set.decode(PhoneDetail.self).settings.openPushesAtOnce)
+            #expect(try await client.send(.put, "/api/phones/\(phone.id)/settings", json: ["openPushesAtOnce": "yes"]).status == .badRequest)
+            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
+                var screen = Screen(inbound, outbound)
+                _ = try await screen.next()
+                try await enrol(client, &screen, phoneId: phone.id, user: "alice")
+                let login = try await client.send(.post, "/api/backend/sessions",
+                                                  json: ["type": "login", "userId": "alice", "delivery": "push"]).decode(BackendSession.self)
+                // No one opens anything: the flow starts on its own.
+                #expect(try await screen.settledFlow().session?.id == login.id)
+                #expect(try await client.send(.get, "/api/phones/\(phone.id)/inbox").decode(Inbox.self).messages.isEmpty)
+            }
+        }
+    }
+
     @Test func aPushToAnOfflinePhoneWaitsForIt() async throws {
         let app = try await buildApplication(testConfiguration())
         try await app.test(.live) { client in

@@ -1,0 +1,33 @@
+import Logging
+import OutOfBand
+import Phone
+import PushService
+import ServiceLifecycle
+
+/// Opens arriving pushes at once for the phones whose settings ask for it, as an app in the
+/// foreground would; the others keep them in the inbox for the user.
+struct PushOpener: Service {
+    let phones: PhoneService
+    let push: PushService
+    let logger: Logger
+
+    func run() async throws {
+        let arrivals = push.allDeliveries.subscribe()
+        await withGracefulShutdownHandler {
+            for await (token, message) in arrivals.cancelOnGracefulShutdown() {
+                await open(message, token: token)
+            }
+        } onGracefulShutdown: {}
+    }
+
+    /// Opens one message; one that cannot start (a flow is running, a bad payload) stays in the inbox.
+    func open(_ message: PushService.InboxMessage, token: String) async {
+        do {
+            guard let phone = try await phones.phone(fcmToken: token), phone.settings.openPushesAtOnce else { return }
+            _ = try await phones.startOutOfBand(phoneId: phone.id, payload: message.message.payload())
+            _ = try await push.take(token: token, id: message.id)
+        } catch {
+            logger.info("a push stays in the inbox", metadata: ["message": "\(message.id)", "reason": "\(error)"])
+        }
+    }
+}
