@@ -54,7 +54,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "authphone", dependencies: [
-            "WebApp", "Backend", "BackendAPI", "SodiumKit",
+            "WebApp", "Backend", "BackendAPI", "PushService", "SodiumKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Backend
 import Foundation
 import Logging
+import PushService
 import SodiumKit
 import WebApp
 
@@ -24,6 +25,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Folder of the static files.") var publicDir: String?
     @Option(help: "Folder of the Mustache templates.") var templatesDir: String?
     @Option(help: "Base URL of the backend the phones use (default: this server).") var backendURL: String?
+    @Option(help: "Base URL of the FCM v1 endpoint the backend pushes through (default: this server).") var pushURL: String?
+    @Option(help: "Pushes a minute one phone accepts before QUOTA_EXCEEDED.") var pushRateLimit = 30
     @Option(help: "Argon2id cost of the PIN key: interactive, moderate or fast.") var pinKdf = "interactive"
     @Option(help: "Consecutive wrong PINs before the PIN is blocked.") var maxPinAttempts = 3
     @Option(help: "Seconds a backend session (and its QR code) stays valid.") var sessionLifetime = 300
@@ -33,6 +36,10 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard PinKeyDerivation.Profile.named[pinKdf] != nil else {
             throw ValidationError("--pin-kdf must be one of \(PinKeyDerivation.Profile.named.keys.sorted().joined(separator: ", "))")
+        }
+        guard (1...10_000).contains(pushRateLimit) else { throw ValidationError("--push-rate-limit must be between 1 and 10000") }
+        for (name, url) in [("--backend-url", backendURL), ("--push-url", pushURL)] {
+            if let url, URL(string: url)?.host == nil { throw ValidationError("\(name) must be an absolute http(s) URL") }
         }
         guard (1...100).contains(maxPinAttempts) else { throw ValidationError("--max-pin-attempts must be between 1 and 100") }
         guard (10...86_400).contains(sessionLifetime) else { throw ValidationError("--session-lifetime must be between 10 and 86400 seconds") }
@@ -50,7 +57,9 @@ struct Serve: AsyncParsableCommand {
         configuration.pinDerivation = PinKeyDerivation.Profile.named[pinKdf] ?? .interactive
         configuration.backend = DemoBackend.Configuration(
             sessionLifetime: TimeInterval(sessionLifetime),
-            secondFactorPolicy: SecondFactorPolicy(maxAttempts: maxPinAttempts, penalties: []))
+            secondFactorPolicy: SecondFactorPolicy(maxAttempts: maxPinAttempts, penalties: []),
+            pushURL: pushURL)
+        configuration.push = PushService.Configuration(rateLimit: pushRateLimit)
         var logger = Logger(label: "authphone")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let app = try await buildApplication(configuration, logger: logger)
