@@ -6,6 +6,10 @@ const typeSelect = document.getElementById("session-type");
 const userInput = document.getElementById("session-user");
 const displayNameInput = document.getElementById("session-display-name");
 const displayNameField = document.getElementById("display-name-field");
+const deliverySelect = document.getElementById("session-delivery");
+const pushPhoneField = document.getElementById("push-phone-field");
+const pushPhoneSelect = document.getElementById("session-push-phone");
+const pushPhoneHint = document.getElementById("push-phone-hint");
 const startButton = document.getElementById("start-session");
 const formError = document.getElementById("session-error");
 
@@ -13,6 +17,7 @@ const card = document.getElementById("session-card");
 const cardId = document.getElementById("session-id");
 const cardStatus = document.getElementById("session-status");
 const cardMeta = document.getElementById("session-meta");
+const cardDispatch = document.getElementById("session-dispatch");
 const qrImg = document.getElementById("session-qr");
 const qrText = document.getElementById("session-qr-text");
 const deepLink = document.getElementById("session-deep-link");
@@ -75,6 +80,7 @@ function renderTable() {
       el("td", { text: s.type || "" }),
       el("td", {}, el("span", { className: "cell-main", text: s.userId || "" }), s.displayName ? el("span", { className: "cell-sub muted", text: s.displayName }) : null),
       el("td", { className: "session-status-cell" }, statusBadge(s.status)),
+      deliveryCell(s),
       el("td", { className: "nowrap", text: formatDateTime(s.createdAt) }),
       el("td", {}, s.accountId ? el("code", { text: shortId(s.accountId), title: String(s.accountId) }) : "—"),
       el("td", { className: "loggedin-cell" }, loggedinText(s.loggedin), s.otplogin ? el("span", { className: "tag", text: "OTP" }) : null),
@@ -88,6 +94,52 @@ function renderTable() {
     });
     tableBody.appendChild(row);
   }
+}
+
+const DELIVERY_LABELS = { qr: "QR code / link", push: "Push" };
+
+/** What came of sending the push: {kind: "ok" | "warn" | "error", text}. */
+function dispatchInfo(dispatch) {
+  const d = String(dispatch);
+  if (d === "dispatched") return { kind: "ok", text: "The push was sent; open it on the phone." };
+  if (d === "dispatchTargetNotFound") return { kind: "warn", text: "No phone to send it to: the user has no phone enrolled, or no phone was chosen. Use the QR code or link." };
+  if (d === "dispatchTargetExpired") return { kind: "warn", text: "The phone's push token is no longer registered. Use the QR code or link." };
+  if (d.startsWith("dispatchError")) return { kind: "error", text: "Sending the push failed" + (d.includes(":") ? ": " + d.slice(d.indexOf(":") + 1).trim() : ".") };
+  return { kind: "warn", text: "" };
+}
+
+/** The dispatch code without its detail ("dispatchError: …" -> "dispatchError"). */
+function dispatchCode(dispatch) {
+  const d = String(dispatch);
+  return d.includes(":") ? d.slice(0, d.indexOf(":")) : d;
+}
+
+function deliveryCell(s) {
+  if (!s.delivery) return el("td", { className: "muted", text: "—" });
+  const sub =
+    s.delivery === "push" && s.dispatch
+      ? el("span", { className: "cell-sub dispatch-" + dispatchInfo(s.dispatch).kind, text: dispatchCode(s.dispatch), title: String(s.dispatch) })
+      : null;
+  return el("td", { className: "delivery-cell", dataset: { delivery: String(s.delivery) } }, el("span", { className: "cell-main", text: s.delivery === "push" ? "push" : String(s.delivery) }), sub);
+}
+
+function renderDispatch(s) {
+  clear(cardDispatch);
+  if (s.delivery !== "push") {
+    cardDispatch.hidden = true;
+    delete cardDispatch.dataset.dispatch;
+    return;
+  }
+  const raw = s.dispatch === null || s.dispatch === undefined ? "" : String(s.dispatch);
+  const info = raw ? dispatchInfo(raw) : { kind: "warn", text: "Not sent." };
+  cardDispatch.dataset.dispatch = raw;
+  cardDispatch.dataset.kind = info.kind;
+  cardDispatch.append(
+    el("span", { className: "dispatch-label", text: "Push" }),
+    raw ? el("code", { className: "dispatch-code", text: dispatchCode(raw), title: raw }) : null,
+    el("span", { className: "dispatch-text", text: info.text }),
+  );
+  cardDispatch.hidden = false;
 }
 
 function metaRow(dl, label, value) {
@@ -112,12 +164,14 @@ function renderCard() {
   metaRow(cardMeta, "Type", s.type);
   metaRow(cardMeta, "User", s.userId);
   metaRow(cardMeta, "Display name", s.displayName);
+  metaRow(cardMeta, "Delivery", s.delivery ? DELIVERY_LABELS[s.delivery] || s.delivery : null);
   metaRow(cardMeta, "Created", formatDateTime(s.createdAt));
   metaRow(cardMeta, "Expires", formatDateTime(s.expiresAt));
   metaRow(cardMeta, "Account", s.accountId ? el("code", { text: String(s.accountId) }) : null);
   metaRow(cardMeta, "Logged in", s.loggedin === undefined ? null : loggedinText(s.loggedin));
   metaRow(cardMeta, "OTP login", s.otplogin ? "yes" : null);
   metaRow(cardMeta, "Failure", s.failure ? (typeof s.failure === "string" ? s.failure : JSON.stringify(s.failure)) : null);
+  renderDispatch(s);
 
   const src = safeHref(s.qrImageUrl);
   if (src && qrImg.getAttribute("src") !== src) qrImg.src = src;
@@ -174,6 +228,75 @@ function syncTypeFields() {
 typeSelect.addEventListener("change", syncTypeFields);
 syncTypeFields();
 
+// --- Push delivery: the phone to send to
+
+let phones = []; // Phone, newest first
+let phonesLoading = null;
+
+function syncDeliveryFields() {
+  const push = deliverySelect.value === "push";
+  pushPhoneField.hidden = !push;
+  pushPhoneSelect.disabled = !push;
+  if (push) loadPhones();
+  syncPushPhoneHint();
+}
+
+function syncPushPhoneHint() {
+  const enrol = typeSelect.value === "enrol";
+  const all = pushPhoneSelect.value === "";
+  let text = "";
+  if (!phones.length) text = "No phones yet: create one on the Phones page.";
+  else if (enrol && all) text = "An enrol push goes to one phone: choose it.";
+  else if (all) text = "The push goes to every phone the user enrolled on.";
+  pushPhoneHint.textContent = text;
+  pushPhoneHint.hidden = !text;
+}
+
+function renderPhoneOptions() {
+  const chosen = pushPhoneSelect.value;
+  clear(pushPhoneSelect);
+  pushPhoneSelect.append(el("option", { value: "", text: "All phones of this user (login only)" }));
+  for (const p of phones) {
+    if (typeof p.fcmToken !== "string" || !p.fcmToken) continue;
+    pushPhoneSelect.append(el("option", { value: p.fcmToken, dataset: { phoneId: String(p.id) }, text: `${p.name || "(unnamed)"} (${shortId(p.id)})` }));
+  }
+  // keep the choice while that phone is still listed
+  pushPhoneSelect.value = [...pushPhoneSelect.options].some((o) => o.value === chosen) ? chosen : "";
+  syncPushPhoneHint();
+}
+
+/** Reads the phones (again); called when push is chosen and when the page comes back into view. */
+function loadPhones() {
+  if (phonesLoading) return phonesLoading;
+  phonesLoading = getJSON("/api/phones")
+    .then((data) => {
+      const list = Array.isArray(data && data.phones) ? data.phones.slice() : [];
+      const time = (p) => {
+        const t = new Date(p.createdAt).getTime();
+        return Number.isNaN(t) ? 0 : t;
+      };
+      phones = list.sort((a, b) => time(b) - time(a));
+      renderPhoneOptions();
+    })
+    .catch((err) => {
+      pushPhoneHint.textContent = `Could not list the phones: ${err.code} ${err.message}`;
+      pushPhoneHint.hidden = false;
+    })
+    .finally(() => {
+      phonesLoading = null;
+    });
+  return phonesLoading;
+}
+
+deliverySelect.addEventListener("change", syncDeliveryFields);
+typeSelect.addEventListener("change", syncPushPhoneHint);
+pushPhoneSelect.addEventListener("change", syncPushPhoneHint);
+// phones are created in other tabs: refresh the list when this one is looked at again
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && deliverySelect.value === "push") loadPhones();
+});
+syncDeliveryFields();
+
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const type = typeSelect.value;
@@ -186,6 +309,16 @@ form.addEventListener("submit", async (event) => {
   const body = { type, userId };
   const displayName = displayNameInput.value.trim();
   if (type === "enrol" && displayName) body.displayName = displayName;
+  if (deliverySelect.value === "push") {
+    body.delivery = "push";
+    const token = pushPhoneSelect.value;
+    if (token) body.pushToken = token;
+    else if (type === "enrol") {
+      showError(formError, { code: "PHONE_REQUIRED", message: "An enrol push goes to one phone: choose it." });
+      pushPhoneSelect.focus();
+      return;
+    }
+  }
 
   startButton.disabled = true;
   showError(formError, null);

@@ -4,7 +4,7 @@
 // PIN handling: digits are kept in a plain array, overwritten with 0 and emptied after use or on
 // cancel. A PIN is only ever sent over the socket; it never goes into the URL, storage, the flow
 // log or the console.
-import { ReconnectingSocket, getJSON, postJSON, el, clear, shortId, formatTime, showError, toDate } from "./api.js";
+import { ReconnectingSocket, api, getJSON, postJSON, el, clear, shortId, formatTime, showError, toDate } from "./api.js";
 
 const phoneId = document.body.dataset.phoneId || "";
 const phoneNameFromPage = document.body.dataset.phoneName || "";
@@ -16,8 +16,16 @@ const logBody = document.querySelector("#flow-log tbody");
 const logEmpty = document.getElementById("flow-log-empty");
 const downloadButton = document.getElementById("download-log");
 const clearLogButton = document.getElementById("clear-log");
+const banner = document.getElementById("push-banner");
+const bannerOpen = document.getElementById("push-banner-open");
+const bannerTitle = document.getElementById("push-banner-title");
+const bannerBody = document.getElementById("push-banner-body");
+const bannerTime = document.getElementById("push-banner-time");
+const bannerCount = document.getElementById("push-count");
+const bannerDismiss = document.getElementById("push-banner-dismiss");
 
 const DISMISS_KEY = "authphone.dismissedFlow." + phoneId;
+const SEEN_PUSHES_KEY = "authphone.seenPushes." + phoneId;
 const FINAL_STATES = new Set(["DONE", "ERROR"]);
 
 const state = {
@@ -29,6 +37,16 @@ const state = {
   log: [], // [{receivedAt, source, flow}], oldest first
   chosenAccounts: new Map(), // flow id -> account picked on the LOGIN confirm screen
   notFound: false,
+  // Pushes waiting in the phone's inbox: id -> {message: InboxMessage, seq}. seq counts arrivals
+  // on this page, so messages received in the same second keep their order.
+  inbox: new Map(),
+  inboxSeq: 0,
+  // ids the server no longer holds (opened, cleared): a late duplicate of one is ignored
+  gonePushes: new Set(),
+  // ids the banner no longer announces (dismissed, or seen when another one was opened)
+  seenPushes: readSeenPushes(),
+  bannerId: null, // message on the banner (to replay the slide-in only for a new one)
+  openingPush: null, // id of the message being opened
 };
 
 /** Tear-down hooks of the current screen (wipe PIN digits, remove key listeners). */
@@ -52,6 +70,23 @@ function writeDismissed(id) {
   try {
     if (id) sessionStorage.setItem(DISMISS_KEY, id);
     else sessionStorage.removeItem(DISMISS_KEY);
+  } catch {
+    // storage unavailable: keep it in memory only
+  }
+}
+
+function readSeenPushes() {
+  try {
+    const list = JSON.parse(sessionStorage.getItem(SEEN_PUSHES_KEY) || "[]");
+    return new Set(Array.isArray(list) ? list.filter((x) => typeof x === "string") : []);
+  } catch {
+    return new Set();
+  }
+}
+
+function writeSeenPushes() {
+  try {
+    sessionStorage.setItem(SEEN_PUSHES_KEY, JSON.stringify([...state.seenPushes]));
   } catch {
     // storage unavailable: keep it in memory only
   }
@@ -156,6 +191,8 @@ function onSocketMessage(msg) {
       if (state.firstMessage) {
         // The snapshot sent on connect carries the current flow: show it (also after a reload).
         state.firstMessage = false;
+        // The waiting pushes follow this message; drop those that went away while disconnected.
+        syncInbox();
         if (msg.phone.flow) addLog("snapshot", msg.phone.flow);
         applyFlow(msg.phone.flow || null);
         // an input sent just before a reconnect may have been lost: re-enable the screen
@@ -170,6 +207,11 @@ function onSocketMessage(msg) {
       addLog("flowUpdate", msg.flow);
       applyFlow(msg.flow);
       render();
+      break;
+    }
+    case "notification": {
+      if (!msg.notification || typeof msg.notification !== "object") return;
+      addPush(msg.notification);
       break;
     }
     case "error": {
@@ -188,6 +230,285 @@ function applyFlow(flow) {
   // "Home" hides only the final flow it was pressed on (dismissal is kept per flow id).
   state.flow = flow;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Notifications (pushes waiting in the phone's inbox)
+//
+// The stream replays the inbox on connect, then sends each new push; the same id may come twice.
+// The server does not announce removals, so the page removes what it opened or cleared itself and
+// re-reads the inbox after a reconnect and when the tab becomes visible again.
+
+const inboxPath = () => "/api/phones/" + encodeURIComponent(phoneId) + "/inbox";
+
+function addPush(message) {
+  const id = typeof message.id === "string" ? message.id : "";
+  if (!id || state.gonePushes.has(id) || state.inbox.has(id)) return;
+  state.inboxSeq += 1;
+  state.inbox.set(id, { message, seq: state.inboxSeq });
+  scheduleNotificationsRender();
+}
+
+function removePushes(ids) {
+  for (const id of ids) {
+    state.inbox.delete(id);
+    state.gonePushes.add(id);
+    state.seenPushes.delete(id);
+  }
+  // the set only guards against late duplicates: keep it small
+  if (state.gonePushes.size > 500) state.gonePushes = new Set([...state.gonePushes].slice(-250));
+  writeSeenPushes();
+  scheduleNotificationsRender();
+}
+
+/** The banner stops announcing every message waiting now; they stay in the inbox. */
+function markAllSeen() {
+  for (const id of state.inbox.keys()) state.seenPushes.add(id);
+  writeSeenPushes();
+}
+
+let syncing = false;
+let syncAgain = false;
+
+/** Re-reads the inbox; drops local messages the server no longer has. */
+async function syncInbox() {
+  if (state.notFound) return;
+  if (syncing) {
+    syncAgain = true;
+    return;
+  }
+  syncing = true;
+  const seqAtRequest = state.inboxSeq;
+  try {
+    const data = await getJSON(inboxPath());
+    const list = Array.isArray(data && data.messages) ? data.messages : [];
+    const held = new Set(list.map((m) => m && m.id));
+    // a message that arrived after the request was sent may be missing from the answer: keep it
+    const stale = [...state.inbox].filter(([id, item]) => item.seq <= seqAtRequest && !held.has(id)).map(([id]) => id);
+    if (stale.length) removePushes(stale);
+    for (const m of list) if (m && typeof m === "object") addPush(m);
+    // only ids still waiting are worth remembering
+    const before = state.seenPushes.size;
+    for (const id of state.seenPushes) if (!held.has(id) && !state.inbox.has(id)) state.seenPushes.delete(id);
+    if (state.seenPushes.size !== before) writeSeenPushes();
+  } catch {
+    // the next reconnect or visibility change tries again
+  } finally {
+    syncing = false;
+    if (syncAgain) {
+      syncAgain = false;
+      syncInbox();
+    }
+  }
+}
+
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && socket && socket.isOpen) syncInbox();
+});
+
+function receivedTime(item) {
+  const d = toDate(item.message.receivedAt);
+  return d ? d.getTime() : 0;
+}
+
+/** Waiting messages, newest first. */
+function pushesNewestFirst() {
+  return [...state.inbox.values()].sort((a, b) => receivedTime(b) - receivedTime(a) || b.seq - a.seq);
+}
+
+function pushText(message) {
+  const n = (message.message && message.message.notification) || {};
+  const title = typeof n.title === "string" && n.title.trim() ? n.title : "New message";
+  const body = typeof n.body === "string" && n.body.trim() ? n.body : n.title ? "" : "A data message for this phone.";
+  return { title, body };
+}
+
+/** "now", "5m ago", or the time of day for older messages. */
+function relativeTime(value) {
+  const d = toDate(value);
+  if (!d) return "";
+  const seconds = (Date.now() - d.getTime()) / 1000;
+  if (seconds < 60) return "now";
+  if (seconds < 3600) return Math.floor(seconds / 60) + "m ago";
+  return String(d.getHours()).padStart(2, "0") + ":" + String(d.getMinutes()).padStart(2, "0");
+}
+
+function timeNode(className, value, id) {
+  const d = toDate(value);
+  return el("time", { id, className, datetime: d ? d.toISOString() : null, title: d ? formatTime(d) : null, dataset: { receivedAt: String(value ?? "") }, text: relativeTime(value) });
+}
+
+function refreshTimes() {
+  for (const node of document.querySelectorAll("[data-received-at]")) {
+    const text = relativeTime(node.dataset.receivedAt);
+    if (node.textContent !== text) node.textContent = text;
+  }
+}
+
+let notificationsTimer = null;
+
+/** Batches the re-render: the inbox replay after a connect comes as one frame per message. */
+function scheduleNotificationsRender() {
+  if (notificationsTimer !== null) return;
+  notificationsTimer = setTimeout(() => {
+    notificationsTimer = null;
+    renderNotifications();
+  }, 0);
+}
+
+function renderNotifications() {
+  renderBanner();
+  renderInbox();
+}
+
+const reduceMotion = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : { matches: false };
+
+function renderBanner() {
+  const list = pushesNewestFirst();
+  const newest = list[0];
+  if (state.notFound || !newest || state.seenPushes.has(newest.message.id)) {
+    banner.hidden = true;
+    delete banner.dataset.messageId;
+    state.bannerId = null;
+    return;
+  }
+  const message = newest.message;
+  const { title, body } = pushText(message);
+  bannerTitle.textContent = title;
+  bannerBody.textContent = body;
+  bannerBody.hidden = !body;
+  bannerTime.textContent = relativeTime(message.receivedAt);
+  bannerTime.dataset.receivedAt = String(message.receivedAt ?? "");
+  const d = toDate(message.receivedAt);
+  bannerTime.title = d ? formatTime(d) : "";
+  bannerCount.textContent = String(list.length);
+  bannerCount.dataset.count = String(list.length);
+  bannerCount.hidden = list.length < 2;
+  banner.dataset.messageId = message.id;
+  if (list.length > 1) banner.dataset.stacked = "true";
+  else delete banner.dataset.stacked;
+  const busy = state.openingPush === message.id;
+  banner.dataset.busy = busy ? "true" : "false";
+  bannerOpen.disabled = busy;
+  const more = list.length > 1 ? `, ${list.length} notifications waiting` : "";
+  bannerOpen.setAttribute("aria-label", `AuthPhone notification: ${title}. ${body}${more}. Open`);
+  const wasHidden = banner.hidden;
+  banner.hidden = false;
+  if (state.bannerId !== message.id) {
+    state.bannerId = message.id;
+    if (!reduceMotion.matches && typeof banner.animate === "function") {
+      banner.animate(
+        [
+          { transform: "translateY(-130%)", opacity: 0.4 },
+          { transform: "translateY(0)", opacity: 1 },
+        ],
+        { duration: wasHidden ? 380 : 260, easing: "cubic-bezier(0.2, 0.9, 0.3, 1)" },
+      );
+    }
+  }
+}
+
+function inboxSection() {
+  return el("section", { id: "inbox-section", className: "home-section inbox-section" }, ...inboxContent());
+}
+
+function inboxContent() {
+  const list = pushesNewestFirst();
+  const clearButton = el("button", {
+    id: "inbox-clear",
+    type: "button",
+    className: "btn btn-small btn-ghost",
+    text: "Clear all",
+    hidden: list.length === 0,
+    on: { click: clearInbox },
+  });
+  const head = el("div", { className: "section-head" }, el("h2", { className: "section-title", text: list.length ? `Inbox (${list.length})` : "Inbox" }), clearButton);
+  const ul = el("ul", { id: "inbox", className: "inbox-list", hidden: list.length === 0 });
+  for (const item of list) {
+    const message = item.message;
+    const { title, body } = pushText(message);
+    ul.appendChild(
+      el(
+        "li",
+        { className: "inbox-item", dataset: { messageId: message.id } },
+        el(
+          "div",
+          { className: "inbox-main" },
+          el("div", { className: "inbox-top" }, el("span", { className: "inbox-title", text: title }), timeNode("inbox-time", message.receivedAt)),
+          body ? el("p", { className: "inbox-body", text: body }) : null,
+        ),
+        el("button", {
+          type: "button",
+          className: "btn btn-small btn-primary inbox-open",
+          text: "Open",
+          disabled: state.openingPush !== null,
+          "aria-label": `Open: ${title}`,
+          on: { click: () => openPush(message.id) },
+        }),
+      ),
+    );
+  }
+  const empty = el("p", { id: "inbox-empty", className: "empty", text: "No notifications.", hidden: list.length > 0 });
+  return [head, ul, empty];
+}
+
+/** Updates the home screen's inbox in place (the rest of the screen, the text box included, stays). */
+function renderInbox() {
+  const section = document.getElementById("inbox-section");
+  if (!section || !screen.contains(section)) return;
+  clear(section);
+  section.append(...inboxContent());
+}
+
+async function openPush(id) {
+  if (state.openingPush !== null) return;
+  if (!state.inbox.has(id)) return;
+  state.openingPush = id;
+  renderNotifications();
+  try {
+    const answer = await postJSON(inboxPath() + "/" + encodeURIComponent(id) + "/open", {});
+    state.openingPush = null;
+    // the user acted on the notifications: the banner stops announcing the others
+    removePushes([id]);
+    markAllSeen();
+    renderNotifications();
+    hideToast();
+    const flow = answer && answer.flow;
+    if (flow && typeof flow === "object" && (!state.flow || state.flow.id !== flow.id)) {
+      addLog("push", flow);
+      applyFlow(flow);
+      render();
+    }
+  } catch (err) {
+    state.openingPush = null;
+    if (err.code === "MESSAGE_NOT_FOUND") removePushes([id]);
+    renderNotifications();
+    showToast(err.code, err.message);
+  }
+}
+
+async function clearInbox() {
+  const ids = [...state.inbox.keys()];
+  const clearButton = document.getElementById("inbox-clear");
+  if (clearButton) clearButton.disabled = true;
+  try {
+    await api(inboxPath(), { method: "DELETE" });
+    removePushes(ids);
+  } catch (err) {
+    showToast(err.code, err.message);
+    if (clearButton && clearButton.isConnected) clearButton.disabled = false;
+  }
+}
+
+banner.addEventListener("click", (event) => {
+  if (event.target.closest("#push-banner-dismiss")) return;
+  const id = banner.dataset.messageId;
+  if (id) openPush(id);
+});
+
+bannerDismiss.addEventListener("click", () => {
+  markAllSeen();
+  renderBanner();
+});
 
 // ---------------------------------------------------------------------------------------------
 // Flow log
@@ -364,7 +685,7 @@ function renderHome(oobText) {
     rows: "4",
     spellcheck: "false",
     autocomplete: "off",
-    placeholder: "Paste QR text or a link (authphone://…, https://…/open?…)",
+    placeholder: "Paste QR text, a link (authphone://…, https://…/open?…) or FCM message JSON",
     "aria-label": "Out-of-band input",
   });
   if (oobText) textarea.value = oobText;
@@ -374,10 +695,11 @@ function renderHome(oobText) {
   openButton.addEventListener("click", async () => {
     const text = textarea.value.trim();
     if (!text) {
-      showError(errorBox, { code: "EMPTY_INPUT", message: "Paste QR text or a link first." });
+      showError(errorBox, { code: "EMPTY_INPUT", message: "Paste QR text, a link or FCM message JSON first." });
       return;
     }
-    const body = /^(authphone:\/\/|https?:\/\/)/i.test(text) ? { link: text } : { qr: text };
+    const push = fcmMessage(text);
+    const body = push ? { push } : /^(authphone:\/\/|https?:\/\/)/i.test(text) ? { link: text } : { qr: text };
     openButton.disabled = true;
     showError(errorBox, null);
     try {
@@ -410,17 +732,31 @@ function renderHome(oobText) {
         el("h2", { className: "section-title", text: "Accounts" }),
         accounts.length ? accountList : el("p", { className: "empty", id: "no-accounts", text: "No accounts yet. Scan a QR code or open a link to enrol." }),
       ),
+      inboxSection(),
       el(
         "section",
         { className: "home-section oob-box" },
         el("h2", { className: "section-title", text: "Out-of-band input" }),
-        el("p", { className: "hint", text: "Stands in for the camera and for links opened on the phone." }),
+        el("p", { className: "hint", text: "Stands in for the camera, links opened on the phone and pushes: paste QR text, a deep link or FCM message JSON." }),
         textarea,
         openButton,
         errorBox,
       ),
     ),
   );
+}
+
+/** The pasted text as an FCM message (a JSON object with "message" or "data"), or null. */
+function fcmMessage(text) {
+  if (!text.startsWith("{")) return null;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) return null;
+  return Object.hasOwn(value, "message") || Object.hasOwn(value, "data") ? value : null;
 }
 
 // --- Processing ---
@@ -906,6 +1242,7 @@ function renderUnknown(flow, text) {
 }
 
 function renderNotFound(err) {
+  banner.hidden = true;
   runTeardowns();
   clear(screen);
   setScreenAttrs({ state: "NOT_FOUND" });
@@ -929,6 +1266,7 @@ function tick() {
   const now = new Date();
   const text = String(now.getHours()).padStart(2, "0") + ":" + String(now.getMinutes()).padStart(2, "0");
   if (clockEl.textContent !== text) clockEl.textContent = text;
+  refreshTimes();
 }
 tick();
 setInterval(tick, 1000);

@@ -90,14 +90,18 @@ public struct FlowMachine: Sendable, Equatable {
     /// The user gave a PIN (already checked against the PIN policy by the caller when setting).
     public mutating func inputPin() throws(FlowInputError) -> FlowAction {
         guard case .awaitingSecondFactor(let interaction) = step else { throw .unexpected("inputSecondFactor", flow) }
+        let action: FlowAction
+        switch (flow.type, interaction) {
+        case (.enrol, .setSecondFactor): action = .completeEnrolment(.setNew)
+        case (.enrol, _): action = .completeEnrolment(.proveExisting)
+        default:
+            guard let accountID = chosenAccountID else { throw .unexpected("inputSecondFactor", flow) }
+            action = .verifyPin(accountID: accountID)
+        }
         step = .checkingSecondFactor(interaction)
         flow.state = .processing
         flow.currentInteraction?.inputTypes = [.pin]
-        switch (flow.type, interaction) {
-        case (.enrol, .setSecondFactor): return .completeEnrolment(.setNew)
-        case (.enrol, _): return .completeEnrolment(.proveExisting)
-        default: return .verifyPin(accountID: chosenAccountID ?? "")
-        }
+        return action
     }
 
     public mutating func cancel() throws(FlowInputError) -> FlowAction {

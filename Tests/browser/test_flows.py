@@ -1,4 +1,5 @@
-"""Browser test of AuthPhone's pages: enrol a user on a new phone, then log in with it.
+"""Browser test of AuthPhone's pages: enrol a user on a new phone, then log in with it, by QR
+text and by push.
 
 The server is started by the caller. Environment:
   AUTHPHONE_URL          base URL of the running server (default http://127.0.0.1:8080)
@@ -128,8 +129,11 @@ def session_status(driver):
     return find(driver, "#session-status").text.strip()
 
 
-def start_session(driver, kind, user_id, display_name=None):
-    """Starts a backend session on the console page; returns (session id, QR text)."""
+def start_session(driver, kind, user_id, display_name=None, delivery="qr", push_token=""):
+    """Starts a backend session on the console page; returns (session id, QR text).
+
+    delivery "push" sends it by push to the phone whose fcmToken is push_token ("": all phones of
+    the user)."""
     previous = find(driver, "#session-card").get_attribute("data-session-id")
     Select(find(driver, "#session-type")).select_by_value(kind)
     user = find(driver, "#session-user")
@@ -139,6 +143,15 @@ def start_session(driver, kind, user_id, display_name=None):
         name = find(driver, "#session-display-name")
         name.clear()
         name.send_keys(display_name)
+    Select(find(driver, "#session-delivery")).select_by_value(delivery)
+    if delivery == "push":
+        picker = wait_visible(driver, "#session-push-phone", "phone picker not shown for push")
+        if push_token:
+            # the list of phones is read when push is chosen
+            wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f'#session-push-phone option[value="{push_token}"]'), "phone missing from the picker")
+        Select(picker).select_by_value(push_token)
+    else:
+        assert not visible(driver, "#session-push-phone"), "phone picker shown for QR delivery"
     click(driver, "#start-session")
 
     def created(d):
@@ -195,8 +208,94 @@ def flow_log_text(driver):
     return find(driver, "#flow-log").text
 
 
+def open_console(driver, windows):
+    driver.get(BASE_URL + "/console")
+    windows["console"] = driver.current_window_handle
+    wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-connection") == "open", "console stream not connected")
+
+
+def create_phone(driver, windows, name):
+    """Creates a phone on the index page, in a new tab; returns its id."""
+    driver.switch_to.new_window("tab")
+    windows["phone"] = driver.current_window_handle
+    driver.get(BASE_URL + "/")
+    wait_visible(driver, "#new-phone-name").send_keys(name)
+    click(driver, "#create-phone")
+    wait_for(driver, lambda d: "/phones/" in d.current_url, "did not land on the phone page")
+    phone_id = find(driver, "body").get_attribute("data-phone-id")
+    assert phone_id and _path_ends_with(driver.current_url, phone_id)
+    wait_for(driver, lambda d: find(d, "body").get_attribute("data-connection") == "open", "phone stream not connected")
+    wait_screen(driver, "HOME")
+    assert name in find(driver, "#screen").text
+    return phone_id
+
+
+def enrol_by_qr(driver, windows, user_id, display_name, phone_name):
+    """Console: starts an enrol session; a new phone opens its QR text, confirms and sets the PIN.
+    Ends on the phone's home screen listing the account; returns (session id, phone id)."""
+    driver.switch_to.window(windows["console"])
+    enrol_sid, enrol_qr = start_session(driver, "enrol", user_id, display_name)
+    assert enrol_qr
+
+    phone_id = create_phone(driver, windows, phone_name)
+
+    # enrol: open the QR text, confirm, set the PIN
+    open_payload(driver, enrol_qr)
+    wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+    assert find(driver, "#screen").get_attribute("data-flow-type") == "ENROL"
+    assert "Create account?" in find(driver, "#screen").text
+    assert find(driver, "#server-name").text.strip(), "server name not shown"
+    cells = driver.find_elements(By.CSS_SELECTOR, "#visual-hash .vh-cell")
+    assert len(cells) == 16
+    assert any(c.get_attribute("data-color") for c in cells), "visual hash has no colours"
+    assert find(driver, "#visual-hash-fingerprint").text.strip(), "fingerprint not shown"
+    assert find(driver, "#enrol-display-name").text.strip() == display_name
+    click(driver, "#confirm")
+
+    wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+    wait_visible(driver, '#pin-pad[data-phase="choose"]')
+    enter_pin(driver, PIN)
+    wait_visible(driver, '#pin-pad[data-phase="repeat"]', "PIN pad did not ask to repeat the PIN")
+    assert "Repeat your PIN" in find(driver, "#pin-title").text
+    enter_pin(driver, PIN)
+
+    wait_screen(driver, "DONE")
+    assert "Account created for " + display_name in find(driver, "#flow-done").text
+    screenshot(driver, "enrol-done.png")
+    assert PIN not in driver.current_url
+    assert PIN not in flow_log_text(driver)
+
+    # the console follows the session live
+    driver.switch_to.window(windows["console"])
+    wait_console_status(driver, enrol_sid, "enrolled")
+
+    # the phone's home screen lists the new account
+    driver.switch_to.window(windows["phone"])
+    click(driver, "#home")
+    wait_screen(driver, "HOME")
+    wait_for(driver, lambda d: user_id in find(d, "#accounts").text, "new account not listed on the phone")
+    return enrol_sid, phone_id
+
+
+def animations_done(driver, css):
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]);"
+        "return !!e && e.getAnimations({subtree: true}).every(a => a.playState === 'finished');",
+        css,
+    )
+
+
+def screenshot_on_failure(driver, windows):
+    for name, handle in windows.items():
+        try:
+            driver.switch_to.window(handle)
+            screenshot(driver, f"failure-{name}.png")
+        except WebDriverException:
+            pass
+
+
 # ----------------------------------------------------------------------------------------------
-# the test
+# the tests
 
 
 def test_enrol_then_login(driver):
@@ -206,61 +305,9 @@ def test_enrol_then_login(driver):
     windows = {}
 
     try:
-        # 1. Console: start an enrol session.
-        driver.get(BASE_URL + "/console")
-        windows["console"] = driver.current_window_handle
-        wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-connection") == "open", "console stream not connected")
-        enrol_sid, enrol_qr = start_session(driver, "enrol", user_id, display_name)
-        assert enrol_qr
-
-        # 2. A new phone, in a second tab.
-        driver.switch_to.new_window("tab")
-        windows["phone"] = driver.current_window_handle
-        driver.get(BASE_URL + "/")
-        wait_visible(driver, "#new-phone-name").send_keys(f"Browser test {suffix}")
-        click(driver, "#create-phone")
-        wait_for(driver, lambda d: "/phones/" in d.current_url, "did not land on the phone page")
-        phone_id = find(driver, "body").get_attribute("data-phone-id")
-        assert phone_id and _path_ends_with(driver.current_url, phone_id)
-        wait_for(driver, lambda d: find(d, "body").get_attribute("data-connection") == "open", "phone stream not connected")
-        wait_screen(driver, "HOME")
-        assert f"Browser test {suffix}" in find(driver, "#screen").text
-
-        # enrol: open the QR text, confirm, set the PIN
-        open_payload(driver, enrol_qr)
-        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
-        assert find(driver, "#screen").get_attribute("data-flow-type") == "ENROL"
-        assert "Create account?" in find(driver, "#screen").text
-        assert find(driver, "#server-name").text.strip(), "server name not shown"
-        cells = driver.find_elements(By.CSS_SELECTOR, "#visual-hash .vh-cell")
-        assert len(cells) == 16
-        assert any(c.get_attribute("data-color") for c in cells), "visual hash has no colours"
-        assert find(driver, "#visual-hash-fingerprint").text.strip(), "fingerprint not shown"
-        assert find(driver, "#enrol-display-name").text.strip() == display_name
-        click(driver, "#confirm")
-
-        wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
-        wait_visible(driver, '#pin-pad[data-phase="choose"]')
-        enter_pin(driver, PIN)
-        wait_visible(driver, '#pin-pad[data-phase="repeat"]', "PIN pad did not ask to repeat the PIN")
-        assert "Repeat your PIN" in find(driver, "#pin-title").text
-        enter_pin(driver, PIN)
-
-        wait_screen(driver, "DONE")
-        assert "Account created for " + display_name in find(driver, "#flow-done").text
-        screenshot(driver, "enrol-done.png")
-        assert PIN not in driver.current_url
-        assert PIN not in flow_log_text(driver)
-
-        # the console follows the session live
-        driver.switch_to.window(windows["console"])
-        wait_console_status(driver, enrol_sid, "enrolled")
-
-        # the phone's home screen lists the new account
-        driver.switch_to.window(windows["phone"])
-        click(driver, "#home")
-        wait_screen(driver, "HOME")
-        wait_for(driver, lambda d: user_id in find(d, "#accounts").text, "new account not listed on the phone")
+        # 1. Console: start an enrol session. 2. A new phone, in a second tab, enrols with its QR text.
+        open_console(driver, windows)
+        enrol_sid, _ = enrol_by_qr(driver, windows, user_id, display_name, f"Browser test {suffix}")
 
         # 3. Console: start a login session for the same user.
         driver.switch_to.window(windows["console"])
@@ -295,12 +342,66 @@ def test_enrol_then_login(driver):
         wait_console_status(driver, login_sid, "loggedin")
         screenshot(driver, "console.png")
     except BaseException:
-        for name, handle in windows.items():
-            try:
-                driver.switch_to.window(handle)
-                screenshot(driver, f"failure-{name}.png")
-            except WebDriverException:
-                pass
+        screenshot_on_failure(driver, windows)
+        raise
+
+
+def test_login_by_push(driver):
+    suffix = uuid.uuid4().hex[:10]
+    user_id = f"bob-{suffix}"
+    display_name = "Bob Example"
+    windows = {}
+
+    try:
+        open_console(driver, windows)
+        enrol_by_qr(driver, windows, user_id, display_name, f"Push test {suffix}")
+        wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, "#inbox .inbox-item"), "inbox not empty before the push")
+        assert not visible(driver, "#push-banner"), "banner shown before any push"
+
+        # Console: a login by push to all phones of the user.
+        driver.switch_to.window(windows["console"])
+        login_sid, _ = start_session(driver, "login", user_id, delivery="push", push_token="")
+        dispatch = wait_visible(driver, "#session-dispatch", "push dispatch result not shown")
+        assert dispatch.get_attribute("data-dispatch") == "dispatched", dispatch.text
+        assert "dispatched" in dispatch.text
+        delivery_cell = f'#sessions tr[data-session-id="{login_sid}"] .delivery-cell'
+        wait_for(driver, lambda d: "push" in find(d, delivery_cell).text and "dispatched" in find(d, delivery_cell).text, "delivery column wrong")
+
+        # Phone: the notification slides in at the top; it is also in the home screen's inbox.
+        driver.switch_to.window(windows["phone"])
+        banner = wait_visible(driver, "#push-banner", "notification banner not shown")
+        message_id = banner.get_attribute("data-message-id")
+        assert message_id
+        assert "AuthPhone" in banner.text
+        assert user_id in banner.text, banner.text
+        assert not visible(driver, "#push-count"), "count shown for a single notification"
+        wait_visible(driver, f'#inbox .inbox-item[data-message-id="{message_id}"]', "notification missing from the inbox")
+        wait_for(driver, lambda d: animations_done(d, "#push-banner"), "banner still sliding in")
+        screenshot(driver, "push-banner.png")
+
+        click(driver, "#push-banner")
+        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+        assert find(driver, "#screen").get_attribute("data-flow-type") == "LOGIN"
+        wait_for(driver, lambda d: not visible(d, "#push-banner"), "banner still shown after opening it")
+        assert user_id in find(driver, "#account-choices").text
+        click(driver, "#confirm")
+
+        wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
+        enter_pin(driver, PIN)
+        wait_screen(driver, "DONE")
+        assert "Logged in as" in find(driver, "#flow-done").text
+        assert PIN not in flow_log_text(driver)
+
+        # the opened message has left the inbox
+        click(driver, "#home")
+        wait_screen(driver, "HOME")
+        wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, "#inbox .inbox-item"), "opened notification still in the inbox")
+
+        driver.switch_to.window(windows["console"])
+        wait_console_status(driver, login_sid, "loggedin")
+        screenshot(driver, "console-push.png")
+    except BaseException:
+        screenshot_on_failure(driver, windows)
         raise
 
 
