@@ -121,17 +121,6 @@ import WebApp
     }
 }
 
-/// Enrols `user` on the phone whose screen is open, with PIN 260418.
-func enrol(_ client: some TestClientProtocol, _ screen: inout Screen, phoneId: String, user: String) async throws {
-    let session = try await client.startSession("enrol", user: user)
-    _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
-    _ = try await screen.settledFlow()
-    try await screen.send(["action": "confirmSession"])
-    _ = try await screen.settledFlow()
-    try await screen.send(["action": "inputSecondFactor", "pin": "260418"])
-    #expect(try await screen.settledFlow().state == .done)
-}
-
 @Suite(.timeLimit(.minutes(2))) struct PendingOperationsTests {
     struct Pending: Decodable {
         let operations: [PendingOperation]

@@ -59,13 +59,7 @@ final class LogCapture: Sendable {
             try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
                 var screen = Screen(inbound, outbound)
                 _ = try await screen.next()
-                let enrol = try await client.startSession("enrol", user: "alice")
-                _ = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": enrol.qrText])
-                _ = try await screen.settledFlow()
-                try await screen.send(["action": "confirmSession"])
-                _ = try await screen.settledFlow()
-                try await screen.send(["action": "inputSecondFactor", "pin": Self.pin])
-                #expect(try await screen.settledFlow().state == .done)
+                try await enrol(client, &screen, phoneId: phone.id, user: "alice", pin: Self.pin)
             }
             return phone.id
         }

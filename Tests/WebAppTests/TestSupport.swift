@@ -116,3 +116,15 @@ struct Screen {
 
     struct ScreenClosed: Error {}
 }
+
+/// Enrols `user` on the phone whose screen is open.
+func enrol(_ client: some TestClientProtocol, _ screen: inout Screen, phoneId: String, user: String,
+           pin: String = "260418") async throws {
+    let session = try await client.startSession("enrol", user: user)
+    _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
+    _ = try await screen.settledFlow()
+    try await screen.send(["action": "confirmSession"])
+    _ = try await screen.settledFlow()
+    try await screen.send(["action": "inputSecondFactor", "pin": pin])
+    #expect(try await screen.settledFlow().state == .done)
+}
