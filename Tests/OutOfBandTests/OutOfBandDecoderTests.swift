@@ -124,3 +124,46 @@ import Testing
         #expect(Base64URL.decode(text) == nil)
     }
 }
+
+/// Encode → decode round trips over many generated payloads (a seeded generator, so a failure
+/// can be replayed).
+@Suite struct RoundTripPropertyTests {
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 { // SplitMix64
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let tokenCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?")
+    static let textCharacters = Array("abc XYZ 019 äöü ✓ 🙂 \" \\ / \n\t{}[]")
+
+    static func randomString(_ characters: [Character], length: ClosedRange<Int>, using generator: inout SeededGenerator) -> String {
+        String((0..<Int.random(in: length, using: &generator)).map { _ in characters.randomElement(using: &generator)! })
+    }
+
+    @Test func everyGeneratedPayloadSurvivesEveryEncoding() throws {
+        var generator = SeededGenerator(state: 20_261_122)
+        for _ in 0..<500 {
+            let token = Self.randomString(Self.tokenCharacters, length: 1...80, using: &generator)
+            let port = Int.random(in: 1...65535, using: &generator)
+            var attributes: [String: String] = [:]
+            for _ in 0..<Int.random(in: 0...3, using: &generator) {
+                let key = "attr" + Self.randomString(Array("abcdefgh"), length: 1...8, using: &generator)
+                attributes[key] = Self.randomString(Self.textCharacters, length: 0...40, using: &generator)
+            }
+            let payload = OutOfBandPayload(
+                redeemData: .init(token: token, redeemURL: URL(string: "http://127.0.0.1:\(port)/api/backend/redeem")!),
+                attributes: attributes)
+            #expect(try OutOfBandDecoder.decode(qrText: payload.qrText) == payload)
+            #expect(try OutOfBandDecoder.decode(qrText: payload.qrText + String(repeating: "=", count: (4 - payload.qrText.count % 4) % 4)) == payload)
+            #expect(try OutOfBandDecoder.decode(qrText: payload.json) == payload)
+            #expect(try DeepLink.decode(payload.deepLink) == payload)
+            #expect(try PushMessage(data: PushMessage.data(for: payload)).payload() == payload)
+        }
+    }
+}
