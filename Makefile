@@ -5,7 +5,7 @@ CONFIG ?= debug
 ARGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: run test build setup setup-test unit-test browser-test fuzz clean
+.PHONY: run test build setup setup-test unit-test api-test browser-test fuzz clean
 
 run: setup
 	swift build -c $(CONFIG) --product authphone
@@ -15,11 +15,16 @@ test: setup-test
 	swift build --build-tests
 	swift test --skip-build
 	scripts/fuzz.sh 10
+	scripts/api-test.sh
 	scripts/browser-test.sh
 
 unit-test: setup
 	swift build --build-tests
 	swift test --skip-build
+
+api-test: setup-test
+	swift build --build-tests
+	scripts/api-test.sh
 
 browser-test: setup-test
 	swift build --build-tests

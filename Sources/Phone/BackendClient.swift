@@ -10,7 +10,8 @@ struct BackendClient: Sendable {
         let answer: WireHTTPClient.Answer
         do { answer = try await wire.post(baseURL + path, json: body) } catch { throw .serverConnection(error.description) }
         guard answer.isSuccess else {
-            if let body = try? answer.decode(WireErrorBody.self) {
+            // A route the server does not have is not a backend's refusal: the URL is wrong.
+            if let body = try? answer.decode(WireErrorBody.self), !Self.routingCodes.contains(body.error.code) {
                 throw PhoneError(Self.kind(answer.status), body.error.code, body.error.message)
             }
             throw .serverResponse("HTTP \(answer.status)")
@@ -19,6 +20,8 @@ struct BackendClient: Sendable {
             throw .serverResponse("the answer could not be read: \(error)")
         }
     }
+
+    static let routingCodes: Set<String> = ["NOT_FOUND", "METHOD_NOT_ALLOWED"]
 
     private static func kind(_ status: UInt) -> PhoneError.Kind {
         switch status {

@@ -130,6 +130,13 @@ public actor PhoneService {
         if session.type == .login, accounts.isEmpty, onPhone.contains(where: { $0.serverURL == session.server.url }) {
             throw .serverAuthentication("the server's key differs from the one pinned at enrolment")
         }
+        let moved = accounts.filter { $0.serverURL != session.server.url }.map(\.id)
+        if !moved.isEmpty {
+            // The server moved (another port or host): remember where it is now.
+            try await write { db in
+                try AccountRecord.filter(keys: moved).updateAll(db, Column("serverURL").set(to: session.server.url))
+            }
+        }
         let info = SessionInfo(
             id: session.sessionId, type: session.type == .enrol ? .enrol : .login, expiresAt: session.expiresAt,
             server: ServerInfo(name: session.server.name, url: session.server.url, publicKey: session.server.publicKey,
@@ -150,9 +157,8 @@ public actor PhoneService {
     public func pendingOperations(phoneId: String) async throws(PhoneError) -> [PendingOperation] {
         let (phone, accounts) = try await phoneAndAccounts(phoneId)
         var found: [String: PendingOperation] = [:]
-        for account in accounts {
-            guard let url = URL(string: account.serverURL) else { continue }
-            try checkAllowed(url)
+        // Accounts at servers the phone may no longer talk to are passed over, not an error.
+        for account in accounts where (try? checkAllowed(URL(string: account.serverURL))) != nil {
             let key = try Self.accountKey(accounts, account.id)
             let time = now()
             let answer: PendingResponse = try await client.post(account.serverURL, BackendRoutes.pending, PendingRequest(
@@ -327,8 +333,8 @@ public actor PhoneService {
         if let flow = flows[phoneId]?.machine.flow { events.send(.flowUpdate(flow), to: phoneId) }
     }
 
-    private func checkAllowed(_ url: URL) throws(PhoneError) {
-        guard let target = origin(of: url) else { throw .serverNotAllowed(url.absoluteString) }
+    private func checkAllowed(_ url: URL?) throws(PhoneError) {
+        guard let url, let target = origin(of: url) else { throw .serverNotAllowed(url?.absoluteString ?? "(no URL)") }
         let allowed = configuration.allowedBackends().compactMap { URL(string: $0).flatMap(origin(of:)) }
         guard allowed.contains(target) else { throw .serverNotAllowed(target) }
     }

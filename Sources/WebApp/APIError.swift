@@ -75,12 +75,27 @@ struct APIError: HTTPResponseError, Equatable {
         case let error as BackendError: APIError(error)
         case let error as PhoneError: APIError(error)
         case let error as OutOfBandError: APIError(error)
+        case let error as HTTPError where error.status == .notFound:
+            APIError(.notFound, "NOT_FOUND", "no such route or resource")
+        case let error as HTTPError where error.status == .methodNotAllowed:
+            APIError(.methodNotAllowed, "METHOD_NOT_ALLOWED", "this route does not take that method")
         default: error
         }
     }
 
     static func malformedJSON(_ error: Error) -> APIError {
         APIError(.badRequest, "MALFORMED_JSON", "the request body is not what this route takes: \(describe(error))")
+    }
+
+    /// A Swift type as JSON calls it.
+    static func jsonKind(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Double.Type: "a number"
+        case is [String: Any].Type: "an object"
+        default: String(describing: type).hasPrefix("Array") ? "a list" : "a value of another kind"
+        }
     }
 
     /// Names the field and the problem instead of dumping the decoder's internals.
@@ -93,7 +108,8 @@ struct APIError: HTTPResponseError, Equatable {
             let parent = path(context.codingPath)
             return "the field '\(parent.isEmpty ? key.stringValue : parent + "." + key.stringValue)' is missing"
         case DecodingError.typeMismatch(let type, let context), DecodingError.valueNotFound(let type, let context):
-            return "the field '\(path(context.codingPath))' must be \(type == String.self ? "a string" : "of type \(type)")"
+            let field = path(context.codingPath)
+            return "\(field.isEmpty ? "the body" : "the field '\(field)'") must be \(jsonKind(of: type))"
         case DecodingError.dataCorrupted(let context):
             return context.codingPath.isEmpty ? "it is not valid JSON" : "the field '\(path(context.codingPath))' is invalid"
         default:

@@ -30,9 +30,10 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
 
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: LogRequestsMiddleware(.debug))
-    router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: false, logger: logger))
-    router.add(middleware: RequestGuardMiddleware())
     router.add(middleware: ErrorMappingMiddleware())
+    router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: false, logger: logger)
+        .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml"))
+    router.add(middleware: RequestGuardMiddleware())
     router.addRoutes(PhonesController(phones: phones, push: push).endpoints, atPath: "/api/phones")
     PushController(push: push).addRoutes(to: router)
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: "/api/backend")

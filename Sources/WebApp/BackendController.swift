@@ -26,6 +26,9 @@ struct BackendController {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.post("sessions") { request, context -> EditedResponse<BackendSession> in
             let input = try await request.decodeJSON(as: CreateSession.self, context: context)
+            if input.delivery == .qr, input.pushToken != nil {
+                throw APIError(.badRequest, "INVALID_FIELD", "the field 'pushToken' goes with \"delivery\": \"push\"")
+            }
             let delivery: DemoBackend.Delivery = input.delivery == .push || input.pushToken != nil ? .push(token: input.pushToken) : .qr
             let session = try await backend.createSession(type: input.type, userId: input.userId, displayName: input.displayName,
                                                           delivery: delivery)

@@ -48,7 +48,7 @@ struct PhonesController {
             return try await phones.update(phoneId: context.parameters.require("id"), settings: settings)
         }
         routes.post("{id}/oob") { request, context -> EditedResponse<FlowStarted> in
-            let id = try context.parameters.require("id")
+            let id = try await phones.phone(id: context.parameters.require("id")).id
             let payload = try await Self.payload(from: request, context: context)
             let flow = try await phones.startOutOfBand(phoneId: id, payload: payload)
             return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
@@ -59,7 +59,7 @@ struct PhonesController {
         }
         // A picture of a QR code (a screenshot, a photo), as the phone's camera would see it.
         routes.post("{id}/oob/image") { request, context -> EditedResponse<FlowStarted> in
-            let id = try context.parameters.require("id")
+            let id = try await phones.phone(id: context.parameters.require("id")).id
             let image: ByteBuffer
             do { image = try await request.body.collect(upTo: QRImageScanner.maximumImageSize) } catch {
                 throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the image is larger than \(QRImageScanner.maximumImageSize) bytes")

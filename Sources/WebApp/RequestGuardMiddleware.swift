@@ -5,6 +5,8 @@ import Hummingbird
 /// preflight (OWASP ASVS V3.5). Scripts send no Origin and pass.
 struct RequestGuardMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
+    /// The one route that takes a picture instead of JSON.
+    static let imageRouteSuffix = "/oob/image"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method != .get, request.method != .head, request.method != .options else {
@@ -15,9 +17,12 @@ struct RequestGuardMiddleware: RouterMiddleware {
         guard request.method != .delete else { return try await next(request, context) }
         // Neither type is one a cross-site form can send without a preflight.
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        guard contentType.hasPrefix("application/json") || contentType.hasPrefix("image/") else {
-            throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE",
-                           "state-changing requests take a JSON body (Content-Type: application/json), or an image for QR scanning")
+        if request.uri.path.hasSuffix(Self.imageRouteSuffix) {
+            guard contentType.hasPrefix("image/") else {
+                throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "this route takes a picture (Content-Type: image/png, image/jpeg…)")
+            }
+        } else if !contentType.hasPrefix("application/json") {
+            throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "state-changing requests take a JSON body (Content-Type: application/json)")
         }
         return try await next(request, context)
     }
