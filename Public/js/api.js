@@ -16,9 +16,13 @@ export class ApiError extends Error {
  * Calls the JSON API. POST bodies are sent as JSON with `Content-Type: application/json`.
  * Resolves to the parsed JSON answer (or null for an empty body); rejects with an ApiError.
  */
-export async function api(path, { method = "GET", body } = {}) {
+export async function api(path, { method = "GET", body, file } = {}) {
   const init = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
-  if (body !== undefined) {
+  if (file !== undefined) {
+    // a picture is sent as it is, with its own type
+    init.headers["Content-Type"] = file.type && file.type.startsWith("image/") ? file.type : "image/png";
+    init.body = file;
+  } else if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
@@ -55,6 +59,8 @@ export async function api(path, { method = "GET", body } = {}) {
 
 export const getJSON = (path) => api(path);
 export const postJSON = (path, body) => api(path, { method: "POST", body: body ?? {} });
+export const putJSON = (path, body) => api(path, { method: "PUT", body: body ?? {} });
+export const postFile = (path, file) => api(path, { method: "POST", file });
 
 /** Absolute ws:// or wss:// URL for a path on this site. */
 export function wsURL(path) {

@@ -4,7 +4,7 @@
 // PIN handling: digits are kept in a plain array, overwritten with 0 and emptied after use or on
 // cancel. A PIN is only ever sent over the socket; it never goes into the URL, storage, the flow
 // log or the console.
-import { ReconnectingSocket, api, getJSON, postJSON, el, clear, shortId, formatTime, showError, toDate } from "./api.js";
+import { ReconnectingSocket, api, getJSON, postJSON, putJSON, postFile, el, clear, shortId, formatTime, showError, toDate } from "./api.js";
 
 const phoneId = document.body.dataset.phoneId || "";
 const phoneNameFromPage = document.body.dataset.phoneName || "";
@@ -472,12 +472,7 @@ async function openPush(id) {
     markAllSeen();
     renderNotifications();
     hideToast();
-    const flow = answer && answer.flow;
-    if (flow && typeof flow === "object" && (!state.flow || state.flow.id !== flow.id)) {
-      addLog("push", flow);
-      applyFlow(flow);
-      render();
-    }
+    showStartedFlow("push", answer);
   } catch (err) {
     state.openingPush = null;
     if (err.code === "MESSAGE_NOT_FOUND") removePushes([id]);
@@ -604,7 +599,7 @@ function render(force = false) {
   let key;
   if (view === "HOME") {
     const p = state.phone || {};
-    key = "HOME:" + JSON.stringify([p.name, p.accounts, p.pinLength]);
+    key = "HOME:" + JSON.stringify([p.name, p.accounts, p.pinLength, p.settings]);
   } else {
     key = "FLOW:" + JSON.stringify(state.flow);
   }
@@ -700,25 +695,11 @@ function renderHome(oobText) {
     }
     const push = fcmMessage(text);
     const body = push ? { push } : /^(authphone:\/\/|https?:\/\/)/i.test(text) ? { link: text } : { qr: text };
-    openButton.disabled = true;
-    showError(errorBox, null);
-    try {
+    await startFrom(openButton, errorBox, "oob", async () => {
       const answer = await postJSON("/api/phones/" + encodeURIComponent(phoneId) + "/oob", body);
-      const flow = answer && answer.flow;
       if (textarea.isConnected) textarea.value = "";
-      // The socket normally delivers the same flow; only use the answer if the socket has not
-      // shown this flow yet (never step back from a later update of the same flow).
-      if (flow && typeof flow === "object" && (!state.flow || state.flow.id !== flow.id)) {
-        addLog("oob", flow);
-        applyFlow(flow);
-        render();
-      }
-    } catch (err) {
-      if (errorBox.isConnected) showError(errorBox, err);
-      else showToast(err.code, err.message);
-    } finally {
-      openButton.disabled = false;
-    }
+      return answer;
+    });
   });
 
   screen.append(
@@ -740,9 +721,126 @@ function renderHome(oobText) {
         el("p", { className: "hint", text: "Stands in for the camera, links opened on the phone and pushes: paste QR text, a deep link or FCM message JSON." }),
         textarea,
         openButton,
+        ...imageScanner(errorBox),
         errorBox,
       ),
+      pendingSection(),
+      settingsSection(phone),
     ),
+  );
+}
+
+/**
+ * Shows the flow a request started. The socket normally delivers the same flow; the answer is only
+ * used if the socket has not shown this flow yet (never step back from a later update of it).
+ */
+function showStartedFlow(source, answer) {
+  const flow = answer && answer.flow;
+  if (flow && typeof flow === "object" && (!state.flow || state.flow.id !== flow.id)) {
+    addLog(source, flow);
+    applyFlow(flow);
+    render();
+  }
+}
+
+/** Runs a request that starts a flow from the home screen, showing its error in `errorBox`. */
+async function startFrom(button, errorBox, source, request) {
+  button.disabled = true;
+  showError(errorBox, null);
+  try {
+    showStartedFlow(source, await request());
+  } catch (err) {
+    if (errorBox.isConnected) showError(errorBox, err);
+    else showToast(err.code, err.message);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/** The camera: a picture of a QR code (a screenshot, a photo), scanned on the server. */
+function imageScanner(errorBox) {
+  const input = el("input", { id: "oob-image", type: "file", accept: "image/*", className: "visually-hidden" });
+  const button = el("button", { id: "oob-image-pick", type: "button", className: "btn btn-block", text: "Scan a picture of a QR code…" });
+  button.addEventListener("click", () => input.click());
+  input.addEventListener("change", () => {
+    const file = input.files && input.files[0];
+    input.value = "";
+    if (!file) return;
+    startFrom(button, errorBox, "image", () => postFile("/api/phones/" + encodeURIComponent(phoneId) + "/oob/image", file));
+  });
+  return [button, input];
+}
+
+/** The pull fallback: ask the backends what is waiting for this phone's accounts. */
+function pendingSection() {
+  const list = el("ul", { id: "pending", className: "inbox-list", hidden: true });
+  const note = el("p", { id: "pending-empty", className: "empty", hidden: true, text: "Nothing is waiting." });
+  const errorBox = el("div", { id: "pending-error", className: "error", role: "alert", hidden: true });
+  const check = el("button", { id: "pending-check", type: "button", className: "btn btn-small", text: "Check for requests" });
+  check.addEventListener("click", async () => {
+    check.disabled = true;
+    showError(errorBox, null);
+    try {
+      const answer = await getJSON("/api/phones/" + encodeURIComponent(phoneId) + "/pending");
+      const operations = Array.isArray(answer && answer.operations) ? answer.operations : [];
+      clear(list);
+      for (const op of operations) {
+        const open = el("button", { type: "button", className: "btn btn-small btn-primary pending-open", text: "Open" });
+        open.addEventListener("click", () =>
+          startFrom(open, errorBox, "pending", () => postJSON("/api/phones/" + encodeURIComponent(phoneId) + "/oob", { qr: String(op.payload || "") })),
+        );
+        list.appendChild(
+          el(
+            "li",
+            { className: "inbox-item pending-item", dataset: { sessionId: String(op.sessionId || "") } },
+            el("div", { className: "inbox-main" }, el("div", { className: "inbox-top" }, el("span", { className: "inbox-title", text: "Login request" }), timeNode("inbox-time", op.createdAt))),
+            open,
+          ),
+        );
+      }
+      list.hidden = operations.length === 0;
+      note.hidden = operations.length > 0;
+    } catch (err) {
+      showError(errorBox, err);
+    } finally {
+      check.disabled = false;
+    }
+  });
+  return el(
+    "section",
+    { id: "pending-section", className: "home-section" },
+    el("div", { className: "section-head" }, el("h2", { className: "section-title", text: "Waiting requests" }), check),
+    el("p", { className: "hint", text: "Without pushes, the phone can ask its servers for the logins waiting for it." }),
+    list,
+    note,
+    errorBox,
+  );
+}
+
+/** The phone's settings. */
+function settingsSection(phone) {
+  const settings = phone.settings || {};
+  const toggle = el("input", { id: "setting-open-pushes", type: "checkbox" });
+  toggle.checked = Boolean(settings.openPushesAtOnce);
+  const errorBox = el("div", { id: "settings-error", className: "error", role: "alert", hidden: true });
+  toggle.addEventListener("change", async () => {
+    toggle.disabled = true;
+    showError(errorBox, null);
+    try {
+      state.phone = await putJSON("/api/phones/" + encodeURIComponent(phoneId) + "/settings", { openPushesAtOnce: toggle.checked });
+    } catch (err) {
+      toggle.checked = !toggle.checked;
+      showError(errorBox, err);
+    } finally {
+      toggle.disabled = false;
+    }
+  });
+  return el(
+    "section",
+    { id: "settings-section", className: "home-section" },
+    el("h2", { className: "section-title", text: "Settings" }),
+    el("label", { className: "setting" }, toggle, el("span", { text: " Open pushes at once (no notification)" })),
+    errorBox,
   );
 }
 

@@ -107,6 +107,8 @@ def click(driver, css):
             el = find(d, css)
             if not el.is_displayed() or not el.is_enabled():
                 return False
+            # the phone's screen scrolls: bring the element into view as a thumb would
+            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", el)
             el.click()
             return True
         except StaleElementReferenceException:
@@ -400,6 +402,72 @@ def test_login_by_push(driver):
         driver.switch_to.window(windows["console"])
         wait_console_status(driver, login_sid, "loggedin")
         screenshot(driver, "console-push.png")
+    except BaseException:
+        screenshot_on_failure(driver, windows)
+        raise
+
+
+def test_picture_pull_and_open_at_once(driver):
+    """The other ways in: a screenshot of the console's QR code uploaded as the camera's picture,
+    the pull fallback's "Check for requests", and a phone set to open pushes at once."""
+    suffix = uuid.uuid4().hex[:10]
+    user_id = f"carol-{suffix}"
+    windows = {}
+
+    try:
+        open_console(driver, windows)
+        enrol_by_qr(driver, windows, user_id, "Carol Example", f"Ways in {suffix}")
+
+        # A picture of the QR code, taken off the console, scanned by the phone.
+        driver.switch_to.window(windows["console"])
+        picture_sid, _ = start_session(driver, "login", user_id)
+        picture = SCREENSHOTS / f"qr-{suffix}.png"
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        find(driver, "#session-qr").screenshot(str(picture))
+        driver.switch_to.window(windows["phone"])
+        wait_screen(driver, "HOME")
+        find(driver, "#oob-image").send_keys(str(picture.resolve()))
+        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+        assert find(driver, "#screen").get_attribute("data-flow-type") == "LOGIN"
+        picture.unlink()
+        click(driver, "#cancel")
+        wait_screen(driver, "ERROR")
+        driver.switch_to.window(windows["console"])
+        wait_console_status(driver, picture_sid, "canceled")
+
+        # Pull: a login the phone was never told about, found by asking.
+        pulled_sid, _ = start_session(driver, "login", user_id)
+        driver.switch_to.window(windows["phone"])
+        click(driver, "#home")
+        wait_screen(driver, "HOME")
+        click(driver, "#pending-check")
+        wait_visible(driver, f'#pending .pending-item[data-session-id="{pulled_sid}"]', "the waiting login was not found")
+        screenshot(driver, "pending.png")
+        click(driver, f'#pending .pending-item[data-session-id="{pulled_sid}"] .pending-open')
+        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+        click(driver, "#confirm")
+        wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
+        enter_pin(driver, PIN)
+        wait_screen(driver, "DONE")
+        driver.switch_to.window(windows["console"])
+        wait_console_status(driver, pulled_sid, "loggedin")
+
+        # Open pushes at once: the login appears without a notification to tap.
+        driver.switch_to.window(windows["phone"])
+        click(driver, "#home")
+        wait_screen(driver, "HOME")
+        click(driver, "#setting-open-pushes")
+        wait_for(driver, lambda d: find(d, "#setting-open-pushes").is_selected() and find(d, "#setting-open-pushes").is_enabled(),
+                 "setting not saved")
+        driver.switch_to.window(windows["console"])
+        pushed_sid, _ = start_session(driver, "login", user_id, delivery="push", push_token="")
+        driver.switch_to.window(windows["phone"])
+        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+        assert not visible(driver, "#push-banner"), "a notification was shown though the phone opens pushes at once"
+        click(driver, "#cancel")
+        wait_screen(driver, "ERROR")
+        driver.switch_to.window(windows["console"])
+        wait_console_status(driver, pushed_sid, "canceled")
     except BaseException:
         screenshot_on_failure(driver, windows)
         raise
