@@ -1,0 +1,44 @@
+# Shared by the Python test runners: a venv with the test's packages, and AuthPhone servers on
+# free ports with throw-away data that stop whatever happens. Source it from the repository root.
+#   prepare_venv REQUIREMENTS_FILE
+#   start_server NAME PORT ARGS…   (serves in the background, waits until /health answers)
+#   free_port; print_server_logs
+
+binary=.build/debug/authphone
+[[ -x "$binary" ]] || { echo "build first: swift build --build-tests" >&2; exit 1; }
+
+server_data=$(mktemp -d)
+server_pids=()
+stop_servers() {
+  for pid in "${server_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${server_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$server_data"
+}
+trap stop_servers EXIT
+
+prepare_venv() {
+  python3 -m venv .venv >/dev/null
+  .venv/bin/pip install -q --disable-pip-version-check -r "$1" pytest
+}
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+print_server_logs() {
+  for log in "$server_data"/*.log; do echo "--- $(basename "$log" .log) server log ---"; cat "$log"; done
+}
+
+start_server() {
+  local name=$1 port=$2
+  shift 2
+  "$binary" serve --port "$port" "$@" >"$server_data/$name.log" 2>&1 &
+  local pid=$!
+  server_pids+=("$pid")
+  for _ in $(seq 1 100); do
+    python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/health', timeout=1)" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || { print_server_logs; exit 1; }
+    sleep 0.1
+  done
+  echo "the $name server did not answer /health" >&2
+  print_server_logs
+  exit 1
+}
