@@ -30,6 +30,7 @@ let package = Package(
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
         ]),
         .target(name: "Broadcast"),
+        .target(name: "Retry"),
         .target(name: "Phone", dependencies: [
             "AuthFlow", "BackendAPI", "Broadcast", "OutOfBand", "SodiumKit",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -37,7 +38,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .target(name: "Backend", dependencies: [
-            "BackendAPI", "Broadcast", "OutOfBand", "SodiumKit", "CQRencode",
+            "BackendAPI", "Broadcast", "OutOfBand", "Retry", "SodiumKit", "CQRencode",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "PushService", dependencies: [
@@ -63,8 +64,9 @@ let package = Package(
         .testTarget(name: "PushServiceTests", dependencies: ["PushService", "OutOfBand"]),
         .testTarget(name: "AuthFlowTests", dependencies: ["AuthFlow"]),
         .testTarget(name: "BackendTests", dependencies: ["Backend", "BackendAPI", "OutOfBand", "SodiumKit"]),
+        .testTarget(name: "RetryTests", dependencies: ["Retry"]),
         .testTarget(name: "WebAppTests", dependencies: [
-            "WebApp", "Phone", "Backend", "BackendAPI", "PushService", "SodiumKit",
+            "WebApp", "Phone", "Backend", "BackendAPI", "PushService", "Retry", "SodiumKit",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -3,6 +3,7 @@ import Broadcast
 import Foundation
 import GRDB
 import OutOfBand
+import Retry
 import SodiumKit
 
 /// The demo authentication server with its Second Factor Server. Phones reach it only through
@@ -15,14 +16,21 @@ public final class DemoBackend: Sendable {
         /// The FCM-compatible push endpoint's base URL; nil: this server's own push service.
         public var pushURL: String?
         public var pushProject: String
+        /// Retries of a push that FCM says may succeed later (429, 500, 503, no connection).
+        public var pushRetry: RetryPolicy
+
+        public static let defaultPushRetry = RetryPolicy.exponential(
+            maxRetries: 3, initialDelay: .milliseconds(500), maximumDelay: .seconds(4), multiplier: 2)
 
         public init(serverName: String = "AuthPhone demo backend", sessionLifetime: TimeInterval = 300,
-                    secondFactorPolicy: SecondFactorPolicy = .nextAuth, pushURL: String? = nil, pushProject: String = "authphone") {
+                    secondFactorPolicy: SecondFactorPolicy = .nextAuth, pushURL: String? = nil, pushProject: String = "authphone",
+                    pushRetry: RetryPolicy = defaultPushRetry) {
             self.serverName = serverName
             self.sessionLifetime = sessionLifetime
             self.secondFactorPolicy = secondFactorPolicy
             self.pushURL = pushURL
             self.pushProject = pushProject
+            self.pushRetry = pushRetry
         }
     }
 
@@ -33,14 +41,17 @@ public final class DemoBackend: Sendable {
     let now: @Sendable () -> Date
     let serverKey: Ed25519.KeyPair
     let wire: WireHTTPClient
+    let pushRetrying: Retrying
     /// Every change of a session, for the console.
     public let events = Broadcaster<BackendSession>()
 
     public init(database: BackendDatabase, configuration: Configuration = .init(),
                 baseURL: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date = Date.init,
-                wire: WireHTTPClient = WireHTTPClient()) throws {
+                wire: WireHTTPClient = WireHTTPClient(),
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) throws {
         self.database = database
         self.wire = wire
+        pushRetrying = Retrying(policy: configuration.pushRetry, sleep: sleep)
         self.configuration = configuration
         self.baseURL = baseURL
         self.now = now
@@ -115,17 +126,11 @@ public final class DemoBackend: Sendable {
             let message = FCMSend(token: token, data: PushMessage.data(for: payload(for: record)),
                                   title: isLogin ? "Log in to \(configuration.serverName)?" : "Add an account at \(configuration.serverName)",
                                   body: isLogin ? "Confirm the login of \(record.userId) on this phone." : "Enrol \(record.displayName) on this phone.")
-            do {
-                let answer = try await wire.post(base + FCMSend.path(project: configuration.pushProject), json: message)
-                if answer.isSuccess {
-                    results.append("dispatched")
-                } else {
-                    let code = (try? answer.decode(FCMErrorBody.self))?.error.details.first?.errorCode ?? "HTTP \(answer.status)"
-                    results.append(code == "UNREGISTERED" ? "dispatchTargetExpired" : "dispatchError: \(code)")
-                }
-            } catch {
-                results.append("dispatchError: \(error.description)")
+            let url = base + FCMSend.path(project: configuration.pushProject)
+            let (sent, attempts) = await pushRetrying.run { _ -> AttemptOutcome<Bool> in
+                await Self.send(message, to: url, wire: wire)
             }
+            results.append(sent != nil ? "dispatched" : attempts.last?.outcome ?? "dispatchError")
         }
         var updated = record
         updated.dispatch = results.isEmpty ? "dispatchTargetNotFound" : results.contains("dispatched") ? "dispatched" : results[0]
@@ -417,6 +422,21 @@ public final class DemoBackend: Sendable {
 
     private func view(_ record: SessionRecord) -> BackendSession {
         BackendSession(record, payload: payload(for: record), now: now())
+    }
+
+    /// One FCM send, judged as FCM's documentation says: 429, 500, 503 and no answer may succeed
+    /// later (honouring Retry-After); UNREGISTERED and other refusals will not.
+    private static func send(_ message: FCMSend, to url: String, wire: WireHTTPClient) async -> AttemptOutcome<Bool> {
+        let answer: WireHTTPClient.Answer
+        do { answer = try await wire.post(url, json: message) } catch {
+            return .retryable(reason: "dispatchError: \(error.description)", retryAfter: nil)
+        }
+        if answer.isSuccess { return .success(true) }
+        let code = (try? answer.decode(FCMErrorBody.self))?.error.details.first?.errorCode ?? "HTTP \(answer.status)"
+        if [429, 500, 503].contains(answer.status) {
+            return .retryable(reason: "dispatchError: \(code)", retryAfter: answer.retryAfter)
+        }
+        return .failure(reason: code == "UNREGISTERED" ? "dispatchTargetExpired" : "dispatchError: \(code)")
     }
 
     /// The part of FCM's error answer the backend reads.

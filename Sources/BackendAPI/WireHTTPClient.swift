@@ -9,6 +9,8 @@ public struct WireHTTPClient: Sendable {
     public struct Answer: Sendable {
         public let status: UInt
         public let body: ByteBuffer
+        /// The server's `Retry-After`, in seconds (the HTTP-date form is not used by FCM).
+        public let retryAfter: Duration?
 
         public var isSuccess: Bool { (200..<300).contains(status) }
 
@@ -47,7 +49,9 @@ public struct WireHTTPClient: Sendable {
         request.body = .bytes(ByteBuffer(data: bytes))
         do {
             let response = try await http.execute(request, timeout: timeout)
-            return Answer(status: response.status.code, body: try await response.body.collect(upTo: 1 << 20))
+            let retryAfter = response.headers.first(name: "Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                .flatMap { (0...86_400).contains($0) ? Duration.seconds($0) : nil }
+            return Answer(status: response.status.code, body: try await response.body.collect(upTo: 1 << 20), retryAfter: retryAfter)
         } catch {
             throw TransportError(description: String(describing: error))
         }

@@ -9,6 +9,8 @@ import HummingbirdWebSocket
 import OutOfBand
 import Phone
 import PushService
+import Retry
+import Synchronization
 import Testing
 import WebApp
 
@@ -186,5 +188,65 @@ import WebApp
                                                    headers: [.contentType: "image/png"], body: ByteBuffer(string: "not an image"))
             #expect(garbage.status == .badRequest)
         }
+    }
+}
+
+/// The backend's pushes against an FCM endpoint that fails on purpose (a stub at the network
+/// boundary): what FCM says may succeed later is retried, honouring Retry-After; the rest is not.
+@Suite(.timeLimit(.minutes(2))) struct PushRetryTests {
+    final class Script: Sendable {
+        let answers: Mutex<[(HTTPResponse.Status, String?, String)]>
+        init(_ answers: [(HTTPResponse.Status, String?, String)]) { self.answers = Mutex(answers) }
+        func next() -> (HTTPResponse.Status, String?, String) {
+            answers.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] }
+        }
+    }
+
+    static func fcmError(_ code: Int, _ status: String, _ errorCode: String) -> String {
+        #"{"error": {"code": \#(code), "message": "m", "status": "\#(status)", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "\#(errorCode)"}]}}"#
+    }
+
+    func dispatch(through script: Script) async throws -> (String?, [Duration]) {
+        let router = Router()
+        router.post("/v1/projects/{project}/{method}") { _, _ -> Response in
+            let (status, retryAfter, body) = script.next()
+            var headers: HTTPFields = [.contentType: "application/json"]
+            if let retryAfter { headers[.retryAfter] = retryAfter }
+            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+        let stub = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let sleeper = SleepRecorder()
+        let dispatch = try await stub.test(.live) { client in
+            let port = try #require(client.port)
+            let backend = try DemoBackend(database: .inMemory(), configuration: .init(pushURL: "http://127.0.0.1:\(port)"),
+                                          baseURL: { "http://127.0.0.1:8080" }, sleep: { sleeper.sleep($0) })
+            return try await backend.createSession(type: .enrol, userId: "alice", displayName: nil, delivery: .push(token: "t")).dispatch
+        }
+        return (dispatch, sleeper.recorded)
+    }
+
+    @Test func unavailableWithRetryAfterIsRetriedAfterAtLeastThatLong() async throws {
+        let (dispatch, waits) = try await dispatch(through: Script([
+            (.serviceUnavailable, "7", Self.fcmError(503, "UNAVAILABLE", "UNAVAILABLE")),
+            (.ok, nil, #"{"name": "projects/authphone/messages/1"}"#),
+        ]))
+        #expect(dispatch == "dispatched")
+        #expect(waits.count == 1)
+        #expect(try #require(waits.first) >= .seconds(7))
+    }
+
+    @Test func quotaAndServerErrorsAreRetriedUntilThePolicyGivesUp() async throws {
+        let (dispatch, waits) = try await dispatch(through: Script([(.tooManyRequests, nil, Self.fcmError(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED"))]))
+        #expect(dispatch == "dispatchError: QUOTA_EXCEEDED")
+        #expect(waits.count == DemoBackend.Configuration.defaultPushRetry.maxRetries)
+    }
+
+    @Test func unregisteredAndInvalidArgumentAreNotRetried() async throws {
+        let (expired, waits) = try await dispatch(through: Script([(.notFound, nil, Self.fcmError(404, "NOT_FOUND", "UNREGISTERED"))]))
+        #expect(expired == "dispatchTargetExpired")
+        #expect(waits.isEmpty)
+        let (invalid, moreWaits) = try await dispatch(through: Script([(.badRequest, nil, Self.fcmError(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT"))]))
+        #expect(invalid == "dispatchError: INVALID_ARGUMENT")
+        #expect(moreWaits.isEmpty)
     }
 }
