@@ -3,7 +3,7 @@ import BackendAPI
 import Foundation
 import OutOfBand
 import SodiumKit
-import Synchronization
+import TestDoubles
 import Testing
 
 /// A device speaking the wire directly to the backend, without HTTP: enough to drive the
@@ -53,13 +53,6 @@ struct ScriptedDevice {
             deviceId: id, accountId: account, accountSignature: Base64URL.encode(accountKey.sign(message)),
             pinSignature: Base64URL.encode(try pinKey(pin).sign(message))))
     }
-}
-
-/// A clock the test moves by hand.
-final class TestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-    func now() -> Date { current.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
 }
 
 @Suite struct SecondFactorServerTests {

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import OutOfBand
 import PushService
-import Synchronization
+import TestDoubles
 import Testing
 
 @Suite struct FCMSendRequestTests {
@@ -59,12 +59,6 @@ import Testing
             try FCMSendRequest.parse(Self.body(#"{"token": "t", "data": {"k": "\#(fits)x"}}"#))
         }
     }
-}
-
-final class TestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-    func now() -> Date { current.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
 }
 
 @Suite struct PushServiceTests {

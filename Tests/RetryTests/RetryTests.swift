@@ -1,13 +1,6 @@
 import Retry
-import Synchronization
+import TestDoubles
 import Testing
-
-/// Records the waits instead of sleeping.
-final class SleepRecorder: Sendable {
-    private let waits = Mutex<[Duration]>([])
-    var recorded: [Duration] { waits.withLock { $0 } }
-    func sleep(_ duration: Duration) { waits.withLock { $0.append(duration) } }
-}
 
 @Suite struct RetryPolicyTests {
     @Test func constantWaitsTheSameEveryTime() {

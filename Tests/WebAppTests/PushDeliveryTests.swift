@@ -11,6 +11,7 @@ import Phone
 import PushService
 import Retry
 import Synchronization
+import TestDoubles
 import Testing
 import WebApp
 

@@ -8,7 +8,6 @@ import HummingbirdWSTesting
 import HummingbirdWebSocket
 import Phone
 import PushService
-import Synchronization
 import Testing
 import WebApp
 
@@ -63,13 +62,6 @@ extension TestClientProtocol {
     func phoneDetail(_ id: String) async throws -> PhoneDetail {
         try await send(.get, "/api/phones/\(id)").decode(PhoneDetail.self)
     }
-}
-
-/// Records the waits instead of sleeping.
-final class SleepRecorder: Sendable {
-    private let waits = Mutex<[Duration]>([])
-    var recorded: [Duration] { waits.withLock { $0 } }
-    func sleep(_ duration: Duration) { waits.withLock { $0.append(duration) } }
 }
 
 /// What the phone's screen receives over its WebSocket.
