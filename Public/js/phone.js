@@ -743,18 +743,23 @@ function showStartedFlow(source, answer) {
   }
 }
 
-/** Runs a request that starts a flow from the home screen, showing its error in `errorBox`. */
-async function startFrom(button, errorBox, source, request) {
-  button.disabled = true;
+/** Runs `work` with `control` disabled, showing a failure in `errorBox` (or as a toast once the box is gone). */
+async function withControl(control, errorBox, work) {
+  control.disabled = true;
   showError(errorBox, null);
   try {
-    showStartedFlow(source, await request());
+    await work();
   } catch (err) {
     if (errorBox.isConnected) showError(errorBox, err);
     else showToast(err.code, err.message);
   } finally {
-    button.disabled = false;
+    control.disabled = false;
   }
+}
+
+/** Runs a request that starts a flow from the home screen. */
+function startFrom(button, errorBox, source, request) {
+  return withControl(button, errorBox, async () => showStartedFlow(source, await request()));
 }
 
 /** The camera: a picture of a QR code (a screenshot, a photo), scanned on the server. */
@@ -777,10 +782,8 @@ function pendingSection() {
   const note = el("p", { id: "pending-empty", className: "empty", hidden: true, text: "Nothing is waiting." });
   const errorBox = el("div", { id: "pending-error", className: "error", role: "alert", hidden: true });
   const check = el("button", { id: "pending-check", type: "button", className: "btn btn-small", text: "Check for requests" });
-  check.addEventListener("click", async () => {
-    check.disabled = true;
-    showError(errorBox, null);
-    try {
+  check.addEventListener("click", () =>
+    withControl(check, errorBox, async () => {
       const answer = await getJSON("/api/phones/" + encodeURIComponent(phoneId) + "/pending");
       const operations = Array.isArray(answer && answer.operations) ? answer.operations : [];
       clear(list);
@@ -800,12 +803,8 @@ function pendingSection() {
       }
       list.hidden = operations.length === 0;
       note.hidden = operations.length > 0;
-    } catch (err) {
-      showError(errorBox, err);
-    } finally {
-      check.disabled = false;
-    }
-  });
+    }),
+  );
   return el(
     "section",
     { id: "pending-section", className: "home-section" },
@@ -823,18 +822,16 @@ function settingsSection(phone) {
   const toggle = el("input", { id: "setting-open-pushes", type: "checkbox" });
   toggle.checked = Boolean(settings.openPushesAtOnce);
   const errorBox = el("div", { id: "settings-error", className: "error", role: "alert", hidden: true });
-  toggle.addEventListener("change", async () => {
-    toggle.disabled = true;
-    showError(errorBox, null);
-    try {
-      state.phone = await putJSON("/api/phones/" + encodeURIComponent(phoneId) + "/settings", { openPushesAtOnce: toggle.checked });
-    } catch (err) {
-      toggle.checked = !toggle.checked;
-      showError(errorBox, err);
-    } finally {
-      toggle.disabled = false;
-    }
-  });
+  toggle.addEventListener("change", () =>
+    withControl(toggle, errorBox, async () => {
+      try {
+        state.phone = await putJSON("/api/phones/" + encodeURIComponent(phoneId) + "/settings", { openPushesAtOnce: toggle.checked });
+      } catch (err) {
+        toggle.checked = !toggle.checked; // the setting did not change
+        throw err;
+      }
+    }),
+  );
   return el(
     "section",
     { id: "settings-section", className: "home-section" },
