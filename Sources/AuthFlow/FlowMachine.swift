@@ -5,11 +5,14 @@ import Foundation
 public enum FlowAction: Equatable, Sendable {
     /// Nothing to do beyond publishing the new flow.
     case none
-    /// Tell the backend the user confirmed the session (with the chosen account for a login).
-    case confirmSession(accountID: String?)
+    /// Tell the backend the user confirmed the session (with the chosen account for a login or a
+    /// transaction), passing the user's optional free text on.
+    case confirmSession(accountID: String?, userInput: String?)
+    /// Sign the exact transaction text shown to the user with the account's key.
+    case confirmTransaction(accountID: String)
     /// Create the account's keys and register them, with a new PIN or proof of the existing one.
     case completeEnrolment(PinUse)
-    /// Prove the PIN to the Second Factor Server for the chosen account's login.
+    /// Prove the PIN to the Second Factor Server for the chosen account.
     case verifyPin(accountID: String)
     /// Tell the backend the flow ended without success.
     case abandonSession(FlowError)
@@ -24,39 +27,62 @@ public enum FlowAction: Equatable, Sendable {
 public enum SecondFactorOutcome: Equatable, Sendable {
     case accepted(SecondFactorAccount)
     case rejected(SecondFactorAccount)
+    /// Refused unseen during a penalty: the counters did not change (`penalisedFor` says how long).
+    case penalised(SecondFactorAccount)
 }
 
-/// ENROL and LOGIN as a value-type state machine: one method per event, each returning the
-/// action to carry out. No I/O, no clock, no PIN: those stay with the caller.
+/// The session flows (ENROL, LOGIN, SIGN_TRANSACTION) as a value-type state machine: each flow
+/// type is a fixed plan of interactions, one method per event, each returning the action to
+/// carry out. No I/O, no clock, no PIN: those stay with the caller.
 public struct FlowMachine: Sendable, Equatable {
     public private(set) var flow: Flow
     private var step: Step
-    private let phoneHasPin: Bool
+    /// The interactions still to come after the current one.
+    private var plan: [Stage]
     private var chosenAccountID: String?
 
+    /// One interaction of a plan.
+    enum Stage: Equatable, Sendable {
+        case confirm
+        case confirmTransaction
+        case secondFactor(InteractionType)
+
+        var interaction: InteractionType {
+            switch self {
+            case .confirm: .confirm
+            case .confirmTransaction: .confirmTransaction
+            case .secondFactor(let type): type
+            }
+        }
+    }
+
     private enum Step: Equatable, Sendable {
-        case awaitingConfirmation
-        case confirming
-        case awaitingSecondFactor(InteractionType)
-        case checkingSecondFactor(InteractionType)
+        case awaiting(Stage)
+        case checking(Stage)
         case finished
     }
 
     /// Starts the flow for a redeemed session. `accounts` are the phone's accounts at the
     /// session's server; `phoneHasPin` tells whether enrolment sets a PIN or verifies it.
+    /// A session may pre-select an account (`preselectedAccountId`): then it is the only one offered.
     public static func start(id: String, session: SessionInfo, accounts: [AccountSummary],
                              phoneHasPin: Bool) -> (FlowMachine, FlowAction) {
-        let offered = session.type == .login && session.userId != nil
-            ? accounts.filter { $0.userId == session.userId } : accounts
+        let offered: [AccountSummary] = switch (session.type, session.preselectedAccountId, session.userId) {
+        case (.enrol, _, _): accounts
+        case (_, let preselected?, _): accounts.filter { $0.id == preselected }
+        case (_, nil, let user?): accounts.filter { $0.userId == user }
+        case (_, nil, nil): accounts
+        }
+        let plan: [Stage] = switch session.type {
+        case .enrol: [.confirm, .secondFactor(phoneHasPin ? .verifySecondFactor : .setSecondFactor)]
+        case .signTransaction: [.confirm, .confirmTransaction, .secondFactor(.verifySecondFactor)]
+        default: [.confirm, .secondFactor(.verifySecondFactor)]
+        }
         var machine = FlowMachine(
-            flow: Flow(id: id, type: session.type, state: .waitForInput,
-                       currentInteraction: Interaction(
-                           type: .confirm,
-                           confirmSessionInfo: ConfirmSessionInfo(accounts: offered, secondFactorNeeded: true),
-                           secondFactorInfo: nil, inputTypes: []),
-                       session: session),
-            step: .awaitingConfirmation, phoneHasPin: phoneHasPin)
-        if session.type == .login && offered.isEmpty {
+            flow: Flow(id: id, type: session.type, state: .waitForInput, session: session, transaction: session.transaction),
+            step: .finished, plan: Array(plan.dropFirst()))
+        machine.ask(plan[0], confirmSessionInfo: ConfirmSessionInfo(accounts: offered, secondFactorNeeded: true))
+        if session.type != .enrol && offered.isEmpty {
             let error = FlowError.noAccountsForServer(session.server.name)
             machine.finish(error: error)
             return (machine, .abandonSession(error))
@@ -66,8 +92,9 @@ public struct FlowMachine: Sendable, Equatable {
 
     // MARK: user events
 
-    public mutating func confirmSession(accountID: String?) throws(FlowInputError) -> FlowAction {
-        guard step == .awaitingConfirmation, let info = flow.currentInteraction?.confirmSessionInfo else {
+    /// `userInput` is free text for the relying party, checked by the caller; empty means none.
+    public mutating func confirmSession(accountID: String?, userInput: String? = nil) throws(FlowInputError) -> FlowAction {
+        guard step == .awaiting(.confirm), let info = flow.currentInteraction?.confirmSessionInfo else {
             throw .unexpected("confirmSession", flow)
         }
         switch flow.type {
@@ -81,15 +108,23 @@ public struct FlowMachine: Sendable, Equatable {
             guard info.accounts.contains(where: { $0.id == id }) else { throw .unknownAccount(id) }
             chosenAccountID = id
         }
-        step = .confirming
-        flow.state = .processing
-        flow.currentInteraction?.inputTypes = [.confirm]
-        return .confirmSession(accountID: chosenAccountID)
+        startChecking(.confirm, input: .confirm)
+        return .confirmSession(accountID: chosenAccountID, userInput: userInput.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    public mutating func confirmTransaction() throws(FlowInputError) -> FlowAction {
+        guard step == .awaiting(.confirmTransaction), let accountID = chosenAccountID else {
+            throw .unexpected("confirmTransaction", flow)
+        }
+        startChecking(.confirmTransaction, input: .confirm)
+        return .confirmTransaction(accountID: accountID)
     }
 
     /// The user gave a PIN (already checked against the PIN policy by the caller when setting).
     public mutating func inputPin() throws(FlowInputError) -> FlowAction {
-        guard case .awaitingSecondFactor(let interaction) = step else { throw .unexpected("inputSecondFactor", flow) }
+        guard case .awaiting(let stage) = step, case .secondFactor(let interaction) = stage else {
+            throw .unexpected("inputSecondFactor", flow)
+        }
         let action: FlowAction
         switch (flow.type, interaction) {
         case (.enrol, .setSecondFactor): action = .completeEnrolment(.setNew)
@@ -98,9 +133,7 @@ public struct FlowMachine: Sendable, Equatable {
             guard let accountID = chosenAccountID else { throw .unexpected("inputSecondFactor", flow) }
             action = .verifyPin(accountID: accountID)
         }
-        step = .checkingSecondFactor(interaction)
-        flow.state = .processing
-        flow.currentInteraction?.inputTypes = [.pin]
+        startChecking(stage, input: .pin)
         return action
     }
 
@@ -114,36 +147,31 @@ public struct FlowMachine: Sendable, Equatable {
 
     /// The backend accepted the confirmation; `secondFactorAccount` is the SFS's view of the PIN.
     public mutating func sessionConfirmed(secondFactorAccount: SecondFactorAccount?) -> FlowAction {
-        guard step == .confirming else { return .none }
+        guard step == .checking(.confirm) else { return .none }
         flow.secondFactorAccount = secondFactorAccount
-        flow.previousInteractionResult = InteractionResult(type: .success, interactionType: .confirm, inputTypes: [.confirm])
-        if secondFactorAccount?.isBlocked == true {
-            finish(error: .pinBlocked)
-            return .abandonSession(.pinBlocked)
-        }
-        let interaction: InteractionType = flow.type == .enrol && !phoneHasPin ? .setSecondFactor : .verifySecondFactor
-        askForSecondFactor(interaction)
-        return .none
+        return succeeded(.confirm, input: .confirm)
+    }
+
+    /// The backend accepted the signature over the transaction text.
+    public mutating func transactionConfirmed() -> FlowAction {
+        guard step == .checking(.confirmTransaction) else { return .none }
+        return succeeded(.confirmTransaction, input: .confirm)
     }
 
     public mutating func secondFactorChecked(_ outcome: SecondFactorOutcome) -> FlowAction {
-        guard case .checkingSecondFactor(let interaction) = step else { return .none }
+        guard case .checking(let stage) = step, case .secondFactor(let interaction) = stage else { return .none }
         switch outcome {
         case .accepted(let account):
             flow.secondFactorAccount = account
-            flow.previousInteractionResult = InteractionResult(type: .success, interactionType: interaction, inputTypes: [.pin])
-            step = .finished
-            flow.state = .done
-            flow.currentInteraction = nil
-            return .none
-        case .rejected(let account):
+            return succeeded(stage, input: .pin)
+        case .rejected(let account), .penalised(let account):
             flow.secondFactorAccount = account
             flow.previousInteractionResult = InteractionResult(type: .pinFail, interactionType: interaction, inputTypes: [.pin])
             if account.isBlocked {
                 finish(error: .pinBlocked)
                 return .none // the Second Factor Server blocked it and ended the session itself
             }
-            askForSecondFactor(interaction)
+            ask(stage)
             return .none
         }
     }
@@ -157,11 +185,36 @@ public struct FlowMachine: Sendable, Equatable {
 
     // MARK: helpers
 
-    private mutating func askForSecondFactor(_ interaction: InteractionType) {
-        step = .awaitingSecondFactor(interaction)
+    private mutating func startChecking(_ stage: Stage, input: InputType) {
+        step = .checking(stage)
+        flow.state = .processing
+        flow.currentInteraction?.inputTypes = [input]
+    }
+
+    /// The current interaction succeeded: on to the next one of the plan, or DONE.
+    private mutating func succeeded(_ stage: Stage, input: InputType) -> FlowAction {
+        flow.previousInteractionResult = InteractionResult(type: .success, interactionType: stage.interaction, inputTypes: [input])
+        guard !plan.isEmpty else {
+            step = .finished
+            flow.state = .done
+            flow.currentInteraction = nil
+            return .none
+        }
+        let next = plan.removeFirst()
+        if next == .secondFactor(.verifySecondFactor), flow.secondFactorAccount?.isBlocked == true {
+            finish(error: .pinBlocked)
+            return .abandonSession(.pinBlocked)
+        }
+        ask(next)
+        return .none
+    }
+
+    private mutating func ask(_ stage: Stage, confirmSessionInfo: ConfirmSessionInfo? = nil) {
+        step = .awaiting(stage)
         flow.state = .waitForInput
-        flow.currentInteraction = Interaction(type: interaction, confirmSessionInfo: nil,
-                                              secondFactorInfo: .pinOnly, inputTypes: [])
+        let secondFactorInfo: SecondFactorInfo? = if case .secondFactor = stage { .pinOnly } else { nil }
+        flow.currentInteraction = Interaction(type: stage.interaction, confirmSessionInfo: confirmSessionInfo,
+                                              secondFactorInfo: secondFactorInfo, inputTypes: [])
     }
 
     private mutating func finish(error: FlowError) {

@@ -170,9 +170,13 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     public var enrolInfo: EnrolInfo?
     /// The user the session is for; a login offers only that user's accounts.
     public var userId: String?
+    /// The account the server chose: the only one offered, with no choice to make.
+    public var preselectedAccountId: String?
+    /// SIGN_TRANSACTION: the text the user confirms and the phone signs, byte for byte.
+    public var transaction: String?
 
     public init(id: String, type: FlowType, expiresAt: Date, server: ServerInfo, announceInfo: [String: String] = [:],
-                enrolInfo: EnrolInfo? = nil, userId: String? = nil) {
+                enrolInfo: EnrolInfo? = nil, userId: String? = nil, preselectedAccountId: String? = nil, transaction: String? = nil) {
         self.id = id
         self.type = type
         self.expiresAt = expiresAt
@@ -180,6 +184,8 @@ public struct SessionInfo: Codable, Sendable, Equatable {
         self.announceInfo = announceInfo
         self.enrolInfo = enrolInfo
         self.userId = userId
+        self.preselectedAccountId = preselectedAccountId
+        self.transaction = transaction
     }
 }
 

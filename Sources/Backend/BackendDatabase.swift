@@ -1,3 +1,4 @@
+import BackendAPI
 import Foundation
 import GRDB
 
@@ -77,14 +78,21 @@ public struct BackendDatabase: Sendable {
                 t.add(column: "dispatch", .text)
             }
         }
+        migrator.registerMigration("backend-v3-transactions") { db in
+            try db.alter(table: "session") { t in
+                t.add(column: "transactionText", .text)
+                t.add(column: "transactionSignature", .text)
+                t.add(column: "userInput", .text)
+            }
+        }
         return migrator
     }
 }
 
 public enum SessionStatus: String, Codable, Sendable, DatabaseValueConvertible {
-    case pending, redeemed, confirmed, enrolled, loggedin, failed, canceled, expired
+    case pending, redeemed, confirmed, enrolled, loggedin, signed, failed, canceled, expired
 
-    var isFinal: Bool { [.enrolled, .loggedin, .failed, .canceled, .expired].contains(self) }
+    var isFinal: Bool { [.enrolled, .loggedin, .signed, .failed, .canceled, .expired].contains(self) }
 }
 
 struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
@@ -106,11 +114,18 @@ struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var delivery: String
     /// How the push went, in nevisFIDO's words (`dispatched`, `dispatchTargetNotFound`, …).
     var dispatch: String?
+    /// A transaction's text, and the account key's signature over it once the user confirmed.
+    var transactionText: String?
+    var transactionSignature: String?
+    /// Free text the user sent with the confirmation.
+    var userInput: String?
 
     enum Columns {
         static let token = Column(CodingKeys.token)
         static let createdAt = Column(CodingKeys.createdAt)
     }
+
+    var sessionType: WireSessionType? { WireSessionType(rawValue: type) }
 }
 
 struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {

@@ -37,7 +37,4 @@ public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible 
     }
     static let secondFactorUnknown = BackendError(
         .notFound, "SECOND_FACTOR_UNKNOWN", "the Second Factor Server has no PIN registered for this device")
-    public static func penalised(seconds: Int) -> BackendError {
-        BackendError(.tooManyRequests, "PIN_PENALISED", "too many wrong PINs: wait \(seconds) s before the next try")
-    }
 }

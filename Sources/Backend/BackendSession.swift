@@ -21,6 +21,11 @@ public struct BackendSession: Codable, Sendable, Equatable {
     /// `qr` or `push`; for a push, how its dispatch went.
     public var delivery: String
     public var dispatch: String?
+    /// A transaction's text, and whether the user's account key signed it.
+    public var transaction: String?
+    public var transactionSigned: Bool
+    /// Free text the user sent when confirming.
+    public var userInput: String?
 
     init(_ record: SessionRecord, payload: OutOfBandPayload, now: Date) {
         id = record.id
@@ -40,5 +45,8 @@ public struct BackendSession: Codable, Sendable, Equatable {
         failure = record.failure
         delivery = record.delivery
         dispatch = record.dispatch
+        transaction = record.transactionText
+        transactionSigned = record.transactionSignature != nil
+        userInput = record.userInput
     }
 }

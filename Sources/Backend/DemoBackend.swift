@@ -82,8 +82,10 @@ public final class DemoBackend: Sendable {
         case push(token: String?)
     }
 
-    public func createSession(type: WireSessionType, userId: String, displayName: String?,
-                              delivery: Delivery = .qr) async throws(BackendError) -> BackendSession {
+    /// Starts a session. A login or transaction may pre-select one of the user's accounts; a
+    /// transaction needs its text and a user with an account here.
+    public func createSession(type: WireSessionType, userId: String, displayName: String?, transaction: String? = nil,
+                              accountId: String? = nil, delivery: Delivery = .qr) async throws(BackendError) -> BackendSession {
         let userId = userId.trimmingCharacters(in: .whitespaces)
         guard (1...128).contains(userId.count), !userId.contains(where: \.isNewline) else {
             throw BackendError.invalid("userId", "must be 1 to 128 characters on one line")
@@ -92,14 +94,30 @@ public final class DemoBackend: Sendable {
         guard name.count <= 128, !name.contains(where: \.isNewline) else {
             throw BackendError.invalid("displayName", "must be at most 128 characters on one line")
         }
+        switch (type, transaction) {
+        case (.transaction, nil): throw BackendError.invalid("transaction", "is required for a transaction")
+        case (.transaction, let text?): try Self.checkText(text, field: "transaction", limit: ReadableText.maximumTransactionLength)
+        case (_, .some): throw BackendError.invalid("transaction", "goes only with the type transaction")
+        case (_, nil): break
+        }
+        if accountId != nil, type == .enrol { throw BackendError.invalid("accountId", "cannot be chosen for an enrolment") }
         let created = now()
         let record = SessionRecord(
             id: UUID().uuidString.lowercased(), type: type.rawValue, userId: userId, displayName: name,
             token: try Self.randomToken(), status: .pending, challenge: try Self.randomToken(),
-            deviceId: nil, accountId: nil, failure: nil, otplogin: false,
+            deviceId: nil, accountId: accountId, failure: nil, otplogin: false,
             createdAt: created, expiresAt: created.addingTimeInterval(configuration.sessionLifetime), updatedAt: created,
-            delivery: delivery == .qr ? "qr" : "push", dispatch: nil)
-        try await write { db in try record.insert(db) }
+            delivery: delivery == .qr ? "qr" : "push", dispatch: nil, transactionText: transaction)
+        try await write { db in
+            if let accountId {
+                guard let account = try AccountRecord.fetchOne(db, key: accountId), account.userId == userId else {
+                    throw BackendError(.notFound, "ACCOUNT_NOT_FOUND", "the user \(userId) has no account \(accountId)")
+                }
+            } else if type == .transaction, try AccountRecord.filter(AccountRecord.Columns.userId == userId).fetchCount(db) == 0 {
+                throw BackendError(.notFound, "USER_NOT_ENROLLED", "the user \(userId) has no account here to confirm a transaction with")
+            }
+            try record.insert(db)
+        }
         guard case .push(let token) = delivery else { return publish(record) }
         publish(record)
         return try await dispatch(record, to: token)
@@ -120,12 +138,14 @@ public final class DemoBackend: Sendable {
             }
         }
         let base = configuration.pushURL ?? baseURL()
-        let isLogin = record.type == WireSessionType.login.rawValue
+        let (title, body): (String, String) = switch record.sessionType {
+        case .login: ("Log in to \(configuration.serverName)?", "Confirm the login of \(record.userId) on this phone.")
+        case .transaction: ("Confirm a transaction at \(configuration.serverName)", "A transaction for \(record.userId) waits for you.")
+        default: ("Add an account at \(configuration.serverName)", "Enrol \(record.displayName) on this phone.")
+        }
         var results: [String] = []
         for token in tokens {
-            let message = FCMSend(token: token, data: PushMessage.data(for: payload(for: record)),
-                                  title: isLogin ? "Log in to \(configuration.serverName)?" : "Add an account at \(configuration.serverName)",
-                                  body: isLogin ? "Confirm the login of \(record.userId) on this phone." : "Enrol \(record.displayName) on this phone.")
+            let message = FCMSend(token: token, data: PushMessage.data(for: payload(for: record)), title: title, body: body)
             let url = base + FCMSend.path(project: configuration.pushProject)
             let (sent, attempts) = await pushRetrying.run { _ -> AttemptOutcome<Bool> in
                 await Self.send(message, to: url, wire: wire)
@@ -178,30 +198,34 @@ public final class DemoBackend: Sendable {
             return (record, existing)
         }
         publish(record)
-        let isEnrol = record.type == WireSessionType.enrol.rawValue
+        let type = record.sessionType ?? .login
         return RedeemResponse(
-            sessionId: record.id, type: isEnrol ? .enrol : .login, expiresAt: record.expiresAt, server: server,
+            sessionId: record.id, type: type, expiresAt: record.expiresAt, server: server,
             announceInfo: ["Service": configuration.serverName, "User": record.userId],
-            displayName: isEnrol ? record.displayName : nil, existingAccounts: existing,
-            userId: record.userId, challenge: record.challenge,
+            displayName: type == .enrol ? record.displayName : nil, existingAccounts: existing,
+            userId: record.userId, accountId: record.accountId, transaction: record.transactionText, challenge: record.challenge,
             serverSignature: Base64URL.encode(serverKey.sign(SignedMessage.server(sessionId: record.id, challenge: record.challenge))))
     }
 
     public func confirm(sessionId: String, _ request: ConfirmRequest) async throws(BackendError) -> ConfirmResponse {
         let time = now()
         let policy = configuration.secondFactorPolicy
+        if let userInput = request.userInput { try Self.checkText(userInput, field: "userInput", limit: ReadableText.maximumUserInputLength) }
         let (record, secondFactor) = try await write { db in
             var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
-            if record.type == WireSessionType.login.rawValue {
+            if record.sessionType != .enrol {
                 guard let accountId = request.accountId, let signature = request.signature else {
-                    throw BackendError.invalid("accountId", "and a signature are required to confirm a login")
+                    throw BackendError.invalid("accountId", "and a signature are required to confirm a \(record.type)")
                 }
                 let account = try Self.account(db, id: accountId, device: request.deviceId)
-                guard account.userId == record.userId else { throw BackendError.accountNotFound(accountId) }
+                guard account.userId == record.userId, record.accountId == nil || record.accountId == accountId else {
+                    throw BackendError.accountNotFound(accountId)
+                }
                 let message = SignedMessage.confirm(sessionId: record.id, challenge: record.challenge, accountId: accountId)
                 guard Self.verify(signature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
                 record.accountId = accountId
             }
+            record.userInput = request.userInput
             record.status = .confirmed
             record.challenge = try Self.randomToken()
             record.updatedAt = time
@@ -237,7 +261,7 @@ public final class DemoBackend: Sendable {
 
             let secondFactor: SecondFactorRecord
             if let registered = try SecondFactorRecord.fetchOne(db, key: request.deviceId) {
-                let (outcome, updated) = try Self.checkPin(registered, signature: request.pinSignature, message: message,
+                let (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature, message: message,
                                                            policy: policy, now: time)
                 try updated.update(db)
                 guard outcome == .accepted else {
@@ -270,24 +294,55 @@ public final class DemoBackend: Sendable {
         return response
     }
 
-    /// The login's PIN proof, checked by the Second Factor Server.
+    /// The user confirmed the transaction: the phone signed the text it showed. Any other text,
+    /// or a signature over any other text, is refused and changes nothing.
+    public func confirmTransaction(sessionId: String, _ request: TransactionConfirmRequest) async throws(BackendError)
+        -> TransactionConfirmResponse {
+        let time = now()
+        let record = try await write { db in
+            var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
+            guard record.sessionType == .transaction, let text = record.transactionText else {
+                throw BackendError.wrongState(record.status, expected: "a transaction")
+            }
+            guard record.transactionSignature == nil else { throw BackendError.wrongState(record.status, expected: "not yet signed") }
+            guard record.accountId == request.accountId else { throw BackendError.accountNotFound(request.accountId) }
+            guard request.transaction == text else {
+                throw BackendError(.forbidden, "TRANSACTION_ALTERED", "the transaction text differs from the one this session was started with")
+            }
+            let account = try Self.account(db, id: request.accountId, device: request.deviceId)
+            let message = SignedMessage.transaction(sessionId: record.id, challenge: record.challenge, accountId: account.id, text: text)
+            guard Self.verify(request.signature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
+            record.transactionSignature = request.signature
+            record.challenge = try Self.randomToken()
+            record.updatedAt = time
+            try record.update(db)
+            return record
+        }
+        publish(record)
+        return TransactionConfirmResponse(challenge: record.challenge)
+    }
+
+    /// The login's or transaction's PIN proof, checked by the Second Factor Server.
     public func verifyPin(sessionId: String, _ request: VerifyPinRequest) async throws(BackendError) -> SecondFactorResponse {
         let time = now()
         let policy = configuration.secondFactorPolicy
         let (record, response) = try await write { db in
             var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
-            guard record.type == WireSessionType.login.rawValue, record.accountId == request.accountId else {
+            guard record.sessionType != .enrol, record.accountId == request.accountId else {
                 throw BackendError.accountNotFound(request.accountId)
+            }
+            if record.sessionType == .transaction, record.transactionSignature == nil {
+                throw BackendError.wrongState(record.status, expected: "with its transaction signed first")
             }
             let account = try Self.account(db, id: request.accountId, device: request.deviceId)
             let message = SignedMessage.verifyPin(sessionId: record.id, challenge: record.challenge, accountId: account.id)
             guard Self.verify(request.accountSignature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
             guard let registered = try SecondFactorRecord.fetchOne(db, key: request.deviceId) else { throw BackendError.secondFactorUnknown }
-            let (outcome, updated) = try Self.checkPin(registered, signature: request.pinSignature, message: message,
+            let (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature, message: message,
                                                        policy: policy, now: time)
             try updated.update(db)
             if outcome == .accepted {
-                record.status = .loggedin
+                record.status = record.sessionType == .transaction ? .signed : .loggedin
             } else {
                 Self.afterRejection(&record, updated)
             }
@@ -334,12 +389,14 @@ public final class DemoBackend: Sendable {
                               key: account.publicKey)
             else { throw BackendError.invalidSignature }
             return try SessionRecord
-                .filter(Column("userId") == account.userId && Column("type") == WireSessionType.login.rawValue
+                .filter(Column("userId") == account.userId
+                    && [WireSessionType.login.rawValue, WireSessionType.transaction.rawValue].contains(Column("type"))
+                    && (Column("accountId") == nil || Column("accountId") == account.id)
                     && Column("status") == SessionStatus.pending.rawValue && Column("expiresAt") > time)
                 .order(SessionRecord.Columns.createdAt.desc).fetchAll(db)
         }
         return PendingResponse(operations: records.map {
-            PendingOperation(sessionId: $0.id, type: .login, createdAt: $0.createdAt, expiresAt: $0.expiresAt,
+            PendingOperation(sessionId: $0.id, type: $0.sessionType ?? .login, createdAt: $0.createdAt, expiresAt: $0.expiresAt,
                              payload: payload(for: $0).qrText)
         })
     }
@@ -350,11 +407,9 @@ public final class DemoBackend: Sendable {
     /// concurrent proofs are serialised and can never get more tries than the policy allows.
     /// Blocked or penalised: refused without touching the counters.
     static func checkPin(_ account: SecondFactorRecord, signature: String, message: [UInt8], policy: SecondFactorPolicy,
-                         now: Date) throws(BackendError) -> (SecondFactorResponse.Result, SecondFactorRecord) {
+                         now: Date) -> (SecondFactorResponse.Result, SecondFactorRecord) {
         if account.isBlocked { return (.rejected, account) }
-        if let until = account.penalisedUntil, until > now {
-            throw BackendError.penalised(seconds: Int(until.timeIntervalSince(now).rounded(.up)))
-        }
+        if let until = account.penalisedUntil, until > now { return (.penalised, account) }
         var updated = account
         updated.updatedAt = now
         if verify(signature, message, key: account.pinPublicKey) {
@@ -406,6 +461,10 @@ public final class DemoBackend: Sendable {
     private static func verify(_ signature: String, _ message: [UInt8], key: Data) -> Bool {
         guard let bytes = Base64URL.decode(signature) else { return false }
         return Ed25519.verify(signature: bytes, message: message, publicKey: Array(key))
+    }
+
+    private static func checkText(_ text: String, field: String, limit: Int) throws(BackendError) {
+        if let problem = ReadableText.problem(in: text, limit: limit) { throw BackendError.invalid(field, problem) }
     }
 
     private static func checkDeviceId(_ id: String) throws(BackendError) {

@@ -6,6 +6,7 @@ import Foundation
 public enum WireSessionType: String, Codable, Sendable {
     case enrol
     case login
+    case transaction
 }
 
 public struct WireServer: Codable, Sendable, Equatable {
@@ -57,6 +58,10 @@ public struct RedeemResponse: Codable, Sendable, Equatable {
     public var existingAccounts: [String]?
     /// The user the session is for: an enrolment's new account, or the only user a login accepts.
     public var userId: String?
+    /// The account the server chose for a login or transaction: the only one the phone offers.
+    public var accountId: String?
+    /// A transaction's text, which the phone shows and signs byte for byte.
+    public var transaction: String?
     /// Single-use: every signed request uses it and every answer brings the next one.
     public var challenge: String
     /// The server key's signature over `SignedMessage.server`, so the phone can check the pinned key.
@@ -64,7 +69,7 @@ public struct RedeemResponse: Codable, Sendable, Equatable {
 
     public init(sessionId: String, type: WireSessionType, expiresAt: Date, server: WireServer,
                 announceInfo: [String: String], displayName: String?, existingAccounts: [String]?,
-                userId: String?, challenge: String, serverSignature: String) {
+                userId: String?, accountId: String? = nil, transaction: String? = nil, challenge: String, serverSignature: String) {
         self.sessionId = sessionId
         self.type = type
         self.expiresAt = expiresAt
@@ -73,6 +78,8 @@ public struct RedeemResponse: Codable, Sendable, Equatable {
         self.displayName = displayName
         self.existingAccounts = existingAccounts
         self.userId = userId
+        self.accountId = accountId
+        self.transaction = transaction
         self.challenge = challenge
         self.serverSignature = serverSignature
     }
@@ -83,11 +90,39 @@ public struct ConfirmRequest: Codable, Sendable {
     /// Login only: the chosen account and its key's signature over `SignedMessage.confirm`.
     public var accountId: String?
     public var signature: String?
+    /// Free text the user typed when confirming, for the relying party (nextAuth's userInput).
+    public var userInput: String?
 
-    public init(deviceId: String, accountId: String?, signature: String?) {
+    public init(deviceId: String, accountId: String?, signature: String?, userInput: String? = nil) {
         self.deviceId = deviceId
         self.accountId = accountId
         self.signature = signature
+        self.userInput = userInput
+    }
+}
+
+/// The user confirmed a transaction: the exact text the phone showed, signed by the account key
+/// over `SignedMessage.transaction`.
+public struct TransactionConfirmRequest: Codable, Sendable {
+    public var deviceId: String
+    public var accountId: String
+    public var transaction: String
+    public var signature: String
+
+    public init(deviceId: String, accountId: String, transaction: String, signature: String) {
+        self.deviceId = deviceId
+        self.accountId = accountId
+        self.transaction = transaction
+        self.signature = signature
+    }
+}
+
+/// The answer to a confirmed transaction: the challenge for the second factor.
+public struct TransactionConfirmResponse: Codable, Sendable, Equatable {
+    public var challenge: String
+
+    public init(challenge: String) {
+        self.challenge = challenge
     }
 }
 
@@ -146,6 +181,8 @@ public struct SecondFactorResponse: Codable, Sendable, Equatable {
     public enum Result: String, Codable, Sendable {
         case accepted
         case rejected
+        /// Refused without looking during a penalty: the counters did not change.
+        case penalised
     }
 
     public var result: Result
@@ -219,6 +256,10 @@ public enum SignedMessage {
     public static func enrol(sessionId: String, challenge: String, accountPublicKey: String) -> [UInt8] {
         Array("authphone/v1 enrol\n\(sessionId)\n\(challenge)\n\(accountPublicKey)".utf8)
     }
+    /// The text's UTF-8 bytes themselves are signed, so any change to it breaks the signature.
+    public static func transaction(sessionId: String, challenge: String, accountId: String, text: String) -> [UInt8] {
+        Array("authphone/v1 transaction\n\(sessionId)\n\(challenge)\n\(accountId)\n".utf8) + Array(text.utf8)
+    }
     public static func verifyPin(sessionId: String, challenge: String, accountId: String) -> [UInt8] {
         Array("authphone/v1 pin\n\(sessionId)\n\(challenge)\n\(accountId)".utf8)
     }
@@ -234,6 +275,7 @@ public enum BackendRoutes {
     public static func confirm(_ session: String) -> String { "/api/backend/sessions/\(session)/confirm" }
     public static func enrol(_ session: String) -> String { "/api/backend/sessions/\(session)/enrol" }
     public static func verifyPin(_ session: String) -> String { "/api/backend/sessions/\(session)/verify" }
+    public static func confirmTransaction(_ session: String) -> String { "/api/backend/sessions/\(session)/transaction" }
     public static func abandon(_ session: String) -> String { "/api/backend/sessions/\(session)/abandon" }
     public static let pending = "/api/backend/pending"
 }
@@ -300,4 +342,24 @@ public struct PendingResponse: Codable, Sendable, Equatable {
 /// The answer to a request that has nothing more to say than "done".
 public struct Acknowledged: Codable, Sendable, Equatable {
     public init() {}
+}
+
+/// Text a person reads and a key signs (a transaction, a user's input): bounded, and free of
+/// control and invisible formatting characters (such as a right-to-left override) but line
+/// breaks, so the screen shows exactly what is signed. Both phone and backend check it.
+public enum ReadableText {
+    public static let maximumTransactionLength = 1000
+    public static let maximumUserInputLength = 500
+
+    /// What is wrong with the text, or nil when it is fine.
+    public static func problem(in text: String, limit: Int) -> String? {
+        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || text.count > limit {
+            return "must be 1 to \(limit) characters"
+        }
+        let hidden: Set<Unicode.GeneralCategory> = [.control, .format]
+        if text.unicodeScalars.contains(where: { $0 != "\n" && hidden.contains($0.properties.generalCategory) }) {
+            return "must not contain control or invisible formatting characters other than line breaks"
+        }
+        return nil
+    }
 }

@@ -127,23 +127,28 @@ public actor PhoneService {
         // A server is known by the key pinned at enrolment, so it may move (another port, a new
         // host name); the same URL with another key is an impostor or a reset server.
         let accounts = onPhone.filter { Array($0.serverPublicKey) == serverKey }
-        if session.type == .login, accounts.isEmpty, onPhone.contains(where: { $0.serverURL == session.server.url }) {
+        if session.type != .enrol, accounts.isEmpty, onPhone.contains(where: { $0.serverURL == session.server.url }) {
             throw .serverAuthentication("the server's key differs from the one pinned at enrolment")
         }
         let moved = accounts.filter { $0.serverURL != session.server.url }.map(\.id)
         if !moved.isEmpty {
             // The server moved (another port or host): remember where it is now.
             try await write { db in
-                try AccountRecord.filter(keys: moved).updateAll(db, Column("serverURL").set(to: session.server.url))
+                _ = try AccountRecord.filter(keys: moved).updateAll(db, Column("serverURL").set(to: session.server.url))
             }
         }
+        let type: FlowType = switch session.type {
+        case .enrol: .enrol
+        case .login: .login
+        case .transaction: .signTransaction
+        }
         let info = SessionInfo(
-            id: session.sessionId, type: session.type == .enrol ? .enrol : .login, expiresAt: session.expiresAt,
+            id: session.sessionId, type: type, expiresAt: session.expiresAt,
             server: ServerInfo(name: session.server.name, url: session.server.url, publicKey: session.server.publicKey,
                                visualHash: .of(session.server)),
             announceInfo: session.announceInfo,
             enrolInfo: session.displayName.map { EnrolInfo(displayName: $0, nsAccounts: session.existingAccounts ?? []) },
-            userId: session.userId)
+            userId: session.userId, preselectedAccountId: session.accountId, transaction: session.transaction)
         let (machine, action) = FlowMachine.start(id: UUID().uuidString.lowercased(), session: info,
                                                   accounts: accounts.map(\.summary), phoneHasPin: phone.pinSalt != nil)
         flows[phoneId] = ActiveFlow(machine: machine, sessionId: session.sessionId, serverURL: session.server.url,
@@ -171,8 +176,18 @@ public actor PhoneService {
 
     // MARK: user input
 
-    public func confirmSession(phoneId: String, accountID: String?) async throws(PhoneError) {
-        let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.confirmSession(accountID: accountID) }
+    public func confirmSession(phoneId: String, accountID: String?, userInput: String? = nil) async throws(PhoneError) {
+        if let userInput, !userInput.isEmpty, let problem = ReadableText.problem(in: userInput, limit: ReadableText.maximumUserInputLength) {
+            throw .invalid("userInput", problem)
+        }
+        let action = try mutate(phoneId) { machine throws(FlowInputError) in
+            try machine.confirmSession(accountID: accountID, userInput: userInput)
+        }
+        await run(action, phoneId: phoneId, pin: nil)
+    }
+
+    public func confirmTransaction(phoneId: String) async throws(PhoneError) {
+        let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.confirmTransaction() }
         await run(action, phoneId: phoneId, pin: nil)
     }
 
@@ -227,7 +242,7 @@ public actor PhoneService {
         case .none:
             return .none
 
-        case .confirmSession(let accountID):
+        case .confirmSession(let accountID, let userInput):
             var signature: String?
             if let accountID {
                 let key = try Self.accountKey(accounts, accountID)
@@ -236,10 +251,25 @@ public actor PhoneService {
             }
             let response: ConfirmResponse = try await client.post(
                 active.serverURL, BackendRoutes.confirm(active.sessionId),
-                ConfirmRequest(deviceId: phone.deviceId, accountId: accountID, signature: signature))
+                ConfirmRequest(deviceId: phone.deviceId, accountId: accountID, signature: signature, userInput: userInput))
             return update(phoneId) {
                 $0.challenge = response.challenge
                 return $0.machine.sessionConfirmed(secondFactorAccount: response.secondFactor.map(Self.secondFactorAccount))
+            }
+
+        case .confirmTransaction(let accountID):
+            // The signature covers the very text the screen showed.
+            let text = active.machine.flow.transaction ?? ""
+            let key = try Self.accountKey(accounts, accountID)
+            let signature = key.sign(SignedMessage.transaction(sessionId: active.sessionId, challenge: active.challenge,
+                                                               accountId: accountID, text: text))
+            let response: TransactionConfirmResponse = try await client.post(
+                active.serverURL, BackendRoutes.confirmTransaction(active.sessionId),
+                TransactionConfirmRequest(deviceId: phone.deviceId, accountId: accountID, transaction: text,
+                                          signature: Base64URL.encode(signature)))
+            return update(phoneId) {
+                $0.challenge = response.challenge
+                return $0.machine.transactionConfirmed()
             }
 
         case .completeEnrolment(let use):
@@ -287,7 +317,12 @@ public actor PhoneService {
         update(phoneId) {
             if let next = response.challenge { $0.challenge = next }
             let account = Self.secondFactorAccount(response.secondFactor)
-            return $0.machine.secondFactorChecked(response.result == .accepted ? .accepted(account) : .rejected(account))
+            let outcome: SecondFactorOutcome = switch response.result {
+            case .accepted: .accepted(account)
+            case .rejected: .rejected(account)
+            case .penalised: .penalised(account)
+            }
+            return $0.machine.secondFactorChecked(outcome)
         }
     }
 

@@ -13,6 +13,10 @@ struct BackendController {
         let type: WireSessionType
         let userId: String
         let displayName: String?
+        /// A transaction's text (type `transaction` only).
+        let transaction: String?
+        /// A login or transaction for this account only (the phone offers no choice).
+        let accountId: String?
         /// `qr` (default) or `push`; a push goes to `pushToken`, or else to the user's devices.
         let delivery: Delivery?
         let pushToken: String?
@@ -31,7 +35,7 @@ struct BackendController {
             }
             let delivery: DemoBackend.Delivery = input.delivery == .push || input.pushToken != nil ? .push(token: input.pushToken) : .qr
             let session = try await backend.createSession(type: input.type, userId: input.userId, displayName: input.displayName,
-                                                          delivery: delivery)
+                                                          transaction: input.transaction, accountId: input.accountId, delivery: delivery)
             return EditedResponse(status: .created, response: session)
         }
         routes.get("sessions") { _, _ in SessionList(sessions: try await backend.recentSessions()) }
@@ -66,6 +70,11 @@ struct BackendController {
             let input = try await request.decodeJSON(as: VerifyPinRequest.self, context: context)
             return try await backend.verifyPin(sessionId: id, input)
         }
+        routes.post("sessions/{id}/transaction") { request, context in
+            let id = try context.parameters.require("id")
+            let input = try await request.decodeJSON(as: TransactionConfirmRequest.self, context: context)
+            return try await backend.confirmTransaction(sessionId: id, input)
+        }
         routes.post("pending") { request, context in
             try await backend.pendingOperations(request.decodeJSON(as: PendingRequest.self, context: context))
         }
@@ -81,6 +90,7 @@ struct BackendController {
 
 extension RedeemResponse: ResponseEncodable {}
 extension ConfirmResponse: ResponseEncodable {}
+extension TransactionConfirmResponse: ResponseEncodable {}
 extension SecondFactorResponse: ResponseEncodable {}
 extension Acknowledged: ResponseEncodable {}
 extension PendingResponse: ResponseEncodable {}

@@ -19,10 +19,11 @@ struct StreamController {
     /// A message from the phone's screen.
     struct PhoneInput: Decodable {
         enum Action: String, Decodable {
-            case confirmSession, inputSecondFactor, cancel
+            case confirmSession, confirmTransaction, inputSecondFactor, cancel
         }
         let action: Action
         let account: String?
+        let userInput: String?
         let pin: String?
     }
 
@@ -127,7 +128,9 @@ struct StreamController {
         }
         switch input.action {
         case .confirmSession:
-            try await phones.confirmSession(phoneId: phoneId, accountID: input.account)
+            try await phones.confirmSession(phoneId: phoneId, accountID: input.account, userInput: input.userInput)
+        case .confirmTransaction:
+            try await phones.confirmTransaction(phoneId: phoneId)
         case .cancel:
             try await phones.cancel(phoneId: phoneId)
         case .inputSecondFactor:

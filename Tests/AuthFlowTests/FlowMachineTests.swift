@@ -9,9 +9,11 @@ import Testing
         AccountSummary(id: id, userId: user, displayName: user.capitalized,
                        server: ServerSummary(name: "Demo", url: "http://127.0.0.1:8080"), createdAt: Date(timeIntervalSince1970: 0))
     }
-    static func session(_ type: FlowType, user: String? = nil) -> SessionInfo {
+    static let transactionText = "Pay 120.00 EUR to ACME Ltd, IBAN CH93 0076 2011 6238 5295 7"
+    static func session(_ type: FlowType, user: String? = nil, preselected: String? = nil) -> SessionInfo {
         SessionInfo(id: "s1", type: type, expiresAt: Date(timeIntervalSince1970: 600), server: server,
-                    enrolInfo: type == .enrol ? EnrolInfo(displayName: "Alice", nsAccounts: []) : nil, userId: user)
+                    enrolInfo: type == .enrol ? EnrolInfo(displayName: "Alice", nsAccounts: []) : nil, userId: user,
+                    preselectedAccountId: preselected, transaction: type == .signTransaction ? transactionText : nil)
     }
     static let sfa = SecondFactorAccount(isBlocked: false, failedAttempts: 0, maxAttempts: 3)
     static func failed(_ n: Int, blocked: Bool = false) -> SecondFactorAccount {
@@ -27,7 +29,7 @@ import Testing
         #expect(machine.flow.currentInteraction?.type == .confirm)
         #expect(machine.flow.currentInteraction?.confirmSessionInfo?.accounts == [])
 
-        #expect(try machine.confirmSession(accountID: nil) == .confirmSession(accountID: nil))
+        #expect(try machine.confirmSession(accountID: nil) == .confirmSession(accountID: nil, userInput: nil))
         #expect(machine.flow.state == .processing)
         #expect(machine.flow.currentInteraction?.inputTypes == [.confirm])
 
@@ -67,7 +69,7 @@ import Testing
         var (machine, _) = FlowMachine.start(id: "f", session: Self.session(.login), accounts: [Self.account("a1"), Self.account("a2", user: "bob")],
                                              phoneHasPin: true)
         #expect(machine.flow.currentInteraction?.confirmSessionInfo?.accounts.count == 2)
-        #expect(try machine.confirmSession(accountID: "a2") == .confirmSession(accountID: "a2"))
+        #expect(try machine.confirmSession(accountID: "a2") == .confirmSession(accountID: "a2", userInput: nil))
         #expect(machine.sessionConfirmed(secondFactorAccount: Self.sfa) == .none)
         #expect(machine.flow.currentInteraction?.type == .verifySecondFactor)
         #expect(machine.flow.secondFactorAccount == Self.sfa)
@@ -82,7 +84,7 @@ import Testing
                                              accounts: [Self.account("a1"), Self.account("a2", user: "bob")], phoneHasPin: true)
         #expect(machine.flow.currentInteraction?.confirmSessionInfo?.accounts.map(\.id) == ["a2"])
         // One account offered: confirming without naming it picks it.
-        #expect(try machine.confirmSession(accountID: nil) == .confirmSession(accountID: "a2"))
+        #expect(try machine.confirmSession(accountID: nil) == .confirmSession(accountID: "a2", userInput: nil))
     }
 
     @Test func loginWithoutAccountsEndsWithError34() {
@@ -173,5 +175,89 @@ import Testing
         #expect(machine.flow.error?.sdkCode == 70)
         _ = machine.failed(.userCanceled)
         #expect(machine.flow.error == error) // final states stay final
+    }
+    // MARK: pre-selected accounts, user input, penalties
+
+    @Test func aPreselectedAccountIsTheOnlyOneOffered() throws {
+        var (machine, _) = FlowMachine.start(id: "f", session: Self.session(.login, user: "alice", preselected: "a2"),
+                                             accounts: [Self.account("a1"), Self.account("a2")], phoneHasPin: true)
+        #expect(machine.flow.currentInteraction?.confirmSessionInfo?.accounts.map(\.id) == ["a2"])
+        #expect(throws: FlowInputError.self) { try machine.confirmSession(accountID: "a1") }
+        #expect(try machine.confirmSession(accountID: nil) == .confirmSession(accountID: "a2", userInput: nil))
+    }
+
+    @Test func aPreselectedAccountThePhoneLacksEndsWithError34() {
+        let (machine, action) = FlowMachine.start(id: "f", session: Self.session(.login, preselected: "elsewhere"),
+                                                  accounts: [Self.account("a1")], phoneHasPin: true)
+        #expect(machine.flow.error?.sdkCode == 34)
+        #expect(action == .abandonSession(.noAccountsForServer("Demo")))
+    }
+
+    @Test func userInputGoesWithTheConfirmation() throws {
+        var (machine, _) = FlowMachine.start(id: "f", session: Self.session(.login), accounts: [Self.account("a1")], phoneHasPin: true)
+        let before = machine
+        #expect(try machine.confirmSession(accountID: "a1", userInput: "") == .confirmSession(accountID: "a1", userInput: nil))
+        machine = before
+        #expect(try machine.confirmSession(accountID: "a1", userInput: "ticket 42\nfrom the desk")
+            == .confirmSession(accountID: "a1", userInput: "ticket 42\nfrom the desk"))
+    }
+
+    @Test func aPenalisedPinAsksAgainWithTheCountersAsTheyWere() throws {
+        var (machine, _) = FlowMachine.start(id: "f", session: Self.session(.login), accounts: [Self.account("a1")], phoneHasPin: true)
+        _ = try machine.confirmSession(accountID: "a1")
+        _ = machine.sessionConfirmed(secondFactorAccount: Self.failed(2))
+        _ = try machine.inputPin()
+        let penalised = SecondFactorAccount(isBlocked: false, failedAttempts: 2, maxAttempts: 3, penalisedFor: 60,
+                                            penalisedUntil: Date(timeIntervalSince1970: 660))
+        #expect(machine.secondFactorChecked(.penalised(penalised)) == .none)
+        #expect(machine.flow.state == .waitForInput)
+        #expect(machine.flow.currentInteraction?.type == .verifySecondFactor)
+        #expect(machine.flow.secondFactorAccount == penalised)
+    }
+
+    // MARK: SIGN_TRANSACTION
+
+    @Test func transactionConfirmsTheTextThenAsksForTheSecondFactor() throws {
+        var (machine, _) = FlowMachine.start(id: "f", session: Self.session(.signTransaction, user: "alice"),
+                                             accounts: [Self.account("a1")], phoneHasPin: true)
+        #expect(machine.flow.type == .signTransaction)
+        #expect(machine.flow.transaction == Self.transactionText)
+        #expect(machine.flow.currentInteraction?.type == .confirm)
+        // The transaction cannot be confirmed before the session, nor the PIN skipped.
+        #expect(throws: FlowInputError.self) { try machine.confirmTransaction() }
+        _ = try machine.confirmSession(accountID: nil)
+        #expect(machine.sessionConfirmed(secondFactorAccount: Self.sfa) == .none)
+        #expect(machine.flow.state == .waitForInput)
+        #expect(machine.flow.currentInteraction?.type == .confirmTransaction)
+        #expect(throws: FlowInputError.self) { try machine.inputPin() }
+
+        #expect(try machine.confirmTransaction() == .confirmTransaction(accountID: "a1"))
+        #expect(machine.flow.state == .processing)
+        #expect(machine.flow.currentInteraction?.inputTypes == [.confirm])
+        #expect(machine.transactionConfirmed() == .none)
+        #expect(machine.flow.currentInteraction?.type == .verifySecondFactor)
+        #expect(machine.flow.previousInteractionResult
+            == InteractionResult(type: .success, interactionType: .confirmTransaction, inputTypes: [.confirm]))
+        #expect(try machine.inputPin() == .verifyPin(accountID: "a1"))
+        _ = machine.secondFactorChecked(.accepted(Self.sfa))
+        #expect(machine.flow.state == .done)
+    }
+
+    @Test func aBlockedPinEndsATransactionAfterItsConfirmation() throws {
+        var (machine, _) = FlowMachine.start(id: "f", session: Self.session(.signTransaction), accounts: [Self.account("a1")], phoneHasPin: true)
+        _ = try machine.confirmSession(accountID: "a1")
+        #expect(machine.sessionConfirmed(secondFactorAccount: Self.failed(3, blocked: true)) == .none)
+        _ = try machine.confirmTransaction()
+        #expect(machine.transactionConfirmed() == .abandonSession(.pinBlocked))
+        #expect(machine.flow.error == .pinBlocked)
+    }
+
+    @Test func cancelWhileTheTransactionIsShown() throws {
+        var (machine, _) = FlowMachine.start(id: "f", session: Self.session(.signTransaction), accounts: [Self.account("a1")], phoneHasPin: true)
+        _ = try machine.confirmSession(accountID: "a1")
+        _ = machine.sessionConfirmed(secondFactorAccount: Self.sfa)
+        #expect(try machine.cancel() == .abandonSession(.userCanceled))
+        #expect(machine.flow.state == .error)
+        #expect(machine.flow.currentInteraction == nil)
     }
 }

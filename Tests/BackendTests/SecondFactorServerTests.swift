@@ -37,9 +37,11 @@ struct ScriptedDevice {
         return try #require(answer.accountId)
     }
 
-    /// Starts a login and confirms it; returns the session id and the challenge for the PIN proof.
-    func confirmedLogin(_ backend: DemoBackend, user: String, account: String) async throws -> (String, String) {
-        let redeemed = try await redeem(backend, try await backend.createSession(type: .login, userId: user, displayName: nil))
+    /// Starts a login (or a transaction) and confirms it; returns the session id and the next challenge.
+    func confirmedSession(_ backend: DemoBackend, user: String, account: String, type: WireSessionType = .login,
+                          transaction: String? = nil) async throws -> (String, String) {
+        let created = try await backend.createSession(type: type, userId: user, displayName: nil, transaction: transaction)
+        let redeemed = try await redeem(backend, created)
         let signature = accountKey.sign(SignedMessage.confirm(sessionId: redeemed.sessionId, challenge: redeemed.challenge, accountId: account))
         let confirmed = try await backend.confirm(sessionId: redeemed.sessionId,
                                                   ConfirmRequest(deviceId: id, accountId: account, signature: Base64URL.encode(signature)))
@@ -68,7 +70,7 @@ struct ScriptedDevice {
         let backend = try makeBackend()
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
-        var (session, challenge) = try await device.confirmedLogin(backend, user: "alice", account: account)
+        var (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
         for expected in 1...2 {
             let answer = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
             #expect(answer.result == .rejected)
@@ -79,7 +81,7 @@ struct ScriptedDevice {
         #expect(right.result == .accepted)
         #expect(right.secondFactor.failedAttempts == 0)
         #expect(try await backend.session(id: session).status == .loggedin)
-        (session, challenge) = try await device.confirmedLogin(backend, user: "alice", account: account)
+        (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
         #expect(try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418").result == .accepted)
     }
 
@@ -88,10 +90,10 @@ struct ScriptedDevice {
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         for _ in 1...3 {
-            let (session, challenge) = try await device.confirmedLogin(backend, user: "alice", account: account)
+            let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
             _ = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
         }
-        let (session, challenge) = try await device.confirmedLogin(backend, user: "alice", account: account)
+        let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
         let answer = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418")
         #expect(answer.result == .rejected)
         #expect(answer.secondFactor.isBlocked)
@@ -104,7 +106,7 @@ struct ScriptedDevice {
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         var logins: [(String, String)] = []
-        for _ in 0..<10 { logins.append(try await device.confirmedLogin(backend, user: "alice", account: account)) }
+        for _ in 0..<10 { logins.append(try await device.confirmedSession(backend, user: "alice", account: account)) }
         let answers = try await withThrowingTaskGroup(of: SecondFactorResponse.self) { group in
             for (session, challenge) in logins {
                 group.addTask { try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000") }
@@ -122,30 +124,35 @@ struct ScriptedDevice {
         let backend = try makeBackend(SecondFactorPolicy(maxAttempts: 5, penalties: [0, 60]))
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
-        var (session, challenge) = try await device.confirmedLogin(backend, user: "alice", account: account)
+        let (session, firstChallenge) = try await device.confirmedSession(backend, user: "alice", account: account)
+        var challenge = firstChallenge
         for _ in 1...2 {
             let answer = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
             challenge = try #require(answer.challenge)
         }
-        await #expect(throws: BackendError.penalised(seconds: 60)) {
-            try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418")
+        // Even the right PIN is refused unseen, and the counters stay as they were.
+        for (advance, secondsLeft) in [(0.0, 60), (59.0, 1)] {
+            clock.advance(advance)
+            let refused = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418")
+            #expect(refused.result == .penalised)
+            #expect(refused.secondFactor.failedAttempts == 2)
+            #expect(refused.secondFactor.penalisedFor == secondsLeft)
+            #expect(!refused.secondFactor.isBlocked)
+            challenge = try #require(refused.challenge)
         }
-        clock.advance(59)
-        await #expect(throws: BackendError.penalised(seconds: 1)) {
-            try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418")
-        }
+        // Once it is over, the same session goes on.
         clock.advance(1)
-        (session, challenge) = try await device.confirmedLogin(backend, user: "alice", account: account)
         let answer = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418")
         #expect(answer.result == .accepted)
+        #expect(answer.secondFactor.failedAttempts == 0)
     }
 
     @Test func signaturesAreBoundToTheSessionAndItsChallenge() async throws {
         let backend = try makeBackend()
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
-        let (sessionA, challengeA) = try await device.confirmedLogin(backend, user: "alice", account: account)
-        let (sessionB, _) = try await device.confirmedLogin(backend, user: "alice", account: account)
+        let (sessionA, challengeA) = try await device.confirmedSession(backend, user: "alice", account: account)
+        let (sessionB, _) = try await device.confirmedSession(backend, user: "alice", account: account)
         // A proof made for session A, sent to session B, is refused without counting anything.
         let message = SignedMessage.verifyPin(sessionId: sessionA, challenge: challengeA, accountId: account)
         await #expect(throws: BackendError.self) {

@@ -47,8 +47,9 @@ extension TestClientProtocol {
         return try answer.decode(PhoneSummary.self)
     }
 
-    func startSession(_ type: String, user: String, displayName: String? = nil) async throws -> BackendSession {
-        var body: [String: Any] = ["type": type, "userId": user]
+    /// `extra` adds fields such as `transaction` or `accountId`.
+    func startSession(_ type: String, user: String, displayName: String? = nil, extra: [String: Any] = [:]) async throws -> BackendSession {
+        var body: [String: Any] = extra.merging(["type": type, "userId": user]) { _, fixed in fixed }
         if let displayName { body["displayName"] = displayName }
         let answer = try await send(.post, "/api/backend/sessions", json: body)
         #expect(answer.status == .created)

@@ -456,6 +456,15 @@ class Device:
             self.challenges[session_id] = answer["challenge"]
         return answer
 
+    def confirm_transaction(self, session_id, account, text, example="signed", expect=200):
+        message = f"authphone/v1 transaction\n{session_id}\n{self.challenges[session_id]}\n{account}\n{text}".encode()
+        merge = {"deviceId": self.id, "accountId": account, "transaction": text,
+                 "signature": b64(ed25519.sign(self.account_seeds[account], message))}
+        _, answer = self.api.call("confirmTransaction", example, path={"id": session_id}, merge=merge, expect=expect)
+        if expect == 200:
+            self.challenges[session_id] = answer["challenge"]
+        return answer
+
     def pending(self, account, example="pending"):
         moment, timestamp = utc_now()
         message = f"authphone/v1 pending\n{account}\n{int(moment.timestamp())}".encode()
@@ -808,6 +817,17 @@ def test_walk_phone_wire(api):
     _, status = api.call("getSession", path={"id": login["id"]}, expect=200)
     assert status["status"] == "loggedin" and status["loggedin"] is True and status["accountId"] == account
 
+    # A transaction: altered text refused, the shown text signed, then the PIN.
+    text = "Pay 120.00 EUR to ACME Ltd"
+    transaction = new_session(api, "transaction", user, transaction=text)
+    device.redeem(transaction, "transaction")
+    device.confirm(transaction["id"], "login", account=account)
+    device.confirm_transaction(transaction["id"], account, "Pay 920.00 EUR to ACME Ltd", "transactionAltered", expect=403)
+    device.confirm_transaction(transaction["id"], account, text)
+    assert device.verify(transaction["id"], account, "rightPin")["result"] == "accepted"
+    _, status = api.call("getSession", path={"id": transaction["id"]}, expect=200)
+    assert status["status"] == "signed" and status["transactionSigned"] is True and status["loggedin"] is False
+
     cancelled = new_session(api, "login", user)
     device.redeem(cancelled, "login")
     api.call("abandonSession", "cancel", path={"id": cancelled["id"]}, merge={"deviceId": device.id}, expect=200)
@@ -911,6 +931,13 @@ def test_every_operation_answers(api):
         device.confirm(login["id"], "login", account=next(iter(device.account_seeds)))
         device.verify(login["id"], next(iter(device.account_seeds)), "rightPin")
 
+    def confirm_transaction():
+        account = next(iter(device.account_seeds))
+        transaction = new_session(api, "transaction", wire_user, transaction="Pay 1 EUR")
+        device.redeem(transaction, "transaction")
+        device.confirm(transaction["id"], "login", account=account)
+        device.confirm_transaction(transaction["id"], account, "Pay 1 EUR")
+
     def abandon_it():
         device.redeem(abandon, "login")
         api.call("abandonSession", path={"id": abandon["id"]}, body={"deviceId": device.id, "code": "USER_CANCELED"},
@@ -944,6 +971,7 @@ def test_every_operation_answers(api):
         "enrolAccount": lambda: device.enrol(wire["id"]),
         "verifyPin": verify,
         "abandonSession": abandon_it,
+        "confirmTransaction": confirm_transaction,
         "sendPush": lambda: api.call("sendPush", path={"project": "authphone"},
                                      body={"message": {"token": phone["fcmToken"], "data": {"k": "v"}}}),
     }
