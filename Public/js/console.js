@@ -6,6 +6,10 @@ const typeSelect = document.getElementById("session-type");
 const userInput = document.getElementById("session-user");
 const displayNameInput = document.getElementById("session-display-name");
 const displayNameField = document.getElementById("display-name-field");
+const transactionField = document.getElementById("transaction-field");
+const transactionInput = document.getElementById("session-transaction");
+const accountField = document.getElementById("account-field");
+const accountInput = document.getElementById("session-account");
 const deliverySelect = document.getElementById("session-delivery");
 const pushPhoneField = document.getElementById("push-phone-field");
 const pushPhoneSelect = document.getElementById("session-push-phone");
@@ -31,7 +35,7 @@ const refreshButton = document.getElementById("refresh-sessions");
 const streamStatus = document.getElementById("stream-status");
 
 const MAX_ROWS = 200;
-const STATUS_RANK = { pending: 0, redeemed: 1, confirmed: 2, enrolled: 3, loggedin: 3, failed: 3, canceled: 3, expired: 3 };
+const STATUS_RANK = { pending: 0, redeemed: 1, confirmed: 2, enrolled: 3, loggedin: 3, signed: 3, failed: 3, canceled: 3, expired: 3 };
 
 /** id -> BackendSession */
 const sessions = new Map();
@@ -170,6 +174,9 @@ function renderCard() {
   metaRow(cardMeta, "Account", s.accountId ? el("code", { text: String(s.accountId) }) : null);
   metaRow(cardMeta, "Logged in", s.loggedin === undefined ? null : loggedinText(s.loggedin));
   metaRow(cardMeta, "OTP login", s.otplogin ? "yes" : null);
+  metaRow(cardMeta, "Transaction", s.transaction ? el("span", { id: "session-transaction-text", className: "pre-text", text: s.transaction }) : null);
+  metaRow(cardMeta, "Signed", s.transaction ? (s.transactionSigned ? "yes, by the account key" : "not yet") : null);
+  metaRow(cardMeta, "User input", s.userInput ? el("span", { id: "session-user-input", className: "pre-text", text: s.userInput }) : null);
   metaRow(cardMeta, "Failure", s.failure ? (typeof s.failure === "string" ? s.failure : JSON.stringify(s.failure)) : null);
   renderDispatch(s);
 
@@ -221,9 +228,14 @@ async function loadSessions() {
 // Form
 
 function syncTypeFields() {
-  const enrol = typeSelect.value === "enrol";
-  displayNameField.hidden = !enrol;
-  displayNameInput.disabled = !enrol;
+  const type = typeSelect.value;
+  const show = (field, input, on) => {
+    field.hidden = !on;
+    input.disabled = !on;
+  };
+  show(displayNameField, displayNameInput, type === "enrol");
+  show(transactionField, transactionInput, type === "transaction");
+  show(accountField, accountInput, type !== "enrol");
 }
 typeSelect.addEventListener("change", syncTypeFields);
 syncTypeFields();
@@ -309,6 +321,17 @@ form.addEventListener("submit", async (event) => {
   const body = { type, userId };
   const displayName = displayNameInput.value.trim();
   if (type === "enrol" && displayName) body.displayName = displayName;
+  if (type === "transaction") {
+    if (!transactionInput.value.trim()) {
+      showError(formError, { code: "TRANSACTION_REQUIRED", message: "Enter the transaction text the user is to sign." });
+      transactionInput.focus();
+      return;
+    }
+    // sent as typed: the phone signs these exact characters
+    body.transaction = transactionInput.value;
+  }
+  const accountId = accountInput.value.trim();
+  if (type !== "enrol" && accountId) body.accountId = accountId;
   if (deliverySelect.value === "push") {
     body.delivery = "push";
     const token = pushPhoneSelect.value;

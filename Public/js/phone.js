@@ -873,8 +873,10 @@ function renderProcessing(flow) {
 function renderWaitForInput(flow, ci) {
   const type = ci && ci.type;
   if (type === "CONFIRM") {
-    if (flow.type === "LOGIN") renderConfirmLogin(flow, ci);
-    else renderConfirmEnrol(flow, ci);
+    if (flow.type === "ENROL") renderConfirmEnrol(flow, ci);
+    else renderConfirmLogin(flow, ci);
+  } else if (type === "CONFIRM_TRANSACTION") {
+    renderConfirmTransaction(flow);
   } else if (type === "SET_SECOND_FACTOR") {
     renderSetPin(flow);
   } else if (type === "VERIFY_SECOND_FACTOR") {
@@ -986,7 +988,9 @@ function renderConfirmLogin(flow, ci) {
   }
   const announce = session.announceInfo && typeof session.announceInfo === "object" ? Object.entries(session.announceInfo) : [];
 
-  const body = el("div", { className: "screen-body" }, screenHeader(`Log in to ${serverName(flow)}?`, null), serverBlock(flow));
+  const signing = flow.type === "SIGN_TRANSACTION";
+  const title = signing ? `Sign a transaction for ${serverName(flow)}?` : `Log in to ${serverName(flow)}?`;
+  const body = el("div", { className: "screen-body" }, screenHeader(title, signing ? "You will see the transaction next." : null), serverBlock(flow));
   if (announce.length) {
     const dl = el("dl", { id: "announce-info", className: "kv" });
     for (const [k, v] of announce) dl.append(el("dt", { text: k }), el("dd", { text: typeof v === "string" ? v : JSON.stringify(v) }));
@@ -1006,22 +1010,52 @@ function renderConfirmLogin(flow, ci) {
     );
   });
   if (!accounts.length) fieldset.append(el("p", { className: "notice notice-warn", text: "This phone has no account for this server." }));
-  body.append(fieldset, expiryNote(flow) || "");
+  if (session.preselectedAccountId && accounts.length === 1) fieldset.append(el("p", { id: "account-preselected", className: "hint small", text: "Chosen by the server." }));
+  // nextAuth's userInput: free text the relying party receives with the confirmation
+  const userInput = el("textarea", { id: "user-input", className: "user-input", rows: "2", maxlength: "500", placeholder: "Optional", spellcheck: "false" });
+  const userInputField = el("label", { className: "field", for: "user-input" }, el("span", { className: "section-title", text: "Message to the server" }), userInput);
+  body.append(fieldset, userInputField, expiryNote(flow) || "");
 
-  const confirm = button("confirm", "Log in", "btn-primary", () => {
+  const confirm = button("confirm", signing ? "Continue" : "Log in", "btn-primary", () => {
     const checked = fieldset.querySelector("input.account-choice:checked");
     if (!checked) {
       showToast("NO_ACCOUNT", "Choose an account first.");
       return;
     }
     const account = accounts.find((a) => String(a.id) === checked.value);
-    if (send({ action: "confirmSession", account: checked.value })) {
+    const message = { action: "confirmSession", account: checked.value };
+    if (userInput.value !== "") message.userInput = userInput.value;
+    if (send(message)) {
       if (account) state.chosenAccounts.set(flow.id, account);
       setBusy(true);
     }
   });
   screen.append(body, actions(button("cancel", "Cancel", "btn-secondary", cancelFlow), confirm));
   if (!accounts.length) confirm.disabled = true;
+}
+
+function renderConfirmTransaction(flow) {
+  const text = flow.transaction ?? (flow.session && flow.session.transaction) ?? "";
+  const who = loginAccountLabel(flow);
+  const body = el(
+    "div",
+    { className: "screen-body" },
+    screenHeader("Confirm the transaction", who ? `as ${who}` : null),
+    serverBlock(flow),
+    // shown exactly as it will be signed: whitespace and line breaks kept
+    el("pre", { id: "transaction-text", className: "transaction-text", text }),
+    el("p", { className: "hint small", text: "Your account key signs exactly this text; the server refuses any other." }),
+    expiryNote(flow) || "",
+  );
+  screen.append(
+    body,
+    actions(
+      button("cancel", "Cancel", "btn-secondary", cancelFlow),
+      button("confirm", "Sign", "btn-primary", () => {
+        if (send({ action: "confirmTransaction" })) setBusy(true);
+      }),
+    ),
+  );
 }
 
 // --- PIN pad ---
@@ -1228,7 +1262,8 @@ function renderVerifyPin(flow) {
   const sfa = flow.secondFactorAccount || null;
   const prev = flow.previousInteractionResult;
   const title = el("h1", { id: "pin-title", className: "screen-title", text: "Enter your PIN" });
-  const subtitle = el("p", { className: "screen-subtitle", text: flow.type === "LOGIN" ? `to log in to ${serverName(flow)}` : `for ${serverName(flow)}` });
+  const purpose = { LOGIN: "to log in to", SIGN_TRANSACTION: "to sign the transaction for" }[flow.type] || "for";
+  const subtitle = el("p", { className: "screen-subtitle", text: `${purpose} ${serverName(flow)}` });
   const [messageBox, setMessage] = pinMessageBox();
   if (prev && prev.type === "PIN_FAIL") setMessage("Wrong PIN", "error");
   else if (prev && prev.type && prev.type !== "SUCCESS") setMessage(prev.type, "error");
@@ -1238,10 +1273,8 @@ function renderVerifyPin(flow) {
     const max = sfa.maxAttempts != null ? sfa.maxAttempts : "?";
     extra.push(el("p", { id: "pin-attempts", className: "pin-attempts", text: `Failed attempt ${sfa.failedAttempts} of ${max}` }));
   }
-  if (sfa && Number(sfa.penalisedFor) > 0) {
-    const until = toDate(sfa.penalisedUntil);
-    extra.push(el("p", { id: "pin-penalty", className: "pin-attempts", text: `Wait ${sfa.penalisedFor} s before the next try` + (until ? ` (until ${formatTime(until)}).` : ".") }));
-  }
+  const penalty = sfa && Number(sfa.penalisedFor) > 0 ? el("p", { id: "pin-penalty", className: "pin-attempts", role: "timer" }) : null;
+  if (penalty) extra.push(penalty);
   const blocked = !!(sfa && sfa.isBlocked);
   if (blocked) extra.push(el("p", { id: "pin-blocked", className: "notice notice-error", text: "Your PIN is blocked. This account can no longer be used with a PIN." }));
 
@@ -1264,9 +1297,36 @@ function renderVerifyPin(flow) {
   if (blocked) {
     pad.lock();
     pad.root.hidden = true;
+  } else if (penalty) {
+    countDownPenalty(penalty, Number(sfa.penalisedFor), pad);
   }
 
   screen.append(el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, ...extra, pad.root), actions(button("cancel", "Cancel", "btn-secondary", cancelFlow)));
+}
+
+/**
+ * The server refuses a PIN during a penalty without counting it, so the pad stays locked until
+ * the wait is over. Counted from the seconds the update gave, not from penalisedUntil: the
+ * server's clock need not be this browser's.
+ */
+function countDownPenalty(node, seconds, pad) {
+  const deadline = Date.now() + seconds * 1000;
+  pad.lock();
+  let timer = null;
+  const tick = () => {
+    const left = Math.ceil((deadline - Date.now()) / 1000);
+    node.dataset.secondsLeft = String(Math.max(left, 0));
+    if (left > 0) {
+      node.textContent = `Wait ${left} s before the next try.`;
+      return;
+    }
+    clearInterval(timer);
+    node.textContent = "You can try again now.";
+    pad.unlock();
+  };
+  timer = setInterval(tick, 250);
+  teardowns.push(() => clearInterval(timer));
+  tick();
 }
 
 // --- Final states ---
@@ -1294,6 +1354,8 @@ function renderDone(flow) {
   } else if (flow.type === "LOGIN") {
     const who = loginAccountLabel(flow);
     title = who ? `Logged in as ${who}` : `Logged in to ${serverName(flow)}`;
+  } else if (flow.type === "SIGN_TRANSACTION") {
+    title = "Transaction signed";
   } else {
     title = "Done";
   }

@@ -131,11 +131,11 @@ def session_status(driver):
     return find(driver, "#session-status").text.strip()
 
 
-def start_session(driver, kind, user_id, display_name=None, delivery="qr", push_token=""):
+def start_session(driver, kind, user_id, display_name=None, delivery="qr", push_token="", transaction=None, account_id=None):
     """Starts a backend session on the console page; returns (session id, QR text).
 
     delivery "push" sends it by push to the phone whose fcmToken is push_token ("": all phones of
-    the user)."""
+    the user). A transaction session signs transaction; account_id pre-selects the account."""
     previous = find(driver, "#session-card").get_attribute("data-session-id")
     Select(find(driver, "#session-type")).select_by_value(kind)
     user = find(driver, "#session-user")
@@ -145,6 +145,18 @@ def start_session(driver, kind, user_id, display_name=None, delivery="qr", push_
         name = find(driver, "#session-display-name")
         name.clear()
         name.send_keys(display_name)
+    if transaction is not None:
+        text = wait_visible(driver, "#session-transaction", "transaction text field not shown")
+        text.clear()
+        text.send_keys(transaction)
+        assert text.get_property("value") == transaction
+    else:
+        assert not visible(driver, "#session-transaction"), f"transaction text field shown for {kind}"
+    if kind != "enrol":
+        account = wait_visible(driver, "#session-account", "account field not shown")
+        account.clear()
+        if account_id:
+            account.send_keys(account_id)
     Select(find(driver, "#session-delivery")).select_by_value(delivery)
     if delivery == "push":
         picker = wait_visible(driver, "#session-push-phone", "phone picker not shown for push")
@@ -279,6 +291,15 @@ def enrol_by_qr(driver, windows, user_id, display_name, phone_name):
     wait_screen(driver, "HOME")
     wait_for(driver, lambda d: user_id in find(d, "#accounts").text, "new account not listed on the phone")
     return enrol_sid, phone_id
+
+
+def backend_session(driver, sid):
+    """The session as the backend's REST API gives it."""
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch('/api/backend/sessions/' + encodeURIComponent(arguments[0])).then(r => r.json()).then(done, e => done({error: String(e)}));",
+        sid,
+    )
 
 
 def animations_done(driver, css):
@@ -470,6 +491,61 @@ def test_picture_pull_and_open_at_once(driver):
         wait_screen(driver, "ERROR")
         driver.switch_to.window(windows["console"])
         wait_console_status(driver, pushed_sid, "canceled")
+    except BaseException:
+        screenshot_on_failure(driver, windows)
+        raise
+
+
+def test_sign_transaction(driver):
+    """A transaction for a pre-selected account: the phone shows its exact text, the user signs it
+    and gives the PIN; the console shows it signed, with the message the user typed."""
+    suffix = uuid.uuid4().hex[:10]
+    user_id = f"dave-{suffix}"
+    transaction = "Pay 120.00 EUR to ACME Ltd\nIBAN CH93 0076 2011 6238 5295 7\n  reference: order 42"
+    windows = {}
+    driver.set_script_timeout(TIMEOUT)
+
+    try:
+        open_console(driver, windows)
+        enrol_sid, _ = enrol_by_qr(driver, windows, user_id, "Dave Example", f"Transaction test {suffix}")
+        account_id = backend_session(driver, enrol_sid).get("accountId")
+        assert account_id, "the enrolment gave no account id"
+
+        driver.switch_to.window(windows["console"])
+        sid, qr = start_session(driver, "transaction", user_id, transaction=transaction, account_id=account_id)
+        assert find(driver, "#session-transaction-text").get_property("textContent") == transaction
+
+        driver.switch_to.window(windows["phone"])
+        open_payload(driver, qr)
+        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+        assert find(driver, "#screen").get_attribute("data-flow-type") == "SIGN_TRANSACTION"
+        choices = driver.find_elements(By.CSS_SELECTOR, "input.account-choice")
+        assert len(choices) == 1 and choices[0].get_attribute("value") == account_id, "the pre-selected account is not the only choice"
+        wait_visible(driver, "#account-preselected", "the pre-selection is not shown")
+        find(driver, "#user-input").send_keys("invoice 2026-114")
+        click(driver, "#confirm")
+
+        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM_TRANSACTION")
+        shown = find(driver, "#transaction-text")
+        assert shown.get_property("textContent") == transaction, "the phone does not show the exact text"
+        screenshot(driver, "transaction-confirm.png")
+        click(driver, "#confirm")
+
+        # the second factor cannot be skipped
+        wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
+        assert "sign the transaction" in find(driver, "#screen").text
+        enter_pin(driver, PIN)
+        wait_screen(driver, "DONE")
+        assert "Transaction signed" in find(driver, "#flow-done").text
+        assert PIN not in flow_log_text(driver)
+
+        driver.switch_to.window(windows["console"])
+        wait_console_status(driver, sid, "signed")
+        assert find(driver, "#session-user-input").text == "invoice 2026-114"
+        assert "yes" in find(driver, "#session-meta").text
+        session = backend_session(driver, sid)
+        assert session["transactionSigned"] is True and session["transaction"] == transaction and session["accountId"] == account_id
+        screenshot(driver, "console-transaction.png")
     except BaseException:
         screenshot_on_failure(driver, windows)
         raise
