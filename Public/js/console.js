@@ -1,5 +1,5 @@
 // Backend console: start demo sessions, show their QR / deep link, follow their status live.
-import { ReconnectingSocket, getJSON, postJSON, el, clear, shortId, formatDateTime, showError, copyText, flashLabel, safeHref } from "./api.js";
+import { ReconnectingSocket, getJSON, postJSON, putJSON, el, clear, shortId, formatDateTime, showError, copyText, flashLabel, safeHref } from "./api.js";
 
 const form = document.getElementById("session-form");
 const typeSelect = document.getElementById("session-type");
@@ -369,6 +369,82 @@ copyLinkButton.addEventListener("click", async () => {
 });
 
 refreshButton.addEventListener("click", loadSessions);
+
+// ---------------------------------------------------------------------------------------------
+// The Second Factor Server's wrong-PIN policy
+
+const policyForm = document.getElementById("policy-form");
+const policyPreset = document.getElementById("policy-preset");
+const policyMax = document.getElementById("policy-max-attempts");
+const policyPenalties = document.getElementById("policy-penalties");
+const policyCurrent = document.getElementById("policy-current");
+const policyError = document.getElementById("policy-error");
+const policySave = document.getElementById("policy-save");
+let policyPresets = {};
+
+function describePolicy(p) {
+  const waits = (p.penalties || []).map((s, i) => (s > 0 ? `${s} s after ${i + 1}` : null)).filter(Boolean);
+  return `In force: blocked at failure ${p.maxAttempts}` + (waits.length ? `; waits ${waits.join(", ")}` : "; no waits");
+}
+
+function showPolicy(p) {
+  policyPresets = p.presets || {};
+  policyPreset.value = p.preset || "custom";
+  policyMax.value = String(p.maxAttempts);
+  policyPenalties.value = (p.penalties || []).join(", ");
+  policyCurrent.textContent = describePolicy(p);
+  policyForm.dataset.preset = p.preset || "custom";
+  syncPolicyFields();
+}
+
+/** A preset's numbers are shown but fixed; Custom makes them editable. */
+function syncPolicyFields() {
+  const preset = policyPresets[policyPreset.value];
+  const custom = !preset;
+  if (preset) {
+    policyMax.value = String(preset.maxAttempts);
+    policyPenalties.value = preset.penalties.join(", ");
+  }
+  policyMax.readOnly = !custom;
+  policyPenalties.readOnly = !custom;
+}
+
+/** "0, 0, 60" -> [0, 0, 60]; anything but whole seconds is the server's to refuse, by name. */
+function parsePenalties(text) {
+  const parts = text.split(/[\s,;]+/).filter((t) => t !== "");
+  return parts.map((t) => (/^\d+$/.test(t) ? Number(t) : NaN));
+}
+
+policyPreset.addEventListener("change", syncPolicyFields);
+policyForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  let body;
+  if (policyPresets[policyPreset.value]) {
+    body = { preset: policyPreset.value };
+  } else {
+    const penalties = parsePenalties(policyPenalties.value);
+    if (penalties.some(Number.isNaN)) {
+      showError(policyError, { code: "INVALID_FIELD", message: "Waits are whole seconds, separated by commas." });
+      policyPenalties.focus();
+      return;
+    }
+    body = { maxAttempts: Number(policyMax.value), penalties };
+  }
+  policySave.disabled = true;
+  showError(policyError, null);
+  try {
+    showPolicy(await putJSON("/api/backend/second-factor-policy", body));
+    flashLabel(policySave, "Applied");
+  } catch (err) {
+    showError(policyError, err);
+  } finally {
+    policySave.disabled = false;
+  }
+});
+
+getJSON("/api/backend/second-factor-policy")
+  .then(showPolicy)
+  .catch((err) => showError(policyError, err));
 
 // ---------------------------------------------------------------------------------------------
 // Live updates

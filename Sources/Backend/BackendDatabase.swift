@@ -85,6 +85,15 @@ public struct BackendDatabase: Sendable {
                 t.add(column: "userInput", .text)
             }
         }
+        migrator.registerMigration("backend-v4-second-factor-policy") { db in
+            // one row: the policy set from the console, which outlives a restart
+            try db.create(table: "secondFactorPolicy") { t in
+                t.primaryKey("id", .integer).check { $0 == 1 }
+                t.column("maxAttempts", .integer).notNull()
+                t.column("penalties", .text).notNull()
+                t.column("updatedAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }
@@ -159,6 +168,17 @@ struct SecondFactorRecord: Codable, Sendable, FetchableRecord, PersistableRecord
     var isBlocked: Bool
     var penalisedUntil: Date?
     var updatedAt: Date
+}
+
+struct SecondFactorPolicyRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "secondFactorPolicy"
+    var id = 1
+    var maxAttempts: Int
+    /// JSON array of seconds.
+    var penalties: [Int]
+    var updatedAt: Date
+
+    var policy: SecondFactorPolicy { SecondFactorPolicy(maxAttempts: maxAttempts, penalties: penalties) }
 }
 
 struct ServerKeyRecord: Codable, Sendable, FetchableRecord, PersistableRecord {

@@ -209,10 +209,10 @@ public final class DemoBackend: Sendable {
 
     public func confirm(sessionId: String, _ request: ConfirmRequest) async throws(BackendError) -> ConfirmResponse {
         let time = now()
-        let policy = configuration.secondFactorPolicy
         if let userInput = request.userInput { try Self.checkText(userInput, field: "userInput", limit: ReadableText.maximumUserInputLength) }
         let (record, secondFactor) = try await write { db in
             var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
+            let policy = try self.secondFactorPolicy(db)
             if record.sessionType != .enrol {
                 guard let accountId = request.accountId, let signature = request.signature else {
                     throw BackendError.invalid("accountId", "and a signature are required to confirm a \(record.type)")
@@ -240,7 +240,6 @@ public final class DemoBackend: Sendable {
     /// Registers a new account; the PIN is set (first enrolment of the device here) or proven.
     public func enrol(sessionId: String, _ request: EnrolRequest) async throws(BackendError) -> SecondFactorResponse {
         let time = now()
-        let policy = configuration.secondFactorPolicy
         guard let accountKey = Base64URL.decode(request.accountPublicKey), accountKey.count == Ed25519.publicKeyLength else {
             throw BackendError.invalid("accountPublicKey", "must be a base64url Ed25519 public key")
         }
@@ -256,6 +255,7 @@ public final class DemoBackend: Sendable {
         let (record, response) = try await write { db in
             var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
             guard record.type == WireSessionType.enrol.rawValue else { throw BackendError.wrongState(record.status, expected: "an enrolment") }
+            let policy = try self.secondFactorPolicy(db)
             let message = SignedMessage.enrol(sessionId: record.id, challenge: record.challenge, accountPublicKey: request.accountPublicKey)
             guard Self.verify(request.accountSignature, message, key: Data(accountKey)) else { throw BackendError.invalidSignature }
 
@@ -325,7 +325,6 @@ public final class DemoBackend: Sendable {
     /// The login's or transaction's PIN proof, checked by the Second Factor Server.
     public func verifyPin(sessionId: String, _ request: VerifyPinRequest) async throws(BackendError) -> SecondFactorResponse {
         let time = now()
-        let policy = configuration.secondFactorPolicy
         let (record, response) = try await write { db in
             var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
             guard record.sessionType != .enrol, record.accountId == request.accountId else {
@@ -338,6 +337,7 @@ public final class DemoBackend: Sendable {
             let message = SignedMessage.verifyPin(sessionId: record.id, challenge: record.challenge, accountId: account.id)
             guard Self.verify(request.accountSignature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
             guard let registered = try SecondFactorRecord.fetchOne(db, key: request.deviceId) else { throw BackendError.secondFactorUnknown }
+            let policy = try self.secondFactorPolicy(db)
             let (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature, message: message,
                                                        policy: policy, now: time)
             try updated.update(db)
@@ -402,6 +402,25 @@ public final class DemoBackend: Sendable {
     }
 
     // MARK: the Second Factor Server's counting
+
+    /// The policy in force: the one set from the console, else the configured one.
+    public func secondFactorPolicy() async throws(BackendError) -> SecondFactorPolicy {
+        try await read { db in try self.secondFactorPolicy(db) }
+    }
+
+    /// Applies from the next PIN checked; counters already reached stay as they are.
+    public func setSecondFactorPolicy(_ policy: SecondFactorPolicy) async throws(BackendError) -> SecondFactorPolicy {
+        let policy = try policy.validated()
+        let time = now()
+        try await write { db in
+            try SecondFactorPolicyRecord(maxAttempts: policy.maxAttempts, penalties: policy.penalties, updatedAt: time).save(db)
+        }
+        return policy
+    }
+
+    private func secondFactorPolicy(_ db: Database) throws -> SecondFactorPolicy {
+        try SecondFactorPolicyRecord.fetchOne(db, key: 1)?.policy ?? configuration.secondFactorPolicy
+    }
 
     /// Checks a PIN proof and counts the outcome. Runs inside the caller's write transaction, so
     /// concurrent proofs are serialised and can never get more tries than the policy allows.

@@ -26,6 +26,43 @@ struct BackendController {
         let sessions: [BackendSession]
     }
 
+    /// A preset by name, or the two numbers; never both.
+    struct PolicyChange: Decodable {
+        let preset: String?
+        let maxAttempts: Int?
+        let penalties: [Int]?
+
+        func policy() throws -> SecondFactorPolicy {
+            switch (preset, maxAttempts) {
+            case let (preset?, nil) where penalties == nil:
+                guard let policy = SecondFactorPolicy.presets[preset] else {
+                    let names = SecondFactorPolicy.presets.keys.sorted().map { "'\($0)'" }.joined(separator: " or ")
+                    throw APIError(.badRequest, "INVALID_FIELD", "the field 'preset' must be \(names)")
+                }
+                return policy
+            case let (nil, maxAttempts?):
+                return SecondFactorPolicy(maxAttempts: maxAttempts, penalties: penalties ?? [])
+            default:
+                throw APIError(.badRequest, "INVALID_FIELD", "give either 'preset' or 'maxAttempts' (with 'penalties')")
+            }
+        }
+    }
+
+    /// The policy in force, its preset's name (null when custom), and the presets to choose from.
+    struct PolicyView: ResponseEncodable {
+        let maxAttempts: Int
+        let penalties: [Int]
+        let preset: String?
+        let presets: [String: SecondFactorPolicy]
+
+        init(_ policy: SecondFactorPolicy) {
+            maxAttempts = policy.maxAttempts
+            penalties = policy.penalties
+            preset = policy.presetName
+            presets = SecondFactorPolicy.presets
+        }
+    }
+
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.post("sessions") { request, context -> EditedResponse<BackendSession> in
@@ -37,6 +74,11 @@ struct BackendController {
             let session = try await backend.createSession(type: input.type, userId: input.userId, displayName: input.displayName,
                                                           transaction: input.transaction, accountId: input.accountId, delivery: delivery)
             return EditedResponse(status: .created, response: session)
+        }
+        routes.get("second-factor-policy") { _, _ in PolicyView(try await backend.secondFactorPolicy()) }
+        routes.put("second-factor-policy") { request, context in
+            let change = try await request.decodeJSON(as: PolicyChange.self, context: context)
+            return PolicyView(try await backend.setSecondFactorPolicy(change.policy()))
         }
         routes.get("sessions") { _, _ in SessionList(sessions: try await backend.recentSessions()) }
         routes.get("sessions/{id}") { _, context in

@@ -28,7 +28,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Base URL of the FCM v1 endpoint the backend pushes through (default: this server).") var pushURL: String?
     @Option(help: "Pushes a minute one phone accepts before QUOTA_EXCEEDED.") var pushRateLimit = 30
     @Option(help: "Argon2id cost of the PIN key: interactive, moderate or fast.") var pinKdf = "interactive"
-    @Option(help: "Consecutive wrong PINs before the PIN is blocked.") var maxPinAttempts = 3
+    @Option(help: "Wrong-PIN policy of the Second Factor Server until the console changes it: nextAuth (block at the 3rd) or nevis (60 s after the 3rd, 180 s after the 4th, block at the 5th).")
+    var pinPolicy = "nextAuth"
+    @Option(help: "Consecutive wrong PINs before the PIN is blocked (default: the policy's).") var maxPinAttempts: Int?
     @Option(help: "Seconds a backend session (and its QR code) stays valid.") var sessionLifetime = 300
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
 
@@ -41,9 +43,22 @@ struct Serve: AsyncParsableCommand {
         for (name, url) in [("--backend-url", backendURL), ("--push-url", pushURL)] {
             if let url, URL(string: url)?.host == nil { throw ValidationError("\(name) must be an absolute http(s) URL") }
         }
-        guard (1...100).contains(maxPinAttempts) else { throw ValidationError("--max-pin-attempts must be between 1 and 100") }
+        guard SecondFactorPolicy.presets[pinPolicy] != nil else {
+            throw ValidationError("--pin-policy must be one of \(SecondFactorPolicy.presets.keys.sorted().joined(separator: ", "))")
+        }
+        do { _ = try secondFactorPolicy.validated() } catch { throw ValidationError("--max-pin-attempts: \(error.message)") }
         guard (10...86_400).contains(sessionLifetime) else { throw ValidationError("--session-lifetime must be between 10 and 86400 seconds") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level is not a log level") }
+    }
+
+    /// The preset, with its attempts overridden (and waits past the new block dropped).
+    var secondFactorPolicy: SecondFactorPolicy {
+        var policy = SecondFactorPolicy.presets[pinPolicy] ?? .nextAuth
+        if let maxPinAttempts {
+            policy.maxAttempts = maxPinAttempts
+            policy.penalties = Array(policy.penalties.prefix(max(maxPinAttempts - 1, 0)))
+        }
+        return policy
     }
 
     func run() async throws {
@@ -57,7 +72,7 @@ struct Serve: AsyncParsableCommand {
         configuration.pinDerivation = PinKeyDerivation.Profile.named[pinKdf] ?? .interactive
         configuration.backend = DemoBackend.Configuration(
             sessionLifetime: TimeInterval(sessionLifetime),
-            secondFactorPolicy: SecondFactorPolicy(maxAttempts: maxPinAttempts, penalties: []),
+            secondFactorPolicy: secondFactorPolicy,
             pushURL: pushURL)
         configuration.push = PushService.Configuration(rateLimit: pushRateLimit)
         var logger = Logger(label: "authphone")

@@ -853,6 +853,25 @@ def test_walk_phone_wire(api):
     FINISHED.add("wire")
 
 
+def test_walk_second_factor_policy(api):
+    """The console changes the wrong-PIN policy; refusals change nothing. Ends on the default."""
+    _, policy = api.call("getSecondFactorPolicy", "nextAuth", expect=200)
+    assert policy["preset"] == "nextAuth" and policy["presets"]["nevis"] == {"maxAttempts": 5, "penalties": [0, 0, 60, 180]}
+    try:
+        _, policy = api.call("setSecondFactorPolicy", "nevis", expect=200)
+        assert policy["preset"] == "nevis" and policy["penalties"] == [0, 0, 60, 180]
+        _, policy = api.call("setSecondFactorPolicy", "custom", expect=200)
+        assert "preset" not in policy and policy["maxAttempts"] == 5 and policy["penalties"] == [0, 30, 0, 300]
+        for refused in ("tooManyPenalties", "presetAndNumbers"):
+            api.call("setSecondFactorPolicy", refused, expect=400)
+        api.call("setSecondFactorPolicy", body={"maxAttempts": "5"}, expect=400)
+        _, unchanged = api.call("getSecondFactorPolicy", expect=200)
+        assert unchanged == policy
+    finally:
+        api.call("setSecondFactorPolicy", body={"preset": "nextAuth"}, expect=200)
+    FINISHED.add("policy")
+
+
 def test_walk_qr_pictures(api):
     """A picture of a QR code, as the phone's camera would see it."""
     phone = new_phone(api, "Camera phone")
@@ -963,6 +982,8 @@ def test_every_operation_answers(api):
         "clearInbox": lambda: api.call("clearInbox", path={"id": phone["id"]}),
         "openInboxMessage": lambda: api.call("openInboxMessage", path={"id": opener["id"], "message": message["id"]}),
         "createSession": lambda: api.call("createSession", body={"type": "login", "userId": "sweep"}),
+        "getSecondFactorPolicy": lambda: api.call("getSecondFactorPolicy"),
+        "setSecondFactorPolicy": lambda: api.call("setSecondFactorPolicy", body={"preset": "nextAuth"}),
         "listSessions": lambda: api.call("listSessions"),
         "getSession": lambda: api.call("getSession", path={"id": enrol["id"]}),
         "getSessionQRCode": lambda: api.call("getSessionQRCode", path={"id": enrol["id"]}),
@@ -1060,7 +1081,7 @@ def test_websocket_refusals_and_own_origin(api):
 
 def test_zz_every_example_replayed():
     """Every named example was replayed by the tests above (run last, in file order)."""
-    needed = {"phones", "login", "push", "wire", "pictures", "guard"}
+    needed = {"phones", "login", "push", "wire", "policy", "pictures", "guard"}
     if not needed <= FINISHED:
         pytest.skip(f"the replaying tests {sorted(needed - FINISHED)} did not all pass")
     excused = {key for key, why in NOT_REPLAYED.items()

@@ -551,6 +551,48 @@ def test_sign_transaction(driver):
         raise
 
 
+def test_wrong_pin_policy_from_the_console(driver):
+    """The console switches the Second Factor Server to the Nevis table and to a custom one, and
+    refuses waits that are not whole seconds. Ends on the default."""
+    windows = {}
+    try:
+        open_console(driver, windows)
+        wait_for(driver, lambda d: "blocked at failure 3" in find(d, "#policy-current").text, "the policy in force is not shown")
+        Select(find(driver, "#policy-preset")).select_by_value("nevis")
+        assert find(driver, "#policy-penalties").get_property("value") == "0, 0, 60, 180"
+        assert find(driver, "#policy-penalties").get_property("readOnly")
+        click(driver, "#policy-save")
+        wait_for(driver, lambda d: find(d, "#policy-current").text.endswith("waits 60 s after 3, 180 s after 4"), "Nevis policy not applied")
+        assert find(driver, "#policy-form").get_attribute("data-preset") == "nevis"
+
+        Select(find(driver, "#policy-preset")).select_by_value("custom")
+        for css, value in (("#policy-max-attempts", "4"), ("#policy-penalties", "0, 5, x")):
+            field = find(driver, css)
+            field.clear()
+            field.send_keys(value)
+        click(driver, "#policy-save")
+        wait_visible(driver, "#policy-error", "waits that are not numbers were not refused")
+        assert "60 s after 3" in find(driver, "#policy-current").text, "a refused policy changed the one in force"
+        find(driver, "#policy-penalties").clear()
+        find(driver, "#policy-penalties").send_keys("0, 5, 0, 9")
+        click(driver, "#policy-save")
+        wait_visible(driver, "#policy-error", "four waits before a block at 4 were not refused")
+        wait_for(driver, lambda d: "at most 3 failures" in find(d, "#policy-error").text, "the server's reason is not shown")
+        find(driver, "#policy-penalties").clear()
+        find(driver, "#policy-penalties").send_keys("0, 5")
+        click(driver, "#policy-save")
+        wait_for(driver, lambda d: find(d, "#policy-current").text.endswith("blocked at failure 4; waits 5 s after 2"), "custom policy not applied")
+        assert not visible(driver, "#policy-error")
+        screenshot(driver, "console-policy.png")
+    except BaseException:
+        screenshot_on_failure(driver, windows)
+        raise
+    finally:
+        Select(find(driver, "#policy-preset")).select_by_value("nextAuth")
+        click(driver, "#policy-save")
+        wait_for(driver, lambda d: find(d, "#policy-form").get_attribute("data-preset") == "nextAuth", "default not restored")
+
+
 def _path_ends_with(url, phone_id):
     path = url.split("?", 1)[0].split("#", 1)[0].rstrip("/")
     return path.endswith("/phones/" + phone_id)

@@ -1,0 +1,97 @@
+import Backend
+import BackendAPI
+import Foundation
+import TestDoubles
+import Testing
+
+@Suite struct SecondFactorPolicyTests {
+    let clock = TestClock()
+
+    func makeBackend(_ database: BackendDatabase? = nil) throws -> DemoBackend {
+        let clock = clock
+        return try DemoBackend(database: database ?? .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+    }
+
+    /// The Nevis Access App's table, set at run time: no wait after the 1st and 2nd failure, 60 s
+    /// after the 3rd, 180 s after the 4th, blocked at the 5th.
+    @Test func theNevisPresetWaitsAfterTheThirdAndFourthAndBlocksAtTheFifth() async throws {
+        let backend = try makeBackend()
+        #expect(try await backend.secondFactorPolicy() == .nextAuth)
+        #expect(try await backend.setSecondFactorPolicy(.nevis) == .nevis)
+        let device = ScriptedDevice()
+        let account = try await device.enrol(backend, user: "alice", pin: "260418")
+        var (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
+
+        for (failures, wait) in [(1, 0), (2, 0), (3, 60), (4, 180)] {
+            let answer = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
+            #expect(answer.result == .rejected)
+            #expect(answer.secondFactor.failedAttempts == failures)
+            #expect(answer.secondFactor.maxAttempts == 5)
+            #expect(answer.secondFactor.penalisedFor == wait)
+            #expect(answer.secondFactor.penalisedUntil == (wait > 0 ? clock.now().addingTimeInterval(TimeInterval(wait)) : nil))
+            #expect(!answer.secondFactor.isBlocked)
+            challenge = try #require(answer.challenge)
+            clock.advance(TimeInterval(wait))
+        }
+        let fifth = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
+        #expect(fifth.result == .rejected)
+        #expect(fifth.secondFactor.isBlocked)
+        #expect(fifth.secondFactor.penalisedFor == 0)
+        #expect(try await backend.session(id: session).status == .failed)
+
+        // blocked for good: a new login with the right PIN is refused too
+        (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
+        let right = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418")
+        #expect(right.result == .rejected)
+        #expect(right.secondFactor.failedAttempts == 5)
+    }
+
+    @Test func aChangedPolicyAppliesFromTheNextPinAndOutlivesARestart() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let backend = try makeBackend(try BackendDatabase.open(path: path))
+        let device = ScriptedDevice()
+        let account = try await device.enrol(backend, user: "alice", pin: "260418")
+        var (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
+        let first = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
+        #expect(first.secondFactor.maxAttempts == 3)
+        challenge = try #require(first.challenge)
+
+        let custom = SecondFactorPolicy(maxAttempts: 4, penalties: [0, 30])
+        _ = try await backend.setSecondFactorPolicy(custom)
+        let second = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
+        #expect(second.secondFactor.failedAttempts == 2)
+        #expect(second.secondFactor.maxAttempts == 4)
+        #expect(second.secondFactor.penalisedFor == 30)
+
+        let reopened = try makeBackend(try BackendDatabase.open(path: path))
+        #expect(try await reopened.secondFactorPolicy() == custom)
+        (session, challenge) = try await device.confirmedSession(reopened, user: "alice", account: account)
+        clock.advance(30)
+        let right = try await device.provePin(reopened, session: session, challenge: challenge, account: account, pin: "260418")
+        #expect(right.result == .accepted)
+    }
+
+    @Test(arguments: [
+        (SecondFactorPolicy(maxAttempts: 0, penalties: []), "maxAttempts"),
+        (SecondFactorPolicy(maxAttempts: 101, penalties: []), "maxAttempts"),
+        (SecondFactorPolicy(maxAttempts: 3, penalties: [0, 0, 60]), "penalties"),
+        (SecondFactorPolicy(maxAttempts: 1, penalties: [10]), "penalties"),
+        (SecondFactorPolicy(maxAttempts: 5, penalties: [0, -1]), "entry 2"),
+        (SecondFactorPolicy(maxAttempts: 5, penalties: [86_401]), "entry 1"),
+    ])
+    func aPolicyThatCannotApplyIsRefusedAndChangesNothing(policy: SecondFactorPolicy, named: String) async throws {
+        let backend = try makeBackend()
+        _ = try await backend.setSecondFactorPolicy(.nevis)
+        let error = await #expect(throws: BackendError.self) { try await backend.setSecondFactorPolicy(policy) }
+        #expect(error?.code == "INVALID_FIELD")
+        #expect(error?.message.contains(named) == true)
+        #expect(try await backend.secondFactorPolicy() == .nevis)
+    }
+
+    @Test func presetsAreNamed() {
+        #expect(SecondFactorPolicy.nextAuth.presetName == "nextAuth")
+        #expect(SecondFactorPolicy.nevis.presetName == "nevis")
+        #expect(SecondFactorPolicy(maxAttempts: 4, penalties: []).presetName == nil)
+    }
+}
