@@ -22,3 +22,10 @@ public struct FlowInputError: Error, Equatable, Sendable, CustomStringConvertibl
     static let accountNotExpected = FlowInputError(
         code: "ACCOUNT_NOT_EXPECTED", message: "an enrolment creates a new account; do not pick an existing one")
 }
+
+extension FlowInputError {
+    static func factorNotOffered(_ factor: SecondFactorType, _ flow: Flow) -> FlowInputError {
+        let offered = flow.currentInteraction?.secondFactorInfo?.allowedSecondFactorTypes.map(\.rawValue).joined(separator: " or ") ?? "none"
+        return FlowInputError(code: "FACTOR_NOT_OFFERED", message: "\(factor.rawValue) is not offered here (offered: \(offered))")
+    }
+}

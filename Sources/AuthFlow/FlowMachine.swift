@@ -12,8 +12,17 @@ public enum FlowAction: Equatable, Sendable {
     case confirmTransaction(accountID: String)
     /// Create the account's keys and register them, with a new PIN or proof of the existing one.
     case completeEnrolment(PinUse)
-    /// Prove the PIN to the Second Factor Server for the chosen account.
-    case verifyPin(accountID: String)
+    /// Prove a second factor to the Second Factor Server; once accepted, carry out `then`.
+    case verifySecondFactor(accountID: String, with: SecondFactorType, then: Completion?)
+    /// CHANGE_PIN after verification: register the new PIN.
+    case setPin(accountID: String)
+    /// CHANGE_PIN the Nevis way: prove the old PIN and register the new one in one go.
+    case changePin(accountID: String)
+    /// ADD_BIOMETRICS: the sensor confirmed the user; make the biometric key (bound to the
+    /// enrolled set), then carry out `then`.
+    case createBiometricKey(accountID: String, then: Completion?)
+    /// HEADLESS_UPGRADE: replace the account key by a new one, signed by both.
+    case rotateAccountKey(accountID: String)
     /// Tell the backend the flow ended without success.
     case abandonSession(FlowError)
 
@@ -21,9 +30,15 @@ public enum FlowAction: Equatable, Sendable {
         case setNew
         case proveExisting
     }
+
+    /// The change a management flow makes once its last factor is accepted.
+    public enum Completion: Equatable, Sendable {
+        case registerBiometricKey
+        case removeBiometricKey
+    }
 }
 
-/// The Second Factor Server's answer to a PIN.
+/// The Second Factor Server's answer to a factor.
 public enum SecondFactorOutcome: Equatable, Sendable {
     case accepted(SecondFactorAccount)
     case rejected(SecondFactorAccount)
@@ -31,63 +46,135 @@ public enum SecondFactorOutcome: Equatable, Sendable {
     case penalised(SecondFactorAccount)
 }
 
-/// The session flows (ENROL, LOGIN, SIGN_TRANSACTION) as a value-type state machine: each flow
-/// type is a fixed plan of interactions, one method per event, each returning the action to
-/// carry out. No I/O, no clock, no PIN: those stay with the caller.
+/// The SDK options that shape a flow (seeds 000, 001, 003), as the phone has them set.
+public struct FlowOptions: Sendable, Equatable {
+    /// Seed 001's `showBiometrics` conditions other than the flow type, worked out by the phone:
+    /// sensor support, an enrolled feature, an enabled biometric key, `biometricsDisabled` off,
+    /// the PIN-less limits not reached.
+    public var biometricsAvailable: Bool
+    /// A biometric neither verifies a PIN change nor clears PIN failures.
+    public var disallowPinChangeWithBiometric: Bool
+    /// ADD_BIOMETRICS asks the biometric before the PIN.
+    public var legacyBioAddFlow: Bool
+    public var pinChangeStyle: PinChangeStyle
+
+    public enum PinChangeStyle: String, Codable, Sendable, CaseIterable {
+        /// VERIFY the old factor, then SET the new PIN.
+        case nextAuth
+        /// Old and new PIN together in one SET; wrong old PINs ask again until PIN_LOCKED.
+        case nevis
+    }
+
+    public init(biometricsAvailable: Bool = false, disallowPinChangeWithBiometric: Bool = false,
+                legacyBioAddFlow: Bool = false, pinChangeStyle: PinChangeStyle = .nextAuth) {
+        self.biometricsAvailable = biometricsAvailable
+        self.disallowPinChangeWithBiometric = disallowPinChangeWithBiometric
+        self.legacyBioAddFlow = legacyBioAddFlow
+        self.pinChangeStyle = pinChangeStyle
+    }
+}
+
+/// Every flow type as a value-type state machine: a fixed plan of interactions per type, one
+/// method per event, each returning the action to carry out. No I/O, no clock, no PIN: those
+/// stay with the caller.
 public struct FlowMachine: Sendable, Equatable {
     public private(set) var flow: Flow
     private var step: Step
     /// The interactions still to come after the current one.
     private var plan: [Stage]
+    /// What the flow changes once its last interaction succeeds.
+    private let completion: FlowAction.Completion?
+    private var options: FlowOptions
     private var chosenAccountID: String?
+    /// The input being checked, for the result that follows.
+    private var givenInput: InputType = .confirm
 
     /// One interaction of a plan.
     enum Stage: Equatable, Sendable {
         case confirm
         case confirmTransaction
-        case secondFactor(InteractionType)
+        case verify(VerifyKind)
+        case set(SecondFactorType)
+        /// The Nevis change: old and new PIN in one SET_SECOND_FACTOR.
+        case changePin
 
         var interaction: InteractionType {
             switch self {
             case .confirm: .confirm
             case .confirmTransaction: .confirmTransaction
-            case .secondFactor(let type): type
+            case .verify: .verifySecondFactor
+            case .set, .changePin: .setSecondFactor
             }
         }
+    }
+
+    enum VerifyKind: Equatable, Sendable {
+        case pinOnly
+        case pinOrBiometrics
     }
 
     private enum Step: Equatable, Sendable {
         case awaiting(Stage)
         case checking(Stage)
+        /// HEADLESS_UPGRADE's key rotation: no interaction at all.
+        case rotating
         case finished
     }
 
-    /// Starts the flow for a redeemed session. `accounts` are the phone's accounts at the
-    /// session's server; `phoneHasPin` tells whether enrolment sets a PIN or verifies it.
-    /// A session may pre-select an account (`preselectedAccountId`): then it is the only one offered.
-    public static func start(id: String, session: SessionInfo, accounts: [AccountSummary],
-                             phoneHasPin: Bool) -> (FlowMachine, FlowAction) {
+    /// Starts a flow. For a session flow `accounts` are the phone's accounts at the session's
+    /// server (a session may pre-select one: then it is the only one offered); a management
+    /// flow passes the one account it acts through. `phoneHasPin` tells whether enrolment sets
+    /// a PIN or verifies it.
+    public static func start(id: String, session: SessionInfo, accounts: [AccountSummary], phoneHasPin: Bool,
+                             secondFactorAccount: SecondFactorAccount? = nil,
+                             options: FlowOptions = FlowOptions()) -> (FlowMachine, FlowAction) {
         let offered: [AccountSummary] = switch (session.type, session.preselectedAccountId, session.userId) {
         case (.enrol, _, _): accounts
         case (_, let preselected?, _): accounts.filter { $0.id == preselected }
         case (_, nil, let user?): accounts.filter { $0.userId == user }
         case (_, nil, nil): accounts
         }
-        let plan: [Stage] = switch session.type {
-        case .enrol: [.confirm, .secondFactor(phoneHasPin ? .verifySecondFactor : .setSecondFactor)]
-        case .signTransaction: [.confirm, .confirmTransaction, .secondFactor(.verifySecondFactor)]
-        default: [.confirm, .secondFactor(.verifySecondFactor)]
-        }
+        let (plan, completion) = Self.plan(session.type, phoneHasPin: phoneHasPin, options: options)
         var machine = FlowMachine(
-            flow: Flow(id: id, type: session.type, state: .waitForInput, session: session, transaction: session.transaction),
-            step: .finished, plan: Array(plan.dropFirst()))
-        machine.ask(plan[0], confirmSessionInfo: ConfirmSessionInfo(accounts: offered, secondFactorNeeded: true))
-        if session.type != .enrol && offered.isEmpty {
-            let error = FlowError.noAccountsForServer(session.server.name)
-            machine.finish(error: error)
-            return (machine, .abandonSession(error))
+            flow: Flow(id: id, type: session.type, state: .waitForInput, secondFactorAccount: secondFactorAccount,
+                       session: session, transaction: session.transaction),
+            step: .finished, plan: plan, completion: completion, options: options)
+        if session.type != .enrol {
+            guard !offered.isEmpty else {
+                let error = FlowError.noAccountsForServer(session.server.name)
+                machine.finish(error: error)
+                return (machine, .abandonSession(error))
+            }
+            // Only a session the user confirms may offer a choice; the others act for one account.
+            if plan.first != .confirm { machine.chosenAccountID = offered[0].id }
         }
-        return (machine, .none)
+        guard let first = machine.plan.first else {
+            machine.step = .rotating
+            machine.flow.state = .processing
+            return (machine, .rotateAccountKey(accountID: offered[0].id))
+        }
+        machine.plan.removeFirst()
+        let action = machine.ask(first, confirmSessionInfo: ConfirmSessionInfo(accounts: offered, secondFactorNeeded: true))
+        return (machine, action)
+    }
+
+    /// The seeds' interactions for each flow type (seed 000's flows, seed 003's Nevis PIN change).
+    static func plan(_ type: FlowType, phoneHasPin: Bool, options: FlowOptions) -> ([Stage], FlowAction.Completion?) {
+        switch type {
+        case .enrol: ([.confirm, phoneHasPin ? .verify(.pinOnly) : .set(.pin)], nil)
+        case .login: ([.confirm, .verify(.pinOrBiometrics)], nil)
+        case .signTransaction: ([.confirm, .confirmTransaction, .verify(.pinOrBiometrics)], nil)
+        case .changePin:
+            switch options.pinChangeStyle {
+            case .nextAuth: ([.verify(options.disallowPinChangeWithBiometric ? .pinOnly : .pinOrBiometrics), .set(.pin)], nil)
+            case .nevis: ([.changePin], nil)
+            }
+        case .addBiometrics:
+            (options.legacyBioAddFlow ? [.set(.biometrics), .verify(.pinOnly)] : [.verify(.pinOnly), .set(.biometrics)],
+             .registerBiometricKey)
+        case .removeBiometrics: ([.verify(.pinOrBiometrics)], .removeBiometricKey)
+        case .headlessUpgrade: ([], nil)
+        }
     }
 
     // MARK: user events
@@ -120,20 +207,36 @@ public struct FlowMachine: Sendable, Equatable {
         return .confirmTransaction(accountID: accountID)
     }
 
-    /// The user gave a PIN (already checked against the PIN policy by the caller when setting).
+    /// The user gave a PIN (checked against the PIN policy by the caller when it is a new one).
     public mutating func inputPin() throws(FlowInputError) -> FlowAction {
-        guard case .awaiting(let stage) = step, case .secondFactor(let interaction) = stage else {
+        guard case .awaiting(let stage) = step, flow.currentInteraction?.secondFactorInfo != nil else {
             throw .unexpected("inputSecondFactor", flow)
         }
+        guard offered.contains(.pin) else { throw .factorNotOffered(.pin, flow) }
         let action: FlowAction
-        switch (flow.type, interaction) {
-        case (.enrol, .setSecondFactor): action = .completeEnrolment(.setNew)
-        case (.enrol, _): action = .completeEnrolment(.proveExisting)
-        default:
-            guard let accountID = chosenAccountID else { throw .unexpected("inputSecondFactor", flow) }
-            action = .verifyPin(accountID: accountID)
+        switch (flow.type, stage, chosenAccountID) {
+        case (.enrol, .set, _): action = .completeEnrolment(.setNew)
+        case (.enrol, _, _): action = .completeEnrolment(.proveExisting)
+        case (_, .verify, let account?): action = .verifySecondFactor(accountID: account, with: .pin, then: finalCompletion)
+        case (_, .set(.pin), let account?): action = .setPin(accountID: account)
+        case (_, .changePin, let account?): action = .changePin(accountID: account)
+        default: throw .unexpected("inputSecondFactor", flow)
         }
         startChecking(stage, input: .pin)
+        return action
+    }
+
+    /// The simulated sensor matched the user's biometric.
+    public mutating func inputBiometrics() throws(FlowInputError) -> FlowAction {
+        guard case .awaiting(let stage) = step, flow.currentInteraction?.secondFactorInfo != nil, let account = chosenAccountID else {
+            throw .unexpected("inputSecondFactor", flow)
+        }
+        guard offered.contains(.biometrics) else { throw .factorNotOffered(.biometrics, flow) }
+        let action: FlowAction = switch stage {
+        case .set: .createBiometricKey(accountID: account, then: finalCompletion)
+        default: .verifySecondFactor(accountID: account, with: .biometrics, then: finalCompletion)
+        }
+        startChecking(stage, input: .biometrics)
         return action
     }
 
@@ -149,31 +252,54 @@ public struct FlowMachine: Sendable, Equatable {
     public mutating func sessionConfirmed(secondFactorAccount: SecondFactorAccount?) -> FlowAction {
         guard step == .checking(.confirm) else { return .none }
         flow.secondFactorAccount = secondFactorAccount
-        return succeeded(.confirm, input: .confirm)
+        return succeeded(.confirm)
     }
 
     /// The backend accepted the signature over the transaction text.
     public mutating func transactionConfirmed() -> FlowAction {
         guard step == .checking(.confirmTransaction) else { return .none }
-        return succeeded(.confirmTransaction, input: .confirm)
+        return succeeded(.confirmTransaction)
+    }
+
+    /// The biometric key exists (and, where the action said so, the server has it).
+    public mutating func biometricKeyCreated() -> FlowAction {
+        guard step == .checking(.set(.biometrics)) else { return .none }
+        return succeeded(.set(.biometrics))
     }
 
     public mutating func secondFactorChecked(_ outcome: SecondFactorOutcome) -> FlowAction {
-        guard case .checking(let stage) = step, case .secondFactor(let interaction) = stage else { return .none }
+        guard case .checking(let stage) = step, stage != .confirm, stage != .confirmTransaction else { return .none }
         switch outcome {
         case .accepted(let account):
             flow.secondFactorAccount = account
-            return succeeded(stage, input: .pin)
+            return succeeded(stage)
         case .rejected(let account), .penalised(let account):
             flow.secondFactorAccount = account
-            flow.previousInteractionResult = InteractionResult(type: .pinFail, interactionType: interaction, inputTypes: [.pin])
+            flow.previousInteractionResult = InteractionResult(type: .pinFail, interactionType: stage.interaction, inputTypes: [givenInput])
             if account.isBlocked {
-                finish(error: .pinBlocked)
+                finish(error: stage == .changePin ? .pinLocked : .pinBlocked)
                 return .none // the Second Factor Server blocked it and ended the session itself
             }
-            ask(stage)
-            return .none
+            return ask(stage)
         }
+    }
+
+    /// The enrolled biometrics changed since the key was made: the key is gone, and the same
+    /// interaction is asked again without the biometric (seed 002's BIOMETRICS_REMOVED).
+    public mutating func biometricsRemoved() -> FlowAction {
+        guard case .checking(let stage) = step, givenInput == .biometrics else { return .none }
+        options.biometricsAvailable = false
+        flow.previousInteractionResult = InteractionResult(type: .biometricsRemoved, interactionType: stage.interaction,
+                                                           inputTypes: [.biometrics])
+        return ask(stage)
+    }
+
+    /// HEADLESS_UPGRADE: the backend holds the new account key.
+    public mutating func accountKeyRotated() -> FlowAction {
+        guard step == .rotating else { return .none }
+        step = .finished
+        flow.state = .done
+        return .none
     }
 
     /// A request failed (server unreachable, session expired, signature refused…).
@@ -185,36 +311,62 @@ public struct FlowMachine: Sendable, Equatable {
 
     // MARK: helpers
 
+    /// The factors the current interaction takes.
+    private var offered: [SecondFactorType] { flow.currentInteraction?.secondFactorInfo?.allowedSecondFactorTypes ?? [] }
+
+    /// The last interaction of a management flow carries its change with it.
+    private var finalCompletion: FlowAction.Completion? { plan.isEmpty ? completion : nil }
+
     private mutating func startChecking(_ stage: Stage, input: InputType) {
         step = .checking(stage)
+        givenInput = input
         flow.state = .processing
         flow.currentInteraction?.inputTypes = [input]
     }
 
     /// The current interaction succeeded: on to the next one of the plan, or DONE.
-    private mutating func succeeded(_ stage: Stage, input: InputType) -> FlowAction {
-        flow.previousInteractionResult = InteractionResult(type: .success, interactionType: stage.interaction, inputTypes: [input])
+    private mutating func succeeded(_ stage: Stage) -> FlowAction {
+        flow.previousInteractionResult = InteractionResult(type: .success, interactionType: stage.interaction, inputTypes: [givenInput])
         guard !plan.isEmpty else {
             step = .finished
             flow.state = .done
             flow.currentInteraction = nil
             return .none
         }
-        let next = plan.removeFirst()
-        if next == .secondFactor(.verifySecondFactor), flow.secondFactorAccount?.isBlocked == true {
+        return ask(plan.removeFirst())
+    }
+
+    /// Waits for the user on `stage`; a verification that no factor can pass ends the flow.
+    private mutating func ask(_ stage: Stage, confirmSessionInfo: ConfirmSessionInfo? = nil) -> FlowAction {
+        let secondFactorInfo = secondFactorInfo(for: stage)
+        if secondFactorInfo?.allowedSecondFactorTypes.isEmpty == true {
             finish(error: .pinBlocked)
             return .abandonSession(.pinBlocked)
         }
-        ask(next)
+        step = .awaiting(stage)
+        flow.state = .waitForInput
+        flow.currentInteraction = Interaction(type: stage.interaction, confirmSessionInfo: confirmSessionInfo,
+                                              secondFactorInfo: secondFactorInfo, inputTypes: [])
         return .none
     }
 
-    private mutating func ask(_ stage: Stage, confirmSessionInfo: ConfirmSessionInfo? = nil) {
-        step = .awaiting(stage)
-        flow.state = .waitForInput
-        let secondFactorInfo: SecondFactorInfo? = if case .secondFactor = stage { .pinOnly } else { nil }
-        flow.currentInteraction = Interaction(type: stage.interaction, confirmSessionInfo: confirmSessionInfo,
-                                              secondFactorInfo: secondFactorInfo, inputTypes: [])
+    /// Seed 001: biometrics never for enrolment, only where the flow allows them and the phone
+    /// offers them; a blocked PIN leaves the biometric alone, or nothing.
+    private func secondFactorInfo(for stage: Stage) -> SecondFactorInfo? {
+        let pinBlocked = flow.secondFactorAccount?.isBlocked == true
+        switch stage {
+        case .confirm, .confirmTransaction: return nil
+        case .set(.pin), .changePin: return .pinOnly
+        case .set(.biometrics): return .biometricsOnly
+        case .verify(let kind):
+            let biometrics = kind == .pinOrBiometrics && options.biometricsAvailable && flow.type != .enrol
+            switch (pinBlocked, biometrics) {
+            case (false, false): return .pinOnly
+            case (false, true): return .pinOrBiometrics
+            case (true, true): return .biometricsOnly
+            case (true, false): return SecondFactorInfo(allowed: [], required: [])
+            }
+        }
     }
 
     private mutating func finish(error: FlowError) {

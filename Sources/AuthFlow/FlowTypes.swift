@@ -83,8 +83,20 @@ public struct ConfirmSessionInfo: Codable, Sendable, Equatable {
 public struct SecondFactorInfo: Codable, Sendable, Equatable {
     public var allowedSecondFactorTypes: [SecondFactorType]
     public var requiredSecondFactorTypes: [SecondFactorType]
+    /// Seed 001's rule: offer the biometric prompt (the PIN stays a way out).
+    public var showBiometrics: Bool
 
-    public static let pinOnly = SecondFactorInfo(allowedSecondFactorTypes: [.pin], requiredSecondFactorTypes: [.pin])
+    public init(allowed: [SecondFactorType], required: [SecondFactorType]) {
+        allowedSecondFactorTypes = allowed
+        requiredSecondFactorTypes = required
+        showBiometrics = allowed.contains(.biometrics)
+    }
+
+    public static let pinOnly = SecondFactorInfo(allowed: [.pin], required: [.pin])
+    /// Either factor verifies.
+    public static let pinOrBiometrics = SecondFactorInfo(allowed: [.pin, .biometrics], required: [])
+    /// A blocked PIN leaves the biometric as the only way.
+    public static let biometricsOnly = SecondFactorInfo(allowed: [.biometrics], required: [.biometrics])
 }
 
 public struct Interaction: Codable, Sendable, Equatable {
@@ -207,6 +219,9 @@ public struct FlowError: Codable, Sendable, Equatable, Error {
     }
     public static let pinBlocked = FlowError(
         code: "PIN_BLOCKED", message: "the PIN is blocked after too many wrong attempts; remove all accounts to reset the phone")
+    /// The Nevis change-PIN way of saying it: too many wrong old PINs end the change.
+    public static let pinLocked = FlowError(
+        code: "PIN_LOCKED", message: "the PIN is locked after too many wrong attempts; remove all accounts to reset the phone")
     public static func serverConnection(_ detail: String) -> FlowError {
         FlowError(code: "SERVER_CONNECTION_ERROR", sdkCode: 70, message: "the server could not be reached: \(detail)")
     }

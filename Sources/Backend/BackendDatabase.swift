@@ -94,14 +94,21 @@ public struct BackendDatabase: Sendable {
                 t.column("updatedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("backend-v5-biometrics") { db in
+            try db.alter(table: "secondFactorAccount") { t in
+                t.add(column: "biometricPublicKey", .blob)
+            }
+        }
         return migrator
     }
 }
 
 public enum SessionStatus: String, Codable, Sendable, DatabaseValueConvertible {
-    case pending, redeemed, confirmed, enrolled, loggedin, signed, failed, canceled, expired
+    /// `verified`: a management flow's factor was accepted and its change may follow;
+    /// `completed`: a management flow or key rotation made its change.
+    case pending, redeemed, confirmed, verified, enrolled, loggedin, signed, completed, failed, canceled, expired
 
-    var isFinal: Bool { [.enrolled, .loggedin, .signed, .failed, .canceled, .expired].contains(self) }
+    var isFinal: Bool { [.enrolled, .loggedin, .signed, .completed, .failed, .canceled, .expired].contains(self) }
 }
 
 struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
@@ -168,6 +175,7 @@ struct SecondFactorRecord: Codable, Sendable, FetchableRecord, PersistableRecord
     var isBlocked: Bool
     var penalisedUntil: Date?
     var updatedAt: Date
+    var biometricPublicKey: Data?
 }
 
 struct SecondFactorPolicyRecord: Codable, Sendable, FetchableRecord, PersistableRecord {

@@ -35,6 +35,8 @@ public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible 
     static func accountNotFound(_ id: String) -> BackendError {
         BackendError(.notFound, "ACCOUNT_NOT_FOUND", "no account \(id) for this device")
     }
+    static let biometricsNotRegistered = BackendError(
+        .conflict, "BIOMETRICS_NOT_REGISTERED", "the Second Factor Server has no biometric key for this device")
     static let secondFactorUnknown = BackendError(
         .notFound, "SECOND_FACTOR_UNKNOWN", "the Second Factor Server has no PIN registered for this device")
 }

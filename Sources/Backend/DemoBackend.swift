@@ -100,6 +100,9 @@ public final class DemoBackend: Sendable {
         case (_, .some): throw BackendError.invalid("transaction", "goes only with the type transaction")
         case (_, nil): break
         }
+        if WireSessionType.management.contains(type) {
+            throw BackendError.invalid("type", "\(type.rawValue) is started by the phone itself, not by the backend")
+        }
         if accountId != nil, type == .enrol { throw BackendError.invalid("accountId", "cannot be chosen for an enrolment") }
         let created = now()
         let record = SessionRecord(
@@ -113,8 +116,9 @@ public final class DemoBackend: Sendable {
                 guard let account = try AccountRecord.fetchOne(db, key: accountId), account.userId == userId else {
                     throw BackendError(.notFound, "ACCOUNT_NOT_FOUND", "the user \(userId) has no account \(accountId)")
                 }
-            } else if type == .transaction, try AccountRecord.filter(AccountRecord.Columns.userId == userId).fetchCount(db) == 0 {
-                throw BackendError(.notFound, "USER_NOT_ENROLLED", "the user \(userId) has no account here to confirm a transaction with")
+            } else if type == .transaction || type == .upgrade,
+                      try AccountRecord.filter(AccountRecord.Columns.userId == userId).fetchCount(db) == 0 {
+                throw BackendError(.notFound, "USER_NOT_ENROLLED", "the user \(userId) has no account here for a \(type.rawValue)")
             }
             try record.insert(db)
         }
@@ -275,7 +279,7 @@ public final class DemoBackend: Sendable {
                 // First PIN of this device here: the proof shows the phone holds the PIN key it registers.
                 guard Self.verify(request.pinSignature, message, key: Data(pinKey)) else { throw BackendError.invalidSignature }
                 secondFactor = SecondFactorRecord(deviceId: request.deviceId, pinPublicKey: Data(pinKey), failedAttempts: 0,
-                                                  isBlocked: false, penalisedUntil: nil, updatedAt: time)
+                                                  isBlocked: false, penalisedUntil: nil, updatedAt: time, biometricPublicKey: nil)
                 try secondFactor.insert(db)
             }
             let account = AccountRecord(id: UUID().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
@@ -322,12 +326,17 @@ public final class DemoBackend: Sendable {
         return TransactionConfirmResponse(challenge: record.challenge)
     }
 
-    /// The login's or transaction's PIN proof, checked by the Second Factor Server.
+    /// The second-factor proof of a login, transaction or management flow, checked by the Second
+    /// Factor Server: the PIN (counted against the policy) or the biometric key (which, as seed
+    /// 001 says, clears the PIN's failures unless the phone asks otherwise).
     public func verifyPin(sessionId: String, _ request: VerifyPinRequest) async throws(BackendError) -> SecondFactorResponse {
         let time = now()
+        guard (request.pinSignature == nil) != (request.biometricSignature == nil) else {
+            throw BackendError.invalid("pinSignature", "or 'biometricSignature' is required, not both")
+        }
         let (record, response) = try await write { db in
             var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
-            guard record.sessionType != .enrol, record.accountId == request.accountId else {
+            guard record.sessionType != .enrol, record.sessionType != .upgrade, record.accountId == request.accountId else {
                 throw BackendError.accountNotFound(request.accountId)
             }
             if record.sessionType == .transaction, record.transactionSignature == nil {
@@ -336,23 +345,152 @@ public final class DemoBackend: Sendable {
             let account = try Self.account(db, id: request.accountId, device: request.deviceId)
             let message = SignedMessage.verifyPin(sessionId: record.id, challenge: record.challenge, accountId: account.id)
             guard Self.verify(request.accountSignature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
-            guard let registered = try SecondFactorRecord.fetchOne(db, key: request.deviceId) else { throw BackendError.secondFactorUnknown }
+            guard var registered = try SecondFactorRecord.fetchOne(db, key: request.deviceId) else { throw BackendError.secondFactorUnknown }
             let policy = try self.secondFactorPolicy(db)
-            let (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature, message: message,
-                                                       policy: policy, now: time)
-            try updated.update(db)
+            let (outcome, updated): (SecondFactorResponse.Result, SecondFactorRecord)
+            if let biometricSignature = request.biometricSignature {
+                guard let key = registered.biometricPublicKey else { throw BackendError.biometricsNotRegistered }
+                guard Self.verify(biometricSignature, message, key: key) else { throw BackendError.invalidSignature }
+                if request.clearPinFailures != false {
+                    registered.failedAttempts = 0
+                    registered.isBlocked = false
+                    registered.penalisedUntil = nil
+                }
+                registered.updatedAt = time
+                (outcome, updated) = (.accepted, registered)
+            } else {
+                (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature ?? "", message: message, policy: policy, now: time)
+            }
+            var final = updated
             if outcome == .accepted {
-                record.status = record.sessionType == .transaction ? .signed : .loggedin
+                switch record.sessionType {
+                case .transaction: record.status = .signed
+                case .changePin, .addBiometrics:
+                    record.status = .verified
+                    record.challenge = try Self.randomToken()
+                case .removeBiometrics:
+                    final.biometricPublicKey = nil
+                    record.status = .completed
+                default: record.status = .loggedin
+                }
             } else {
                 Self.afterRejection(&record, updated)
             }
+            try final.update(db)
             record.updatedAt = time
             try record.update(db)
-            return (record, SecondFactorResponse(result: outcome, secondFactor: Self.wire(updated, policy: policy, now: time),
-                                                 accountId: nil, challenge: outcome == .accepted ? nil : record.challenge))
+            let next = outcome != .accepted || record.status == .verified ? record.challenge : nil
+            return (record, SecondFactorResponse(result: outcome, secondFactor: Self.wire(final, policy: policy, now: time),
+                                                 accountId: nil, challenge: next))
         }
         publish(record)
         return response
+    }
+
+    // MARK: the phone's own flows
+
+    /// A phone starts CHANGE_PIN, ADD_BIOMETRICS or REMOVE_BIOMETRICS for its device's factors.
+    /// The session it gets is already confirmed (the account key signed the request) and shows
+    /// on the console like any other.
+    public func startManagement(_ request: ManagementRequest) async throws(BackendError) -> ManagementResponse {
+        let time = now()
+        guard WireSessionType.management.contains(request.type) else {
+            let names = WireSessionType.management.map(\.rawValue).sorted().joined(separator: ", ")
+            throw BackendError.invalid("type", "must be one of \(names)")
+        }
+        guard abs(request.timestamp.timeIntervalSince(time)) <= Self.pendingClockSkew else {
+            throw BackendError(.badRequest, "STALE_REQUEST", "the request's timestamp is more than \(Int(Self.pendingClockSkew)) s from the server's clock")
+        }
+        let (record, response) = try await write { db in
+            let account = try Self.account(db, id: request.accountId, device: request.deviceId)
+            let message = SignedMessage.management(accountId: account.id, type: request.type, timestamp: request.timestamp)
+            guard Self.verify(request.signature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
+            guard let secondFactor = try SecondFactorRecord.fetchOne(db, key: request.deviceId) else { throw BackendError.secondFactorUnknown }
+            if request.type == .removeBiometrics, secondFactor.biometricPublicKey == nil { throw BackendError.biometricsNotRegistered }
+            let record = SessionRecord(
+                id: UUID().uuidString.lowercased(), type: request.type.rawValue, userId: account.userId, displayName: account.displayName,
+                token: try Self.randomToken(), status: .confirmed, challenge: try Self.randomToken(),
+                deviceId: request.deviceId, accountId: account.id, failure: nil, otplogin: false,
+                createdAt: time, expiresAt: time.addingTimeInterval(self.configuration.sessionLifetime), updatedAt: time,
+                delivery: "phone", dispatch: nil)
+            try record.insert(db)
+            let policy = try self.secondFactorPolicy(db)
+            return (record, ManagementResponse(sessionId: record.id, expiresAt: record.expiresAt, challenge: record.challenge,
+                                               secondFactor: Self.wire(secondFactor, policy: policy, now: time),
+                                               biometricsRegistered: secondFactor.biometricPublicKey != nil))
+        }
+        publish(record)
+        return response
+    }
+
+    /// A verified CHANGE_PIN registers the new PIN key (its counters start afresh); a verified
+    /// ADD_BIOMETRICS registers the biometric key.
+    public func setSecondFactor(sessionId: String, _ request: SetSecondFactorRequest) async throws(BackendError) -> SecondFactorResponse {
+        let time = now()
+        let expected: [String: WireSessionType] = ["pin": .changePin, "biometrics": .addBiometrics]
+        guard let type = expected[request.factor] else { throw BackendError.invalid("factor", "must be pin or biometrics") }
+        guard let newKey = Base64URL.decode(request.publicKey), newKey.count == Ed25519.publicKeyLength else {
+            throw BackendError.invalid("publicKey", "must be a base64url Ed25519 public key")
+        }
+        let (record, response) = try await write { db in
+            var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .verified, now: time)
+            guard record.sessionType == type else { throw BackendError.wrongState(record.status, expected: "a \(type.rawValue) session") }
+            guard record.accountId == request.accountId else { throw BackendError.accountNotFound(request.accountId) }
+            let account = try Self.account(db, id: request.accountId, device: request.deviceId)
+            let message = SignedMessage.setSecondFactor(sessionId: record.id, challenge: record.challenge, factor: request.factor,
+                                                        publicKey: request.publicKey)
+            guard Self.verify(request.accountSignature, message, key: account.publicKey),
+                  Self.verify(request.factorSignature, message, key: Data(newKey))
+            else { throw BackendError.invalidSignature }
+            guard var secondFactor = try SecondFactorRecord.fetchOne(db, key: request.deviceId) else { throw BackendError.secondFactorUnknown }
+            if type == .changePin {
+                secondFactor.pinPublicKey = Data(newKey)
+                secondFactor.failedAttempts = 0
+                secondFactor.isBlocked = false
+                secondFactor.penalisedUntil = nil
+            } else {
+                secondFactor.biometricPublicKey = Data(newKey)
+            }
+            secondFactor.updatedAt = time
+            try secondFactor.update(db)
+            record.status = .completed
+            record.updatedAt = time
+            try record.update(db)
+            let policy = try self.secondFactorPolicy(db)
+            return (record, SecondFactorResponse(result: .accepted, secondFactor: Self.wire(secondFactor, policy: policy, now: time),
+                                                 accountId: nil, challenge: nil))
+        }
+        publish(record)
+        return response
+    }
+
+    /// HEADLESS_UPGRADE: the account key is replaced by one the old key vouches for.
+    public func rotateKey(sessionId: String, _ request: RotateKeyRequest) async throws(BackendError) {
+        let time = now()
+        guard let newKey = Base64URL.decode(request.newPublicKey), newKey.count == Ed25519.publicKeyLength else {
+            throw BackendError.invalid("newPublicKey", "must be a base64url Ed25519 public key")
+        }
+        let record = try await write { db in
+            var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
+            guard record.sessionType == .upgrade else { throw BackendError.wrongState(record.status, expected: "an upgrade") }
+            var account = try Self.account(db, id: request.accountId, device: request.deviceId)
+            guard account.userId == record.userId, record.accountId == nil || record.accountId == account.id else {
+                throw BackendError.accountNotFound(request.accountId)
+            }
+            let message = SignedMessage.rotate(sessionId: record.id, challenge: record.challenge, accountId: account.id,
+                                               newPublicKey: request.newPublicKey)
+            guard Self.verify(request.oldKeySignature, message, key: account.publicKey),
+                  Self.verify(request.newKeySignature, message, key: Data(newKey))
+            else { throw BackendError.invalidSignature }
+            account.publicKey = Data(newKey)
+            try account.update(db)
+            record.accountId = account.id
+            record.status = .completed
+            record.updatedAt = time
+            try record.update(db)
+            return record
+        }
+        publish(record)
     }
 
     /// The phone ended the flow without success (cancelled, blocked, no account).
@@ -390,7 +528,7 @@ public final class DemoBackend: Sendable {
             else { throw BackendError.invalidSignature }
             return try SessionRecord
                 .filter(Column("userId") == account.userId
-                    && [WireSessionType.login.rawValue, WireSessionType.transaction.rawValue].contains(Column("type"))
+                    && [WireSessionType.login, .transaction, .upgrade].map(\.rawValue).contains(Column("type"))
                     && (Column("accountId") == nil || Column("accountId") == account.id)
                     && Column("status") == SessionStatus.pending.rawValue && Column("expiresAt") > time)
                 .order(SessionRecord.Columns.createdAt.desc).fetchAll(db)

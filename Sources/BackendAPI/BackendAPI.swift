@@ -3,10 +3,19 @@ import Foundation
 // The wire between the simulated phone and the demo backend: the only types the two share.
 // Keys, signatures and challenges travel as base64url text.
 
-public enum WireSessionType: String, Codable, Sendable {
+public enum WireSessionType: String, Codable, Sendable, CaseIterable {
     case enrol
     case login
     case transaction
+    /// The backend asks a phone to rotate an account key, with no user input (HEADLESS_UPGRADE).
+    case upgrade
+    /// Started by the phone itself for its second factors (`/api/backend/management`).
+    case changePin
+    case addBiometrics
+    case removeBiometrics
+
+    /// The types a phone starts itself; the console cannot.
+    public static let management: Set<WireSessionType> = [.changePin, .addBiometrics, .removeBiometrics]
 }
 
 public struct WireServer: Codable, Sendable, Equatable {
@@ -164,15 +173,99 @@ public struct EnrolRequest: Codable, Sendable {
 public struct VerifyPinRequest: Codable, Sendable {
     public var deviceId: String
     public var accountId: String
-    /// Both over `SignedMessage.verifyPin`: the account key (possession) and the PIN key (knowledge).
+    /// All over `SignedMessage.verifyPin`: the account key (possession) and exactly one second
+    /// factor, the PIN key (knowledge) or the biometric key (inherence).
     public var accountSignature: String
-    public var pinSignature: String
+    public var pinSignature: String?
+    public var biometricSignature: String?
+    /// A biometric success clears the PIN's failures, block and penalty (seed 001) unless the
+    /// phone is set to `disallowPinChangeWithBiometric`.
+    public var clearPinFailures: Bool?
 
-    public init(deviceId: String, accountId: String, accountSignature: String, pinSignature: String) {
+    public init(deviceId: String, accountId: String, accountSignature: String, pinSignature: String? = nil,
+                biometricSignature: String? = nil, clearPinFailures: Bool? = nil) {
         self.deviceId = deviceId
         self.accountId = accountId
         self.accountSignature = accountSignature
         self.pinSignature = pinSignature
+        self.biometricSignature = biometricSignature
+        self.clearPinFailures = clearPinFailures
+    }
+}
+
+/// A phone starting one of its own management flows for a device second factor; the account
+/// key proves it is the phone.
+public struct ManagementRequest: Codable, Sendable {
+    public var deviceId: String
+    public var accountId: String
+    public var type: WireSessionType
+    public var timestamp: Date
+    /// The account key's signature over `SignedMessage.management`.
+    public var signature: String
+
+    public init(deviceId: String, accountId: String, type: WireSessionType, timestamp: Date, signature: String) {
+        self.deviceId = deviceId
+        self.accountId = accountId
+        self.type = type
+        self.timestamp = timestamp
+        self.signature = signature
+    }
+}
+
+public struct ManagementResponse: Codable, Sendable, Equatable {
+    public var sessionId: String
+    public var expiresAt: Date
+    public var challenge: String
+    public var secondFactor: WireSecondFactorAccount
+    /// Whether the Second Factor Server holds a biometric key for the device.
+    public var biometricsRegistered: Bool
+
+    public init(sessionId: String, expiresAt: Date, challenge: String, secondFactor: WireSecondFactorAccount, biometricsRegistered: Bool) {
+        self.sessionId = sessionId
+        self.expiresAt = expiresAt
+        self.challenge = challenge
+        self.secondFactor = secondFactor
+        self.biometricsRegistered = biometricsRegistered
+    }
+}
+
+/// After a verified CHANGE_PIN or ADD_BIOMETRICS: the device's new factor key, with proof that
+/// the phone holds it.
+public struct SetSecondFactorRequest: Codable, Sendable {
+    public var deviceId: String
+    public var accountId: String
+    /// `pin` or `biometrics`.
+    public var factor: String
+    public var publicKey: String
+    /// Over `SignedMessage.setSecondFactor`, by the account key and by the new factor key.
+    public var accountSignature: String
+    public var factorSignature: String
+
+    public init(deviceId: String, accountId: String, factor: String, publicKey: String, accountSignature: String, factorSignature: String) {
+        self.deviceId = deviceId
+        self.accountId = accountId
+        self.factor = factor
+        self.publicKey = publicKey
+        self.accountSignature = accountSignature
+        self.factorSignature = factorSignature
+    }
+}
+
+/// HEADLESS_UPGRADE: the account's new key, signed by the old key and by itself.
+public struct RotateKeyRequest: Codable, Sendable {
+    public var deviceId: String
+    public var accountId: String
+    public var newPublicKey: String
+    /// Both over `SignedMessage.rotate`.
+    public var oldKeySignature: String
+    public var newKeySignature: String
+
+    public init(deviceId: String, accountId: String, newPublicKey: String, oldKeySignature: String, newKeySignature: String) {
+        self.deviceId = deviceId
+        self.accountId = accountId
+        self.newPublicKey = newPublicKey
+        self.oldKeySignature = oldKeySignature
+        self.newKeySignature = newKeySignature
     }
 }
 
@@ -189,7 +282,7 @@ public struct SecondFactorResponse: Codable, Sendable, Equatable {
     public var secondFactor: WireSecondFactorAccount
     /// Enrolment: the new account's id at the server.
     public var accountId: String?
-    /// For the next attempt after a rejection.
+    /// For the next attempt after a rejection, or the next step of a management flow.
     public var challenge: String?
 
     public init(result: Result, secondFactor: WireSecondFactorAccount, accountId: String?, challenge: String?) {
@@ -263,6 +356,15 @@ public enum SignedMessage {
     public static func verifyPin(sessionId: String, challenge: String, accountId: String) -> [UInt8] {
         Array("authphone/v1 pin\n\(sessionId)\n\(challenge)\n\(accountId)".utf8)
     }
+    public static func management(accountId: String, type: WireSessionType, timestamp: Date) -> [UInt8] {
+        Array("authphone/v1 manage\n\(accountId)\n\(type.rawValue)\n\(Int(timestamp.timeIntervalSince1970))".utf8)
+    }
+    public static func setSecondFactor(sessionId: String, challenge: String, factor: String, publicKey: String) -> [UInt8] {
+        Array("authphone/v1 set\n\(sessionId)\n\(challenge)\n\(factor)\n\(publicKey)".utf8)
+    }
+    public static func rotate(sessionId: String, challenge: String, accountId: String, newPublicKey: String) -> [UInt8] {
+        Array("authphone/v1 rotate\n\(sessionId)\n\(challenge)\n\(accountId)\n\(newPublicKey)".utf8)
+    }
     /// Bound to the time so that a captured request stops working within minutes.
     public static func pending(accountId: String, timestamp: Date) -> [UInt8] {
         Array("authphone/v1 pending\n\(accountId)\n\(Int(timestamp.timeIntervalSince1970))".utf8)
@@ -277,7 +379,10 @@ public enum BackendRoutes {
     public static func verifyPin(_ session: String) -> String { "/api/backend/sessions/\(session)/verify" }
     public static func confirmTransaction(_ session: String) -> String { "/api/backend/sessions/\(session)/transaction" }
     public static func abandon(_ session: String) -> String { "/api/backend/sessions/\(session)/abandon" }
+    public static func setSecondFactor(_ session: String) -> String { "/api/backend/sessions/\(session)/second-factor" }
+    public static func rotate(_ session: String) -> String { "/api/backend/sessions/\(session)/rotate" }
     public static let pending = "/api/backend/pending"
+    public static let management = "/api/backend/management"
 }
 
 /// One JSON dialect for every party: ISO 8601 dates, sorted keys (stable output for tests and diffs).

@@ -1,3 +1,4 @@
+import AuthFlow
 import Foundation
 import GRDB
 
@@ -50,6 +51,26 @@ public struct PhoneDatabase: Sendable {
                 t.add(column: "openPushesAtOnce", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("phone-v3-second-factors") { db in
+            try db.alter(table: "phone") { t in
+                t.add(column: "biometricSensor", .boolean).notNull().defaults(to: true)
+                t.add(column: "biometricsDisabled", .boolean).notNull().defaults(to: false)
+                t.add(column: "legacyBioAddFlow", .boolean).notNull().defaults(to: false)
+                t.add(column: "disallowPinChangeWithBiometric", .boolean).notNull().defaults(to: false)
+                t.add(column: "maxNumberSecondFactorWithoutPIN", .integer).notNull().defaults(to: 0)
+                t.add(column: "maxTimeSecondFactorWithoutPIN", .integer).notNull().defaults(to: 0)
+                t.add(column: "showVisualHash", .boolean).notNull().defaults(to: true)
+                t.add(column: "pinChangeStyle", .text).notNull().defaults(to: "nextAuth")
+                // the simulated sensor: enrolling or removing a feature bumps the set's version
+                t.add(column: "enrolledFeatures", .integer).notNull().defaults(to: 1)
+                t.add(column: "featureSetVersion", .integer).notNull().defaults(to: 1)
+                // the biometric key, valid only for the feature set it was made with
+                t.add(column: "biometricSecretKey", .blob)
+                t.add(column: "biometricKeySetVersion", .integer)
+                t.add(column: "biometricUsesSinceLastPin", .integer).notNull().defaults(to: 0)
+                t.add(column: "lastPinAt", .datetime)
+            }
+        }
         return migrator
     }
 }
@@ -64,6 +85,20 @@ struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var pinSalt: Data?
     var createdAt: Date
     var openPushesAtOnce: Bool
+    var biometricSensor = true
+    var biometricsDisabled = false
+    var legacyBioAddFlow = false
+    var disallowPinChangeWithBiometric = false
+    var maxNumberSecondFactorWithoutPIN = 0
+    var maxTimeSecondFactorWithoutPIN = 0
+    var showVisualHash = true
+    var pinChangeStyle = FlowOptions.PinChangeStyle.nextAuth
+    var enrolledFeatures = 1
+    var featureSetVersion = 1
+    var biometricSecretKey: Data?
+    var biometricKeySetVersion: Int?
+    var biometricUsesSinceLastPin = 0
+    var lastPinAt: Date?
 
     enum Columns {
         static let createdAt = Column(CodingKeys.createdAt)
@@ -88,3 +123,5 @@ struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
         static let createdAt = Column(CodingKeys.createdAt)
     }
 }
+
+extension FlowOptions.PinChangeStyle: DatabaseValueConvertible {}

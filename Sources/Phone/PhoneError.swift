@@ -44,6 +44,7 @@ public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
     static func serverResponse(_ detail: String) -> PhoneError {
         PhoneError(.badGateway, "SERVER_ERROR", "the server answered something unexpected: \(detail)", sdkCode: 49)
     }
+    static func biometricsUnavailable(_ why: String) -> PhoneError { PhoneError(.conflict, "BIOMETRICS_UNAVAILABLE", why) }
     static func crypto(_ detail: String) -> PhoneError { PhoneError(.unavailable, "CRYPTO_ERROR", detail) }
     static func storage(_ detail: Error) -> PhoneError { PhoneError(.unavailable, "STORAGE_ERROR", "the phone's storage failed: \(detail)") }
 }

@@ -21,18 +21,74 @@ public struct PhoneDetail: Codable, Sendable, Equatable {
     public var pinLength: Int
     public var accounts: [AccountSummary]
     public var settings: PhoneSettings
+    public var biometrics: BiometricsState
     public var flow: Flow?
 }
 
-/// What a user can set on a phone.
+/// What a user (or the app's SDK configuration) sets on a phone: the options seeds 000, 001
+/// and 003 name.
 public struct PhoneSettings: Codable, Sendable, Equatable {
     /// Open an arriving push at once instead of showing its notification (as an app in the
     /// foreground may do).
     public var openPushesAtOnce: Bool
+    /// Digits of a new PIN; fixed while a PIN is set.
+    public var pinLength: Int
+    /// The phone has a biometric sensor (fingerprint or face) the OS finds strong enough.
+    public var biometricSensor: Bool
+    public var biometricsDisabled: Bool
+    public var legacyBioAddFlow: Bool
+    public var disallowPinChangeWithBiometric: Bool
+    /// Biometric verifications in a row before the PIN is asked again (0: no limit).
+    public var maxNumberSecondFactorWithoutPIN: Int
+    /// Seconds since the last PIN after which the PIN is asked again (0: no limit).
+    public var maxTimeSecondFactorWithoutPIN: Int
+    /// Show the server's visual hash when confirming an enrolment.
+    public var showVisualHash: Bool
+    public var pinChangeStyle: FlowOptions.PinChangeStyle
 
-    public init(openPushesAtOnce: Bool) {
+    public static let limitRange = 0...31_536_000
+}
+
+/// A settings change: only the fields given change.
+public struct PhoneSettingsChange: Codable, Sendable, Equatable {
+    public var openPushesAtOnce: Bool?
+    public var pinLength: Int?
+    public var biometricSensor: Bool?
+    public var biometricsDisabled: Bool?
+    public var legacyBioAddFlow: Bool?
+    public var disallowPinChangeWithBiometric: Bool?
+    public var maxNumberSecondFactorWithoutPIN: Int?
+    public var maxTimeSecondFactorWithoutPIN: Int?
+    public var showVisualHash: Bool?
+    public var pinChangeStyle: FlowOptions.PinChangeStyle?
+
+    public init(openPushesAtOnce: Bool? = nil, pinLength: Int? = nil, biometricSensor: Bool? = nil, biometricsDisabled: Bool? = nil,
+                legacyBioAddFlow: Bool? = nil, disallowPinChangeWithBiometric: Bool? = nil, maxNumberSecondFactorWithoutPIN: Int? = nil,
+                maxTimeSecondFactorWithoutPIN: Int? = nil, showVisualHash: Bool? = nil, pinChangeStyle: FlowOptions.PinChangeStyle? = nil) {
         self.openPushesAtOnce = openPushesAtOnce
+        self.pinLength = pinLength
+        self.biometricSensor = biometricSensor
+        self.biometricsDisabled = biometricsDisabled
+        self.legacyBioAddFlow = legacyBioAddFlow
+        self.disallowPinChangeWithBiometric = disallowPinChangeWithBiometric
+        self.maxNumberSecondFactorWithoutPIN = maxNumberSecondFactorWithoutPIN
+        self.maxTimeSecondFactorWithoutPIN = maxTimeSecondFactorWithoutPIN
+        self.showVisualHash = showVisualHash
+        self.pinChangeStyle = pinChangeStyle
     }
+}
+
+/// The simulated sensor and the SDK's view of biometrics (seed 000's `canEnableBiometrics`
+/// and `hasEnabledBiometrics`).
+public struct BiometricsState: Codable, Sendable, Equatable {
+    /// Fingerprints or faces enrolled in the phone's OS.
+    public var enrolledFeatures: Int
+    public var canEnableBiometrics: Bool
+    /// The phone holds a biometric key. Like iOS, it learns that a changed set of enrolled
+    /// features invalidated the key only when it next uses it.
+    public var hasEnabledBiometrics: Bool
+    public var verificationsSinceLastPin: Int
+    public var lastPinAt: Date?
 }
 
 /// What a phone's screen is told.
@@ -44,6 +100,74 @@ public enum PhoneEvent: Sendable, Equatable {
 extension PhoneRecord {
     var summary: PhoneSummary {
         PhoneSummary(id: id, name: name, deviceId: deviceId, fcmToken: fcmToken, createdAt: createdAt)
+    }
+
+    var settings: PhoneSettings {
+        PhoneSettings(openPushesAtOnce: openPushesAtOnce, pinLength: pinLength, biometricSensor: biometricSensor,
+                      biometricsDisabled: biometricsDisabled, legacyBioAddFlow: legacyBioAddFlow,
+                      disallowPinChangeWithBiometric: disallowPinChangeWithBiometric,
+                      maxNumberSecondFactorWithoutPIN: maxNumberSecondFactorWithoutPIN,
+                      maxTimeSecondFactorWithoutPIN: maxTimeSecondFactorWithoutPIN, showVisualHash: showVisualHash,
+                      pinChangeStyle: pinChangeStyle)
+    }
+
+    var hasEnabledBiometrics: Bool { biometricSecretKey != nil }
+
+    /// Seed 000: the device could take a biometric second factor (a sensor with a feature
+    /// enrolled, biometrics not disabled, a PIN to add it with).
+    var canEnableBiometrics: Bool { biometricSensor && enrolledFeatures > 0 && !biometricsDisabled && pinSalt != nil }
+
+    var biometrics: BiometricsState {
+        BiometricsState(enrolledFeatures: enrolledFeatures, canEnableBiometrics: canEnableBiometrics,
+                        hasEnabledBiometrics: hasEnabledBiometrics, verificationsSinceLastPin: biometricUsesSinceLastPin,
+                        lastPinAt: lastPinAt)
+    }
+
+    /// Seed 001's `showBiometrics` conditions that belong to the phone rather than the flow.
+    func biometricsAvailable(now: Date) -> Bool {
+        let underCount = maxNumberSecondFactorWithoutPIN == 0 || biometricUsesSinceLastPin < maxNumberSecondFactorWithoutPIN
+        let underTime = maxTimeSecondFactorWithoutPIN == 0
+            || lastPinAt.map { now.timeIntervalSince($0) < TimeInterval(maxTimeSecondFactorWithoutPIN) } ?? true
+        return canEnableBiometrics && hasEnabledBiometrics && underCount && underTime
+    }
+
+    func flowOptions(now: Date) -> FlowOptions {
+        FlowOptions(biometricsAvailable: biometricsAvailable(now: now), disallowPinChangeWithBiometric: disallowPinChangeWithBiometric,
+                    legacyBioAddFlow: legacyBioAddFlow, pinChangeStyle: pinChangeStyle)
+    }
+
+    /// The biometric key, unless the enrolled features changed since it was made.
+    var validBiometricKey: Data? {
+        guard let key = biometricSecretKey, biometricKeySetVersion == featureSetVersion, enrolledFeatures > 0 else { return nil }
+        return key
+    }
+
+    /// Applies a settings change, or names the field that cannot take it.
+    mutating func apply(_ change: PhoneSettingsChange) throws(PhoneError) {
+        if let length = change.pinLength, length != pinLength {
+            guard PinPolicy.allowedLengths.contains(length) else {
+                throw .invalid("pinLength", "must be between \(PinPolicy.allowedLengths.lowerBound) and \(PinPolicy.allowedLengths.upperBound)")
+            }
+            guard pinSalt == nil else {
+                throw PhoneError(.conflict, "PIN_SET", "the PIN length can change only while no PIN is set (remove all accounts first)")
+            }
+            pinLength = length
+        }
+        for (field, value) in [("maxNumberSecondFactorWithoutPIN", change.maxNumberSecondFactorWithoutPIN),
+                               ("maxTimeSecondFactorWithoutPIN", change.maxTimeSecondFactorWithoutPIN)] {
+            if let value, !PhoneSettings.limitRange.contains(value) {
+                throw .invalid(field, "must be between 0 (no limit) and \(PhoneSettings.limitRange.upperBound)")
+            }
+        }
+        openPushesAtOnce = change.openPushesAtOnce ?? openPushesAtOnce
+        biometricSensor = change.biometricSensor ?? biometricSensor
+        biometricsDisabled = change.biometricsDisabled ?? biometricsDisabled
+        legacyBioAddFlow = change.legacyBioAddFlow ?? legacyBioAddFlow
+        disallowPinChangeWithBiometric = change.disallowPinChangeWithBiometric ?? disallowPinChangeWithBiometric
+        maxNumberSecondFactorWithoutPIN = change.maxNumberSecondFactorWithoutPIN ?? maxNumberSecondFactorWithoutPIN
+        maxTimeSecondFactorWithoutPIN = change.maxTimeSecondFactorWithoutPIN ?? maxTimeSecondFactorWithoutPIN
+        showVisualHash = change.showVisualHash ?? showVisualHash
+        pinChangeStyle = change.pinChangeStyle ?? pinChangeStyle
     }
 }
 

@@ -36,6 +36,8 @@ public actor PhoneService {
         var serverURL: String
         var server: WireServer
         var challenge: String
+        /// ADD_BIOMETRICS with `legacyBioAddFlow`: the key made at SET, registered after the PIN.
+        var pendingBiometricKey: Data?
     }
 
     let database: PhoneDatabase
@@ -78,7 +80,7 @@ public actor PhoneService {
         let (phone, accounts) = try await phoneAndAccounts(id)
         return PhoneDetail(id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
                            createdAt: phone.createdAt, hasPin: phone.pinSalt != nil, pinLength: phone.pinLength,
-                           accounts: accounts.map(\.summary), settings: PhoneSettings(openPushesAtOnce: phone.openPushesAtOnce),
+                           accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics,
                            flow: flows[id]?.machine.flow)
     }
 
@@ -90,11 +92,56 @@ public actor PhoneService {
         return try await phone(id: id)
     }
 
-    public func update(phoneId: String, settings: PhoneSettings) async throws(PhoneError) -> PhoneDetail {
+    public func update(phoneId: String, settings: PhoneSettingsChange) async throws(PhoneError) -> PhoneDetail {
+        try await change(phoneId) { phone throws(PhoneError) in try phone.apply(settings) }
+    }
+
+    /// The simulated sensor: another fingerprint or face enrolled in the OS. As on a real phone,
+    /// this invalidates the biometric key; the SDK finds out at its next use.
+    public func enrolBiometricFeature(phoneId: String) async throws(PhoneError) -> PhoneDetail {
+        try await change(phoneId) { phone throws(PhoneError) in
+            guard phone.biometricSensor else { throw .biometricsUnavailable("this phone has no biometric sensor") }
+            guard phone.enrolledFeatures < 10 else { throw PhoneError(.conflict, "TOO_MANY_FEATURES", "the sensor holds at most 10 features") }
+            phone.enrolledFeatures += 1
+            phone.featureSetVersion += 1
+        }
+    }
+
+    /// Every enrolled feature removed from the OS: no biometric can match any more.
+    public func removeBiometricFeatures(phoneId: String) async throws(PhoneError) -> PhoneDetail {
+        try await change(phoneId) { phone throws(PhoneError) in
+            phone.enrolledFeatures = 0
+            phone.featureSetVersion += 1
+        }
+    }
+
+    /// Seed 000's last resort: remove all accounts, which resets the SDK: no PIN, no biometric
+    /// key, and a new device identity (the server's counters for the old one stay behind).
+    /// The accounts stay on their servers.
+    public func removeAllAccounts(phoneId: String) async throws(PhoneError) -> PhoneDetail {
+        if let active = flows[phoneId], !active.machine.flow.state.isFinal { throw .flowActive }
+        return try await change(phoneId) { phone throws(PhoneError) in
+            phone.deviceId = UUID().uuidString
+            phone.pinSalt = nil
+            phone.biometricSecretKey = nil
+            phone.biometricKeySetVersion = nil
+            phone.biometricUsesSinceLastPin = 0
+            phone.lastPinAt = nil
+        } also: { db, phone in
+            _ = try AccountRecord.filter(AccountRecord.Columns.phoneId == phone.id).deleteAll(db)
+        }
+    }
+
+    /// Changes the phone's record (and, in the same transaction, anything else) and tells its screen.
+    private func change(_ phoneId: String, _ body: (inout PhoneRecord) throws(PhoneError) -> Void,
+                        also: (@Sendable (Database, PhoneRecord) throws -> Void)? = nil) async throws(PhoneError) -> PhoneDetail {
         var (phone, _) = try await phoneAndAccounts(phoneId)
-        phone.openPushesAtOnce = settings.openPushesAtOnce
+        try body(&phone)
         let updated = phone
-        try await write { db in try updated.update(db) }
+        try await write { db in
+            try updated.update(db)
+            try also?(db, updated)
+        }
         let detail = try await self.phone(id: phoneId)
         events.send(.phoneChanged(detail), to: phoneId)
         return detail
@@ -137,10 +184,14 @@ public actor PhoneService {
                 _ = try AccountRecord.filter(keys: moved).updateAll(db, Column("serverURL").set(to: session.server.url))
             }
         }
-        let type: FlowType = switch session.type {
-        case .enrol: .enrol
-        case .login: .login
-        case .transaction: .signTransaction
+        let type: FlowType
+        switch session.type {
+        case .enrol: type = .enrol
+        case .login: type = .login
+        case .transaction: type = .signTransaction
+        case .upgrade: type = .headlessUpgrade
+        case .changePin, .addBiometrics, .removeBiometrics:
+            throw .serverResponse("a \(session.type.rawValue) session is started by the phone, not redeemed")
         }
         let info = SessionInfo(
             id: session.sessionId, type: type, expiresAt: session.expiresAt,
@@ -150,10 +201,56 @@ public actor PhoneService {
             enrolInfo: session.displayName.map { EnrolInfo(displayName: $0, nsAccounts: session.existingAccounts ?? []) },
             userId: session.userId, preselectedAccountId: session.accountId, transaction: session.transaction)
         let (machine, action) = FlowMachine.start(id: UUID().uuidString.lowercased(), session: info,
-                                                  accounts: accounts.map(\.summary), phoneHasPin: phone.pinSalt != nil)
+                                                  accounts: accounts.map(\.summary), phoneHasPin: phone.pinSalt != nil,
+                                                  options: phone.flowOptions(now: now()))
         flows[phoneId] = ActiveFlow(machine: machine, sessionId: session.sessionId, serverURL: session.server.url,
                                     server: session.server, challenge: session.challenge)
-        await run(action, phoneId: phoneId, pin: nil)
+        await run(action, phoneId: phoneId)
+        return flows[phoneId]?.machine.flow ?? machine.flow
+    }
+
+    /// The flows the phone starts itself (seed 000's sfChangePIN, sfBiometricsAdd,
+    /// sfBiometricsRemove). The device's factors live at the server of its first account.
+    public func startManagement(phoneId: String, type: FlowType) async throws(PhoneError) -> Flow {
+        let wireType: WireSessionType
+        switch type {
+        case .changePin: wireType = .changePin
+        case .addBiometrics: wireType = .addBiometrics
+        case .removeBiometrics: wireType = .removeBiometrics
+        default: throw .invalid("type", "must be CHANGE_PIN, ADD_BIOMETRICS or REMOVE_BIOMETRICS; the others start from the server")
+        }
+        let (phone, accounts) = try await phoneAndAccounts(phoneId)
+        if let active = flows[phoneId], !active.machine.flow.state.isFinal { throw .flowActive }
+        guard !starting.contains(phoneId) else { throw .flowActive }
+        guard phone.pinSalt != nil, let account = accounts.first else {
+            throw PhoneError(.conflict, "NOT_ENROLLED", "this phone has no account and no PIN yet; enrol first")
+        }
+        if type == .addBiometrics {
+            guard phone.canEnableBiometrics else {
+                throw .biometricsUnavailable("no sensor, no enrolled fingerprint or face, or biometricsDisabled is on")
+            }
+        }
+        if type == .removeBiometrics, !phone.hasEnabledBiometrics {
+            throw PhoneError(.conflict, "BIOMETRICS_NOT_ENABLED", "this phone has no biometric second factor to remove")
+        }
+        try checkAllowed(URL(string: account.serverURL))
+        starting.insert(phoneId)
+        defer { starting.remove(phoneId) }
+        let key = try Self.accountKey(accounts, account.id)
+        let time = now()
+        let started: ManagementResponse = try await client.post(account.serverURL, BackendRoutes.management, ManagementRequest(
+            deviceId: phone.deviceId, accountId: account.id, type: wireType, timestamp: time,
+            signature: Base64URL.encode(key.sign(SignedMessage.management(accountId: account.id, type: wireType, timestamp: time)))))
+        let server = WireServer(name: account.serverName, url: account.serverURL, publicKey: Base64URL.encode(Array(account.serverPublicKey)))
+        let info = SessionInfo(id: started.sessionId, type: type, expiresAt: started.expiresAt,
+                               server: ServerInfo(name: server.name, url: server.url, publicKey: server.publicKey, visualHash: .of(server)),
+                               userId: account.userId, preselectedAccountId: account.id)
+        let (machine, action) = FlowMachine.start(id: UUID().uuidString.lowercased(), session: info, accounts: [account.summary],
+                                                  phoneHasPin: true, secondFactorAccount: Self.secondFactorAccount(started.secondFactor),
+                                                  options: phone.flowOptions(now: time))
+        flows[phoneId] = ActiveFlow(machine: machine, sessionId: started.sessionId, serverURL: account.serverURL,
+                                    server: server, challenge: started.challenge)
+        await run(action, phoneId: phoneId)
         return flows[phoneId]?.machine.flow ?? machine.flow
     }
 
@@ -183,32 +280,62 @@ public actor PhoneService {
         let action = try mutate(phoneId) { machine throws(FlowInputError) in
             try machine.confirmSession(accountID: accountID, userInput: userInput)
         }
-        await run(action, phoneId: phoneId, pin: nil)
+        await run(action, phoneId: phoneId)
     }
 
     public func confirmTransaction(phoneId: String) async throws(PhoneError) {
         let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.confirmTransaction() }
-        await run(action, phoneId: phoneId, pin: nil)
+        await run(action, phoneId: phoneId)
     }
 
-    /// The PIN is wiped when this returns, whatever happened.
-    public func inputPin(phoneId: String, pin: GuardedBytes) async throws(PhoneError) {
-        defer { pin.reset() }
+    /// A PIN; for the Nevis PIN change also the old one. Both are wiped when this returns,
+    /// whatever happened. A new PIN that breaks the policy, or equals the old one, is refused
+    /// before anything is sent: the flow asks again (seed 003's recoverable errors).
+    public func inputPin(phoneId: String, pin: GuardedBytes, oldPin: GuardedBytes? = nil) async throws(PhoneError) {
+        defer {
+            pin.reset()
+            oldPin?.reset()
+        }
         guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
-        if active.machine.flow.currentInteraction?.type == .setSecondFactor {
+        let flow = active.machine.flow
+        let nevisChange = flow.type == .changePin && flow.currentInteraction?.type == .setSecondFactor
+            && flow.previousInteractionResult?.interactionType != .verifySecondFactor
+        if nevisChange, oldPin == nil { throw PhoneError(.badRequest, "MISSING_FIELD", "the PIN change needs 'oldPin' with the new 'pin'") }
+        if !nevisChange, oldPin != nil { throw .invalid("oldPin", "goes only with a PIN change that asks old and new together") }
+        if flow.currentInteraction?.type == .setSecondFactor, flow.currentInteraction?.secondFactorInfo == .pinOnly {
             let (phone, _) = try await phoneAndAccounts(phoneId)
             let policy = (try? PinPolicy(length: phone.pinLength)) ?? configuration.pinPolicy
             do { try pin.withBytes { bytes throws(PinPolicyError) in try policy.validate(bytes) } } catch {
                 throw PhoneError(.badRequest, error.code, error.message)
             }
+            if let oldPin, pin.hasSameBytes(as: oldPin) {
+                throw PhoneError(.badRequest, "OLD_PIN_EQUALS_NEW_PIN", "the new PIN must differ from the old one")
+            }
         }
         let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.inputPin() }
-        await run(action, phoneId: phoneId, pin: pin)
+        await run(action, phoneId: phoneId, pin: pin, oldPin: oldPin)
+    }
+
+    /// The simulated biometric prompt: a match goes on to the flow; no match changes nothing
+    /// (the OS prompt failed; the user may try again or use the PIN).
+    public func inputBiometrics(phoneId: String, recognised: Bool) async throws(PhoneError) {
+        guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
+        let (phone, _) = try await phoneAndAccounts(phoneId)
+        guard phone.biometricSensor, phone.enrolledFeatures > 0 else {
+            throw .biometricsUnavailable("the sensor has no enrolled fingerprint or face")
+        }
+        var probe = active.machine
+        do { _ = try probe.inputBiometrics() } catch { throw PhoneError(.conflict, error.code, error.message) }
+        guard recognised else {
+            throw PhoneError(.badRequest, "BIOMETRIC_NOT_RECOGNISED", "the sensor did not recognise the biometric; try again or use the PIN")
+        }
+        let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.inputBiometrics() }
+        await run(action, phoneId: phoneId)
     }
 
     public func cancel(phoneId: String) async throws(PhoneError) {
         let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.cancel() }
-        await run(action, phoneId: phoneId, pin: nil)
+        await run(action, phoneId: phoneId)
     }
 
     // MARK: carrying out the machine's actions
@@ -216,19 +343,19 @@ public actor PhoneService {
     /// Publishes the flow and carries out the machine's actions until it waits for the user or
     /// ends. A flow that ends by abandoning its session tells the backend first, so that when
     /// the screen shows the end, both sides have ended.
-    private func run(_ first: FlowAction, phoneId: String, pin: GuardedBytes?) async {
+    private func run(_ first: FlowAction, phoneId: String, pin: GuardedBytes? = nil, oldPin: GuardedBytes? = nil) async {
         var action = first
         while true {
             guard let active = flows[phoneId] else { return }
             if case .abandonSession = action {
-                _ = try? await perform(action, active, phoneId: phoneId, pin: pin)
+                _ = try? await perform(action, active, phoneId: phoneId, pin: pin, oldPin: oldPin)
                 publish(phoneId)
                 return
             }
             publish(phoneId)
             if action == .none { return }
             do {
-                action = try await perform(action, active, phoneId: phoneId, pin: pin)
+                action = try await perform(action, active, phoneId: phoneId, pin: pin, oldPin: oldPin)
             } catch {
                 action = update(phoneId) { $0.machine.failed(error.flowError) }
             }
@@ -236,7 +363,7 @@ public actor PhoneService {
     }
 
     private func perform(_ action: FlowAction, _ active: ActiveFlow, phoneId: String,
-                         pin: GuardedBytes?) async throws(PhoneError) -> FlowAction {
+                         pin: GuardedBytes?, oldPin: GuardedBytes?) async throws(PhoneError) -> FlowAction {
         let (phone, accounts) = try await phoneAndAccounts(phoneId)
         switch action {
         case .none:
@@ -276,8 +403,7 @@ public actor PhoneService {
             guard let pin else { return update(phoneId) { $0.machine.failed(.init(code: "PIN_MISSING", message: "no PIN was given")) } }
             let salt = try use == .setNew ? Self.random(PinKeyDerivation.saltLength) : Array(phone.pinSalt ?? Data())
             let pinKey = try await derivePinKey(pin, salt: salt)
-            let accountKey: Ed25519.KeyPair
-            do { accountKey = try .generate() } catch { throw .crypto(error.description) }
+            let accountKey = try Self.newKeyPair()
             let publicKey = Base64URL.encode(accountKey.publicKey)
             let message = SignedMessage.enrol(sessionId: active.sessionId, challenge: active.challenge, accountPublicKey: publicKey)
             let response: SecondFactorResponse = try await client.post(
@@ -291,19 +417,72 @@ public actor PhoneService {
             }
             return secondFactorChecked(response, phoneId: phoneId)
 
-        case .verifyPin(let accountID):
-            guard let pin, let salt = phone.pinSalt else {
-                return update(phoneId) { $0.machine.failed(.init(code: "PIN_NOT_ENROLLED", message: "this phone has no PIN")) }
-            }
+        case .verifySecondFactor(let accountID, .pin, let then):
+            guard let pin else { return update(phoneId) { $0.machine.failed(.init(code: "PIN_MISSING", message: "no PIN was given")) } }
+            let response = try await provePin(pin, phone: phone, accounts: accounts, accountID: accountID, active: active)
+            return try await afterVerification(response, then: then, phone: phone, accounts: accounts, accountID: accountID, phoneId: phoneId)
+
+        case .verifySecondFactor(let accountID, .biometrics, let then):
+            guard let key = phone.validBiometricKey else { return try await biometricsRemoved(phone, phoneId: phoneId) }
             let accountKey = try Self.accountKey(accounts, accountID)
-            let pinKey = try await derivePinKey(pin, salt: Array(salt))
+            let biometricKey = try Self.keyPair(key)
             let message = SignedMessage.verifyPin(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
-            let response: SecondFactorResponse = try await client.post(
-                active.serverURL, BackendRoutes.verifyPin(active.sessionId),
-                VerifyPinRequest(deviceId: phone.deviceId, accountId: accountID,
-                                 accountSignature: Base64URL.encode(accountKey.sign(message)),
-                                 pinSignature: Base64URL.encode(pinKey.sign(message))))
-            return secondFactorChecked(response, phoneId: phoneId)
+            let response: SecondFactorResponse
+            do {
+                response = try await client.post(active.serverURL, BackendRoutes.verifyPin(active.sessionId), VerifyPinRequest(
+                    deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
+                    biometricSignature: Base64URL.encode(biometricKey.sign(message)),
+                    clearPinFailures: !phone.disallowPinChangeWithBiometric))
+            } catch where error.code == "BIOMETRICS_NOT_REGISTERED" {
+                return try await biometricsRemoved(phone, phoneId: phoneId)
+            }
+            if response.result == .accepted {
+                try await write { db in
+                    _ = try PhoneRecord.filter(key: phone.id).updateAll(db, Column("biometricUsesSinceLastPin") += 1)
+                }
+            }
+            return try await afterVerification(response, then: then, phone: phone, accounts: accounts, accountID: accountID, phoneId: phoneId)
+
+        case .setPin(let accountID):
+            guard let pin else { return update(phoneId) { $0.machine.failed(.init(code: "PIN_MISSING", message: "no PIN was given")) } }
+            return secondFactorChecked(try await registerNewPin(pin, phone: phone, accounts: accounts, accountID: accountID,
+                                                                active: active), phoneId: phoneId)
+
+        case .changePin(let accountID):
+            guard let pin, let oldPin else {
+                return update(phoneId) { $0.machine.failed(.init(code: "PIN_MISSING", message: "the old and the new PIN are needed")) }
+            }
+            let proof = try await provePin(oldPin, phone: phone, accounts: accounts, accountID: accountID, active: active)
+            guard proof.result == .accepted, let next = proof.challenge else { return secondFactorChecked(proof, phoneId: phoneId) }
+            var verified = active
+            verified.challenge = next
+            return secondFactorChecked(try await registerNewPin(pin, phone: phone, accounts: accounts, accountID: accountID,
+                                                                active: verified), phoneId: phoneId)
+
+        case .createBiometricKey(let accountID, let then):
+            let key = try Self.newKeyPair()
+            let secret = Data(key.exportSecretKey())
+            if then == .registerBiometricKey {
+                _ = try await registerBiometricKey(secret, phone: phone, accounts: accounts, accountID: accountID, active: active)
+            } else {
+                _ = update(phoneId) { $0.pendingBiometricKey = secret; return .none }
+            }
+            return update(phoneId) { $0.machine.biometricKeyCreated() }
+
+        case .rotateAccountKey(let accountID):
+            let oldKey = try Self.accountKey(accounts, accountID)
+            let newKey = try Self.newKeyPair()
+            let publicKey = Base64URL.encode(newKey.publicKey)
+            let message = SignedMessage.rotate(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID,
+                                               newPublicKey: publicKey)
+            let _: Acknowledged = try await client.post(active.serverURL, BackendRoutes.rotate(active.sessionId), RotateKeyRequest(
+                deviceId: phone.deviceId, accountId: accountID, newPublicKey: publicKey,
+                oldKeySignature: Base64URL.encode(oldKey.sign(message)), newKeySignature: Base64URL.encode(newKey.sign(message))))
+            let secret = Data(newKey.exportSecretKey())
+            try await write { db in
+                _ = try AccountRecord.filter(key: accountID).updateAll(db, Column("secretKey").set(to: secret))
+            }
+            return update(phoneId) { $0.machine.accountKeyRotated() }
 
         case .abandonSession(let error):
             // Best effort: the flow has ended on the phone whether or not the backend hears it.
@@ -311,6 +490,108 @@ public actor PhoneService {
                                                    AbandonRequest(deviceId: phone.deviceId, code: error.code))
             return .none
         }
+    }
+
+    /// The PIN's proof for the session's current challenge; an accepted PIN restarts the
+    /// PIN-less counts of seed 001.
+    private func provePin(_ pin: GuardedBytes, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
+                          active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
+        guard let salt = phone.pinSalt else { throw PhoneError(.conflict, "PIN_NOT_ENROLLED", "this phone has no PIN") }
+        let accountKey = try Self.accountKey(accounts, accountID)
+        let pinKey = try await derivePinKey(pin, salt: Array(salt))
+        let message = SignedMessage.verifyPin(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
+        let response: SecondFactorResponse = try await client.post(
+            active.serverURL, BackendRoutes.verifyPin(active.sessionId),
+            VerifyPinRequest(deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
+                             pinSignature: Base64URL.encode(pinKey.sign(message))))
+        if response.result == .accepted { try await pinUsed(phone.id) }
+        return response
+    }
+
+    private func pinUsed(_ phoneId: String) async throws(PhoneError) {
+        let time = now()
+        try await write { db in
+            _ = try PhoneRecord.filter(key: phoneId).updateAll(db, Column("biometricUsesSinceLastPin").set(to: 0),
+                                                               Column("lastPinAt").set(to: time))
+        }
+    }
+
+    /// After an accepted factor, the change a management flow makes; then the machine hears the outcome.
+    private func afterVerification(_ response: SecondFactorResponse, then: FlowAction.Completion?, phone: PhoneRecord,
+                                   accounts: [AccountRecord], accountID: String, phoneId: String) async throws(PhoneError) -> FlowAction {
+        guard response.result == .accepted, let then else { return secondFactorChecked(response, phoneId: phoneId) }
+        switch then {
+        case .registerBiometricKey:
+            guard let active = flows[phoneId], let secret = active.pendingBiometricKey, let next = response.challenge else {
+                throw .serverResponse("no biometric key to register")
+            }
+            var verified = active
+            verified.challenge = next
+            return secondFactorChecked(try await registerBiometricKey(secret, phone: phone, accounts: accounts, accountID: accountID,
+                                                                      active: verified), phoneId: phoneId)
+        case .removeBiometricKey:
+            try await write { db in
+                _ = try PhoneRecord.filter(key: phone.id).updateAll(db, Column("biometricSecretKey").set(to: nil),
+                                                                    Column("biometricKeySetVersion").set(to: nil))
+            }
+            await phoneChanged(phone.id)
+            return secondFactorChecked(response, phoneId: phoneId)
+        }
+    }
+
+    /// Seed 002's BIOMETRICS_REMOVED: the key no longer fits the enrolled features, so it is
+    /// dropped (biometrics are off) and the flow asks again.
+    private func biometricsRemoved(_ phone: PhoneRecord, phoneId: String) async throws(PhoneError) -> FlowAction {
+        try await write { db in
+            _ = try PhoneRecord.filter(key: phone.id).updateAll(db, Column("biometricSecretKey").set(to: nil),
+                                                                Column("biometricKeySetVersion").set(to: nil))
+        }
+        await phoneChanged(phone.id)
+        return update(phoneId) { $0.machine.biometricsRemoved() }
+    }
+
+    /// A new PIN key (with a new salt) registered at the Second Factor Server, then kept.
+    private func registerNewPin(_ pin: GuardedBytes, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
+                                active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
+        let salt = try Self.random(PinKeyDerivation.saltLength)
+        let pinKey = try await derivePinKey(pin, salt: salt)
+        let response = try await setSecondFactor("pin", pinKey, phone: phone, accounts: accounts, accountID: accountID, active: active)
+        try await write { db in
+            _ = try PhoneRecord.filter(key: phone.id).updateAll(db, Column("pinSalt").set(to: Data(salt)))
+        }
+        try await pinUsed(phone.id)
+        return response
+    }
+
+    /// The biometric key registered at the Second Factor Server, then kept, bound to the
+    /// features enrolled now.
+    private func registerBiometricKey(_ secret: Data, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
+                                      active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
+        let response = try await setSecondFactor("biometrics", try Self.keyPair(secret), phone: phone, accounts: accounts,
+                                                 accountID: accountID, active: active)
+        let version = phone.featureSetVersion
+        try await write { db in
+            _ = try PhoneRecord.filter(key: phone.id).updateAll(db, Column("biometricSecretKey").set(to: secret),
+                                                                Column("biometricKeySetVersion").set(to: version),
+                                                                Column("biometricUsesSinceLastPin").set(to: 0))
+        }
+        await phoneChanged(phone.id)
+        return response
+    }
+
+    private func setSecondFactor(_ factor: String, _ key: Ed25519.KeyPair, phone: PhoneRecord, accounts: [AccountRecord],
+                                 accountID: String, active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
+        let accountKey = try Self.accountKey(accounts, accountID)
+        let publicKey = Base64URL.encode(key.publicKey)
+        let message = SignedMessage.setSecondFactor(sessionId: active.sessionId, challenge: active.challenge, factor: factor,
+                                                    publicKey: publicKey)
+        return try await client.post(active.serverURL, BackendRoutes.setSecondFactor(active.sessionId), SetSecondFactorRequest(
+            deviceId: phone.deviceId, accountId: accountID, factor: factor, publicKey: publicKey,
+            accountSignature: Base64URL.encode(accountKey.sign(message)), factorSignature: Base64URL.encode(key.sign(message))))
+    }
+
+    private func phoneChanged(_ phoneId: String) async {
+        if let detail = try? await phone(id: phoneId) { events.send(.phoneChanged(detail), to: phoneId) }
     }
 
     private func secondFactorChecked(_ response: SecondFactorResponse, phoneId: String) -> FlowAction {
@@ -383,7 +664,15 @@ public actor PhoneService {
         guard let account = accounts.first(where: { $0.id == id }) else {
             throw PhoneError(.notFound, "ACCOUNT_NOT_FOUND", "this phone has no account \(id)")
         }
-        do { return try Ed25519.KeyPair(secretKey: Array(account.secretKey)) } catch { throw .crypto(error.description) }
+        return try keyPair(account.secretKey)
+    }
+
+    private static func keyPair(_ secret: Data) throws(PhoneError) -> Ed25519.KeyPair {
+        do { return try Ed25519.KeyPair(secretKey: Array(secret)) } catch { throw .crypto(error.description) }
+    }
+
+    private static func newKeyPair() throws(PhoneError) -> Ed25519.KeyPair {
+        do { return try .generate() } catch { throw .crypto(error.description) }
     }
 
     private static func secondFactorAccount(_ wire: WireSecondFactorAccount) -> SecondFactorAccount {

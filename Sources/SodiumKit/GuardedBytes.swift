@@ -39,6 +39,16 @@ public final class GuardedBytes: @unchecked Sendable {
         return try body(UnsafeRawBufferPointer(start: pointer, count: length))
     }
 
+    /// Compares two secrets in constant time without copying either out of guarded memory
+    /// (the Nevis PIN change refuses a new PIN equal to the old one).
+    public func hasSameBytes(as other: GuardedBytes) -> Bool {
+        withBytes { mine in
+            other.withBytes { theirs in
+                mine.count == theirs.count && (mine.count == 0 || sodium_memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0)
+            }
+        }
+    }
+
     /// Zeroes the secret and its length; the buffer stays allocated until freed.
     public func reset() {
         lock.withLock {

@@ -117,6 +117,20 @@ struct BackendController {
             let input = try await request.decodeJSON(as: TransactionConfirmRequest.self, context: context)
             return try await backend.confirmTransaction(sessionId: id, input)
         }
+        routes.post("management") { request, context in
+            try await backend.startManagement(request.decodeJSON(as: ManagementRequest.self, context: context))
+        }
+        routes.post("sessions/{id}/second-factor") { request, context in
+            let id = try context.parameters.require("id")
+            let input = try await request.decodeJSON(as: SetSecondFactorRequest.self, context: context)
+            return try await backend.setSecondFactor(sessionId: id, input)
+        }
+        routes.post("sessions/{id}/rotate") { request, context in
+            let id = try context.parameters.require("id")
+            let input = try await request.decodeJSON(as: RotateKeyRequest.self, context: context)
+            try await backend.rotateKey(sessionId: id, input)
+            return Acknowledged()
+        }
         routes.post("pending") { request, context in
             try await backend.pendingOperations(request.decodeJSON(as: PendingRequest.self, context: context))
         }
@@ -136,3 +150,4 @@ extension TransactionConfirmResponse: ResponseEncodable {}
 extension SecondFactorResponse: ResponseEncodable {}
 extension Acknowledged: ResponseEncodable {}
 extension PendingResponse: ResponseEncodable {}
+extension ManagementResponse: ResponseEncodable {}

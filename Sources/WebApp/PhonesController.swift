@@ -24,6 +24,11 @@ struct PhonesController {
         let flow: Flow
     }
 
+    /// A flow the phone starts itself.
+    struct StartFlow: Decodable {
+        let type: FlowType
+    }
+
     struct Inbox: ResponseEncodable {
         let messages: [PushService.InboxMessage]
     }
@@ -44,8 +49,23 @@ struct PhonesController {
         routes.get { _, _ in PhoneList(phones: try await phones.phones()) }
         routes.get("{id}") { _, context in try await phones.phone(id: context.parameters.require("id")) }
         routes.put("{id}/settings") { request, context in
-            let settings = try await request.decodeJSON(as: PhoneSettings.self, context: context)
+            let settings = try await request.decodeJSON(as: PhoneSettingsChange.self, context: context)
             return try await phones.update(phoneId: context.parameters.require("id"), settings: settings)
+        }
+        routes.post("{id}/flows") { request, context -> EditedResponse<FlowStarted> in
+            let id = try await phones.phone(id: context.parameters.require("id")).id
+            let input = try await request.decodeJSON(as: StartFlow.self, context: context)
+            return EditedResponse(status: .accepted, response: FlowStarted(flow: try await phones.startManagement(phoneId: id, type: input.type)))
+        }
+        // The simulated sensor: enrol one more fingerprint or face, or remove them all.
+        routes.post("{id}/sensor/features") { _, context in
+            try await phones.enrolBiometricFeature(phoneId: context.parameters.require("id"))
+        }
+        routes.delete("{id}/sensor/features") { _, context in
+            try await phones.removeBiometricFeatures(phoneId: context.parameters.require("id"))
+        }
+        routes.delete("{id}/accounts") { _, context in
+            try await phones.removeAllAccounts(phoneId: context.parameters.require("id"))
         }
         routes.post("{id}/oob") { request, context -> EditedResponse<FlowStarted> in
             let id = try await phones.phone(id: context.parameters.require("id")).id

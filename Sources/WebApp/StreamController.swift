@@ -25,6 +25,14 @@ struct StreamController {
         let account: String?
         let userInput: String?
         let pin: String?
+        /// The Nevis PIN change: the old PIN with the new `pin`.
+        let oldPin: String?
+        /// The simulated biometric prompt's outcome.
+        let biometrics: BiometricPrompt?
+
+        enum BiometricPrompt: String, Decodable {
+            case match, noMatch
+        }
     }
 
     /// A message to the phone's screen.
@@ -134,14 +142,20 @@ struct StreamController {
         case .cancel:
             try await phones.cancel(phoneId: phoneId)
         case .inputSecondFactor:
-            guard let pin = input.pin else {
-                throw APIError(.badRequest, "MISSING_FIELD", "inputSecondFactor needs 'pin'")
+            switch (input.pin, input.biometrics) {
+            case (let pin?, nil):
+                try await phones.inputPin(phoneId: phoneId, pin: try Self.guarded(pin), oldPin: try input.oldPin.map(Self.guarded))
+            case (nil, let prompt?) where input.oldPin == nil:
+                try await phones.inputBiometrics(phoneId: phoneId, recognised: prompt == .match)
+            default:
+                throw APIError(.badRequest, "MISSING_FIELD", "inputSecondFactor needs 'pin' (with 'oldPin' for a PIN change) or 'biometrics'")
             }
-            let guarded: GuardedBytes
-            do { guarded = try GuardedBytes(copying: Array(pin.utf8)) } catch {
-                throw APIError(.serviceUnavailable, "CRYPTO_ERROR", error.description)
-            }
-            try await phones.inputPin(phoneId: phoneId, pin: guarded)
+        }
+    }
+
+    private static func guarded(_ pin: String) throws -> GuardedBytes {
+        do { return try GuardedBytes(copying: Array(pin.utf8)) } catch {
+            throw APIError(.serviceUnavailable, "CRYPTO_ERROR", error.description)
         }
     }
 

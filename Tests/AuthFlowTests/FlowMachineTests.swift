@@ -73,7 +73,7 @@ import Testing
         #expect(machine.sessionConfirmed(secondFactorAccount: Self.sfa) == .none)
         #expect(machine.flow.currentInteraction?.type == .verifySecondFactor)
         #expect(machine.flow.secondFactorAccount == Self.sfa)
-        #expect(try machine.inputPin() == .verifyPin(accountID: "a2"))
+        #expect(try machine.inputPin() == .verifySecondFactor(accountID: "a2", with: .pin, then: nil))
         #expect(machine.flow.currentInteraction?.inputTypes == [.pin])
         _ = machine.secondFactorChecked(.accepted(Self.sfa))
         #expect(machine.flow.state == .done)
@@ -238,7 +238,7 @@ import Testing
         #expect(machine.flow.currentInteraction?.type == .verifySecondFactor)
         #expect(machine.flow.previousInteractionResult
             == InteractionResult(type: .success, interactionType: .confirmTransaction, inputTypes: [.confirm]))
-        #expect(try machine.inputPin() == .verifyPin(accountID: "a1"))
+        #expect(try machine.inputPin() == .verifySecondFactor(accountID: "a1", with: .pin, then: nil))
         _ = machine.secondFactorChecked(.accepted(Self.sfa))
         #expect(machine.flow.state == .done)
     }
