@@ -35,7 +35,7 @@ const refreshButton = document.getElementById("refresh-sessions");
 const streamStatus = document.getElementById("stream-status");
 
 const MAX_ROWS = 200;
-const STATUS_RANK = { pending: 0, redeemed: 1, confirmed: 2, enrolled: 3, loggedin: 3, signed: 3, failed: 3, canceled: 3, expired: 3 };
+const STATUS_RANK = { pending: 0, redeemed: 1, confirmed: 2, verified: 2, enrolled: 3, loggedin: 3, signed: 3, completed: 3, failed: 3, canceled: 3, expired: 3 };
 
 /** id -> BackendSession */
 const sessions = new Map();

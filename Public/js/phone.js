@@ -599,11 +599,14 @@ function render(force = false) {
   let key;
   if (view === "HOME") {
     const p = state.phone || {};
-    key = "HOME:" + JSON.stringify([p.name, p.accounts, p.pinLength, p.settings]);
+    key = "HOME:" + JSON.stringify([p.name, p.accounts, p.pinLength, p.hasPin, p.settings, p.biometrics]);
   } else {
     key = "FLOW:" + JSON.stringify(state.flow);
   }
   if (!force && key === state.renderedKey) return;
+  // the home screen redrawn (a setting changed) keeps its scroll position
+  const scrolled = screen.firstElementChild;
+  const scrollTop = view === "HOME" && String(state.renderedKey).startsWith("HOME:") && scrolled ? scrolled.scrollTop : 0;
   state.renderedKey = key;
 
   // keep what the user typed in the out-of-band box across re-renders of the home screen
@@ -616,6 +619,7 @@ function render(force = false) {
 
   if (view === "HOME") {
     renderHome(oobText);
+    if (screen.firstElementChild) screen.firstElementChild.scrollTop = scrollTop;
     return;
   }
   const flow = state.flow;
@@ -725,6 +729,8 @@ function renderHome(oobText) {
         errorBox,
       ),
       pendingSection(),
+      accounts.length ? securitySection(phone) : null,
+      sensorSection(phone),
       settingsSection(phone),
     ),
   );
@@ -816,27 +822,150 @@ function pendingSection() {
   );
 }
 
-/** The phone's settings. */
+const phonePath = (suffix) => "/api/phones/" + encodeURIComponent(phoneId) + suffix;
+
+/** Second-factor management: the flows the phone starts itself (seed 000), and the reset. */
+function securitySection(phone) {
+  const bio = phone.biometrics || {};
+  const errorBox = el("div", { id: "security-error", className: "error", role: "alert", hidden: true });
+  const start = (id, label, type) => {
+    const b = el("button", { id, type: "button", className: "btn btn-small", text: label });
+    b.addEventListener("click", () => startFrom(b, errorBox, "phone", () => postJSON(phonePath("/flows"), { type })));
+    return b;
+  };
+  // Removing all accounts resets the phone: a second tap confirms it.
+  const reset = el("button", { id: "remove-accounts", type: "button", className: "btn btn-small btn-danger", text: "Remove all accounts" });
+  reset.addEventListener("click", () => {
+    if (reset.dataset.armed !== "true") {
+      reset.dataset.armed = "true";
+      reset.textContent = "Tap again: remove all accounts and the PIN";
+      return;
+    }
+    withControl(reset, errorBox, async () => {
+      state.phone = await api(phonePath("/accounts"), { method: "DELETE" });
+      render(true);
+    });
+  });
+  const yesNo = (value) => (value ? "yes" : "no");
+  return el(
+    "section",
+    { id: "security-section", className: "home-section" },
+    el("h2", { className: "section-title", text: "PIN and biometrics" }),
+    el(
+      "dl",
+      { id: "biometrics-state", className: "kv kv-compact" },
+      el("dt", { text: "hasEnabledBiometrics" }),
+      el("dd", { id: "has-enabled-biometrics", text: yesNo(bio.hasEnabledBiometrics) }),
+      el("dt", { text: "canEnableBiometrics" }),
+      el("dd", { id: "can-enable-biometrics", text: yesNo(bio.canEnableBiometrics) }),
+      el("dt", { text: "Biometric uses since the PIN" }),
+      el("dd", { text: String(bio.verificationsSinceLastPin ?? 0) }),
+    ),
+    el(
+      "div",
+      { className: "row-actions" },
+      start("start-change-pin", "Change PIN", "CHANGE_PIN"),
+      bio.canEnableBiometrics && !bio.hasEnabledBiometrics ? start("start-add-biometrics", "Add biometrics", "ADD_BIOMETRICS") : null,
+      bio.hasEnabledBiometrics ? start("start-remove-biometrics", "Remove biometrics", "REMOVE_BIOMETRICS") : null,
+    ),
+    el("p", { className: "hint", text: "A blocked PIN is unblocked by a biometric, or by removing all accounts (which resets the phone; the accounts stay on the server)." }),
+    reset,
+    errorBox,
+  );
+}
+
+/** The simulated biometric sensor: what the phone's OS has enrolled. */
+function sensorSection(phone) {
+  const settings = phone.settings || {};
+  const bio = phone.biometrics || {};
+  const errorBox = el("div", { id: "sensor-error", className: "error", role: "alert", hidden: true });
+  const action = (id, label, method) => {
+    const b = el("button", { id, type: "button", className: "btn btn-small", text: label });
+    b.addEventListener("click", () =>
+      withControl(b, errorBox, async () => {
+        // a state-changing request is JSON, even with nothing to say
+        state.phone = await api(phonePath("/sensor/features"), method === "POST" ? { method, body: {} } : { method });
+        render(true);
+      }),
+    );
+    return b;
+  };
+  const count = Number(bio.enrolledFeatures) || 0;
+  return el(
+    "section",
+    { id: "sensor-section", className: "home-section" },
+    el("h2", { className: "section-title", text: "Biometric sensor" }),
+    el("p", { id: "sensor-state", className: "hint", dataset: { features: String(count) },
+      text: settings.biometricSensor === false ? "This phone has no biometric sensor." : `${count} fingerprint${count === 1 ? "" : "s"} or face${count === 1 ? "" : "s"} enrolled in the phone's OS.` }),
+    settings.biometricSensor === false
+      ? null
+      : el("div", { className: "row-actions" }, action("sensor-enrol", "Enrol another fingerprint", "POST"), count > 0 ? action("sensor-clear", "Remove all", "DELETE") : null),
+    el("p", { className: "hint", text: "Enrolling another one invalidates the biometric key: its next use gives BIOMETRICS_REMOVED and falls back to the PIN." }),
+    errorBox,
+  );
+}
+
+/** The SDK options of seeds 000, 001 and 003, saved on the server one change at a time. */
+const SETTING_FIELDS = [
+  { name: "openPushesAtOnce", kind: "bool", label: "Open pushes at once (no notification)", id: "setting-open-pushes" },
+  { name: "biometricSensor", kind: "bool", label: "The phone has a biometric sensor" },
+  { name: "biometricsDisabled", kind: "bool", label: "biometricsDisabled" },
+  { name: "legacyBioAddFlow", kind: "bool", label: "legacyBioAddFlow (biometric before PIN)" },
+  { name: "disallowPinChangeWithBiometric", kind: "bool", label: "disallowPinChangeWithBiometric" },
+  { name: "showVisualHash", kind: "bool", label: "Show the visual hash on enrolment" },
+  { name: "pinLength", kind: "number", label: "PIN length (while no PIN is set)", min: 4, max: 12 },
+  { name: "maxNumberSecondFactorWithoutPIN", kind: "number", label: "maxNumberSecondFactorWithoutPIN (0: none)", min: 0 },
+  { name: "maxTimeSecondFactorWithoutPIN", kind: "number", label: "maxTimeSecondFactorWithoutPIN, s (0: none)", min: 0 },
+  { name: "pinChangeStyle", kind: "choice", label: "PIN change", choices: [["nextAuth", "nextAuth: verify, then set"], ["nevis", "Nevis: old and new together"]] },
+];
+
 function settingsSection(phone) {
   const settings = phone.settings || {};
-  const toggle = el("input", { id: "setting-open-pushes", type: "checkbox" });
-  toggle.checked = Boolean(settings.openPushesAtOnce);
   const errorBox = el("div", { id: "settings-error", className: "error", role: "alert", hidden: true });
-  toggle.addEventListener("change", () =>
-    withControl(toggle, errorBox, async () => {
+  const save = (control, value, undo) =>
+    withControl(control, errorBox, async () => {
       try {
-        state.phone = await putJSON("/api/phones/" + encodeURIComponent(phoneId) + "/settings", { openPushesAtOnce: toggle.checked });
+        state.phone = await putJSON(phonePath("/settings"), { [control.dataset.setting]: value });
       } catch (err) {
-        toggle.checked = !toggle.checked; // the setting did not change
+        undo(); // the setting did not change
         throw err;
       }
-    }),
-  );
+    });
+  const rows = SETTING_FIELDS.map((field) => {
+    const id = field.id || "setting-" + field.name.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+    const current = settings[field.name];
+    if (field.kind === "bool") {
+      const input = el("input", { id, type: "checkbox", dataset: { setting: field.name } });
+      input.checked = Boolean(current);
+      input.addEventListener("change", () => save(input, input.checked, () => (input.checked = !input.checked)));
+      return el("label", { className: "setting" }, input, el("span", { text: " " + field.label }));
+    }
+    let input;
+    if (field.kind === "choice") {
+      input = el("select", { id, dataset: { setting: field.name } }, field.choices.map(([value, text]) => el("option", { value, text })));
+      input.value = String(current ?? field.choices[0][0]);
+      input.addEventListener("change", () => save(input, input.value, () => (input.value = String(current))));
+    } else {
+      input = el("input", { id, type: "number", min: String(field.min), max: field.max ? String(field.max) : null, step: "1", dataset: { setting: field.name } });
+      input.value = String(current ?? "");
+      if (field.name === "pinLength" && phone.hasPin) input.disabled = true;
+      input.addEventListener("change", () => {
+        const value = Number(input.value);
+        if (!Number.isInteger(value)) {
+          showError(errorBox, { code: "INVALID_FIELD", message: `${field.name} takes a whole number.` });
+          input.value = String(current);
+          return;
+        }
+        save(input, value, () => (input.value = String(current)));
+      });
+    }
+    return el("label", { className: "setting setting-field", for: id }, el("span", { className: "setting-label", text: field.label }), input);
+  });
   return el(
     "section",
     { id: "settings-section", className: "home-section" },
     el("h2", { className: "section-title", text: "Settings" }),
-    el("label", { className: "setting" }, toggle, el("span", { text: " Open pushes at once (no notification)" })),
+    ...rows,
     errorBox,
   );
 }
@@ -862,7 +991,7 @@ function renderProcessing(flow) {
       "div",
       { className: "screen-center", id: "flow-processing" },
       el("div", { className: "spinner", "aria-hidden": "true" }),
-      el("p", { className: "processing-text", text: "Processing…" }),
+      el("p", { className: "processing-text", text: flow.type === "HEADLESS_UPGRADE" ? "The server is upgrading your account key…" : "Processing…" }),
       el("span", { className: "pill", text: flow.type || "" }),
     ),
   );
@@ -878,12 +1007,25 @@ function renderWaitForInput(flow, ci) {
   } else if (type === "CONFIRM_TRANSACTION") {
     renderConfirmTransaction(flow);
   } else if (type === "SET_SECOND_FACTOR") {
-    renderSetPin(flow);
+    if (offers(ci, "BIOMETRICS")) renderSetBiometrics(flow);
+    else if (isNevisPinChange(flow)) renderNevisPinChange(flow);
+    else renderSetPin(flow);
   } else if (type === "VERIFY_SECOND_FACTOR") {
-    renderVerifyPin(flow);
+    renderVerifyPin(flow, ci);
   } else {
     renderUnknown(flow, `This screen cannot show the interaction ${type || "(none)"} yet.`);
   }
+}
+
+function offers(ci, factor) {
+  const info = ci && ci.secondFactorInfo;
+  return Boolean(info && Array.isArray(info.allowedSecondFactorTypes) && info.allowedSecondFactorTypes.includes(factor));
+}
+
+/** Seed 003's PIN change: old and new PIN on one screen (the server's rule: no VERIFY came before). */
+function isNevisPinChange(flow) {
+  const prev = flow.previousInteractionResult;
+  return flow.type === "CHANGE_PIN" && !(prev && prev.interactionType === "VERIFY_SECOND_FACTOR");
 }
 
 function cancelFlow() {
@@ -942,8 +1084,9 @@ function renderConfirmEnrol(flow, ci) {
     { className: "screen-body" },
     screenHeader("Create account?", null),
     serverBlock(flow),
-    visualHash(session.server),
-    el("p", { className: "hint small", text: "Check that the colours and fingerprint match those shown by the website." }),
+    ...(state.phone && state.phone.settings && state.phone.settings.showVisualHash === false
+      ? []
+      : [visualHash(session.server), el("p", { className: "hint small", text: "Check that the colours and fingerprint match those shown by the website." })]),
     el("dl", { className: "kv" }, el("dt", { text: "Account" }), el("dd", { id: "enrol-display-name", text: enrol.displayName || "—" })),
   );
   if (existing.length) {
@@ -1197,7 +1340,8 @@ function pinMessageBox() {
 
 function renderSetPin(flow) {
   const length = pinLength();
-  const title = el("h1", { id: "pin-title", className: "screen-title", text: "Choose a PIN" });
+  const chooseText = flow.type === "CHANGE_PIN" ? "Choose a new PIN" : "Choose a PIN";
+  const title = el("h1", { id: "pin-title", className: "screen-title", text: chooseText });
   const subtitle = el("p", { className: "screen-subtitle", text: `${length} digits. You'll need it to use your account on ${serverName(flow)}.` });
   const [messageBox, setMessage] = pinMessageBox();
   const prev = flow.previousInteractionResult;
@@ -1225,7 +1369,7 @@ function renderSetPin(flow) {
         pad.wipe();
         phase = "choose";
         pad.setPhase(phase);
-        title.textContent = "Choose a PIN";
+        title.textContent = chooseText;
         setMessage("The PINs don't match. Start over.", "error");
         return;
       }
@@ -1241,7 +1385,7 @@ function renderSetPin(flow) {
         pad.unlock();
         phase = "choose";
         pad.setPhase(phase);
-        title.textContent = "Choose a PIN";
+        title.textContent = chooseText;
       }
     },
   });
@@ -1257,15 +1401,25 @@ function renderSetPin(flow) {
   );
 }
 
-function renderVerifyPin(flow) {
+function renderVerifyPin(flow, ci) {
   const length = pinLength();
   const sfa = flow.secondFactorAccount || null;
   const prev = flow.previousInteractionResult;
-  const title = el("h1", { id: "pin-title", className: "screen-title", text: "Enter your PIN" });
-  const purpose = { LOGIN: "to log in to", SIGN_TRANSACTION: "to sign the transaction for" }[flow.type] || "for";
+  const pinOffered = offers(ci, "PIN");
+  const bioOffered = offers(ci, "BIOMETRICS");
+  const title = el("h1", { id: "pin-title", className: "screen-title", text: pinOffered ? "Enter your PIN" : "Use your biometric" });
+  const purpose =
+    {
+      LOGIN: "to log in to",
+      SIGN_TRANSACTION: "to sign the transaction for",
+      CHANGE_PIN: "to change your PIN at",
+      ADD_BIOMETRICS: "to add biometrics at",
+      REMOVE_BIOMETRICS: "to remove biometrics at",
+    }[flow.type] || "for";
   const subtitle = el("p", { className: "screen-subtitle", text: `${purpose} ${serverName(flow)}` });
   const [messageBox, setMessage] = pinMessageBox();
   if (prev && prev.type === "PIN_FAIL") setMessage("Wrong PIN", "error");
+  else if (prev && prev.type === "BIOMETRICS_REMOVED") setMessage("Your enrolled fingerprints changed, so biometrics were turned off. Enter your PIN.", "error");
   else if (prev && prev.type && prev.type !== "SUCCESS") setMessage(prev.type, "error");
 
   const extra = [];
@@ -1276,7 +1430,10 @@ function renderVerifyPin(flow) {
   const penalty = sfa && Number(sfa.penalisedFor) > 0 ? el("p", { id: "pin-penalty", className: "pin-attempts", role: "timer" }) : null;
   if (penalty) extra.push(penalty);
   const blocked = !!(sfa && sfa.isBlocked);
-  if (blocked) extra.push(el("p", { id: "pin-blocked", className: "notice notice-error", text: "Your PIN is blocked. This account can no longer be used with a PIN." }));
+  if (blocked) {
+    const text = bioOffered ? "Your PIN is blocked. A biometric verification unblocks it." : "Your PIN is blocked. This account can no longer be used with a PIN.";
+    extra.push(el("p", { id: "pin-blocked", className: "notice notice-error", text }));
+  }
 
   const pad = createPinPad({
     length,
@@ -1294,14 +1451,142 @@ function renderVerifyPin(flow) {
     },
   });
   pad.setPhase("verify");
-  if (blocked) {
+  if (!pinOffered) {
     pad.lock();
     pad.root.hidden = true;
   } else if (penalty) {
     countDownPenalty(penalty, Number(sfa.penalisedFor), pad);
   }
 
-  screen.append(el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, ...extra, pad.root), actions(button("cancel", "Cancel", "btn-secondary", cancelFlow)));
+  const buttons = [button("cancel", "Cancel", "btn-secondary", cancelFlow)];
+  if (bioOffered) buttons.push(button("use-biometrics", "Use biometrics", "btn-primary", () => biometricPrompt("Verify it's you")));
+  screen.append(el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, ...extra, pad.root), actions(...buttons));
+  // Seed 001: when biometrics are offered the prompt comes first; the PIN stays a way out.
+  if (bioOffered && !(prev && prev.type === "BIOMETRICS_REMOVED")) biometricPrompt("Verify it's you");
+}
+
+/**
+ * The OS's biometric prompt, simulated: the tester decides whether the sensor recognises the
+ * user. Cancel closes it (the PIN is still there where offered).
+ */
+function biometricPrompt(reason) {
+  const existing = document.getElementById("bio-prompt");
+  if (existing) existing.remove();
+  const close = () => prompt.remove();
+  const answer = (result) => {
+    close();
+    if (send({ action: "inputSecondFactor", biometrics: result })) setBusy(true);
+  };
+  const prompt = el(
+    "div",
+    { id: "bio-prompt", className: "bio-prompt", role: "dialog", "aria-modal": "true", "aria-labelledby": "bio-prompt-title" },
+    el(
+      "div",
+      { className: "bio-sheet" },
+      el("div", { className: "bio-icon", "aria-hidden": "true", text: "◉" }),
+      el("h2", { id: "bio-prompt-title", className: "bio-title", text: reason }),
+      el("p", { className: "hint small", text: "Simulated sensor: choose what it reads." }),
+      el(
+        "div",
+        { className: "bio-actions" },
+        button("bio-match", "Match", "btn-primary", () => answer("match")),
+        button("bio-no-match", "No match", "btn-secondary", () => answer("noMatch")),
+        button("bio-cancel", "Cancel", "btn-ghost", close),
+      ),
+    ),
+  );
+  screen.append(prompt);
+  teardowns.push(close);
+}
+
+/** ADD_BIOMETRICS: the user presents their biometric so that the phone can make its key. */
+function renderSetBiometrics(flow) {
+  screen.append(
+    el(
+      "div",
+      { className: "screen-center", id: "set-biometrics" },
+      el("div", { className: "bio-icon bio-icon-large", "aria-hidden": "true", text: "◉" }),
+      el("h1", { className: "screen-title", text: "Add your fingerprint" }),
+      el("p", { className: "screen-subtitle", text: `Biometrics will verify you at ${serverName(flow)} instead of the PIN.` }),
+    ),
+    actions(button("cancel", "Cancel", "btn-secondary", cancelFlow), button("use-biometrics", "Touch the sensor", "btn-primary", () => biometricPrompt("Add your fingerprint"))),
+  );
+}
+
+/**
+ * Seed 003's PIN change: the old PIN, then the new one twice, sent together. The server
+ * answers a wrong old PIN with PIN_FAIL and asks again; a PIN that breaks the policy or equals
+ * the old one is refused before anything is checked.
+ */
+function renderNevisPinChange(flow) {
+  const length = pinLength();
+  const sfa = flow.secondFactorAccount || null;
+  const prev = flow.previousInteractionResult;
+  const title = el("h1", { id: "pin-title", className: "screen-title", text: "Enter your current PIN" });
+  const subtitle = el("p", { className: "screen-subtitle", text: `Then choose a new one (${length} digits).` });
+  const [messageBox, setMessage] = pinMessageBox();
+  if (prev && prev.type === "PIN_FAIL") setMessage("The current PIN was wrong.", "error");
+  const extra = [];
+  if (sfa && Number(sfa.failedAttempts) > 0) {
+    extra.push(el("p", { id: "pin-attempts", className: "pin-attempts", text: `Failed attempt ${sfa.failedAttempts} of ${sfa.maxAttempts ?? "?"}` }));
+  }
+  const penalty = sfa && Number(sfa.penalisedFor) > 0 ? el("p", { id: "pin-penalty", className: "pin-attempts", role: "timer" }) : null;
+  if (penalty) extra.push(penalty);
+
+  const old = [];
+  const fresh = [];
+  const wipe = () => {
+    for (const list of [old, fresh]) {
+      list.fill(0);
+      list.length = 0;
+    }
+  };
+  let phase = "old";
+  const to = (next, text) => {
+    phase = next;
+    pad.setPhase(next);
+    title.textContent = text;
+  };
+  const pad = createPinPad({
+    length,
+    message: setMessage,
+    onSubmit(digits) {
+      if (phase === "old" || phase === "new") {
+        (phase === "old" ? old : fresh).push(...digits);
+        pad.wipe();
+        setMessage("", "");
+        if (phase === "old") to("new", "Choose a new PIN");
+        else to("repeat", "Repeat the new PIN");
+        return;
+      }
+      const same = fresh.length === digits.length && fresh.every((d, i) => d === digits[i]);
+      pad.wipe();
+      if (!same) {
+        fresh.fill(0);
+        fresh.length = 0;
+        to("new", "Choose a new PIN");
+        setMessage("The new PINs don't match. Choose again.", "error");
+        return;
+      }
+      const message = { action: "inputSecondFactor", oldPin: old.join(""), pin: fresh.join("") };
+      wipe();
+      pad.lock();
+      if (send(message)) {
+        setMessage("Changing…", "hint");
+        setBusy(true);
+      } else {
+        pad.unlock();
+        to("old", "Enter your current PIN");
+      }
+    },
+  });
+  pad.setPhase(phase);
+  teardowns.push(wipe);
+  if (penalty) countDownPenalty(penalty, Number(sfa.penalisedFor), pad);
+  screen.append(
+    el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, ...extra, pad.root),
+    actions(button("cancel", "Cancel", "btn-secondary", cancelFlow)),
+  );
 }
 
 /**
@@ -1346,6 +1631,13 @@ function loginAccountLabel(flow) {
   return accounts.length === 1 ? accountLabel(accounts[0]) : "";
 }
 
+const DONE_TITLES = {
+  CHANGE_PIN: "PIN changed",
+  ADD_BIOMETRICS: "Biometrics added",
+  REMOVE_BIOMETRICS: "Biometrics removed",
+  HEADLESS_UPGRADE: "Account key upgraded",
+};
+
 function renderDone(flow) {
   let title;
   if (flow.type === "ENROL") {
@@ -1356,6 +1648,8 @@ function renderDone(flow) {
     title = who ? `Logged in as ${who}` : `Logged in to ${serverName(flow)}`;
   } else if (flow.type === "SIGN_TRANSACTION") {
     title = "Transaction signed";
+  } else if (DONE_TITLES[flow.type]) {
+    title = DONE_TITLES[flow.type];
   } else {
     title = "Done";
   }
@@ -1374,6 +1668,7 @@ function renderDone(flow) {
 const ERROR_TITLES = {
   USER_CANCELED: "Cancelled",
   PIN_BLOCKED: "PIN blocked",
+  PIN_LOCKED: "PIN locked",
   SESSION_EXPIRED: "Request expired",
 };
 

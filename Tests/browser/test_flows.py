@@ -551,6 +551,114 @@ def test_sign_transaction(driver):
         raise
 
 
+def login_from_console(driver, windows, user_id):
+    """Console: a login for the user; the phone opens it and confirms; returns the session id."""
+    driver.switch_to.window(windows["console"])
+    sid, qr = start_session(driver, "login", user_id)
+    driver.switch_to.window(windows["phone"])
+    if visible(driver, "#home"):
+        click(driver, "#home")
+    open_payload(driver, qr)
+    wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+    click(driver, "#confirm")
+    wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
+    return sid
+
+
+def test_change_pin_and_biometrics(driver):
+    """The phone's own flows from its home screen: CHANGE_PIN (nextAuth's way, then Nevis's),
+    ADD_BIOMETRICS with the simulated sensor, a login by biometric, and a new fingerprint that
+    turns biometrics off at their next use (BIOMETRICS_REMOVED, then the PIN)."""
+    suffix = uuid.uuid4().hex[:10]
+    user_id = f"erin-{suffix}"
+    new_pin, nevis_pin = "739105", "582047"
+    windows = {}
+
+    try:
+        open_console(driver, windows)
+        enrol_by_qr(driver, windows, user_id, "Erin Example", f"Second factors {suffix}")
+
+        # CHANGE_PIN: the old PIN, then the new one twice
+        click(driver, "#start-change-pin")
+        wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR", '[data-flow-type="CHANGE_PIN"]')
+        assert not visible(driver, "#use-biometrics"), "biometrics offered before they were added"
+        enter_pin(driver, PIN)
+        wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+        assert "Choose a new PIN" in find(driver, "#pin-title").text
+        enter_pin(driver, new_pin)
+        wait_visible(driver, '#pin-pad[data-phase="repeat"]')
+        enter_pin(driver, new_pin)
+        wait_screen(driver, "DONE")
+        assert "PIN changed" in find(driver, "#flow-done").text
+
+        # ADD_BIOMETRICS: the PIN, then the sensor (no match first)
+        click(driver, "#home")
+        wait_screen(driver, "HOME")
+        assert find(driver, "#has-enabled-biometrics").text == "no"
+        click(driver, "#start-add-biometrics")
+        wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR", '[data-flow-type="ADD_BIOMETRICS"]')
+        enter_pin(driver, new_pin)
+        wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+        wait_visible(driver, "#set-biometrics")
+        click(driver, "#use-biometrics")
+        wait_visible(driver, "#bio-prompt")
+        screenshot(driver, "biometric-prompt.png")
+        click(driver, "#bio-no-match")
+        wait_for(driver, lambda d: find(d, "#toast").get_attribute("data-code") == "BIOMETRIC_NOT_RECOGNISED", "no match not reported")
+        click(driver, "#use-biometrics")
+        click(driver, "#bio-match")
+        wait_screen(driver, "DONE")
+        assert "Biometrics added" in find(driver, "#flow-done").text
+        click(driver, "#home")
+        wait_for(driver, lambda d: find(d, "#has-enabled-biometrics").text == "yes", "biometrics not shown as enabled")
+        wait_visible(driver, "#start-remove-biometrics")
+
+        # a login by biometric: the prompt comes first
+        login_sid = login_from_console(driver, windows, user_id)
+        wait_visible(driver, "#bio-prompt", "the biometric prompt did not open")
+        click(driver, "#bio-match")
+        wait_screen(driver, "DONE")
+        driver.switch_to.window(windows["console"])
+        wait_console_status(driver, login_sid, "loggedin")
+
+        # another fingerprint: BIOMETRICS_REMOVED at the next use, then the PIN
+        driver.switch_to.window(windows["phone"])
+        click(driver, "#home")
+        click(driver, "#sensor-enrol")
+        wait_for(driver, lambda d: find(d, "#sensor-state").get_attribute("data-features") == "2", "fingerprint not enrolled")
+        login_sid = login_from_console(driver, windows, user_id)
+        click(driver, "#bio-match")
+        wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR", '[data-prev-result="BIOMETRICS_REMOVED"]')
+        assert "fingerprints changed" in find(driver, "#pin-message").text
+        assert not visible(driver, "#use-biometrics")
+        screenshot(driver, "biometrics-removed.png")
+        enter_pin(driver, new_pin)
+        wait_screen(driver, "DONE")
+        click(driver, "#home")
+        wait_for(driver, lambda d: find(d, "#has-enabled-biometrics").text == "no", "biometrics still shown as enabled")
+
+        # the Nevis PIN change, chosen in the settings: old and new on one screen
+        Select(find(driver, "#setting-pin-change-style")).select_by_value("nevis")
+        wait_for(driver, lambda d: find(d, "#setting-pin-change-style").get_property("value") == "nevis"
+                 and find(d, "#setting-pin-change-style").is_enabled(), "setting not saved")
+        click(driver, "#start-change-pin")
+        wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR", '[data-flow-type="CHANGE_PIN"]')
+        assert "current PIN" in find(driver, "#pin-title").text
+        enter_pin(driver, new_pin)
+        wait_visible(driver, '#pin-pad[data-phase="new"]')
+        enter_pin(driver, nevis_pin)
+        wait_visible(driver, '#pin-pad[data-phase="repeat"]')
+        enter_pin(driver, nevis_pin)
+        wait_screen(driver, "DONE")
+        assert "PIN changed" in find(driver, "#flow-done").text
+        for pin in (PIN, new_pin, nevis_pin):
+            assert pin not in flow_log_text(driver)
+        screenshot(driver, "pin-changed.png")
+    except BaseException:
+        screenshot_on_failure(driver, windows)
+        raise
+
+
 def test_wrong_pin_policy_from_the_console(driver):
     """The console switches the Second Factor Server to the Nevis table and to a custom one, and
     refuses waits that are not whole seconds. Ends on the default."""
