@@ -304,6 +304,49 @@ import WebApp
         }
     }
 
+    /// Seed 002's guarantee: after a PROCESSING update comes WAIT_FOR_INPUT, DONE or ERROR, never
+    /// another PROCESSING; and once an interaction has a result, every later update carries one.
+    @Test func processingIsAlwaysFollowedByAnAnswer() async throws {
+        try await Self.withEnrolledPhone { client, screen, phoneId in
+            var updates: [Flow] = []
+            func record(until done: (Flow) -> Bool) async throws {
+                while true {
+                    let flow = try await screen.nextFlow()
+                    updates.append(flow)
+                    if done(flow) { return }
+                }
+            }
+            let answered: (Flow) -> Bool = { $0.state != .processing }
+            _ = try await client.send(.post, "/api/phones/\(phoneId)/flows", json: ["type": "ADD_BIOMETRICS"])
+            try await record(until: answered)
+            try await screen.send(["action": "inputSecondFactor", "pin": "111000"])
+            try await record(until: answered)
+            try await screen.send(["action": "inputSecondFactor", "pin": Self.pin])
+            try await record(until: answered)
+            try await screen.send(["action": "inputSecondFactor", "biometrics": "match"])
+            try await record(until: \.state.isFinal)
+            let upgrade = try await client.startSession("upgrade", user: "alice")
+            _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": upgrade.qrText])
+            try await record(until: \.state.isFinal)
+            _ = try await client.send(.post, "/api/phones/\(phoneId)/sensor/features", json: [:])
+            _ = try await client.send(.post, "/api/phones/\(phoneId)/flows", json: ["type": "REMOVE_BIOMETRICS"])
+            try await record(until: answered)
+            try await screen.send(["action": "inputSecondFactor", "biometrics": "match"])
+            try await record(until: answered)
+            #expect(updates.last?.previousInteractionResult?.type == .biometricsRemoved)
+            try await screen.send(["action": "cancel"])
+            try await record(until: \.state.isFinal)
+
+            #expect(updates.count >= 12)
+            for (before, after) in zip(updates, updates.dropFirst()) where before.id == after.id {
+                if before.state == .processing { #expect(after.state != .processing, "\(before.type): PROCESSING twice") }
+                if before.previousInteractionResult != nil { #expect(after.previousInteractionResult != nil) }
+            }
+            #expect(updates.map(\.type).contains(.headlessUpgrade))
+            #expect(updates.last?.error == .userCanceled)
+        }
+    }
+
     @Test func settingsAreCheckedAndRemovingAllAccountsResetsThePhone() async throws {
         try await Self.withEnrolledPhone { client, screen, phoneId in
             let refusals: [([String: Any], String)] = [
