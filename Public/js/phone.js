@@ -4,6 +4,7 @@
 // PIN handling: digits are kept in a plain array, overwritten with 0 and emptied after use or on
 // cancel. A PIN is only ever sent over the socket; it never goes into the URL, storage, the flow
 // log or the console.
+import { FlowDiagram } from "./flow-diagram.js";
 import { ReconnectingSocket, api, getJSON, postJSON, putJSON, postFile, el, clear, shortId, formatTime, showError, toDate } from "./api.js";
 
 const phoneId = document.body.dataset.phoneId || "";
@@ -16,6 +17,7 @@ const logBody = document.querySelector("#flow-log tbody");
 const logEmpty = document.getElementById("flow-log-empty");
 const downloadButton = document.getElementById("download-log");
 const clearLogButton = document.getElementById("clear-log");
+const flowDiagram = new FlowDiagram(document.getElementById("flow-diagram"));
 const banner = document.getElementById("push-banner");
 const bannerOpen = document.getElementById("push-banner-open");
 const bannerTitle = document.getElementById("push-banner-title");
@@ -229,6 +231,7 @@ function onSocketMessage(msg) {
 function applyFlow(flow) {
   // "Home" hides only the final flow it was pressed on (dismissal is kept per flow id).
   state.flow = flow;
+  flowDiagram.update(flow);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -526,6 +526,10 @@ def test_sign_transaction(driver):
         click(driver, "#confirm")
 
         wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM_TRANSACTION")
+        # beside the screen, the diagram highlights the same step, the ones before it done
+        wait_visible(driver, '#flow-diagram .fd-node[data-node="CONFIRM_TRANSACTION"][aria-current="step"][data-status="waiting"]',
+                     "the flow diagram does not highlight CONFIRM_TRANSACTION")
+        assert find(driver, '#flow-diagram .fd-node[data-node="CONFIRM"]').get_attribute("data-status") == "completed"
         shown = find(driver, "#transaction-text")
         assert shown.get_property("textContent") == transaction, "the phone does not show the exact text"
         screenshot(driver, "transaction-confirm.png")

@@ -1,0 +1,406 @@
+"""Browser test of the flow diagram (Public/js/flow-diagram.js) on its own: no AuthPhone server.
+
+Public/ and the harness page (flow_diagram_harness.html) are served by Python's http.server on a
+free port (module scripts need http, not file://); each test feeds the diagram the FlowUpdates a
+flow type goes through and checks its nodes, their statuses and which one is aria-current.
+
+Environment:
+  AUTHPHONE_SCREENSHOTS  folder for screenshots (default artifacts/screenshots)
+"""
+
+import copy
+import functools
+import http.server
+import os
+import pathlib
+import threading
+import uuid
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+HERE = pathlib.Path(__file__).resolve().parent
+PUBLIC = HERE.parents[1] / "Public"
+HARNESS = HERE / "flow_diagram_harness.html"
+HARNESS_PATH = "/flow_diagram_harness.html"
+SCREENSHOTS = pathlib.Path(os.environ.get("AUTHPHONE_SCREENSHOTS", "artifacts/screenshots"))
+
+PIN_ONLY = {"allowedSecondFactorTypes": ["PIN"], "requiredSecondFactorTypes": ["PIN"], "showBiometrics": False}
+PIN_OR_BIOMETRICS = {"allowedSecondFactorTypes": ["PIN", "BIOMETRICS"], "requiredSecondFactorTypes": [], "showBiometrics": True}
+BIOMETRICS_ONLY = {"allowedSecondFactorTypes": ["BIOMETRICS"], "requiredSecondFactorTypes": ["BIOMETRICS"], "showBiometrics": True}
+
+# statuses that make a node the highlighted one
+CURRENT = {"waiting", "processing", "done", "error"}
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """Serves Public/ as the site root, as AuthPhone does, plus the harness page."""
+
+    def translate_path(self, path):
+        if path.split("?", 1)[0] == HARNESS_PATH:
+            return str(HARNESS)
+        return super().translate_path(path)
+
+    def log_message(self, format, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(PUBLIC)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def driver():
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = "/usr/bin/chromium"
+    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"]:
+        opts.add_argument(a)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def page(driver, site):
+    """The harness, loaded, with its diagram ready; fails on any uncaught script error."""
+    driver.get(site + HARNESS_PATH)
+    WebDriverWait(driver, 10, poll_frequency=0.05).until(
+        lambda d: d.execute_script("return window.diagram !== undefined || window.harnessErrors.length > 0"),
+        "the harness did not create window.diagram",
+    )
+    yield driver
+    assert driver.execute_script("return window.harnessErrors") == []
+
+
+# ----------------------------------------------------------------------------------------------
+# helpers
+
+
+class Flow:
+    """A flow as the server changes it; each step returns the FlowUpdate sent (a copy)."""
+
+    def __init__(self, type_, flow_id=None):
+        self.flow = {"id": flow_id or str(uuid.uuid4()), "type": type_, "state": "PROCESSING"}
+
+    def _update(self):
+        return copy.deepcopy(self.flow)
+
+    def ask(self, interaction, info=None):
+        self.flow["state"] = "WAIT_FOR_INPUT"
+        self.flow["currentInteraction"] = {"type": interaction, "inputTypes": []}
+        if info is not None:
+            self.flow["currentInteraction"]["secondFactorInfo"] = info
+        return self._update()
+
+    def give(self, *inputs):
+        self.flow["state"] = "PROCESSING"
+        self.flow["currentInteraction"]["inputTypes"] = list(inputs)
+        return self._update()
+
+    def result(self, result_type):
+        interaction = self.flow["currentInteraction"]
+        self.flow["previousInteractionResult"] = {
+            "type": result_type,
+            "interactionType": interaction["type"],
+            "inputTypes": interaction["inputTypes"],
+        }
+
+    def succeed_then_ask(self, interaction, info=None):
+        self.result("SUCCESS")
+        return self.ask(interaction, info)
+
+    def fail(self, result_type="PIN_FAIL", info=None):
+        """The attempt failed: the same interaction is asked again."""
+        self.result(result_type)
+        return self.ask(self.flow["currentInteraction"]["type"], info or self.flow["currentInteraction"].get("secondFactorInfo"))
+
+    def done(self):
+        if "currentInteraction" in self.flow:
+            self.result("SUCCESS")
+            del self.flow["currentInteraction"]
+        self.flow["state"] = "DONE"
+        return self._update()
+
+    def error(self, code, message):
+        self.flow.pop("currentInteraction", None)
+        self.flow["state"] = "ERROR"
+        self.flow["error"] = {"code": code, "message": message}
+        return self._update()
+
+
+VIEW_JS = """
+const flow = arguments[0];
+if (flow !== undefined) window.diagram.update(flow);
+const box = document.getElementById("flow-diagram");
+const title = box.querySelector(".fd-title");
+return {
+  type: box.dataset.flowType ?? null,
+  state: box.dataset.flowState ?? null,
+  title: title ? title.textContent : null,
+  nodes: [...box.querySelectorAll(".fd-node")].map((n) => [n.dataset.node, n.dataset.status]),
+  current: [...box.querySelectorAll('[aria-current="step"]')].map((n) => n.dataset.node),
+  stopped: [...box.querySelectorAll(".fd-stopped")].map((n) => n.dataset.node),
+  retries: [...box.querySelectorAll(".fd-retry")].map((b) => [b.closest(".fd-node").dataset.node, b.textContent]),
+  details: Object.fromEntries([...box.querySelectorAll(".fd-node")].map((n) => [n.dataset.node, n.textContent])),
+  variant: (box.querySelector(".fd-variant") || {}).textContent ?? null,
+  empty: (box.querySelector(".fd-empty") || {}).textContent ?? null,
+  overflows: box.scrollWidth > box.clientWidth,
+};
+"""
+
+
+def show(driver, flow):
+    """Feeds one FlowUpdate (None: no flow) and returns what the diagram shows."""
+    return driver.execute_script(VIEW_JS, flow)
+
+
+def read(driver):
+    """What the diagram shows, without an update."""
+    return driver.execute_script(VIEW_JS)
+
+
+def check(view, **expected):
+    """Asserts the nodes in order with their statuses (keyword order), and the one highlighted."""
+    assert [tuple(n) for n in view["nodes"]] == list(expected.items())
+    assert view["current"] == [name for name, status in expected.items() if status in CURRENT]
+    assert not view["overflows"], "the diagram is wider than its card"
+
+
+def pending_ends(**steps):
+    return dict(steps, DONE="pending", ERROR="pending")
+
+
+def screenshot(driver, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / name
+    driver.find_element(By.ID, "card").screenshot(str(path))
+    return path
+
+
+# ----------------------------------------------------------------------------------------------
+# tests
+
+
+def test_empty_state(page):
+    view = show(page, None)
+    assert view["empty"] == "No flow yet"
+    assert view["nodes"] == [] and view["type"] is None and view["state"] is None
+    # after a flow, null empties it again
+    show(page, Flow("LOGIN").ask("CONFIRM"))
+    view = show(page, None)
+    assert view["empty"] == "No flow yet" and view["nodes"] == [] and view["type"] is None
+
+
+def test_enrol_new_phone(page):
+    f = Flow("ENROL")
+    view = show(page, f.ask("CONFIRM"))
+    assert (view["type"], view["state"], view["title"]) == ("ENROL", "WAIT_FOR_INPUT", "ENROL")
+    check(view, **pending_ends(CONFIRM="waiting", SET_SECOND_FACTOR="pending"))
+    assert "PIN" in view["details"]["SET_SECOND_FACTOR"], "the known factor of the plan is shown before the step"
+    check(show(page, f.give("CONFIRM")), **pending_ends(CONFIRM="processing", SET_SECOND_FACTOR="pending"))
+    view = show(page, f.succeed_then_ask("SET_SECOND_FACTOR", PIN_ONLY))
+    check(view, **pending_ends(CONFIRM="completed", SET_SECOND_FACTOR="waiting"))
+    assert view["details"]["SET_SECOND_FACTOR"] == "SET_SECOND_FACTOR · PINwaiting for input"
+    view = show(page, f.give("PIN"))
+    check(view, **pending_ends(CONFIRM="completed", SET_SECOND_FACTOR="processing"))
+    assert view["state"] == "PROCESSING"
+    assert "processing · PIN" in view["details"]["SET_SECOND_FACTOR"]
+    view = show(page, f.done())
+    check(view, CONFIRM="completed", SET_SECOND_FACTOR="completed", DONE="done", ERROR="pending")
+    assert view["state"] == "DONE" and view["retries"] == []
+
+
+def test_enrol_on_a_phone_with_a_pin_verifies_it(page):
+    f = Flow("ENROL")
+    show(page, f.ask("CONFIRM"))
+    show(page, f.give("CONFIRM"))
+    view = show(page, f.succeed_then_ask("VERIFY_SECOND_FACTOR", PIN_ONLY))
+    check(view, **pending_ends(CONFIRM="completed", VERIFY_SECOND_FACTOR="waiting"))
+    assert view["variant"] == "phone has a PIN"
+
+
+def test_login_with_pin_fail_retries(page):
+    f = Flow("LOGIN")
+    check(show(page, f.ask("CONFIRM")), **pending_ends(CONFIRM="waiting", VERIFY_SECOND_FACTOR="pending"))
+    show(page, f.give("CONFIRM"))
+    view = show(page, f.succeed_then_ask("VERIFY_SECOND_FACTOR", PIN_OR_BIOMETRICS))
+    check(view, **pending_ends(CONFIRM="completed", VERIFY_SECOND_FACTOR="waiting"))
+    assert "VERIFY_SECOND_FACTOR · PIN or BIOMETRICS" in view["details"]["VERIFY_SECOND_FACTOR"]
+    assert view["retries"] == []
+
+    show(page, f.give("PIN"))
+    retry = f.fail("PIN_FAIL")
+    view = show(page, retry)
+    check(view, **pending_ends(CONFIRM="completed", VERIFY_SECOND_FACTOR="waiting"))
+    assert view["retries"] == [["VERIFY_SECOND_FACTOR", "↻ PIN_FAIL ×1"]]
+    # the same update again (snapshot after a reconnect) is not another retry
+    assert show(page, retry)["retries"] == [["VERIFY_SECOND_FACTOR", "↻ PIN_FAIL ×1"]]
+
+    # while processing the next attempt the old PIN_FAIL is still the previous result: no count
+    view = show(page, f.give("PIN"))
+    check(view, **pending_ends(CONFIRM="completed", VERIFY_SECOND_FACTOR="processing"))
+    assert view["retries"] == [["VERIFY_SECOND_FACTOR", "↻ PIN_FAIL ×1"]]
+    view = show(page, f.fail("PIN_FAIL"))
+    assert view["retries"] == [["VERIFY_SECOND_FACTOR", "↻ PIN_FAIL ×2"]]
+
+    show(page, f.give("PIN"))
+    view = show(page, f.done())
+    check(view, CONFIRM="completed", VERIFY_SECOND_FACTOR="completed", DONE="done", ERROR="pending")
+    assert view["retries"] == [["VERIFY_SECOND_FACTOR", "↻ PIN_FAIL ×2"]], "the loop stays on the diagram of the flow"
+
+    # a new flow id starts afresh
+    view = show(page, Flow("LOGIN").ask("CONFIRM"))
+    check(view, **pending_ends(CONFIRM="waiting", VERIFY_SECOND_FACTOR="pending"))
+    assert view["retries"] == []
+
+
+def test_sign_transaction_cancelled(page):
+    f = Flow("SIGN_TRANSACTION")
+    show(page, f.ask("CONFIRM"))
+    show(page, f.give("CONFIRM"))
+    view = show(page, f.succeed_then_ask("CONFIRM_TRANSACTION"))
+    check(view, **pending_ends(CONFIRM="completed", CONFIRM_TRANSACTION="waiting", VERIFY_SECOND_FACTOR="pending"))
+    view = show(page, f.error("USER_CANCELED", "the user cancelled the flow"))
+    check(view, CONFIRM="completed", CONFIRM_TRANSACTION="pending", VERIFY_SECOND_FACTOR="pending", DONE="pending", ERROR="error")
+    assert view["state"] == "ERROR"
+    assert view["stopped"] == ["CONFIRM_TRANSACTION"]
+    assert "USER_CANCELED" in view["details"]["ERROR"]
+    error = page.find_element(By.CSS_SELECTOR, '#flow-diagram .fd-node[data-node="ERROR"]')
+    assert error.get_attribute("title") == "the user cancelled the flow"
+    assert error.get_attribute("aria-current") == "step"
+
+
+def test_sign_transaction_mid_flow_screenshot(page):
+    f = Flow("SIGN_TRANSACTION")
+    show(page, f.ask("CONFIRM"))
+    show(page, f.give("CONFIRM"))
+    show(page, f.succeed_then_ask("CONFIRM_TRANSACTION"))
+    show(page, f.give("CONFIRM"))
+    show(page, f.succeed_then_ask("VERIFY_SECOND_FACTOR", PIN_OR_BIOMETRICS))
+    show(page, f.give("PIN"))
+    view = show(page, f.fail("PIN_FAIL"))
+    check(view, **pending_ends(CONFIRM="completed", CONFIRM_TRANSACTION="completed", VERIFY_SECOND_FACTOR="waiting"))
+    # in a narrow card the row wraps instead of overflowing
+    page.execute_script("document.getElementById('card').style.width = '420px'")
+    assert not read(page)["overflows"]
+    page.execute_script("document.getElementById('card').style.width = '640px'")
+    path = screenshot(page, "flow-diagram.png")
+    assert path.stat().st_size > 0
+
+
+def test_change_pin(page):
+    f = Flow("CHANGE_PIN")
+    view = show(page, f.ask("VERIFY_SECOND_FACTOR", PIN_OR_BIOMETRICS))
+    check(view, **pending_ends(VERIFY_SECOND_FACTOR="waiting", SET_SECOND_FACTOR="pending"))
+    assert view["variant"] is None
+    show(page, f.give("BIOMETRICS"))
+    view = show(page, f.succeed_then_ask("SET_SECOND_FACTOR", PIN_ONLY))
+    check(view, **pending_ends(VERIFY_SECOND_FACTOR="completed", SET_SECOND_FACTOR="waiting"))
+    show(page, f.give("PIN"))
+    check(show(page, f.done()), VERIFY_SECOND_FACTOR="completed", SET_SECOND_FACTOR="completed", DONE="done", ERROR="pending")
+
+
+def test_change_pin_nevis_style(page):
+    f = Flow("CHANGE_PIN")
+    view = show(page, f.ask("SET_SECOND_FACTOR", PIN_ONLY))
+    check(view, **pending_ends(SET_SECOND_FACTOR="waiting"))
+    assert view["variant"] == "Nevis style"
+    show(page, f.give("PIN"))
+    # a wrong old PIN asks for both again: the loop is on the SET node
+    view = show(page, f.fail("PIN_FAIL"))
+    check(view, **pending_ends(SET_SECOND_FACTOR="waiting"))
+    assert view["retries"] == [["SET_SECOND_FACTOR", "↻ PIN_FAIL ×1"]]
+    show(page, f.give("PIN"))
+    check(show(page, f.done()), SET_SECOND_FACTOR="completed", DONE="done", ERROR="pending")
+
+
+def test_add_biometrics(page):
+    f = Flow("ADD_BIOMETRICS")
+    view = show(page, f.ask("VERIFY_SECOND_FACTOR", PIN_ONLY))
+    check(view, **pending_ends(VERIFY_SECOND_FACTOR="waiting", SET_SECOND_FACTOR="pending"))
+    assert "BIOMETRICS" in view["details"]["SET_SECOND_FACTOR"]
+    show(page, f.give("PIN"))
+    view = show(page, f.succeed_then_ask("SET_SECOND_FACTOR", BIOMETRICS_ONLY))
+    check(view, **pending_ends(VERIFY_SECOND_FACTOR="completed", SET_SECOND_FACTOR="waiting"))
+    show(page, f.give("BIOMETRICS"))
+    check(show(page, f.done()), VERIFY_SECOND_FACTOR="completed", SET_SECOND_FACTOR="completed", DONE="done", ERROR="pending")
+
+
+def test_add_biometrics_legacy_order(page):
+    f = Flow("ADD_BIOMETRICS")
+    view = show(page, f.ask("SET_SECOND_FACTOR", BIOMETRICS_ONLY))
+    check(view, **pending_ends(SET_SECOND_FACTOR="waiting", VERIFY_SECOND_FACTOR="pending"))
+    assert view["variant"] == "legacyBioAddFlow"
+    show(page, f.give("BIOMETRICS"))
+    view = show(page, f.succeed_then_ask("VERIFY_SECOND_FACTOR", PIN_ONLY))
+    check(view, **pending_ends(SET_SECOND_FACTOR="completed", VERIFY_SECOND_FACTOR="waiting"))
+    show(page, f.give("PIN"))
+    check(show(page, f.done()), SET_SECOND_FACTOR="completed", VERIFY_SECOND_FACTOR="completed", DONE="done", ERROR="pending")
+
+
+def test_add_biometrics_seen_from_the_middle_keeps_the_usual_order(page):
+    """A page opened at SET_SECOND_FACTOR learns from the previous result that VERIFY came first."""
+    f = Flow("ADD_BIOMETRICS")
+    f.ask("VERIFY_SECOND_FACTOR", PIN_ONLY)
+    f.give("PIN")
+    view = show(page, f.succeed_then_ask("SET_SECOND_FACTOR", BIOMETRICS_ONLY))
+    check(view, **pending_ends(VERIFY_SECOND_FACTOR="completed", SET_SECOND_FACTOR="waiting"))
+    assert view["variant"] is None
+
+
+def test_remove_biometrics_after_biometrics_removed(page):
+    f = Flow("REMOVE_BIOMETRICS")
+    view = show(page, f.ask("VERIFY_SECOND_FACTOR", PIN_OR_BIOMETRICS))
+    check(view, **pending_ends(VERIFY_SECOND_FACTOR="waiting"))
+    check(show(page, f.give("BIOMETRICS")), **pending_ends(VERIFY_SECOND_FACTOR="processing"))
+    # the key is gone: asked again, now with the PIN only
+    view = show(page, f.fail("BIOMETRICS_REMOVED", PIN_ONLY))
+    check(view, **pending_ends(VERIFY_SECOND_FACTOR="waiting"))
+    assert view["retries"] == [["VERIFY_SECOND_FACTOR", "↻ BIOMETRICS_REMOVED ×1"]]
+    assert "VERIFY_SECOND_FACTOR · PIN" in view["details"]["VERIFY_SECOND_FACTOR"]
+    assert "BIOMETRICS waiting" not in view["details"]["VERIFY_SECOND_FACTOR"]
+    show(page, f.give("PIN"))
+    check(show(page, f.done()), VERIFY_SECOND_FACTOR="completed", DONE="done", ERROR="pending")
+
+
+def test_headless_upgrade(page):
+    f = Flow("HEADLESS_UPGRADE")
+    view = show(page, f._update())
+    check(view, **pending_ends(PROCESSING="processing"))
+    assert view["state"] == "PROCESSING"
+    check(show(page, f.done()), PROCESSING="completed", DONE="done", ERROR="pending")
+
+
+def test_pin_blocked_error_after_a_failed_attempt(page):
+    f = Flow("LOGIN")
+    show(page, f.ask("CONFIRM"))
+    show(page, f.give("CONFIRM"))
+    show(page, f.succeed_then_ask("VERIFY_SECOND_FACTOR", PIN_ONLY))
+    show(page, f.give("PIN"))
+    f.result("PIN_FAIL")
+    view = show(page, f.error("PIN_BLOCKED", "the PIN is blocked after too many wrong attempts"))
+    check(view, CONFIRM="completed", VERIFY_SECOND_FACTOR="pending", DONE="pending", ERROR="error")
+    assert view["stopped"] == ["VERIFY_SECOND_FACTOR"]
+    assert view["retries"] == [], "an attempt that ends the flow is no retry"
+
+
+def test_server_data_is_text(page):
+    f = Flow("LOGIN")
+    show(page, f.ask("CONFIRM"))
+    code = '<img src=x onerror="window.harnessErrors.push(1)">'
+    view = show(page, f.error(code, "<b>bold</b>"))
+    assert code in view["details"]["ERROR"]
+    assert page.find_elements(By.CSS_SELECTOR, "#flow-diagram img, #flow-diagram b") == []
