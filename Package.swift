@@ -31,22 +31,23 @@ let package = Package(
         ]),
         .target(name: "Broadcast"),
         .target(name: "Retry"),
+        .target(name: "Faults", dependencies: ["Broadcast"]),
         .target(name: "Phone", dependencies: [
-            "AuthFlow", "BackendAPI", "Broadcast", "OutOfBand", "SodiumKit",
+            "AuthFlow", "BackendAPI", "Broadcast", "Faults", "OutOfBand", "Retry", "SodiumKit",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .target(name: "Backend", dependencies: [
-            "BackendAPI", "Broadcast", "OutOfBand", "Retry", "SodiumKit", "CQRencode",
+            "BackendAPI", "Broadcast", "Faults", "OutOfBand", "Retry", "SodiumKit", "CQRencode",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "PushService", dependencies: [
-            "Broadcast", "OutOfBand",
+            "Broadcast", "Faults", "OutOfBand",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "WebApp", dependencies: [
-            "Phone", "Backend", "PushService", "AuthFlow", "OutOfBand",
+            "Phone", "Backend", "PushService", "AuthFlow", "Faults", "OutOfBand", "Retry",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "Mustache", package: "swift-mustache"),
@@ -67,8 +68,9 @@ let package = Package(
         .testTarget(name: "AuthFlowTests", dependencies: ["AuthFlow"]),
         .testTarget(name: "BackendTests", dependencies: ["Backend", "BackendAPI", "OutOfBand", "SodiumKit", "TestDoubles"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "TestDoubles"]),
+        .testTarget(name: "FaultsTests", dependencies: ["Faults", "TestDoubles"]),
         .testTarget(name: "WebAppTests", dependencies: [
-            "WebApp", "Phone", "Backend", "BackendAPI", "PushService", "Retry", "SodiumKit", "TestDoubles",
+            "WebApp", "Phone", "Backend", "BackendAPI", "Faults", "PushService", "Retry", "SodiumKit", "TestDoubles",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

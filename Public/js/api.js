@@ -149,6 +149,11 @@ export class ReconnectingSocket {
     return true;
   }
 
+  /** Reconnects at once (the server subscribes the new connection afresh). */
+  restart() {
+    if (this.ws) this.ws.close(); // the close event reconnects
+  }
+
   /** Stops for good (no reconnect). */
   stop() {
     this.stopped = true;

@@ -189,7 +189,10 @@ function onSocketMessage(msg) {
   switch (msg.type) {
     case "phone": {
       if (!msg.phone || typeof msg.phone !== "object") return;
+      // pushes are followed by token: a refreshed token needs a fresh subscription
+      const tokenRefreshed = state.phone && state.phone.fcmToken !== msg.phone.fcmToken;
       state.phone = msg.phone;
+      if (tokenRefreshed && socket) socket.restart();
       if (state.firstMessage) {
         // The snapshot sent on connect carries the current flow: show it (also after a reload).
         state.firstMessage = false;

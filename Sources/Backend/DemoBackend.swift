@@ -1,5 +1,6 @@
 import BackendAPI
 import Broadcast
+import Faults
 import Foundation
 import GRDB
 import OutOfBand
@@ -42,15 +43,20 @@ public final class DemoBackend: Sendable {
     let serverKey: Ed25519.KeyPair
     let wire: WireHTTPClient
     let pushRetrying: Retrying
+    let faults: FaultInjector?
+    let sleep: @Sendable (Duration) async throws -> Void
     /// Every change of a session, for the console.
     public let events = Broadcaster<BackendSession>()
 
     public init(database: BackendDatabase, configuration: Configuration = .init(),
                 baseURL: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date = Date.init,
                 wire: WireHTTPClient = WireHTTPClient(),
-                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) throws {
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+                faults: FaultInjector? = nil) throws {
         self.database = database
         self.wire = wire
+        self.faults = faults
+        self.sleep = sleep
         pushRetrying = Retrying(policy: configuration.pushRetry, sleep: sleep)
         self.configuration = configuration
         self.baseURL = baseURL
@@ -151,8 +157,9 @@ public final class DemoBackend: Sendable {
         for token in tokens {
             let message = FCMSend(token: token, data: PushMessage.data(for: payload(for: record)), title: title, body: body)
             let url = base + FCMSend.path(project: configuration.pushProject)
-            let (sent, attempts) = await pushRetrying.run { _ -> AttemptOutcome<Bool> in
-                await Self.send(message, to: url, wire: wire)
+            let (sent, attempts) = await pushRetrying.run { [self] _ -> AttemptOutcome<Bool> in
+                if let struck = await pushFault() { return struck }
+                return await Self.send(message, to: url, wire: wire)
             }
             results.append(sent != nil ? "dispatched" : attempts.last?.outcome ?? "dispatchError")
         }
@@ -250,12 +257,7 @@ public final class DemoBackend: Sendable {
         guard let pinKey = Base64URL.decode(request.pinPublicKey), pinKey.count == Ed25519.publicKeyLength else {
             throw BackendError.invalid("pinPublicKey", "must be a base64url Ed25519 public key")
         }
-        if let name = request.deviceName, !(1...64).contains(name.count) || name.contains(where: \.isNewline) {
-            throw BackendError.invalid("deviceName", "must be 1 to 64 characters on one line")
-        }
-        if let token = request.fcmToken, !(1...4096).contains(token.utf8.count) || !token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
-            throw BackendError.invalid("fcmToken", "must be 1 to 4096 printable ASCII characters")
-        }
+        try Self.checkDeviceInformation(name: request.deviceName, nameField: "deviceName", fcmToken: request.fcmToken)
         let (record, response) = try await write { db in
             var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
             guard record.type == WireSessionType.enrol.rawValue else { throw BackendError.wrongState(record.status, expected: "an enrolment") }
@@ -608,14 +610,14 @@ public final class DemoBackend: Sendable {
         return record
     }
 
-    private static func account(_ db: Database, id: String, device: String) throws -> AccountRecord {
+    static func account(_ db: Database, id: String, device: String) throws -> AccountRecord {
         guard let account = try AccountRecord.fetchOne(db, key: id), account.deviceId == device else {
             throw BackendError.accountNotFound(id)
         }
         return account
     }
 
-    private static func verify(_ signature: String, _ message: [UInt8], key: Data) -> Bool {
+    static func verify(_ signature: String, _ message: [UInt8], key: Data) -> Bool {
         guard let bytes = Base64URL.decode(signature) else { return false }
         return Ed25519.verify(signature: bytes, message: message, publicKey: Array(key))
     }
@@ -655,6 +657,27 @@ public final class DemoBackend: Sendable {
         return .failure(reason: code == "UNREGISTERED" ? "dispatchTargetExpired" : "dispatchError: \(code)")
     }
 
+    /// A fault set on the push service strikes the backend's send as the network would; a late
+    /// answer (nil) lets the send go on.
+    private func pushFault() async -> AttemptOutcome<Bool>? {
+        guard let faults, let fault = faults.strike([.push], requests: true) else { return nil }
+        switch fault {
+        case .unreachable:
+            return .retryable(reason: "dispatchError: connection refused (a fault set on purpose)", retryAfter: nil)
+        case .hang:
+            try? await sleep(.seconds(10))
+            return .retryable(reason: "dispatchError: no answer (a fault set on purpose)", retryAfter: nil)
+        case .status(let code, let retryAfter):
+            let reason = "dispatchError: HTTP \(code) (a fault set on purpose)"
+            return [429, 500, 503].contains(code) ? .retryable(reason: reason, retryAfter: retryAfter.map { .seconds($0) }) : .failure(reason: reason)
+        case .latency(let minimum, let maximum):
+            try? await sleep(faults.latency(minimum, maximum))
+            return nil
+        case .dropPush, .delayPush:
+            return nil
+        }
+    }
+
     /// The part of FCM's error answer the backend reads.
     private struct FCMErrorBody: Decodable {
         struct Inner: Decodable {
@@ -678,7 +701,7 @@ public final class DemoBackend: Sendable {
 
     /// Runs a write transaction; a thrown BackendError rolls it back and passes through, any
     /// other failure becomes a 503 with the reason.
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(BackendError) -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(BackendError) -> T {
         do {
             return try await database.writer.write { db in try body(db) }
         } catch let error as BackendError {
@@ -688,7 +711,7 @@ public final class DemoBackend: Sendable {
         }
     }
 
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(BackendError) -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(BackendError) -> T {
         do { return try await database.writer.read(body) } catch let error as BackendError {
             throw error
         } catch {

@@ -251,6 +251,46 @@ public struct SetSecondFactorRequest: Codable, Sendable {
     }
 }
 
+/// Nevis's DeviceInformationChange: a new name, a new FCM token, or no more pushes. The
+/// account key proves it is the device.
+public struct DeviceInformationChangeRequest: Codable, Sendable, Equatable {
+    public var deviceId: String
+    public var accountId: String
+    public var name: String?
+    public var fcmToken: String?
+    /// Stop pushes to this device; a later `fcmToken` starts them again.
+    public var disablePushNotifications: Bool?
+    public var timestamp: Date
+    /// The account key's signature over `SignedMessage.deviceChange`.
+    public var signature: String
+
+    public init(deviceId: String, accountId: String, name: String?, fcmToken: String?, disablePushNotifications: Bool?,
+                timestamp: Date, signature: String) {
+        self.deviceId = deviceId
+        self.accountId = accountId
+        self.name = name
+        self.fcmToken = fcmToken
+        self.disablePushNotifications = disablePushNotifications
+        self.timestamp = timestamp
+        self.signature = signature
+    }
+}
+
+/// The device as the backend now knows it.
+public struct DeviceInformation: Codable, Sendable, Equatable {
+    public var deviceId: String
+    public var name: String
+    public var fcmToken: String?
+    public var pushNotifications: Bool
+
+    public init(deviceId: String, name: String, fcmToken: String?) {
+        self.deviceId = deviceId
+        self.name = name
+        self.fcmToken = fcmToken
+        pushNotifications = fcmToken != nil
+    }
+}
+
 /// HEADLESS_UPGRADE: the account's new key, signed by the old key and by itself.
 public struct RotateKeyRequest: Codable, Sendable {
     public var deviceId: String
@@ -365,6 +405,11 @@ public enum SignedMessage {
     public static func rotate(sessionId: String, challenge: String, accountId: String, newPublicKey: String) -> [UInt8] {
         Array("authphone/v1 rotate\n\(sessionId)\n\(challenge)\n\(accountId)\n\(newPublicKey)".utf8)
     }
+    public static func deviceChange(_ request: DeviceInformationChangeRequest) -> [UInt8] {
+        let disable = request.disablePushNotifications == true ? "disable" : ""
+        return Array(("authphone/v1 device\n\(request.accountId)\n\(Int(request.timestamp.timeIntervalSince1970))\n"
+            + "\(request.name ?? "")\n\(request.fcmToken ?? "")\n\(disable)").utf8)
+    }
     /// Bound to the time so that a captured request stops working within minutes.
     public static func pending(accountId: String, timestamp: Date) -> [UInt8] {
         Array("authphone/v1 pending\n\(accountId)\n\(Int(timestamp.timeIntervalSince1970))".utf8)
@@ -383,6 +428,7 @@ public enum BackendRoutes {
     public static func rotate(_ session: String) -> String { "/api/backend/sessions/\(session)/rotate" }
     public static let pending = "/api/backend/pending"
     public static let management = "/api/backend/management"
+    public static let devices = "/api/backend/devices"
 }
 
 /// One JSON dialect for every party: ISO 8601 dates, sorted keys (stable output for tests and diffs).

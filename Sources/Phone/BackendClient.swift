@@ -1,23 +1,69 @@
 import BackendAPI
+import Faults
 import Foundation
 
 /// The phone's only way to its backend: the wire's HTTP client, with the backend's answers
 /// turned into the phone's errors (a refusal stays a refusal, silence is error 70).
 struct BackendClient: Sendable {
     let wire: WireHTTPClient
+    /// Faults set on purpose strike here, where the phone's network would fail.
+    let faults: FaultInjector?
+    let timeout: Duration
+    let sleep: @Sendable (Duration) async throws -> Void
+    private(set) var phoneId: String?
+
+    init(wire: WireHTTPClient, faults: FaultInjector?, timeout: Duration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
+        self.wire = wire
+        self.faults = faults
+        self.timeout = timeout
+        self.sleep = sleep
+    }
+
+    func forPhone(_ id: String) -> BackendClient {
+        var client = self
+        client.phoneId = id
+        return client
+    }
 
     func post<Response: Decodable>(_ baseURL: String, _ path: String, _ body: some Encodable) async throws(PhoneError) -> Response {
+        try await strike()
         let answer: WireHTTPClient.Answer
         do { answer = try await wire.post(baseURL + path, json: body) } catch { throw .serverConnection(error.description) }
         guard answer.isSuccess else {
             // A route the server does not have is not a backend's refusal: the URL is wrong.
+            var error = PhoneError.serverResponse("HTTP \(answer.status)")
             if let body = try? answer.decode(WireErrorBody.self), !Self.routingCodes.contains(body.error.code) {
-                throw PhoneError(Self.kind(answer.status), body.error.code, body.error.message)
+                error = PhoneError(Self.kind(answer.status), body.error.code, body.error.message)
             }
-            throw .serverResponse("HTTP \(answer.status)")
+            error.httpStatus = answer.status
+            error.retryAfter = answer.retryAfter
+            throw error
         }
         do { return try answer.decode(Response.self) } catch {
             throw .serverResponse("the answer could not be read: \(error)")
+        }
+    }
+
+    /// A fault for this phone, or for the whole backend, acts as the network would: no
+    /// connection, no answer, an error status, or a late answer (after which the request goes).
+    private func strike() async throws(PhoneError) {
+        let targets: [FaultTarget] = (phoneId.map { [.phone($0)] } ?? []) + [.backend]
+        guard let faults, let fault = faults.strike(targets, requests: true) else { return }
+        switch fault {
+        case .unreachable:
+            throw .serverConnection("connection refused (a fault set on purpose)")
+        case .hang:
+            try? await sleep(timeout)
+            throw .serverConnection("no answer within \(timeout.components.seconds) s (a fault set on purpose)")
+        case .status(let code, let retryAfter):
+            var error = PhoneError(Self.kind(UInt(code)), "HTTP_\(code)", "the server answered \(code) (a fault set on purpose)")
+            error.httpStatus = UInt(code)
+            error.retryAfter = retryAfter.map { .seconds($0) }
+            throw error
+        case .latency(let minimum, let maximum):
+            try? await sleep(faults.latency(minimum, maximum))
+        case .dropPush, .delayPush:
+            break
         }
     }
 

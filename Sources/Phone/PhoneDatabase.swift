@@ -71,6 +71,11 @@ public struct PhoneDatabase: Sendable {
                 t.add(column: "lastPinAt", .datetime)
             }
         }
+        migrator.registerMigration("phone-v4-device-information") { db in
+            try db.alter(table: "phone") { t in
+                t.add(column: "pushNotificationsDisabled", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 }
@@ -99,6 +104,7 @@ struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var biometricKeySetVersion: Int?
     var biometricUsesSinceLastPin = 0
     var lastPinAt: Date?
+    var pushNotificationsDisabled = false
 
     enum Columns {
         static let createdAt = Column(CodingKeys.createdAt)

@@ -12,6 +12,16 @@ public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
     public let message: String
     /// nextAuth's numeric code, where the failure has one (52 server not allowed, 70 connection…).
     public let sdkCode: Int?
+    /// The backend's HTTP status and `Retry-After`, when it answered with a refusal.
+    public var httpStatus: UInt?
+    public var retryAfter: Duration?
+    /// A retried operation's attempts, each with its outcome.
+    public var attempts: [OperationProgress.Attempt]?
+
+    /// Only what can succeed later is worth another try: no answer at all, 429, 500, 503.
+    public var isRetryable: Bool {
+        code == "SERVER_CONNECTION_ERROR" || [429, 500, 503].contains(httpStatus ?? 0)
+    }
 
     public var description: String { "\(code): \(message)" }
 

@@ -22,6 +22,7 @@ public struct PhoneDetail: Codable, Sendable, Equatable {
     public var accounts: [AccountSummary]
     public var settings: PhoneSettings
     public var biometrics: BiometricsState
+    public var pushNotifications: Bool
     public var flow: Flow?
 }
 
@@ -95,6 +96,62 @@ public struct BiometricsState: Codable, Sendable, Equatable {
 public enum PhoneEvent: Sendable, Equatable {
     case flowUpdate(Flow)
     case phoneChanged(PhoneDetail)
+    case operation(OperationProgress)
+}
+
+/// A change of the device information (seed 003) as the phone asks for it.
+public struct DeviceInformationChange: Codable, Sendable, Equatable {
+    public var name: String?
+    public var fcmToken: String?
+    public var disablePushNotifications: Bool?
+
+    public init(name: String? = nil, fcmToken: String? = nil, disablePushNotifications: Bool? = nil) {
+        self.name = name
+        self.fcmToken = fcmToken
+        self.disablePushNotifications = disablePushNotifications
+    }
+
+    var isEmpty: Bool { name == nil && fcmToken == nil && disablePushNotifications != true }
+}
+
+/// A retried operation as the screen follows it: "attempt 2 of 4, next in 3.2 s".
+public struct OperationProgress: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable {
+        case running, waiting, succeeded, failed, cancelled
+    }
+
+    public struct Attempt: Codable, Sendable, Equatable {
+        public var number: Int
+        /// Seconds waited before this attempt.
+        public var waitedBefore: Double
+        /// `success`, or why it failed.
+        public var outcome: String
+    }
+
+    public var id: String
+    public var kind: String
+    public var state: State
+    public var maxAttempts: Int
+    public var attempts: [Attempt]
+    /// While waiting: when the next attempt starts, and how long that is from the last one.
+    public var nextAttemptAt: Date?
+    public var nextAttemptIn: Double?
+    public var error: FlowError?
+}
+
+/// A DeviceInformationChange that succeeded: the device as the backends now know it, and every attempt.
+public struct DeviceChangeResult: Codable, Sendable, Equatable {
+    public var progress: OperationProgress
+    public var deviceInformation: DeviceInformationView
+}
+
+/// Seed 003's DeviceInformation, as the phone holds it.
+public struct DeviceInformationView: Codable, Sendable, Equatable {
+    public var name: String
+    public var deviceId: String
+    public var fcmToken: String
+    public var pushNotifications: Bool
+    public var accounts: [AccountSummary]
 }
 
 extension PhoneRecord {
@@ -127,7 +184,8 @@ extension PhoneRecord {
     func biometricsAvailable(now: Date) -> Bool {
         let underCount = maxNumberSecondFactorWithoutPIN == 0 || biometricUsesSinceLastPin < maxNumberSecondFactorWithoutPIN
         let underTime = maxTimeSecondFactorWithoutPIN == 0
-            || lastPinAt.map { now.timeIntervalSince($0) < TimeInterval(maxTimeSecondFactorWithoutPIN) } ?? true
+            // whole seconds: the stored time keeps milliseconds only
+            || lastPinAt.map { Int(now.timeIntervalSince($0).rounded()) < maxTimeSecondFactorWithoutPIN } ?? true
         return canEnableBiometrics && hasEnabledBiometrics && underCount && underTime
     }
 

@@ -6,6 +6,8 @@ import Foundation
 import GRDB
 import NIOCore
 import OutOfBand
+import Retry
+import Faults
 import SodiumKit
 
 /// The simulated authentication SDK for every phone of this server: local data, the one active
@@ -19,13 +21,28 @@ public actor PhoneService {
         public var pinDerivation: PinKeyDerivation
         public var pinPolicy: PinPolicy
         public var requestTimeout: TimeAmount
+        /// The retry policy of a DeviceInformationChange the phone makes by itself (a refreshed
+        /// FCM token), and of one a caller gives none for.
+        public var deviceChangeRetry: RetryPolicy
+        /// Waits between retries and their jitter: test doubles run a schedule without sleeping.
+        public var sleep: @Sendable (Duration) async throws -> Void
+        public var random: @Sendable () -> Double
+
+        public static let defaultDeviceChangeRetry = RetryPolicy.exponential(
+            maxRetries: 3, initialDelay: .seconds(1), maximumDelay: .seconds(8), multiplier: 2)
 
         public init(allowedBackends: @escaping @Sendable () -> [String], pinDerivation: PinKeyDerivation = .init(profile: .interactive),
-                    pinPolicy: PinPolicy = .default, requestTimeout: TimeAmount = .seconds(10)) {
+                    pinPolicy: PinPolicy = .default, requestTimeout: TimeAmount = .seconds(10),
+                    deviceChangeRetry: RetryPolicy = defaultDeviceChangeRetry,
+                    sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+                    random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
             self.allowedBackends = allowedBackends
             self.pinDerivation = pinDerivation
             self.pinPolicy = pinPolicy
             self.requestTimeout = requestTimeout
+            self.deviceChangeRetry = deviceChangeRetry
+            self.sleep = sleep
+            self.random = random
         }
     }
 
@@ -42,21 +59,30 @@ public actor PhoneService {
 
     let database: PhoneDatabase
     let configuration: Configuration
-    let client: BackendClient
+    let network: BackendClient
     let now: @Sendable () -> Date
     /// FlowUpdates and local-data changes, per phone id.
     public nonisolated let events = KeyedBroadcaster<String, PhoneEvent>()
     private var flows: [String: ActiveFlow] = [:]
+    /// The retried operation each phone is running (one at a time), to cancel it.
+    var operations: [String: Task<Result<DeviceChangeResult, PhoneError>, Never>] = [:]
+    /// How each running operation stands.
+    var progresses: [String: OperationProgress] = [:]
     /// Phones whose out-of-band payload is being redeemed: a second one must wait its turn.
     private var starting: Set<String> = []
 
     public init(database: PhoneDatabase, configuration: Configuration, http: HTTPClient = .shared,
-                now: @escaping @Sendable () -> Date = Date.init) {
+                now: @escaping @Sendable () -> Date = Date.init, faults: FaultInjector? = nil) {
         self.database = database
         self.configuration = configuration
-        client = BackendClient(wire: WireHTTPClient(http: http, timeout: configuration.requestTimeout))
+        network = BackendClient(wire: WireHTTPClient(http: http, timeout: configuration.requestTimeout), faults: faults,
+                                timeout: .seconds(Int64(configuration.requestTimeout.nanoseconds / 1_000_000_000)),
+                                sleep: configuration.sleep)
         self.now = now
     }
+
+    /// The phone's way to its backends, through any fault set for it.
+    nonisolated func client(_ phoneId: String) -> BackendClient { network.forPhone(phoneId) }
 
     // MARK: local data
 
@@ -80,7 +106,7 @@ public actor PhoneService {
         let (phone, accounts) = try await phoneAndAccounts(id)
         return PhoneDetail(id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
                            createdAt: phone.createdAt, hasPin: phone.pinSalt != nil, pinLength: phone.pinLength,
-                           accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics,
+                           accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics, pushNotifications: !phone.pushNotificationsDisabled,
                            flow: flows[id]?.machine.flow)
     }
 
@@ -133,7 +159,7 @@ public actor PhoneService {
     }
 
     /// Changes the phone's record (and, in the same transaction, anything else) and tells its screen.
-    private func change(_ phoneId: String, _ body: (inout PhoneRecord) throws(PhoneError) -> Void,
+    func change(_ phoneId: String, _ body: (inout PhoneRecord) throws(PhoneError) -> Void,
                         also: (@Sendable (Database, PhoneRecord) throws -> Void)? = nil) async throws(PhoneError) -> PhoneDetail {
         var (phone, _) = try await phoneAndAccounts(phoneId)
         try body(&phone)
@@ -161,7 +187,7 @@ public actor PhoneService {
         starting.insert(phoneId)
         defer { starting.remove(phoneId) }
 
-        let session: RedeemResponse = try await client.post(
+        let session: RedeemResponse = try await client(phoneId).post(
             redeemURL.absoluteString, "", RedeemRequest(token: payload.redeemData.token, deviceId: phone.deviceId))
         guard let serverURL = URL(string: session.server.url) else { throw .serverResponse("the server URL is not a URL") }
         try checkAllowed(serverURL)
@@ -238,7 +264,7 @@ public actor PhoneService {
         defer { starting.remove(phoneId) }
         let key = try Self.accountKey(accounts, account.id)
         let time = now()
-        let started: ManagementResponse = try await client.post(account.serverURL, BackendRoutes.management, ManagementRequest(
+        let started: ManagementResponse = try await client(phoneId).post(account.serverURL, BackendRoutes.management, ManagementRequest(
             deviceId: phone.deviceId, accountId: account.id, type: wireType, timestamp: time,
             signature: Base64URL.encode(key.sign(SignedMessage.management(accountId: account.id, type: wireType, timestamp: time)))))
         let server = WireServer(name: account.serverName, url: account.serverURL, publicKey: Base64URL.encode(Array(account.serverPublicKey)))
@@ -263,7 +289,7 @@ public actor PhoneService {
         for account in accounts where (try? checkAllowed(URL(string: account.serverURL))) != nil {
             let key = try Self.accountKey(accounts, account.id)
             let time = now()
-            let answer: PendingResponse = try await client.post(account.serverURL, BackendRoutes.pending, PendingRequest(
+            let answer: PendingResponse = try await client(phoneId).post(account.serverURL, BackendRoutes.pending, PendingRequest(
                 deviceId: phone.deviceId, accountId: account.id, timestamp: time,
                 signature: Base64URL.encode(key.sign(SignedMessage.pending(accountId: account.id, timestamp: time)))))
             for operation in answer.operations { found[operation.sessionId] = operation }
@@ -376,7 +402,7 @@ public actor PhoneService {
                 signature = Base64URL.encode(key.sign(SignedMessage.confirm(
                     sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)))
             }
-            let response: ConfirmResponse = try await client.post(
+            let response: ConfirmResponse = try await client(phone.id).post(
                 active.serverURL, BackendRoutes.confirm(active.sessionId),
                 ConfirmRequest(deviceId: phone.deviceId, accountId: accountID, signature: signature, userInput: userInput))
             return update(phoneId) {
@@ -390,7 +416,7 @@ public actor PhoneService {
             let key = try Self.accountKey(accounts, accountID)
             let signature = key.sign(SignedMessage.transaction(sessionId: active.sessionId, challenge: active.challenge,
                                                                accountId: accountID, text: text))
-            let response: TransactionConfirmResponse = try await client.post(
+            let response: TransactionConfirmResponse = try await client(phone.id).post(
                 active.serverURL, BackendRoutes.confirmTransaction(active.sessionId),
                 TransactionConfirmRequest(deviceId: phone.deviceId, accountId: accountID, transaction: text,
                                           signature: Base64URL.encode(signature)))
@@ -406,7 +432,7 @@ public actor PhoneService {
             let accountKey = try Self.newKeyPair()
             let publicKey = Base64URL.encode(accountKey.publicKey)
             let message = SignedMessage.enrol(sessionId: active.sessionId, challenge: active.challenge, accountPublicKey: publicKey)
-            let response: SecondFactorResponse = try await client.post(
+            let response: SecondFactorResponse = try await client(phone.id).post(
                 active.serverURL, BackendRoutes.enrol(active.sessionId),
                 EnrolRequest(deviceId: phone.deviceId, accountPublicKey: publicKey,
                              accountSignature: Base64URL.encode(accountKey.sign(message)),
@@ -429,7 +455,7 @@ public actor PhoneService {
             let message = SignedMessage.verifyPin(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
             let response: SecondFactorResponse
             do {
-                response = try await client.post(active.serverURL, BackendRoutes.verifyPin(active.sessionId), VerifyPinRequest(
+                response = try await client(phone.id).post(active.serverURL, BackendRoutes.verifyPin(active.sessionId), VerifyPinRequest(
                     deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
                     biometricSignature: Base64URL.encode(biometricKey.sign(message)),
                     clearPinFailures: !phone.disallowPinChangeWithBiometric))
@@ -475,7 +501,7 @@ public actor PhoneService {
             let publicKey = Base64URL.encode(newKey.publicKey)
             let message = SignedMessage.rotate(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID,
                                                newPublicKey: publicKey)
-            let _: Acknowledged = try await client.post(active.serverURL, BackendRoutes.rotate(active.sessionId), RotateKeyRequest(
+            let _: Acknowledged = try await client(phone.id).post(active.serverURL, BackendRoutes.rotate(active.sessionId), RotateKeyRequest(
                 deviceId: phone.deviceId, accountId: accountID, newPublicKey: publicKey,
                 oldKeySignature: Base64URL.encode(oldKey.sign(message)), newKeySignature: Base64URL.encode(newKey.sign(message))))
             let secret = Data(newKey.exportSecretKey())
@@ -486,7 +512,7 @@ public actor PhoneService {
 
         case .abandonSession(let error):
             // Best effort: the flow has ended on the phone whether or not the backend hears it.
-            let _: Acknowledged? = try? await client.post(active.serverURL, BackendRoutes.abandon(active.sessionId),
+            let _: Acknowledged? = try? await client(phone.id).post(active.serverURL, BackendRoutes.abandon(active.sessionId),
                                                    AbandonRequest(deviceId: phone.deviceId, code: error.code))
             return .none
         }
@@ -500,7 +526,7 @@ public actor PhoneService {
         let accountKey = try Self.accountKey(accounts, accountID)
         let pinKey = try await derivePinKey(pin, salt: Array(salt))
         let message = SignedMessage.verifyPin(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
-        let response: SecondFactorResponse = try await client.post(
+        let response: SecondFactorResponse = try await client(phone.id).post(
             active.serverURL, BackendRoutes.verifyPin(active.sessionId),
             VerifyPinRequest(deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
                              pinSignature: Base64URL.encode(pinKey.sign(message))))
@@ -585,7 +611,7 @@ public actor PhoneService {
         let publicKey = Base64URL.encode(key.publicKey)
         let message = SignedMessage.setSecondFactor(sessionId: active.sessionId, challenge: active.challenge, factor: factor,
                                                     publicKey: publicKey)
-        return try await client.post(active.serverURL, BackendRoutes.setSecondFactor(active.sessionId), SetSecondFactorRequest(
+        return try await client(phone.id).post(active.serverURL, BackendRoutes.setSecondFactor(active.sessionId), SetSecondFactorRequest(
             deviceId: phone.deviceId, accountId: accountID, factor: factor, publicKey: publicKey,
             accountSignature: Base64URL.encode(accountKey.sign(message)), factorSignature: Base64URL.encode(key.sign(message))))
     }
@@ -649,7 +675,7 @@ public actor PhoneService {
         if let flow = flows[phoneId]?.machine.flow { events.send(.flowUpdate(flow), to: phoneId) }
     }
 
-    private func checkAllowed(_ url: URL?) throws(PhoneError) {
+    func checkAllowed(_ url: URL?) throws(PhoneError) {
         guard let url, let target = origin(of: url) else { throw .serverNotAllowed(url?.absoluteString ?? "(no URL)") }
         let allowed = configuration.allowedBackends().compactMap { URL(string: $0).flatMap(origin(of:)) }
         guard allowed.contains(target) else { throw .serverNotAllowed(target) }
@@ -660,7 +686,7 @@ public actor PhoneService {
         do { return try configuration.pinDerivation.keyPair(pin: pin, salt: salt) } catch { throw .crypto(error.description) }
     }
 
-    private static func accountKey(_ accounts: [AccountRecord], _ id: String) throws(PhoneError) -> Ed25519.KeyPair {
+    static func accountKey(_ accounts: [AccountRecord], _ id: String) throws(PhoneError) -> Ed25519.KeyPair {
         guard let account = accounts.first(where: { $0.id == id }) else {
             throw PhoneError(.notFound, "ACCOUNT_NOT_FOUND", "this phone has no account \(id)")
         }
@@ -680,16 +706,16 @@ public actor PhoneService {
                             penalisedFor: wire.penalisedFor, penalisedUntil: wire.penalisedUntil)
     }
 
-    private static func random(_ count: Int) throws(PhoneError) -> [UInt8] {
+    static func random(_ count: Int) throws(PhoneError) -> [UInt8] {
         do { return try Sodium.randomBytes(count) } catch { throw .crypto(error.description) }
     }
 
     /// Shaped like an FCM registration token: an instance id, `:APA91b`, and a long random tail.
-    private static func makeFCMToken() throws(PhoneError) -> String {
+    static func makeFCMToken() throws(PhoneError) -> String {
         "\(Base64URL.encode(try random(8))):APA91b\(Base64URL.encode(try random(100)))"
     }
 
-    private func phoneAndAccounts(_ id: String) async throws(PhoneError) -> (PhoneRecord, [AccountRecord]) {
+    func phoneAndAccounts(_ id: String) async throws(PhoneError) -> (PhoneRecord, [AccountRecord]) {
         let found = try await read { db -> (PhoneRecord, [AccountRecord])? in
             guard let phone = try PhoneRecord.fetchOne(db, key: id) else { return nil }
             let accounts = try AccountRecord.filter(AccountRecord.Columns.phoneId == id).order(AccountRecord.Columns.createdAt).fetchAll(db)
@@ -699,11 +725,11 @@ public actor PhoneService {
         return found
     }
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
         do { return try await database.writer.write(body) } catch { throw .storage(error) }
     }
 
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
         do { return try await database.writer.read(body) } catch { throw .storage(error) }
     }
 }

@@ -1,4 +1,5 @@
 import Broadcast
+import Faults
 import Foundation
 import GRDB
 import OutOfBand
@@ -39,10 +40,16 @@ public final class PushService: Sendable {
     /// Every new message with its token, for whatever acts on all phones' pushes.
     public let allDeliveries = Broadcaster<(token: String, message: InboxMessage)>()
 
-    public init(writer: any DatabaseWriter, configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = Date.init) throws {
+    let faults: FaultInjector?
+    let sleep: @Sendable (Duration) async throws -> Void
+
+    public init(writer: any DatabaseWriter, configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = Date.init,
+                faults: FaultInjector? = nil, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) throws {
         self.writer = writer
         self.configuration = configuration
         self.now = now
+        self.faults = faults
+        self.sleep = sleep
         try Self.migrator.migrate(writer)
     }
 
@@ -125,15 +132,31 @@ public final class PushService: Sendable {
         var message = request.message
         message.messageId = id
         message.from = configuration.project
-        let delivered = InboxMessage(id: id, name: name, receivedAt: now(), message: message)
+        switch faults?.strike([.push], requests: false) {
+        case .dropPush:
+            return name // accepted, and lost on its way to the phone
+        case .delayPush(let seconds):
+            let token = request.token
+            Task { [self] in
+                try await sleep(.seconds(seconds))
+                try? await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: token)
+            }
+            return name
+        default:
+            try await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: request.token)
+            return name
+        }
+    }
+
+    /// Puts a message in the phone's inbox and tells whoever listens for it.
+    private func deliver(_ delivered: InboxMessage, to token: String) async throws(FCMError) {
         do {
-            try await writer.write { db in try InboxRecord(delivered, token: request.token).insert(db) }
+            try await writer.write { db in try InboxRecord(delivered, token: token).insert(db) }
         } catch {
             throw .internalError("the push service's storage failed: \(error)")
         }
-        deliveries.send(delivered, to: request.token)
-        allDeliveries.send((request.token, delivered))
-        return name
+        deliveries.send(delivered, to: token)
+        allDeliveries.send((token, delivered))
     }
 
     /// Counts the send against the token's window; refuses it past the limit.

@@ -30,23 +30,35 @@ public struct Retrying: Sendable {
     }
 
     /// The value of the first successful attempt (nil if none), and every attempt made.
-    public func run<Value: Sendable>(_ attempt: @Sendable (Int) async -> AttemptOutcome<Value>) async -> (Value?, [AttemptRecord]) {
+    /// `observe` hears each attempt as it ends, with the wait before the next one (nil: none
+    /// follows), so a screen can show "attempt 2 of 4, next in 3.2 s".
+    public func run<Value: Sendable>(_ attempt: @Sendable (Int) async -> AttemptOutcome<Value>,
+                                     observe: @Sendable (AttemptRecord, Duration?) async -> Void = { _, _ in }) async -> (Value?, [AttemptRecord]) {
         var records: [AttemptRecord] = []
         var wait = Duration.zero
-        for number in 1...(policy.maxRetries + 1) {
+        let attempts = policy.maxRetries + 1
+        for number in 1...attempts {
             if wait > .zero {
                 do { try await sleep(wait) } catch { break } // cancelled
             }
+            if Task.isCancelled { break }
+            let record: AttemptRecord
             switch await attempt(number) {
             case .success(let value):
-                records.append(AttemptRecord(number: number, waitedBefore: wait, outcome: "success"))
+                record = AttemptRecord(number: number, waitedBefore: wait, outcome: "success")
+                records.append(record)
+                await observe(record, nil)
                 return (value, records)
             case .failure(let reason):
-                records.append(AttemptRecord(number: number, waitedBefore: wait, outcome: reason))
+                record = AttemptRecord(number: number, waitedBefore: wait, outcome: reason)
+                records.append(record)
+                await observe(record, nil)
                 return (nil, records)
             case .retryable(let reason, let retryAfter):
-                records.append(AttemptRecord(number: number, waitedBefore: wait, outcome: reason))
+                record = AttemptRecord(number: number, waitedBefore: wait, outcome: reason)
+                records.append(record)
                 wait = max(policy.delay(beforeRetry: number, unit: random()), retryAfter ?? .zero)
+                await observe(record, number < attempts ? wait : nil)
             }
         }
         return (nil, records)

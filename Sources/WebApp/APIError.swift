@@ -7,12 +7,14 @@ import OutOfBand
 import Phone
 
 /// Every refusal at the HTTP edge: a status, a stable code and a message, answered as
-/// `{"error": {"code", "message", "sdkCode"?}}`.
+/// `{"error": {"code", "message", "sdkCode"?, "attempts"?}}`.
 struct APIError: HTTPResponseError, Equatable {
     let status: HTTPResponse.Status
     let code: String
     let message: String
     var sdkCode: Int?
+    /// A retried operation's attempts, so that the caller sees each one and its outcome.
+    var attempts: [OperationProgress.Attempt]?
 
     init(_ status: HTTPResponse.Status, _ code: String, _ message: String, sdkCode: Int? = nil) {
         self.status = status
@@ -26,11 +28,12 @@ struct APIError: HTTPResponseError, Equatable {
             let code: String
             let message: String
             let sdkCode: Int?
+            let attempts: [OperationProgress.Attempt]?
         }
         let error: Detail
     }
 
-    var body: Body { Body(error: .init(code: code, message: message, sdkCode: sdkCode)) }
+    var body: Body { Body(error: .init(code: code, message: message, sdkCode: sdkCode, attempts: attempts)) }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let data = try WireJSON.encoder().encode(body)
@@ -62,6 +65,7 @@ struct APIError: HTTPResponseError, Equatable {
         case .unavailable: .serviceUnavailable
         }
         self.init(status, error.code, error.message, sdkCode: error.sdkCode)
+        attempts = error.attempts
     }
 
     /// A payload that does not decode is nextAuth's "QR parsing error" (32).

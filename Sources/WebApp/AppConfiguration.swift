@@ -19,6 +19,10 @@ public struct AppConfiguration: Sendable {
     public var push = PushService.Configuration()
     /// Wall-clock time, replaceable in tests.
     public var now: @Sendable () -> Date = Date.init
+    /// Waiting (retries, simulated time-outs, delayed pushes) and its jitter, replaceable in tests
+    /// so that a whole retry schedule runs without sleeping.
+    public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
     /// `Public/` and `Templates/` next to the package, found from this file rather than the
     /// working directory so that tests and `swift run` from anywhere see the same files.

@@ -1,4 +1,5 @@
 import Backend
+import Faults
 import Foundation
 import GRDB
 import Hummingbird
@@ -16,15 +17,18 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     async throws -> some ApplicationProtocol {
     let selfURL = ServerURL("http://\(configuration.host):\(configuration.port)")
     let (phoneDatabase, backendDatabase, pushDatabase) = try openDatabases(configuration)
+    let faults = FaultInjector(now: configuration.now, random: configuration.random)
     let backend = try DemoBackend(database: backendDatabase, configuration: configuration.backend,
-                                  baseURL: { selfURL.get() }, now: configuration.now)
+                                  baseURL: { selfURL.get() }, now: configuration.now, sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
     let phones = PhoneService(
         database: phoneDatabase,
         configuration: .init(allowedBackends: { [backendURL ?? selfURL.get()] },
-                             pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation)),
-        now: configuration.now)
-    let push = try PushService(writer: pushDatabase, configuration: configuration.push, now: configuration.now)
+                             pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
+                             sleep: configuration.sleep, random: configuration.random),
+        now: configuration.now, faults: faults)
+    let push = try PushService(writer: pushDatabase, configuration: configuration.push, now: configuration.now,
+                               faults: faults, sleep: configuration.sleep)
     for phone in try await phones.phones() { try await push.register(token: phone.fcmToken) }
     let templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
 
@@ -37,12 +41,13 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.addRoutes(PhonesController(phones: phones, push: push).endpoints, atPath: "/api/phones")
     PushController(push: push).addRoutes(to: router)
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: "/api/backend")
+    router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
     router.addRoutes(try PagesController(templates: templates, phones: phones).endpoints)
     router.get("/health") { _, _ in "ok" }
 
     let webSocketRouter = Router(context: AppRequestContext.self)
     webSocketRouter.add(middleware: ErrorMappingMiddleware())
-    StreamController(phones: phones, backend: backend, push: push).addRoutes(to: webSocketRouter)
+    StreamController(phones: phones, backend: backend, push: push, faults: faults).addRoutes(to: webSocketRouter)
 
     return Application(
         router: router,

@@ -117,6 +117,9 @@ struct BackendController {
             let input = try await request.decodeJSON(as: TransactionConfirmRequest.self, context: context)
             return try await backend.confirmTransaction(sessionId: id, input)
         }
+        routes.post("devices") { request, context in
+            try await backend.changeDeviceInformation(request.decodeJSON(as: DeviceInformationChangeRequest.self, context: context))
+        }
         routes.post("management") { request, context in
             try await backend.startManagement(request.decodeJSON(as: ManagementRequest.self, context: context))
         }
@@ -151,3 +154,4 @@ extension SecondFactorResponse: ResponseEncodable {}
 extension Acknowledged: ResponseEncodable {}
 extension PendingResponse: ResponseEncodable {}
 extension ManagementResponse: ResponseEncodable {}
+extension DeviceInformation: ResponseEncodable {}

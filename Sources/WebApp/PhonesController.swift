@@ -5,6 +5,7 @@ import Hummingbird
 import OutOfBand
 import Phone
 import PushService
+import Retry
 
 /// `/api/phones`: the simulated phones, their local data, out-of-band input, and the inbox of
 /// pushes the push service holds for each.
@@ -22,6 +23,19 @@ struct PhonesController {
 
     struct FlowStarted: ResponseEncodable {
         let flow: Flow
+    }
+
+    /// `{"name"?, "fcmToken"?, "disablePushNotifications"?, "retryPolicy"?}`.
+    struct ChangeDeviceInformation: Decodable {
+        let name: String?
+        let fcmToken: String?
+        let disablePushNotifications: Bool?
+        let retryPolicy: RetryPolicyBody?
+    }
+
+    /// `{"retryPolicy"?}` for a token refresh.
+    struct RotateToken: Decodable {
+        let retryPolicy: RetryPolicyBody?
     }
 
     /// A flow the phone starts itself.
@@ -66,6 +80,32 @@ struct PhonesController {
         }
         routes.delete("{id}/accounts") { _, context in
             try await phones.removeAllAccounts(phoneId: context.parameters.require("id"))
+        }
+        routes.get("{id}/device-information") { _, context in
+            try await phones.deviceInformation(context.parameters.require("id"))
+        }
+        // Seed 003's DeviceInformationChange, retried under the given policy (or the phone's default).
+        routes.put("{id}/device-information") { request, context in
+            let input = try await request.decodeJSON(as: ChangeDeviceInformation.self, context: context)
+            let change = DeviceInformationChange(name: input.name, fcmToken: input.fcmToken,
+                                                 disablePushNotifications: input.disablePushNotifications)
+            return try await phones.changeDeviceInformation(phoneId: context.parameters.require("id"), change,
+                                                            retry: try input.retryPolicy?.policy())
+        }
+        // The platform refreshes the phone's FCM token: the old one answers UNREGISTERED at once;
+        // the phone tells its backends of the new one, retrying, and until it lands their pushes fail.
+        routes.post("{id}/fcm-token/rotate") { request, context in
+            let input = try await request.decodeJSON(as: RotateToken.self, context: context)
+            let id = try context.parameters.require("id")
+            let retry = try input.retryPolicy?.policy()
+            let (old, new) = try await phones.refreshFCMToken(phoneId: id)
+            try await push.register(token: new)
+            try await push.retire(token: old)
+            return try await phones.changeDeviceInformation(phoneId: id, DeviceInformationChange(fcmToken: new), retry: retry)
+        }
+        routes.delete("{id}/operation") { _, context -> Response in
+            try await phones.cancelOperation(phoneId: context.parameters.require("id"))
+            return Response(status: .accepted)
         }
         routes.post("{id}/oob") { request, context -> EditedResponse<FlowStarted> in
             let id = try await phones.phone(id: context.parameters.require("id")).id
@@ -131,5 +171,45 @@ struct PhonesController {
         case ("push", _): throw APIError(.badRequest, "INVALID_FIELD", "the field 'push' must be an FCM message (an object)")
         default: throw APIError(.badRequest, "INVALID_FIELD", "the field '\(given[0])' must be a string")
         }
+    }
+}
+
+extension DeviceChangeResult: ResponseEncodable {}
+extension DeviceInformationView: ResponseEncodable {}
+
+/// A retry policy as JSON: `{"type": "none"}`, `{"type": "constant", "maxRetries", "delay"}` or
+/// `{"type": "exponential", "maxRetries", "initialDelay", "maximumDelay", "multiplier"}`, delays
+/// in seconds. Exponential waits use full jitter.
+struct RetryPolicyBody: Decodable {
+    let type: String
+    let maxRetries: Int?
+    let delay: Double?
+    let initialDelay: Double?
+    let maximumDelay: Double?
+    let multiplier: Double?
+
+    func policy() throws -> RetryPolicy {
+        func duration(_ value: Double?, _ field: String) throws -> Duration {
+            guard let value else { throw APIError(.badRequest, "INVALID_RETRY_POLICY", "the field '\(field)' is required for a \(type) policy") }
+            guard value.isFinite, value >= 0, value <= 3600 else {
+                throw APIError(.badRequest, "INVALID_RETRY_POLICY", "the field '\(field)' must be between 0 and 3600 seconds")
+            }
+            return .milliseconds(Int((value * 1000).rounded()))
+        }
+        func retries() throws -> Int {
+            guard let maxRetries else { throw APIError(.badRequest, "INVALID_RETRY_POLICY", "the field 'maxRetries' is required for a \(type) policy") }
+            return maxRetries
+        }
+        let policy: RetryPolicy
+        switch type {
+        case "none": policy = .none
+        case "constant": policy = .constant(maxRetries: try retries(), delay: try duration(delay, "delay"))
+        case "exponential":
+            guard let multiplier else { throw APIError(.badRequest, "INVALID_RETRY_POLICY", "the field 'multiplier' is required for an exponential policy") }
+            policy = .exponential(maxRetries: try retries(), initialDelay: try duration(initialDelay, "initialDelay"),
+                                  maximumDelay: try duration(maximumDelay, "maximumDelay"), multiplier: multiplier)
+        default: throw APIError(.badRequest, "INVALID_RETRY_POLICY", "the field 'type' must be none, constant or exponential")
+        }
+        do { return try policy.validated() } catch { throw APIError(.badRequest, error.code, error.message) }
     }
 }

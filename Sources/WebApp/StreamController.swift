@@ -1,6 +1,7 @@
 import AuthFlow
 import Backend
 import BackendAPI
+import Faults
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
@@ -14,6 +15,7 @@ struct StreamController {
     let phones: PhoneService
     let backend: DemoBackend
     let push: PushService
+    let faults: FaultInjector
     static let maxMessageSize = 16 * 1024
 
     /// A message from the phone's screen.
@@ -40,9 +42,11 @@ struct StreamController {
         case phone(PhoneDetail)
         case flowUpdate(Flow)
         case notification(PushService.InboxMessage)
+        case operation(OperationProgress)
+        case faults([FaultView])
         case error(code: String, message: String)
 
-        private enum Keys: String, CodingKey { case type, phone, flow, notification, error }
+        private enum Keys: String, CodingKey { case type, phone, flow, notification, operation, faults, error }
         private struct ErrorBody: Encodable { let code: String; let message: String }
 
         func encode(to encoder: Encoder) throws {
@@ -57,11 +61,23 @@ struct StreamController {
             case .notification(let message):
                 try container.encode("notification", forKey: .type)
                 try container.encode(message, forKey: .notification)
+            case .operation(let progress):
+                try container.encode("operation", forKey: .type)
+                try container.encode(progress, forKey: .operation)
+            case .faults(let list):
+                try container.encode("faults", forKey: .type)
+                try container.encode(list, forKey: .faults)
             case .error(let code, let message):
                 try container.encode("error", forKey: .type)
                 try container.encode(ErrorBody(code: code, message: message), forKey: .error)
             }
         }
+    }
+
+    /// The faults a phone's screen shows: its own, the backend's and the push service's.
+    static func faults(_ list: [Fault], for phoneId: String) -> [FaultView] {
+        list.filter { $0.target == .backend || $0.target == .push || $0.target == .phone(phoneId) }
+            .map(FaultView.init)
     }
 
     struct SessionMessage: Encodable {
@@ -80,7 +96,11 @@ struct StreamController {
             let events = phones.events.subscribe(id)
             let phone = try await phones.phone(id: id)
             let pushes = push.deliveries.subscribe(phone.fcmToken)
+            let faultChanges = faults.changes.subscribe()
             try await send(.phone(phone), outbound)
+            // faults in force come after the snapshot (none: nothing is sent)
+            let inForce = Self.faults(faults.active, for: id)
+            if !inForce.isEmpty { try await send(.faults(inForce), outbound) }
             // Messages that arrived while the phone was offline come first.
             for waiting in try await push.inbox(token: phone.fcmToken) { try await send(.notification(waiting), outbound) }
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -88,12 +108,16 @@ struct StreamController {
                     for await event in events {
                         switch event {
                         case .flowUpdate(let flow): try await send(.flowUpdate(flow), outbound)
-                        case .phoneChanged(let phone): try await send(.phone(phone), outbound)
+                        case .phoneChanged(let changed): try await send(.phone(changed), outbound)
+                        case .operation(let progress): try await send(.operation(progress), outbound)
                         }
                     }
                 }
                 group.addTask {
                     for await message in pushes { try await send(.notification(message), outbound) }
+                }
+                group.addTask {
+                    for await list in faultChanges { try await send(.faults(Self.faults(list, for: id)), outbound) }
                 }
                 for try await message in inbound.messages(maxSize: Self.maxMessageSize) {
                     guard case .text(let text) = message else {

@@ -75,6 +75,7 @@ struct ScreenMessage: Decodable {
     let flow: Flow?
     let phone: PhoneDetail?
     let notification: PushService.InboxMessage?
+    let operation: OperationProgress?
     let error: ErrorBody?
 }
 

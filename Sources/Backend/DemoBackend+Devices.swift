@@ -1,0 +1,52 @@
+import BackendAPI
+import Foundation
+import GRDB
+
+extension DemoBackend {
+    /// Seed 003's DeviceInformationChange: the backend keeps the device's name (unique among the
+    /// devices of its users) and the token its pushes go to.
+    public func changeDeviceInformation(_ request: DeviceInformationChangeRequest) async throws(BackendError) -> DeviceInformation {
+        let time = now()
+        guard abs(request.timestamp.timeIntervalSince(time)) <= Self.pendingClockSkew else {
+            throw BackendError(.badRequest, "STALE_REQUEST", "the request's timestamp is more than \(Int(Self.pendingClockSkew)) s from the server's clock")
+        }
+        if request.disablePushNotifications == true, request.fcmToken != nil {
+            throw BackendError.invalid("disablePushNotifications", "cannot go with a new fcmToken (a token enables pushes)")
+        }
+        try Self.checkDeviceInformation(name: request.name, nameField: "name", fcmToken: request.fcmToken)
+        return try await write { db in
+            let account = try Self.account(db, id: request.accountId, device: request.deviceId)
+            guard Self.verify(request.signature, SignedMessage.deviceChange(request), key: account.publicKey) else {
+                throw BackendError.invalidSignature
+            }
+            var device = try DeviceRecord.fetchOne(db, key: request.deviceId)
+                ?? DeviceRecord(deviceId: request.deviceId, name: request.deviceId, fcmToken: nil, updatedAt: time)
+            if let name = request.name, name != device.name {
+                let taken = try Bool.fetchOne(db, sql: """
+                    SELECT EXISTS (SELECT 1 FROM device
+                        JOIN account AS theirs ON theirs.deviceId = device.deviceId
+                        JOIN account AS mine ON mine.userId = theirs.userId AND mine.deviceId = ?
+                        WHERE device.name = ? AND device.deviceId != ?)
+                    """, arguments: [request.deviceId, name, request.deviceId]) ?? false
+                guard !taken else {
+                    throw BackendError(.conflict, "NAME_ALREADY_EXISTS", "another device of this user is already called \(name)")
+                }
+                device.name = name
+            }
+            if let token = request.fcmToken { device.fcmToken = token }
+            if request.disablePushNotifications == true { device.fcmToken = nil }
+            device.updatedAt = time
+            try device.save(db)
+            return DeviceInformation(deviceId: device.deviceId, name: device.name, fcmToken: device.fcmToken)
+        }
+    }
+
+    static func checkDeviceInformation(name: String?, nameField: String, fcmToken: String?) throws(BackendError) {
+        if let name, !(1...64).contains(name.count) || name.contains(where: \.isNewline) {
+            throw BackendError.invalid(nameField, "must be 1 to 64 characters on one line")
+        }
+        if let fcmToken, !(1...4096).contains(fcmToken.utf8.count) || !fcmToken.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
+            throw BackendError.invalid("fcmToken", "must be 1 to 4096 printable ASCII characters")
+        }
+    }
+}

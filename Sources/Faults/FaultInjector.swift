@@ -1,0 +1,160 @@
+import Broadcast
+import Foundation
+import Synchronization
+
+/// Where a fault strikes: one phone's requests to its backend, every request to the backend,
+/// or the push service (the backend's sends to it, and its deliveries to phones).
+public enum FaultTarget: Hashable, Sendable, CustomStringConvertible {
+    case phone(String)
+    case backend
+    case push
+
+    public var description: String {
+        switch self {
+        case .phone(let id): "phone \(id)"
+        case .backend: "the backend"
+        case .push: "the push service"
+        }
+    }
+}
+
+/// What a fault does.
+public enum FaultKind: Hashable, Sendable {
+    /// The connection is refused.
+    case unreachable
+    /// No answer comes: the request times out.
+    case hang
+    /// The server answers this status (with a `Retry-After` in seconds, if given).
+    case status(code: Int, retryAfter: Int?)
+    /// The answer comes late, by a random time within the bounds (milliseconds).
+    case latency(minimum: Int, maximum: Int)
+    /// The push service accepts a push and never delivers it.
+    case dropPush
+    /// The push service delivers a push this many seconds late.
+    case delayPush(seconds: Int)
+
+    /// Whether it acts on a request (rather than a push's delivery).
+    public var isRequestFault: Bool {
+        switch self {
+        case .dropPush, .delayPush: false
+        default: true
+        }
+    }
+}
+
+/// A fault in force. It clears itself when its uses run out or at `expiresAt`, whichever comes
+/// first, so a forgotten fault cannot break the next test.
+public struct Fault: Sendable, Equatable, Identifiable {
+    public var id: String
+    public var target: FaultTarget
+    public var kind: FaultKind
+    /// Requests (or pushes) it still affects; nil: every one until it expires.
+    public var remaining: Int?
+    public var createdAt: Date
+    public var expiresAt: Date
+}
+
+public struct FaultError: Error, Equatable, Sendable {
+    public let code: String
+    public let message: String
+
+    static func invalid(_ field: String, _ reason: String) -> FaultError {
+        FaultError(code: "INVALID_FIELD", message: "the field '\(field)' \(reason)")
+    }
+}
+
+/// The faults QA sets on purpose (seed 003's retries made visible): the only stand-in for a
+/// broken network, consulted where the parts talk to each other.
+public final class FaultInjector: Sendable {
+    public static let lifetimeLimit = 1...3600
+    public static let countLimit = 1...1000
+
+    private let faults = Mutex<[Fault]>([])
+    private let now: @Sendable () -> Date
+    private let random: @Sendable () -> Double
+    /// Every change of the list (a fault added, used up, cleared), for the screens.
+    public let changes = Broadcaster<[Fault]>()
+
+    public init(now: @escaping @Sendable () -> Date = Date.init, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        self.now = now
+        self.random = random
+    }
+
+    /// Adds a fault, or says which field cannot be taken.
+    public func add(target: FaultTarget, kind: FaultKind, count: Int?, lifetime: Int) throws(FaultError) -> Fault {
+        guard Self.lifetimeLimit.contains(lifetime) else { throw .invalid("seconds", "must be between 1 and 3600") }
+        if let count, !Self.countLimit.contains(count) { throw .invalid("count", "must be between 1 and 1000") }
+        switch (kind, target) {
+        case (.status(let code, let retryAfter), _):
+            guard (400...599).contains(code) else { throw .invalid("status", "must be an HTTP error status, 400 to 599") }
+            if let retryAfter, !(0...3600).contains(retryAfter) { throw .invalid("retryAfter", "must be between 0 and 3600 seconds") }
+        case (.latency(let minimum, let maximum), _):
+            guard (0...30_000).contains(minimum), (minimum...30_000).contains(maximum) else {
+                throw .invalid("latency", "needs 0 ≤ minimum ≤ maximum ≤ 30000 milliseconds")
+            }
+        case (.delayPush(let seconds), _) where !(1...600).contains(seconds):
+            throw .invalid("delay", "must be between 1 and 600 seconds")
+        default: break
+        }
+        if !kind.isRequestFault, target != .push { throw .invalid("kind", "drops and delays pushes: only the push service takes it") }
+        let time = now()
+        let fault = Fault(id: UUID().uuidString.lowercased(), target: target, kind: kind, remaining: count, createdAt: time,
+                          expiresAt: time.addingTimeInterval(TimeInterval(lifetime)))
+        publish { $0.append(fault) }
+        return fault
+    }
+
+    /// The faults in force now.
+    public var active: [Fault] {
+        let time = now()
+        return faults.withLock { $0.filter { $0.expiresAt > time } }
+    }
+
+    public func remove(id: String) -> Bool {
+        var found = false
+        publish { list in
+            found = list.contains { $0.id == id }
+            list.removeAll { $0.id == id }
+        }
+        return found
+    }
+
+    public func clear() { publish { $0.removeAll() } }
+
+    /// The fault that strikes one request (or push) from these targets, if any, using it up
+    /// once. The phone's own fault comes before the backend's.
+    public func strike(_ targets: [FaultTarget], requests: Bool) -> FaultKind? {
+        let time = now()
+        var struck: FaultKind?
+        let changed = faults.withLock { list -> [Fault]? in
+            let before = list.count
+            list.removeAll { $0.expiresAt <= time }
+            for target in targets {
+                guard let index = list.firstIndex(where: { $0.target == target && $0.kind.isRequestFault == requests }) else { continue }
+                struck = list[index].kind
+                if let remaining = list[index].remaining {
+                    if remaining <= 1 { list.remove(at: index) } else { list[index].remaining = remaining - 1 }
+                }
+                return list
+            }
+            return list.count != before ? list : nil
+        }
+        if let changed { changes.send(changed) }
+        return struck
+    }
+
+    /// A latency fault's wait, drawn within its bounds.
+    public func latency(_ minimum: Int, _ maximum: Int) -> Duration {
+        .milliseconds(minimum + Int((Double(maximum - minimum) * min(max(random(), 0), 0.999_999)).rounded(.down)))
+    }
+
+    private func publish(_ body: (inout [Fault]) -> Void) {
+        let time = now()
+        let list = faults.withLock { list -> [Fault] in
+            body(&list)
+            list.removeAll { $0.expiresAt <= time }
+            return list
+        }
+        changes.send(list)
+    }
+}

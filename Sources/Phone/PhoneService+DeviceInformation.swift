@@ -1,0 +1,156 @@
+import AuthFlow
+import BackendAPI
+import Foundation
+import GRDB
+import OutOfBand
+import Retry
+import SodiumKit
+import Synchronization
+
+extension PhoneService {
+    /// Seed 003's DeviceInformationChange: tells every backend the phone has accounts at, under
+    /// a retry policy, and keeps the change locally once they all have it. Each attempt reaches
+    /// the screen as it happens. With nothing to change it succeeds at once, asking no one. A
+    /// failure throws the last refusal (or DEVICE_INFORMATION_CHANGE_FAILED, or
+    /// OPERATION_CANCELLED) with every attempt listed.
+    public func changeDeviceInformation(phoneId: String, _ change: DeviceInformationChange,
+                                        retry: RetryPolicy? = nil) async throws(PhoneError) -> DeviceChangeResult {
+        let policy: RetryPolicy
+        do { policy = try (retry ?? configuration.deviceChangeRetry).validated() } catch {
+            throw PhoneError(.badRequest, error.code, error.message)
+        }
+        if let name = change.name, !(1...64).contains(name.trimmingCharacters(in: .whitespaces).count) || name.contains(where: \.isNewline) {
+            throw .invalid("name", "must be 1 to 64 characters on one line")
+        }
+        if change.disablePushNotifications == true, change.fcmToken != nil {
+            throw .invalid("disablePushNotifications", "cannot go with a new fcmToken (a token enables pushes)")
+        }
+        let (phone, accounts) = try await phoneAndAccounts(phoneId)
+        if operations[phoneId] != nil {
+            throw PhoneError(.conflict, "OPERATION_ACTIVE", "this phone is already changing its device information; wait or cancel it")
+        }
+        let id = UUID().uuidString.lowercased()
+        var progress = OperationProgress(id: id, kind: "deviceInformationChange", state: .running, maxAttempts: policy.maxRetries + 1,
+                                         attempts: [])
+        if change.isEmpty {
+            progress.state = .succeeded
+            return DeviceChangeResult(progress: progress, deviceInformation: try await deviceInformation(phoneId))
+        }
+        // one request per backend, signed by the first account there
+        var byServer: [String: AccountRecord] = [:]
+        for account in accounts where byServer[account.serverURL] == nil { byServer[account.serverURL] = account }
+        let targets = Array(byServer.values)
+        let retrying = Retrying(policy: policy, sleep: configuration.sleep, random: configuration.random)
+        let task = Task { [weak self] () -> Result<DeviceChangeResult, PhoneError> in
+            guard let self else { return .failure(PhoneError(.unavailable, "PHONE_GONE", "the phone service stopped")) }
+            return await self.runDeviceChange(change, phone: phone, targets: targets, retrying: retrying, progress: progress)
+        }
+        operations[phoneId] = task
+        events.send(.operation(progress), to: phoneId)
+        let result = await task.value
+        operations[phoneId] = nil
+        return try result.get()
+    }
+
+    /// Cancels the phone's retried operation; it ends as `cancelled` with the attempts made.
+    public func cancelOperation(phoneId: String) throws(PhoneError) {
+        guard let task = operations[phoneId] else { throw PhoneError(.conflict, "NO_OPERATION", "this phone is not retrying anything") }
+        task.cancel()
+    }
+
+    public func deviceInformation(_ phoneId: String) async throws(PhoneError) -> DeviceInformationView {
+        let (phone, accounts) = try await phoneAndAccounts(phoneId)
+        return DeviceInformationView(name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
+                                     pushNotifications: !phone.pushNotificationsDisabled, accounts: accounts.map(\.summary))
+    }
+
+    /// The platform refreshed the phone's FCM token (the caller retires the old one at the push
+    /// service): the phone keeps the new one and returns both.
+    public func refreshFCMToken(phoneId: String) async throws(PhoneError) -> (old: String, new: String) {
+        let old = try await phoneAndAccounts(phoneId).0.fcmToken
+        let new = try Self.makeFCMToken()
+        _ = try await change(phoneId) { phone throws(PhoneError) in phone.fcmToken = new }
+        return (old, new)
+    }
+
+    private func runDeviceChange(_ change: DeviceInformationChange, phone: PhoneRecord, targets: [AccountRecord],
+                                 retrying: Retrying, progress start: OperationProgress) async -> Result<DeviceChangeResult, PhoneError> {
+        progresses[phone.id] = start
+        defer { progresses[phone.id] = nil }
+        let client = client(phone.id)
+        let now = now
+        let lastRefusal = Mutex<PhoneError?>(nil)
+        let (done, records) = await retrying.run { _ -> AttemptOutcome<Bool> in
+            do throws(PhoneError) {
+                for account in targets {
+                    let key = try Self.accountKey([account], account.id)
+                    var request = DeviceInformationChangeRequest(
+                        deviceId: phone.deviceId, accountId: account.id, name: change.name, fcmToken: change.fcmToken,
+                        disablePushNotifications: change.disablePushNotifications, timestamp: now(), signature: "")
+                    request.signature = Base64URL.encode(key.sign(SignedMessage.deviceChange(request)))
+                    let _: DeviceInformation = try await client.post(account.serverURL, BackendRoutes.devices, request)
+                }
+                return .success(true)
+            } catch {
+                lastRefusal.withLock { $0 = error }
+                let reason = "\(error.code): \(error.message)"
+                return error.isRetryable ? .retryable(reason: reason, retryAfter: error.retryAfter) : .failure(reason: reason)
+            }
+        } observe: { [weak self] record, nextWait in
+            await self?.attempted(record, nextWait: nextWait, phoneId: phone.id)
+        }
+        var progress = progresses[phone.id] ?? start
+        progress.nextAttemptAt = nil
+        progress.nextAttemptIn = nil
+        guard done == true else {
+            let listed = records.map { "attempt \($0.number): \($0.outcome)" }.joined(separator: "; ")
+            let refusal = lastRefusal.withLock { $0 }
+            var error: PhoneError
+            if Task.isCancelled {
+                progress.state = .cancelled
+                error = PhoneError(.conflict, "OPERATION_CANCELLED", "the device information change was cancelled after: \(listed)")
+            } else if let refusal, !refusal.isRetryable {
+                progress.state = .failed
+                error = refusal
+            } else {
+                progress.state = .failed
+                error = PhoneError(.badGateway, "DEVICE_INFORMATION_CHANGE_FAILED",
+                                   "the device information did not change after \(records.count) attempt(s): \(listed)", sdkCode: 70)
+            }
+            progress.error = error.flowError
+            error.attempts = progress.attempts
+            events.send(.operation(progress), to: phone.id)
+            return .failure(error)
+        }
+        progress.state = .succeeded
+        do { try await keep(change, phoneId: phone.id) } catch { return .failure(error) }
+        events.send(.operation(progress), to: phone.id)
+        do { return .success(DeviceChangeResult(progress: progress, deviceInformation: try await deviceInformation(phone.id))) } catch {
+            return .failure(error)
+        }
+    }
+
+    /// One attempt ended: the screen learns what happened and when the next one starts.
+    private func attempted(_ record: AttemptRecord, nextWait: Duration?, phoneId: String) {
+        guard var progress = progresses[phoneId] else { return }
+        progress.attempts.append(OperationProgress.Attempt(number: record.number, waitedBefore: record.waitedBefore.inSeconds,
+                                                           outcome: record.outcome))
+        progress.state = nextWait == nil ? .running : .waiting
+        progress.nextAttemptIn = nextWait?.inSeconds
+        progress.nextAttemptAt = nextWait.map { now().addingTimeInterval($0.inSeconds) }
+        progresses[phoneId] = progress
+        events.send(.operation(progress), to: phoneId)
+    }
+
+    private func keep(_ change: DeviceInformationChange, phoneId: String) async throws(PhoneError) {
+        _ = try await self.change(phoneId) { phone throws(PhoneError) in
+            if let name = change.name { phone.name = name.trimmingCharacters(in: .whitespaces) }
+            if change.fcmToken != nil { phone.pushNotificationsDisabled = false }
+            if change.disablePushNotifications == true { phone.pushNotificationsDisabled = true }
+        }
+    }
+}
+
+extension Duration {
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

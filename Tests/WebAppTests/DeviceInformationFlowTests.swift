@@ -1,0 +1,228 @@
+import AuthFlow
+import Backend
+import Foundation
+import HummingbirdTesting
+import HummingbirdWSTesting
+import Phone
+import TestDoubles
+import Testing
+import WebApp
+
+/// Seed 003's DeviceInformationChange with its retry policy, the FCM token refresh, and faults
+/// set on purpose, on a live server. Waits go to a recorder: whole schedules run at once.
+@Suite(.timeLimit(.minutes(2))) struct DeviceInformationFlowTests {
+    struct Attempt: Decodable {
+        let number: Int
+        let waitedBefore: Double
+        let outcome: String
+    }
+    struct Refusal: Decodable {
+        struct Body: Decodable {
+            let code: String
+            let sdkCode: Int?
+            let attempts: [Attempt]?
+        }
+        let error: Body
+    }
+    struct Result: Decodable {
+        struct Progress: Decodable {
+            let state: String
+            let attempts: [Attempt]
+            let maxAttempts: Int
+        }
+        let progress: Progress
+        let deviceInformation: DeviceInformationView
+    }
+
+    static var exponential: [String: Any] { ["type": "exponential", "maxRetries": 3, "initialDelay": 1, "maximumDelay": 8, "multiplier": 2] }
+
+    /// A live app whose waits are recorded and whose jitter is always one half.
+    static func withEnrolledPhone(clock: TestClock = TestClock(Date()),
+                                  _ body: @escaping @Sendable (any TestClientProtocol, inout Screen, String, SleepRecorder) async throws -> Void)
+        async throws {
+        let sleeper = SleepRecorder()
+        var configuration = testConfiguration()
+        configuration.sleep = { sleeper.sleep($0) }
+        configuration.random = { 0.5 }
+        configuration.now = { clock.now() }
+        let app = try await buildApplication(configuration)
+        try await app.test(.live) { client in
+            let phone = try await client.createPhone()
+            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
+                var screen = Screen(inbound, outbound)
+                _ = try await screen.next()
+                try await enrol(client, &screen, phoneId: phone.id, user: "alice")
+                try await body(client, &screen, phone.id, sleeper)
+            }
+        }
+    }
+
+    @Test func aRetriedChangeWaitsAsThePolicyAndRetryAfterSay() async throws {
+        try await Self.withEnrolledPhone { client, screen, phoneId, sleeper in
+            let fault = try await client.send(.post, "/api/faults", json: [
+                "target": "phone", "phoneId": phoneId, "kind": "status", "status": 503, "retryAfter": 2, "count": 2])
+            #expect(fault.status == .created)
+            let answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information",
+                                               json: ["name": "Work phone", "retryPolicy": Self.exponential])
+            #expect(answer.status == .ok, "\(String(decoding: answer.body, as: UTF8.self))")
+            let result = try answer.decode(Result.self)
+            #expect(result.progress.state == "succeeded")
+            #expect(result.progress.maxAttempts == 4)
+            #expect(result.progress.attempts.map(\.outcome).map { $0.prefix(8) } == ["HTTP_503", "HTTP_503", "success"])
+            // full jitter gives 0.5 s and 1 s; Retry-After raises both to 2 s
+            #expect(result.progress.attempts.map(\.waitedBefore) == [0, 2, 2])
+            #expect(sleeper.recorded == [.seconds(2), .seconds(2)])
+            #expect(result.deviceInformation.name == "Work phone")
+            #expect(try await client.phoneDetail(phoneId).name == "Work phone")
+
+            // the screen saw each attempt, with the wait before the next
+            var waits: [Double] = []
+            var final: OperationProgress?
+            while final == nil {
+                guard let progress = try await screen.next().operation else { continue }
+                if progress.state == .waiting { waits.append(progress.nextAttemptIn ?? -1) }
+                if [.succeeded, .failed, .cancelled].contains(progress.state) { final = progress }
+            }
+            #expect(waits == [2, 2])
+            #expect(final?.state == .succeeded)
+            #expect(try await client.send(.get, "/api/faults").body.count < 20) // the fault used up its count
+        }
+    }
+
+    static func inboxCount(_ client: some TestClientProtocol, _ phoneId: String) async throws -> Int {
+        let inbox = try await client.send(.get, "/api/phones/\(phoneId)/inbox")
+        let object = try JSONSerialization.jsonObject(with: inbox.body) as? [String: Any]
+        return (object?["messages"] as? [Any])?.count ?? -1
+    }
+
+    @Test func onlyWhatCanSucceedLaterIsRetried() async throws {
+        try await Self.withEnrolledPhone { client, _, phoneId, sleeper in
+            // a refusal is final at once
+            _ = try await client.send(.post, "/api/faults", json: ["target": "backend", "kind": "status", "status": 400, "count": 1])
+            var answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information",
+                                               json: ["name": "x", "retryPolicy": Self.exponential])
+            #expect(answer.status == .badRequest)
+            var refusal = try answer.decode(Refusal.self)
+            #expect(refusal.error.code == "HTTP_400")
+            #expect(refusal.error.attempts?.count == 1)
+
+            // no connection, retried until the policy gives up; error 70 with every attempt
+            _ = try await client.send(.post, "/api/faults", json: ["target": "backend", "kind": "unreachable"])
+            answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information",
+                                           json: ["name": "y", "retryPolicy": ["type": "constant", "maxRetries": 2, "delay": 1.5]])
+            #expect(answer.status == .badGateway)
+            refusal = try answer.decode(Refusal.self)
+            #expect(refusal.error.code == "DEVICE_INFORMATION_CHANGE_FAILED")
+            #expect(refusal.error.sdkCode == 70)
+            #expect(refusal.error.attempts?.map(\.waitedBefore) == [0, 1.5, 1.5])
+            #expect(sleeper.recorded == [.milliseconds(1500), .milliseconds(1500)])
+
+            // nothing to change: done at once, asking no one (the backend is still unreachable)
+            answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information", json: [:])
+            #expect(answer.status == .ok)
+            #expect(try answer.decode(Result.self).progress.attempts.isEmpty)
+            #expect(try await client.phoneDetail(phoneId).name == "Test phone")
+
+            // a policy that makes no sense is refused by name
+            for policy: [String: Any] in [["type": "constant", "maxRetries": -1, "delay": 1], ["type": "exponential", "maxRetries": 2,
+                                            "initialDelay": 5, "maximumDelay": 1, "multiplier": 2], ["type": "sometimes"]] {
+                answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information", json: ["name": "z", "retryPolicy": policy])
+                #expect(answer.errorCode == "INVALID_RETRY_POLICY", "\(policy)")
+            }
+        }
+    }
+
+    @Test func aDeviceNameIsUniquePerUser() async throws {
+        try await Self.withEnrolledPhone { client, screen, phoneId, _ in
+            #expect(try await client.send(.put, "/api/phones/\(phoneId)/device-information", json: ["name": "Work phone"]).status == .ok)
+            let other = try await client.createPhone("Second")
+            try await client.ws("/api/phones/\(other.id)/stream") { inbound, outbound, _ in
+                var second = Screen(inbound, outbound)
+                _ = try await second.next()
+                try await enrol(client, &second, phoneId: other.id, user: "alice")
+            }
+            let answer = try await client.send(.put, "/api/phones/\(other.id)/device-information",
+                                               json: ["name": "Work phone", "retryPolicy": Self.exponential])
+            #expect(answer.status == .conflict)
+            #expect(try answer.decode(Refusal.self).error.attempts?.count == 1) // never retried
+            #expect(try await client.phoneDetail(other.id).name == "Second")
+            _ = screen
+        }
+    }
+
+    /// The platform refreshes the token: pushes to the old one fail at once; until the backend
+    /// learns the new one, so do the backend's pushes; then they arrive.
+    @Test func aRefreshedTokenReachesTheBackendWithRetries() async throws {
+        try await Self.withEnrolledPhone { client, _, phoneId, _ in
+            let before = try await client.phoneDetail(phoneId).fcmToken
+            _ = try await client.send(.post, "/api/faults", json: ["target": "phone", "phoneId": phoneId, "kind": "unreachable"])
+            var answer = try await client.send(.post, "/api/phones/\(phoneId)/fcm-token/rotate", json: ["retryPolicy": ["type": "none"]])
+            #expect(answer.status == .badGateway)
+            let after = try await client.phoneDetail(phoneId).fcmToken
+            #expect(after != before)
+            var pushed = try await client.startSession("login", user: "alice", extra: ["delivery": "push"])
+            #expect(pushed.dispatch == "dispatchTargetExpired") // the backend still has the retired token
+
+            _ = try await client.send(.delete, "/api/faults")
+            answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information", json: ["fcmToken": after])
+            #expect(answer.status == .ok)
+            pushed = try await client.startSession("login", user: "alice", extra: ["delivery": "push"])
+            #expect(pushed.dispatch == "dispatched")
+            #expect(try await Self.inboxCount(client, phoneId) == 1)
+
+            // with retries the rotation lands by itself
+            _ = try await client.send(.post, "/api/faults", json: ["target": "phone", "phoneId": phoneId, "kind": "hang", "count": 1])
+            answer = try await client.send(.post, "/api/phones/\(phoneId)/fcm-token/rotate", json: [:])
+            #expect(answer.status == .ok)
+            let result = try answer.decode(Result.self)
+            #expect(result.progress.attempts.count == 2)
+            #expect(result.progress.attempts.first?.outcome.contains("no answer") == true)
+            pushed = try await client.startSession("login", user: "alice", extra: ["delivery": "push"])
+            #expect(pushed.dispatch == "dispatched")
+        }
+    }
+
+    @Test func faultsEndFlowsAsTheSDKWouldAndClearThemselves() async throws {
+        let clock = TestClock(Date())
+        try await Self.withEnrolledPhone(clock: clock) { client, screen, phoneId, sleeper in
+            _ = try await client.send(.post, "/api/faults", json: ["target": "backend", "kind": "hang", "count": 1, "seconds": 60])
+            let session = try await client.startSession("login", user: "alice")
+            let started = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
+            #expect(started.status == .badGateway)
+            #expect(started.errorCode == "SERVER_CONNECTION_ERROR")
+            #expect(sleeper.recorded == [.seconds(10)]) // it waited for the time-out
+
+            // during a flow: the confirmation cannot get through, the flow ends with error 70
+            _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
+            _ = try await screen.settledFlow()
+            _ = try await client.send(.post, "/api/faults", json: ["target": "phone", "phoneId": phoneId, "kind": "unreachable", "seconds": 60])
+            try await screen.send(["action": "confirmSession"])
+            let flow = try await screen.settledFlow()
+            #expect(flow.state == .error)
+            #expect(flow.error?.sdkCode == 70)
+
+            // a push dropped: FCM accepted it, the phone never gets it
+            _ = try await client.send(.post, "/api/faults", json: ["target": "push", "kind": "dropPush", "count": 1])
+            let pushed = try await client.startSession("login", user: "alice", extra: ["delivery": "push"])
+            #expect(pushed.dispatch == "dispatched")
+            #expect(try await Self.inboxCount(client, phoneId) == 0)
+            _ = try await client.startSession("login", user: "alice", extra: ["delivery": "push"])
+            #expect(try await Self.inboxCount(client, phoneId) == 1) // only that one was dropped
+
+            // the phone's fault expires by itself
+            #expect(String(decoding: try await client.send(.get, "/api/faults").body, as: UTF8.self).contains("unreachable"))
+            clock.advance(61)
+            #expect(!String(decoding: try await client.send(.get, "/api/faults").body, as: UTF8.self).contains("unreachable"))
+
+            let refused: [([String: Any], String)] = [
+                (["target": "moon", "kind": "hang"], "INVALID_FIELD"), (["target": "backend", "kind": "dropPush"], "INVALID_FIELD"),
+                (["target": "backend", "kind": "status", "status": 200], "INVALID_FIELD"), (["target": "phone", "kind": "hang"], "INVALID_FIELD"),
+                (["target": "backend", "kind": "hang", "seconds": 0], "INVALID_FIELD"), (["target": "backend", "kind": "latency"], "INVALID_FIELD"),
+            ]
+            for (body, code) in refused {
+                #expect(try await client.send(.post, "/api/faults", json: body).errorCode == code, "\(body)")
+            }
+            #expect(try await client.send(.delete, "/api/faults/nope").status == .notFound)
+        }
+    }
+}
