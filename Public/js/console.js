@@ -1,5 +1,5 @@
 // Backend console: start demo sessions, show their QR / deep link, follow their status live.
-import { ReconnectingSocket, getJSON, postJSON, putJSON, el, clear, shortId, formatDateTime, showError, copyText, flashLabel, safeHref } from "./api.js";
+import { ReconnectingSocket, api, getJSON, postJSON, putJSON, el, clear, shortId, formatDateTime, showError, copyText, flashLabel, safeHref } from "./api.js";
 
 const form = document.getElementById("session-form");
 const typeSelect = document.getElementById("session-type");
@@ -441,6 +441,99 @@ policyForm.addEventListener("submit", async (event) => {
     policySave.disabled = false;
   }
 });
+
+// ---------------------------------------------------------------------------------------------
+// Faults on demand
+
+const faultForm = document.getElementById("fault-form");
+const faultTarget = document.getElementById("fault-target");
+const faultPhoneField = document.getElementById("fault-phone-field");
+const faultPhone = document.getElementById("fault-phone");
+const faultKind = document.getElementById("fault-kind");
+const faultList = document.getElementById("faults");
+const faultsEmpty = document.getElementById("faults-empty");
+const faultError = document.getElementById("fault-error");
+const numberOf = (id) => {
+  const v = document.getElementById(id).value.trim();
+  return v === "" ? undefined : Number(v);
+};
+
+function syncFaultFields() {
+  const phone = faultTarget.value === "phone";
+  faultPhoneField.hidden = !phone;
+  faultPhone.disabled = !phone;
+  if (phone) {
+    loadPhones().then(() => {
+      const chosen = faultPhone.value;
+      clear(faultPhone);
+      for (const p of phones) faultPhone.append(el("option", { value: String(p.id), text: `${p.name || "(unnamed)"} (${shortId(p.id)})` }));
+      if ([...faultPhone.options].some((o) => o.value === chosen)) faultPhone.value = chosen;
+    });
+  }
+  for (const param of faultForm.querySelectorAll(".fault-param")) param.hidden = param.dataset.kind !== faultKind.value;
+}
+
+function renderFaults(faults) {
+  clear(faultList);
+  faultsEmpty.hidden = faults.length > 0;
+  for (const f of faults) {
+    const remove = el("button", { type: "button", className: "btn btn-small fault-remove", text: "Remove" });
+    remove.addEventListener("click", async () => {
+      try {
+        await api("/api/faults/" + encodeURIComponent(f.id), { method: "DELETE" });
+      } catch (err) {
+        showError(faultError, err);
+      }
+      loadFaults();
+    });
+    faultList.append(
+      el(
+        "li",
+        { className: "fault-row", dataset: { faultId: String(f.id), kind: String(f.kind) } },
+        el("span", { className: "fault-text", text: f.description + (f.phoneId ? ` (phone ${shortId(f.phoneId)})` : "") }),
+        el("span", { className: "muted", text: "until " + formatDateTime(f.expiresAt) }),
+        remove,
+      ),
+    );
+  }
+}
+
+async function loadFaults() {
+  try {
+    const data = await getJSON("/api/faults");
+    renderFaults(Array.isArray(data && data.faults) ? data.faults : []);
+  } catch (err) {
+    showError(faultError, err);
+  }
+}
+
+faultTarget.addEventListener("change", syncFaultFields);
+faultKind.addEventListener("change", syncFaultFields);
+faultForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const body = { target: faultTarget.value, kind: faultKind.value, count: numberOf("fault-count"), seconds: numberOf("fault-seconds") };
+  if (body.target === "phone") body.phoneId = faultPhone.value;
+  if (body.kind === "status") Object.assign(body, { status: numberOf("fault-status"), retryAfter: numberOf("fault-retry-after") });
+  if (body.kind === "latency") Object.assign(body, { minimumMs: numberOf("fault-min-ms"), maximumMs: numberOf("fault-max-ms") });
+  if (body.kind === "delayPush") body.delaySeconds = numberOf("fault-delay");
+  showError(faultError, null);
+  try {
+    await postJSON("/api/faults", body);
+  } catch (err) {
+    showError(faultError, err);
+  }
+  loadFaults();
+});
+document.getElementById("faults-clear").addEventListener("click", async () => {
+  await api("/api/faults", { method: "DELETE" }).catch((err) => showError(faultError, err));
+  loadFaults();
+});
+syncFaultFields();
+loadFaults();
+// faults clear themselves: keep the list current while the page is looked at
+setInterval(() => {
+  if (document.visibilityState === "visible") loadFaults();
+}, 2000);
 
 getJSON("/api/backend/second-factor-policy")
   .then(showPolicy)

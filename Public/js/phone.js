@@ -11,6 +11,8 @@ const phoneId = document.body.dataset.phoneId || "";
 const phoneNameFromPage = document.body.dataset.phoneName || "";
 const screen = document.getElementById("screen");
 const toastBox = document.getElementById("toast");
+const operationBanner = document.getElementById("operation-banner");
+const faultStrip = document.getElementById("fault-strip");
 const clockEl = document.getElementById("clock");
 const connIndicator = document.getElementById("conn-indicator");
 const logBody = document.querySelector("#flow-log tbody");
@@ -217,6 +219,15 @@ function onSocketMessage(msg) {
     case "notification": {
       if (!msg.notification || typeof msg.notification !== "object") return;
       addPush(msg.notification);
+      break;
+    }
+    case "operation": {
+      if (!msg.operation || typeof msg.operation !== "object") return;
+      showOperation(msg.operation);
+      break;
+    }
+    case "faults": {
+      showFaults(Array.isArray(msg.faults) ? msg.faults : []);
       break;
     }
     case "error": {
@@ -525,6 +536,82 @@ function breakable(text) {
   return nodes;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Retried operations (seed 003's DeviceInformationChange) and faults set on purpose
+
+let operationTimer = null;
+
+/** The banner over the screen: "attempt 2 of 4, next in 3.2 s", a bar running down to it, Cancel. */
+function showOperation(progress) {
+  addOperationLog(progress);
+  clearInterval(operationTimer);
+  clear(operationBanner);
+  const attempts = Array.isArray(progress.attempts) ? progress.attempts : [];
+  const done = attempts.length;
+  const max = Number(progress.maxAttempts) || done || 1;
+  operationBanner.dataset.state = String(progress.state || "");
+  operationBanner.dataset.attempts = String(done);
+  const title = el("strong", { text: "Updating device information" });
+  const line = el("span", { id: "operation-line", className: "operation-line" });
+  const bar = el("span", { className: "operation-bar" }, el("span", { className: "operation-bar-fill" }));
+  const last = attempts.length ? attempts[attempts.length - 1].outcome : "";
+  const cancel = el("button", { id: "operation-cancel", type: "button", className: "btn btn-small", text: "Cancel" });
+  cancel.addEventListener("click", () =>
+    api(phonePath("/operation"), { method: "DELETE" }).catch((err) => showToast(err.code, err.message)),
+  );
+  if (progress.state === "waiting") {
+    const total = Number(progress.nextAttemptIn) || 0;
+    const deadline = Date.now() + total * 1000;
+    const tick = () => {
+      const left = Math.max(0, (deadline - Date.now()) / 1000);
+      line.textContent = `Attempt ${done} of ${max} failed (${last}). Attempt ${done + 1} of ${max} in ${left.toFixed(1)} s`;
+      bar.firstChild.style.width = total > 0 ? `${(100 * left) / total}%` : "0%";
+      if (left <= 0) clearInterval(operationTimer);
+    };
+    tick();
+    operationTimer = setInterval(tick, 100);
+    operationBanner.append(title, line, bar, cancel);
+  } else if (progress.state === "running") {
+    line.textContent = done ? `Attempt ${done + 1} of ${max}…` : `Attempt 1 of ${max}…`;
+    operationBanner.append(title, line, cancel);
+  } else {
+    const outcome = { succeeded: "Done", failed: "Failed", cancelled: "Cancelled" }[progress.state] || progress.state;
+    line.textContent = `${outcome} after ${done} attempt${done === 1 ? "" : "s"}` + (progress.error ? `: ${progress.error.code}` : ".");
+    operationBanner.append(title, line, el("ol", { className: "operation-attempts" }, attempts.map((a) => el("li", { text: `${a.outcome} (waited ${a.waitedBefore} s)` }))));
+    operationTimer = setTimeout(() => (operationBanner.hidden = true), progress.state === "succeeded" ? 3000 : 10000);
+  }
+  operationBanner.hidden = false;
+}
+
+/** Faults in force show as a strip at the top of the screen until they clear themselves. */
+function showFaults(faults) {
+  clear(faultStrip);
+  faultStrip.hidden = faults.length === 0;
+  faultStrip.dataset.count = String(faults.length);
+  for (const f of faults) {
+    faultStrip.append(el("span", { className: "fault-item", dataset: { kind: String(f.kind || "") }, text: `⚠ ${f.description} · until ${formatTime(f.expiresAt)}` }));
+  }
+}
+
+function addOperationLog(progress) {
+  const attempts = Array.isArray(progress.attempts) ? progress.attempts : [];
+  const last = attempts[attempts.length - 1];
+  const entry = { receivedAt: new Date().toISOString(), source: "operation", operation: progress };
+  state.log.push(entry);
+  logEmpty.hidden = true;
+  const row = el(
+    "tr",
+    { className: "operation-row", dataset: { state: String(progress.state || "") } },
+    el("td", { className: "nowrap", text: formatTime(entry.receivedAt) }),
+    el("td", {}, el("span", { className: "flow-type", text: "DEVICE_INFORMATION" }), " ", el("span", { className: "tag", text: "retry" })),
+    el("td", {}, el("span", { className: "badge", text: String(progress.state || "").toUpperCase() })),
+    el("td", { text: `attempt ${attempts.length} of ${progress.maxAttempts}` }),
+    el("td", { className: last && last.outcome !== "success" ? "warn-text" : "" }, breakable(last ? last.outcome : "—")),
+    el("td", { className: progress.error ? "error-text" : "" }, breakable(progress.error ? String(progress.error.code) : "—")),
+  );
+  logBody.insertBefore(row, logBody.firstChild);
+}
+
 function addLog(source, flow) {
   const entry = { receivedAt: new Date().toISOString(), source, flow };
   state.log.push(entry);
@@ -737,6 +824,7 @@ function renderHome(oobText) {
       pendingSection(),
       accounts.length ? securitySection(phone) : null,
       sensorSection(phone),
+      deviceSection(phone),
       settingsSection(phone),
     ),
   );
@@ -907,6 +995,69 @@ function sensorSection(phone) {
       ? null
       : el("div", { className: "row-actions" }, action("sensor-enrol", "Enrol another fingerprint", "POST"), count > 0 ? action("sensor-clear", "Remove all", "DELETE") : null),
     el("p", { className: "hint", text: "Enrolling another one invalidates the biometric key: its next use gives BIOMETRICS_REMOVED and falls back to the PIN." }),
+    errorBox,
+  );
+}
+
+/** Retry policies to choose from for a device information change (the first is the phone's default). */
+const RETRY_POLICIES = {
+  default: null,
+  none: { type: "none" },
+  constant: { type: "constant", maxRetries: 3, delay: 2 },
+  exponential: { type: "exponential", maxRetries: 5, initialDelay: 1, maximumDelay: 16, multiplier: 2 },
+};
+
+/** Seed 003's device information: the name, the FCM token and pushes, told to the backend with retries. */
+function deviceSection(phone) {
+  const errorBox = el("div", { id: "device-error", className: "error", role: "alert", hidden: true });
+  const policy = el(
+    "select",
+    { id: "device-retry-policy" },
+    el("option", { value: "default", text: "Retry: default (exponential, 3 retries, 1–8 s)" }),
+    el("option", { value: "none", text: "Retry: none" }),
+    el("option", { value: "constant", text: "Retry: constant, 3 × 2 s" }),
+    el("option", { value: "exponential", text: "Retry: exponential, 5 retries, 1–16 s" }),
+  );
+  const withPolicy = (body) => {
+    const chosen = RETRY_POLICIES[policy.value];
+    return chosen ? { ...body, retryPolicy: chosen } : body;
+  };
+  const nameInput = el("input", { id: "device-name", type: "text", maxlength: "64", value: phone.name || "", "aria-label": "Device name" });
+  const rename = el("button", { id: "device-rename", type: "button", className: "btn btn-small", text: "Rename" });
+  rename.addEventListener("click", () =>
+    withControl(rename, errorBox, () => putJSON(phonePath("/device-information"), withPolicy({ name: nameInput.value.trim() }))),
+  );
+  const rotate = el("button", { id: "rotate-token", type: "button", className: "btn btn-small", text: "Rotate FCM token" });
+  rotate.addEventListener("click", () => withControl(rotate, errorBox, () => postJSON(phonePath("/fcm-token/rotate"), withPolicy({}))));
+  const pushes = el("button", {
+    id: "toggle-pushes",
+    type: "button",
+    className: "btn btn-small",
+    text: phone.pushNotifications === false ? "Enable pushes" : "Disable pushes",
+  });
+  pushes.addEventListener("click", () =>
+    withControl(pushes, errorBox, () =>
+      putJSON(phonePath("/device-information"), withPolicy(phone.pushNotifications === false ? { fcmToken: phone.fcmToken } : { disablePushNotifications: true })),
+    ),
+  );
+  return el(
+    "section",
+    { id: "device-section", className: "home-section" },
+    el("h2", { className: "section-title", text: "Device information" }),
+    el(
+      "dl",
+      { className: "kv kv-compact" },
+      el("dt", { text: "Device id" }),
+      el("dd", {}, el("code", { text: shortId(phone.deviceId), title: String(phone.deviceId || "") })),
+      el("dt", { text: "FCM token" }),
+      el("dd", {}, el("code", { id: "device-fcm-token", text: String(phone.fcmToken || "").slice(0, 18) + "…", title: String(phone.fcmToken || "") })),
+      el("dt", { text: "Push notifications" }),
+      el("dd", { id: "device-pushes", text: phone.pushNotifications === false ? "off" : "on" }),
+    ),
+    el("div", { className: "inline-form" }, nameInput, rename),
+    el("div", { className: "row-actions device-actions" }, rotate, pushes),
+    policy,
+    el("p", { className: "hint", text: "The backend learns each change; rotating the token retires the old one at once, so pushes fail until the backend has the new one." }),
     errorBox,
   );
 }
@@ -1742,6 +1893,7 @@ if (!phoneId) {
     onMessage: onSocketMessage,
     onOpen: () => {
       state.firstMessage = true;
+      showFaults([]); // the server sends the faults in force, if any, after the snapshot
     },
     onClose: onSocketClose,
     onStatus: setConnection,

@@ -663,6 +663,48 @@ def test_change_pin_and_biometrics(driver):
         raise
 
 
+def test_retry_in_progress_with_a_fault(driver):
+    """Console: the backend answers 503 (Retry-After 2 s) to one phone, twice. The phone renames
+    itself: the screen shows the fault, each attempt and the countdown to the next, then success."""
+    suffix = uuid.uuid4().hex[:10]
+    windows = {}
+    try:
+        open_console(driver, windows)
+        _, phone_id = enrol_by_qr(driver, windows, f"frank-{suffix}", "Frank Example", f"Retry test {suffix}")
+
+        driver.switch_to.window(windows["console"])
+        Select(find(driver, "#fault-target")).select_by_value("phone")
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f'#fault-phone option[value="{phone_id}"]'), "phone missing from the fault form")
+        Select(find(driver, "#fault-phone")).select_by_value(phone_id)
+        Select(find(driver, "#fault-kind")).select_by_value("status")
+        for css, value in (("#fault-status", "503"), ("#fault-retry-after", "2"), ("#fault-count", "2")):
+            field = find(driver, css)
+            field.clear()
+            field.send_keys(value)
+        click(driver, "#fault-add")
+        wait_visible(driver, '#faults .fault-row[data-kind="status"]', "the fault is not listed")
+        assert "answers 503" in find(driver, "#faults").text
+
+        driver.switch_to.window(windows["phone"])
+        wait_visible(driver, "#fault-strip", "the phone does not show the fault")
+        Select(find(driver, "#device-retry-policy")).select_by_value("constant")
+        name = find(driver, "#device-name")
+        name.clear()
+        name.send_keys(f"Frank's phone {suffix}")
+        click(driver, "#device-rename")
+        wait_visible(driver, '#operation-banner[data-state="waiting"]', "no retry shown in progress")
+        wait_for(driver, lambda d: "of 4 in" in find(d, "#operation-line").text, "no countdown to the next attempt")
+        screenshot(driver, "retry-in-progress.png")
+        wait_for(driver, lambda d: find(d, "#operation-banner").get_attribute("data-state") == "succeeded", "the change never succeeded", timeout=30)
+        assert find(driver, "#operation-banner").get_attribute("data-attempts") == "3"
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#flow-log .operation-row")) >= 4
+        wait_for(driver, lambda d: not visible(d, "#fault-strip"), "the used-up fault is still shown")
+        wait_for(driver, lambda d: find(d, "#home-phone-name").text == f"Frank's phone {suffix}", "the new name is not shown")
+    except BaseException:
+        screenshot_on_failure(driver, windows)
+        raise
+
+
 def test_wrong_pin_policy_from_the_console(driver):
     """The console switches the Second Factor Server to the Nevis table and to a custom one, and
     refuses waits that are not whole seconds. Ends on the default."""
