@@ -823,6 +823,7 @@ function renderHome(oobText) {
       ),
       pendingSection(),
       accounts.length ? securitySection(phone) : null,
+      accounts.length ? localDataSection(phone) : null,
       sensorSection(phone),
       deviceSection(phone),
       settingsSection(phone),
@@ -927,18 +928,9 @@ function securitySection(phone) {
     b.addEventListener("click", () => startFrom(b, errorBox, "phone", () => postJSON(phonePath("/flows"), { type })));
     return b;
   };
-  // Removing all accounts resets the phone: a second tap confirms it.
-  const reset = el("button", { id: "remove-accounts", type: "button", className: "btn btn-small btn-danger", text: "Remove all accounts" });
-  reset.addEventListener("click", () => {
-    if (reset.dataset.armed !== "true") {
-      reset.dataset.armed = "true";
-      reset.textContent = "Tap again: remove all accounts and the PIN";
-      return;
-    }
-    withControl(reset, errorBox, async () => {
-      state.phone = await api(phonePath("/accounts"), { method: "DELETE" });
-      render(true);
-    });
+  const reset = confirmButton("remove-accounts", "Remove all accounts", "Tap again: remove all accounts and the PIN", errorBox, async () => {
+    state.phone = await api(phonePath("/accounts"), { method: "DELETE" });
+    render(true);
   });
   const yesNo = (value) => (value ? "yes" : "no");
   return el(
@@ -964,6 +956,65 @@ function securitySection(phone) {
     ),
     el("p", { className: "hint", text: "A blocked PIN is unblocked by a biometric, or by removing all accounts (which resets the phone; the accounts stay on the server)." }),
     reset,
+    errorBox,
+  );
+}
+
+/** A button that asks for a second tap before it acts (removals cannot be undone). */
+function confirmButton(id, label, confirmLabel, errorBox, action) {
+  const b = el("button", { id, type: "button", className: "btn btn-small btn-danger", text: label });
+  b.addEventListener("click", () => {
+    if (b.dataset.armed !== "true") {
+      b.dataset.armed = "true";
+      b.textContent = confirmLabel;
+      return;
+    }
+    withControl(b, errorBox, action);
+  });
+  return b;
+}
+
+/** Seed 003's LocalData: the accounts and authenticators this phone holds, and their removal. */
+function localDataSection(phone) {
+  const accounts = Array.isArray(phone.accounts) ? phone.accounts : [];
+  const bio = phone.biometrics || {};
+  const errorBox = el("div", { id: "local-data-error", className: "error", role: "alert", hidden: true });
+  const refresh = async (request) => {
+    await request();
+    state.phone = await getJSON(phonePath(""));
+    render(true);
+  };
+  const rows = accounts.map((a) =>
+    el(
+      "li",
+      { className: "local-account", dataset: { accountId: String(a.id) } },
+      el("span", { className: "account-main" }, el("span", { className: "account-name", text: accountLabel(a) }), el("span", { className: "account-server", text: (a.server && a.server.name) || "" })),
+      el(
+        "span",
+        { className: "row-actions" },
+        confirmButton("delete-local-" + a.id, "Delete locally", "Tap again: keys off this phone", errorBox, () =>
+          refresh(() => postJSON(phonePath("/local-data/delete-authenticator"), { userId: a.userId, aaid: "PIN" })),
+        ),
+        confirmButton("remove-account-" + a.id, "Remove", "Tap again: remove here and at the server", errorBox, () =>
+          refresh(() => api(phonePath("/accounts/" + encodeURIComponent(a.id)), { method: "DELETE" })),
+        ),
+      ),
+    ),
+  );
+  return el(
+    "section",
+    { id: "local-data-section", className: "home-section" },
+    el("h2", { className: "section-title", text: "Local data" }),
+    el(
+      "dl",
+      { className: "kv kv-compact" },
+      el("dt", { text: "Authenticator PIN" }),
+      el("dd", { id: "authenticator-pin", text: phone.hasPin ? "registered" : "none" }),
+      el("dt", { text: "Authenticator BIOMETRICS" }),
+      el("dd", { id: "authenticator-biometrics", text: bio.hasEnabledBiometrics ? "registered" : "none" }),
+    ),
+    el("ul", { id: "local-accounts", className: "local-accounts" }, rows),
+    el("p", { className: "hint", text: "Delete locally (deleteAuthenticator) leaves the account at the server; Remove deletes it on both sides." }),
     errorBox,
   );
 }

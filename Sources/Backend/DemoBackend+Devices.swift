@@ -41,6 +41,21 @@ extension DemoBackend {
         }
     }
 
+    /// The phone removes one of its accounts here too; its sessions stay in the history.
+    public func removeAccount(_ request: AccountRemovalRequest) async throws(BackendError) {
+        let time = now()
+        guard abs(request.timestamp.timeIntervalSince(time)) <= Self.pendingClockSkew else {
+            throw BackendError(.badRequest, "STALE_REQUEST", "the request's timestamp is more than \(Int(Self.pendingClockSkew)) s from the server's clock")
+        }
+        try await write { db in
+            let account = try Self.account(db, id: request.accountId, device: request.deviceId)
+            guard Self.verify(request.signature, SignedMessage.removeAccount(accountId: account.id, timestamp: request.timestamp),
+                              key: account.publicKey)
+            else { throw BackendError.invalidSignature }
+            try account.delete(db)
+        }
+    }
+
     static func checkDeviceInformation(name: String?, nameField: String, fcmToken: String?) throws(BackendError) {
         if let name, !(1...64).contains(name.count) || name.contains(where: \.isNewline) {
             throw BackendError.invalid(nameField, "must be 1 to 64 characters on one line")

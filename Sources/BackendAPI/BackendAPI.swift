@@ -276,6 +276,22 @@ public struct DeviceInformationChangeRequest: Codable, Sendable, Equatable {
     }
 }
 
+/// A phone removing one of its accounts from the backend too (the SDK's "remove account").
+public struct AccountRemovalRequest: Codable, Sendable, Equatable {
+    public var deviceId: String
+    public var accountId: String
+    public var timestamp: Date
+    /// The account key's signature over `SignedMessage.removeAccount`.
+    public var signature: String
+
+    public init(deviceId: String, accountId: String, timestamp: Date, signature: String) {
+        self.deviceId = deviceId
+        self.accountId = accountId
+        self.timestamp = timestamp
+        self.signature = signature
+    }
+}
+
 /// The device as the backend now knows it.
 public struct DeviceInformation: Codable, Sendable, Equatable {
     public var deviceId: String
@@ -405,6 +421,9 @@ public enum SignedMessage {
     public static func rotate(sessionId: String, challenge: String, accountId: String, newPublicKey: String) -> [UInt8] {
         Array("authphone/v1 rotate\n\(sessionId)\n\(challenge)\n\(accountId)\n\(newPublicKey)".utf8)
     }
+    public static func removeAccount(accountId: String, timestamp: Date) -> [UInt8] {
+        Array("authphone/v1 remove\n\(accountId)\n\(Int(timestamp.timeIntervalSince1970))".utf8)
+    }
     public static func deviceChange(_ request: DeviceInformationChangeRequest) -> [UInt8] {
         let disable = request.disablePushNotifications == true ? "disable" : ""
         return Array(("authphone/v1 device\n\(request.accountId)\n\(Int(request.timestamp.timeIntervalSince1970))\n"
@@ -429,6 +448,7 @@ public enum BackendRoutes {
     public static let pending = "/api/backend/pending"
     public static let management = "/api/backend/management"
     public static let devices = "/api/backend/devices"
+    public static let accountRemoval = "/api/backend/accounts/remove"
 }
 
 /// One JSON dialect for every party: ISO 8601 dates, sorted keys (stable output for tests and diffs).

@@ -235,3 +235,21 @@ extension AccountRecord {
                        server: ServerSummary(name: serverName, url: serverURL), createdAt: createdAt)
     }
 }
+
+/// The SDK's LocalData (seed 003): what the phone holds, and nothing the server holds.
+public struct LocalData: Codable, Sendable, Equatable {
+    public var deviceInformation: DeviceInformationView
+    public var accounts: [AccountSummary]
+    public var authenticators: [Authenticator]
+}
+
+/// A second factor the phone holds for its accounts. AuthPhone's factors belong to the device,
+/// so every account of a user shares them.
+public struct Authenticator: Codable, Sendable, Equatable {
+    /// `PIN` or `BIOMETRICS` (the seeds' AAIDs, by name).
+    public var aaid: String
+    public var userIds: [String]
+    public var registered: Bool
+    /// For biometrics: whether the enrolled features changed since the key was made.
+    public var invalidated: Bool?
+}

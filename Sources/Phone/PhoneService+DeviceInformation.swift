@@ -154,3 +154,59 @@ extension PhoneService {
 extension Duration {
     var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
+
+extension PhoneService {
+    public func localData(phoneId: String) async throws(PhoneError) -> LocalData {
+        let (phone, accounts) = try await phoneAndAccounts(phoneId)
+        let users = Array(Set(accounts.map(\.userId))).sorted()
+        return LocalData(
+            deviceInformation: try await deviceInformation(phoneId), accounts: accounts.map(\.summary),
+            authenticators: [
+                Authenticator(aaid: "PIN", userIds: users, registered: phone.pinSalt != nil && !accounts.isEmpty, invalidated: nil),
+                Authenticator(aaid: "BIOMETRICS", userIds: users, registered: phone.hasEnabledBiometrics,
+                              invalidated: phone.hasEnabledBiometrics ? phone.validBiometricKey == nil : nil),
+            ])
+    }
+
+    /// Nevis's deleteAuthenticator: local data only, the backend keeps the accounts. `PIN`
+    /// removes the user's accounts (their keys are what the PIN unlocks); `BIOMETRICS` removes
+    /// the biometric key; no AAID removes both.
+    public func deleteAuthenticator(phoneId: String, userId: String, aaid: String?) async throws(PhoneError) -> LocalData {
+        try refuseDuringFlow(phoneId)
+        guard aaid == nil || aaid == "PIN" || aaid == "BIOMETRICS" else { throw .invalid("aaid", "must be PIN or BIOMETRICS") }
+        let (_, accounts) = try await phoneAndAccounts(phoneId)
+        guard accounts.contains(where: { $0.userId == userId }) else {
+            throw PhoneError(.notFound, "USER_NOT_FOUND", "this phone has no account for the user \(userId)")
+        }
+        _ = try await change(phoneId) { phone throws(PhoneError) in
+            if aaid != "PIN" {
+                phone.biometricSecretKey = nil
+                phone.biometricKeySetVersion = nil
+            }
+        } also: { db, phone in
+            if aaid != "BIOMETRICS" {
+                _ = try AccountRecord.filter(AccountRecord.Columns.phoneId == phone.id && Column("userId") == userId).deleteAll(db)
+            }
+        }
+        return try await localData(phoneId: phoneId)
+    }
+
+    /// The SDK's account removal: at the backend (signed by the account key), then here.
+    public func removeAccount(phoneId: String, accountId: String) async throws(PhoneError) -> LocalData {
+        try refuseDuringFlow(phoneId)
+        let (phone, accounts) = try await phoneAndAccounts(phoneId)
+        guard let account = accounts.first(where: { $0.id == accountId }) else {
+            throw PhoneError(.notFound, "ACCOUNT_NOT_FOUND", "this phone has no account \(accountId)")
+        }
+        try checkAllowed(URL(string: account.serverURL))
+        let key = try Self.accountKey(accounts, accountId)
+        let time = now()
+        let _: Acknowledged = try await client(phoneId).post(account.serverURL, BackendRoutes.accountRemoval, AccountRemovalRequest(
+            deviceId: phone.deviceId, accountId: accountId, timestamp: time,
+            signature: Base64URL.encode(key.sign(SignedMessage.removeAccount(accountId: accountId, timestamp: time)))))
+        _ = try await change(phoneId) { _ throws(PhoneError) in } also: { db, _ in
+            _ = try AccountRecord.deleteOne(db, key: accountId)
+        }
+        return try await localData(phoneId: phoneId)
+    }
+}

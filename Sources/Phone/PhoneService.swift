@@ -145,7 +145,7 @@ public actor PhoneService {
     /// key, and a new device identity (the server's counters for the old one stay behind).
     /// The accounts stay on their servers.
     public func removeAllAccounts(phoneId: String) async throws(PhoneError) -> PhoneDetail {
-        if let active = flows[phoneId], !active.machine.flow.state.isFinal { throw .flowActive }
+        try refuseDuringFlow(phoneId)
         return try await change(phoneId) { phone throws(PhoneError) in
             phone.deviceId = UUID().uuidString
             phone.pinSalt = nil
@@ -156,6 +156,11 @@ public actor PhoneService {
         } also: { db, phone in
             _ = try AccountRecord.filter(AccountRecord.Columns.phoneId == phone.id).deleteAll(db)
         }
+    }
+
+    /// Local data changes wait until the flow that may be using them has ended.
+    func refuseDuringFlow(_ phoneId: String) throws(PhoneError) {
+        if let active = flows[phoneId], !active.machine.flow.state.isFinal { throw .flowActive }
     }
 
     /// Changes the phone's record (and, in the same transaction, anything else) and tells its screen.
@@ -180,7 +185,7 @@ public actor PhoneService {
     /// Redeems a decoded payload at its backend and starts the flow it names.
     public func startOutOfBand(phoneId: String, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
         let (phone, onPhone) = try await phoneAndAccounts(phoneId)
-        if let active = flows[phoneId], !active.machine.flow.state.isFinal { throw .flowActive }
+        try refuseDuringFlow(phoneId)
         guard !starting.contains(phoneId) else { throw .flowActive }
         let redeemURL = payload.redeemData.redeemURL
         try checkAllowed(redeemURL)
@@ -246,7 +251,7 @@ public actor PhoneService {
         default: throw .invalid("type", "must be CHANGE_PIN, ADD_BIOMETRICS or REMOVE_BIOMETRICS; the others start from the server")
         }
         let (phone, accounts) = try await phoneAndAccounts(phoneId)
-        if let active = flows[phoneId], !active.machine.flow.state.isFinal { throw .flowActive }
+        try refuseDuringFlow(phoneId)
         guard !starting.contains(phoneId) else { throw .flowActive }
         guard phone.pinSalt != nil, let account = accounts.first else {
             throw PhoneError(.conflict, "NOT_ENROLLED", "this phone has no account and no PIN yet; enrol first")

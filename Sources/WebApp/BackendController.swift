@@ -120,6 +120,10 @@ struct BackendController {
         routes.post("devices") { request, context in
             try await backend.changeDeviceInformation(request.decodeJSON(as: DeviceInformationChangeRequest.self, context: context))
         }
+        routes.post("accounts/remove") { request, context in
+            try await backend.removeAccount(request.decodeJSON(as: AccountRemovalRequest.self, context: context))
+            return Acknowledged()
+        }
         routes.post("management") { request, context in
             try await backend.startManagement(request.decodeJSON(as: ManagementRequest.self, context: context))
         }

@@ -33,6 +33,11 @@ struct PhonesController {
         let retryPolicy: RetryPolicyBody?
     }
 
+    struct DeleteAuthenticator: Decodable {
+        let userId: String
+        let aaid: String?
+    }
+
     /// `{"retryPolicy"?}` for a token refresh.
     struct RotateToken: Decodable {
         let retryPolicy: RetryPolicyBody?
@@ -80,6 +85,18 @@ struct PhonesController {
         }
         routes.delete("{id}/accounts") { _, context in
             try await phones.removeAllAccounts(phoneId: context.parameters.require("id"))
+        }
+        routes.get("{id}/local-data") { _, context in
+            try await phones.localData(phoneId: context.parameters.require("id"))
+        }
+        // Nevis's deleteAuthenticator(user, aaid?): this phone's data only.
+        routes.post("{id}/local-data/delete-authenticator") { request, context in
+            let input = try await request.decodeJSON(as: DeleteAuthenticator.self, context: context)
+            return try await phones.deleteAuthenticator(phoneId: context.parameters.require("id"), userId: input.userId, aaid: input.aaid)
+        }
+        // Remove one account from the phone and from its backend.
+        routes.delete("{id}/accounts/{account}") { _, context in
+            try await phones.removeAccount(phoneId: context.parameters.require("id"), accountId: context.parameters.require("account"))
         }
         routes.get("{id}/device-information") { _, context in
             try await phones.deviceInformation(context.parameters.require("id"))
@@ -176,6 +193,7 @@ struct PhonesController {
 
 extension DeviceChangeResult: ResponseEncodable {}
 extension DeviceInformationView: ResponseEncodable {}
+extension LocalData: ResponseEncodable {}
 
 /// A retry policy as JSON: `{"type": "none"}`, `{"type": "constant", "maxRetries", "delay"}` or
 /// `{"type": "exponential", "maxRetries", "initialDelay", "maximumDelay", "multiplier"}`, delays

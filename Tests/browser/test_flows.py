@@ -700,6 +700,14 @@ def test_retry_in_progress_with_a_fault(driver):
         assert len(driver.find_elements(By.CSS_SELECTOR, "#flow-log .operation-row")) >= 4
         wait_for(driver, lambda d: not visible(d, "#fault-strip"), "the used-up fault is still shown")
         wait_for(driver, lambda d: find(d, "#home-phone-name").text == f"Frank's phone {suffix}", "the new name is not shown")
+
+        # local data: removing the account asks for a second tap, then it is gone on both sides
+        account_id = find(driver, "#local-accounts .local-account").get_attribute("data-account-id")
+        click(driver, f"#remove-account-{account_id}")
+        assert "Tap again" in find(driver, f"#remove-account-{account_id}").text
+        assert find(driver, "#local-accounts .local-account"), "removed on the first tap"
+        click(driver, f"#remove-account-{account_id}")
+        wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, "#accounts .account"), "the account is still listed")
     except BaseException:
         screenshot_on_failure(driver, windows)
         raise
