@@ -182,6 +182,24 @@ import WebApp
         }
     }
 
+    /// Latency delays a request by a wait within its bounds; a delayed push arrives after its delay.
+    @Test func latencyAndDelayedPushes() async throws {
+        try await Self.withEnrolledPhone { client, screen, phoneId, sleeper in
+            _ = try await client.send(.post, "/api/faults", json: ["target": "backend", "kind": "latency", "minimumMs": 200,
+                                                                   "maximumMs": 400, "count": 1])
+            #expect(try await client.send(.put, "/api/phones/\(phoneId)/device-information", json: ["name": "Slow"]).status == .ok)
+            #expect(sleeper.recorded == [.milliseconds(300)]) // jitter one half of the way
+            _ = try await client.send(.post, "/api/faults", json: ["target": "push", "kind": "delayPush", "delaySeconds": 30, "count": 1])
+            let pushed = try await client.startSession("login", user: "alice", extra: ["delivery": "push"])
+            #expect(pushed.dispatch == "dispatched")
+            // the recorder lets the delay pass at once; the push then reaches the screen
+            var arrived: ScreenMessage
+            repeat { arrived = try await screen.next() } while arrived.notification == nil
+            #expect(try await Self.inboxCount(client, phoneId) == 1)
+            #expect(sleeper.recorded.last == .seconds(30))
+        }
+    }
+
     @Test func faultsEndFlowsAsTheSDKWouldAndClearThemselves() async throws {
         let clock = TestClock(Date())
         try await Self.withEnrolledPhone(clock: clock) { client, screen, phoneId, sleeper in
