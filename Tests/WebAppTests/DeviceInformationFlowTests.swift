@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import AuthFlow
 import Backend
 import Foundation
@@ -36,13 +37,14 @@ import WebApp
 
     static var exponential: [String: Any] { ["type": "exponential", "maxRetries": 3, "initialDelay": 1, "maximumDelay": 8, "multiplier": 2] }
 
-    /// A live app whose waits are recorded and whose jitter is always one half.
-    static func withEnrolledPhone(clock: TestClock = TestClock(Date()),
+    /// A live app whose waits are recorded and whose jitter is always one half (or whose waits
+    /// are the given ones).
+    static func withEnrolledPhone(clock: TestClock = TestClock(Date()), sleep: (@Sendable (Duration) async throws -> Void)? = nil,
                                   _ body: @escaping @Sendable (any TestClientProtocol, inout Screen, String, SleepRecorder) async throws -> Void)
         async throws {
         let sleeper = SleepRecorder()
         var configuration = testConfiguration()
-        configuration.sleep = { sleeper.sleep($0) }
+        configuration.sleep = sleep ?? { sleeper.sleep($0) }
         configuration.random = { 0.5 }
         configuration.now = { clock.now() }
         let app = try await buildApplication(configuration)
@@ -129,6 +131,30 @@ import WebApp
                 answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information", json: ["name": "z", "retryPolicy": policy])
                 #expect(answer.errorCode == "INVALID_RETRY_POLICY", "\(policy)")
             }
+        }
+    }
+
+    /// Cancel during the wait before a retry: the change ends as OPERATION_CANCELLED with the
+    /// attempts made, and nothing changed.
+    @Test func aRetryCanBeCancelled() async throws {
+        // a wait that only the cancel ends
+        try await Self.withEnrolledPhone(sleep: { _ in try await Task.sleep(for: .seconds(3600)) }) { client, screen, phoneId, _ in
+            _ = try await client.send(.post, "/api/faults", json: ["target": "phone", "phoneId": phoneId, "kind": "unreachable"])
+            async let answer = client.send(.put, "/api/phones/\(phoneId)/device-information",
+                                           json: ["name": "Never", "retryPolicy": Self.exponential])
+            var progress: OperationProgress?
+            repeat { progress = try await screen.next().operation } while progress?.state != .waiting
+            #expect(progress?.attempts.count == 1)
+            // the test client's one connection is busy with the PUT: cancel over another
+            var cancel = HTTPClientRequest(url: "http://127.0.0.1:\(try #require(client.port))/api/phones/\(phoneId)/operation")
+            cancel.method = .DELETE
+            #expect(try await HTTPClient.shared.execute(cancel, timeout: .seconds(10)).status == .accepted)
+            let refusal = try await answer
+            #expect(refusal.status == .conflict)
+            #expect(try refusal.decode(Refusal.self).error.code == "OPERATION_CANCELLED")
+            #expect(try refusal.decode(Refusal.self).error.attempts?.count == 1)
+            #expect(try await client.phoneDetail(phoneId).name == "Test phone")
+            #expect(try await client.send(.delete, "/api/phones/\(phoneId)/operation").errorCode == "NO_OPERATION")
         }
     }
 
