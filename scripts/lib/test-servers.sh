@@ -4,7 +4,7 @@
 #   start_server NAME PORT ARGS…   (serves in the background, waits until /health answers)
 #   free_port; print_server_logs
 
-binary=.build/debug/authphone
+binary=${AUTHPHONE_BINARY:-.build/debug/authphone} # a copy keeps a test run apart from a rebuild
 [[ -x "$binary" ]] || { echo "build first: swift build --build-tests" >&2; exit 1; }
 
 server_data=$(mktemp -d)
