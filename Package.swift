@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // already in the graph through async-http-client; HMAC-SHA1 is needed for RFC 4226's HOTP
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -31,15 +33,16 @@ let package = Package(
         ]),
         .target(name: "Broadcast"),
         .target(name: "Retry"),
+        .target(name: "OTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Faults", dependencies: ["Broadcast"]),
         .target(name: "Phone", dependencies: [
-            "AuthFlow", "BackendAPI", "Broadcast", "Faults", "OutOfBand", "Retry", "SodiumKit",
+            "AuthFlow", "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .target(name: "Backend", dependencies: [
-            "BackendAPI", "Broadcast", "Faults", "OutOfBand", "Retry", "SodiumKit", "CQRencode",
+            "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit", "CQRencode",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "PushService", dependencies: [
@@ -66,7 +69,8 @@ let package = Package(
         .testTarget(name: "OutOfBandTests", dependencies: ["OutOfBand"]),
         .testTarget(name: "PushServiceTests", dependencies: ["PushService", "OutOfBand", "TestDoubles"]),
         .testTarget(name: "AuthFlowTests", dependencies: ["AuthFlow"]),
-        .testTarget(name: "BackendTests", dependencies: ["Backend", "BackendAPI", "OutOfBand", "SodiumKit", "TestDoubles"]),
+        .testTarget(name: "BackendTests", dependencies: ["Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "TestDoubles"]),
+        .testTarget(name: "OTPTests", dependencies: ["OTP"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "TestDoubles"]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "TestDoubles"]),
         .testTarget(name: "WebAppTests", dependencies: [

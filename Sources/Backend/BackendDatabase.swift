@@ -99,6 +99,22 @@ public struct BackendDatabase: Sendable {
                 t.add(column: "biometricPublicKey", .blob)
             }
         }
+        migrator.registerMigration("backend-v6-offline-otp") { db in
+            try db.alter(table: "account") { t in
+                // the OTP's first half names the account; NULL for accounts enrolled without an OTP key
+                t.add(column: "otpReference", .integer)
+                t.add(column: "otpKey", .blob)
+                // consecutive wrong OTPs, and the time step of the last accepted one (no replay)
+                t.add(column: "otpFailures", .integer).notNull().defaults(to: 0)
+                t.add(column: "otpLastStep", .integer)
+            }
+            try db.create(index: "account_otpReference", on: "account", columns: ["otpReference"], unique: true)
+            try db.create(table: "serverFlag") { t in
+                t.primaryKey("name", .text)
+                t.column("enabled", .boolean).notNull()
+                t.column("updatedAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }
@@ -152,10 +168,23 @@ struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var deviceId: String
     var publicKey: Data
     var createdAt: Date
+    var otpReference: UInt32?
+    var otpKey: Data?
+    var otpFailures = 0
+    var otpLastStep: Int64?
 
     enum Columns {
         static let userId = Column(CodingKeys.userId)
+        static let otpReference = Column(CodingKeys.otpReference)
     }
+}
+
+/// A server flag (nextAuth's serverFlags) as set from the console or the REST API.
+struct ServerFlagRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "serverFlag"
+    var name: String
+    var enabled: Bool
+    var updatedAt: Date
 }
 
 /// Device information the phone gave at enrolment.

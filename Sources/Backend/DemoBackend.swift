@@ -19,19 +19,22 @@ public final class DemoBackend: Sendable {
         public var pushProject: String
         /// Retries of a push that FCM says may succeed later (429, 500, 503, no connection).
         public var pushRetry: RetryPolicy
+        /// Consecutive wrong offline OTPs an account takes before its OTP is locked (at most 100).
+        public var maxOTPFailures: Int
 
         public static let defaultPushRetry = RetryPolicy.exponential(
             maxRetries: 3, initialDelay: .milliseconds(500), maximumDelay: .seconds(4), multiplier: 2)
 
         public init(serverName: String = "AuthPhone demo backend", sessionLifetime: TimeInterval = 300,
                     secondFactorPolicy: SecondFactorPolicy = .nextAuth, pushURL: String? = nil, pushProject: String = "authphone",
-                    pushRetry: RetryPolicy = defaultPushRetry) {
+                    pushRetry: RetryPolicy = defaultPushRetry, maxOTPFailures: Int = OTPFailureLimit.maximum) {
             self.serverName = serverName
             self.sessionLifetime = sessionLifetime
             self.secondFactorPolicy = secondFactorPolicy
             self.pushURL = pushURL
             self.pushProject = pushProject
             self.pushRetry = pushRetry
+            self.maxOTPFailures = maxOTPFailures
         }
     }
 
@@ -258,6 +261,7 @@ public final class DemoBackend: Sendable {
             throw BackendError.invalid("pinPublicKey", "must be a base64url Ed25519 public key")
         }
         try Self.checkDeviceInformation(name: request.deviceName, nameField: "deviceName", fcmToken: request.fcmToken)
+        let otpAgreement = try request.otpPublicKey.map { key throws(BackendError) in try Self.agreeOTPKey(phonePublicKey: key) }
         let (record, response) = try await write { db in
             var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
             guard record.type == WireSessionType.enrol.rawValue else { throw BackendError.wrongState(record.status, expected: "an enrolment") }
@@ -284,8 +288,15 @@ public final class DemoBackend: Sendable {
                                                   isBlocked: false, penalisedUntil: nil, updatedAt: time, biometricPublicKey: nil)
                 try secondFactor.insert(db)
             }
-            let account = AccountRecord(id: UUID().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
+            var account = AccountRecord(id: UUID().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
                                         deviceId: request.deviceId, publicKey: Data(accountKey), createdAt: time)
+            var otp: WireOTPEnrolment?
+            if let otpAgreement, let phoneKey = request.otpPublicKey {
+                account.otpReference = try Self.freeOTPReference(db)
+                account.otpKey = Data(otpAgreement.sharedKey)
+                otp = self.otpEnrolment(otpAgreement, sessionId: record.id, accountId: account.id, reference: account.otpReference ?? 0,
+                                        phonePublicKey: phoneKey)
+            }
             try account.insert(db)
             try DeviceRecord(deviceId: request.deviceId, name: request.deviceName ?? request.deviceId,
                              fcmToken: request.fcmToken, updatedAt: time).save(db)
@@ -294,7 +305,7 @@ public final class DemoBackend: Sendable {
             record.updatedAt = time
             try record.update(db)
             return (record, SecondFactorResponse(result: .accepted, secondFactor: Self.wire(secondFactor, policy: policy, now: time),
-                                                 accountId: account.id, challenge: nil))
+                                                 accountId: account.id, challenge: nil, otp: otp))
         }
         publish(record)
         return response
@@ -373,7 +384,10 @@ public final class DemoBackend: Sendable {
                 case .removeBiometrics:
                     final.biometricPublicKey = nil
                     record.status = .completed
-                default: record.status = .loggedin
+                default:
+                    record.status = .loggedin
+                    // a login with the second factor vouches for the user: the offline OTP's failures start afresh
+                    _ = try AccountRecord.filter(key: account.id).updateAll(db, Column("otpFailures").set(to: 0))
                 }
             } else {
                 Self.afterRejection(&record, updated)
@@ -673,7 +687,7 @@ public final class DemoBackend: Sendable {
         case .latency(let minimum, let maximum):
             try? await sleep(faults.latency(minimum, maximum))
             return nil
-        case .dropPush, .delayPush:
+        case .dropPush, .delayPush, .offline:
             return nil
         }
     }
@@ -693,7 +707,7 @@ public final class DemoBackend: Sendable {
     }
 
     @discardableResult
-    private func publish(_ record: SessionRecord) -> BackendSession {
+    func publish(_ record: SessionRecord) -> BackendSession {
         let session = view(record)
         events.send(session)
         return session

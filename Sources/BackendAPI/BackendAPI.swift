@@ -157,9 +157,12 @@ public struct EnrolRequest: Codable, Sendable {
     /// Device information: where the backend can push to this phone, and its name.
     public var deviceName: String?
     public var fcmToken: String?
+    /// The phone's X25519 public key for the offline OTP key (seed 004); without it the
+    /// account has no offline OTP.
+    public var otpPublicKey: String?
 
     public init(deviceId: String, accountPublicKey: String, accountSignature: String, pinPublicKey: String, pinSignature: String,
-                deviceName: String?, fcmToken: String?) {
+                deviceName: String?, fcmToken: String?, otpPublicKey: String? = nil) {
         self.deviceId = deviceId
         self.accountPublicKey = accountPublicKey
         self.accountSignature = accountSignature
@@ -167,6 +170,22 @@ public struct EnrolRequest: Codable, Sendable {
         self.pinSignature = pinSignature
         self.deviceName = deviceName
         self.fcmToken = fcmToken
+        self.otpPublicKey = otpPublicKey
+    }
+}
+
+/// The backend's half of the offline OTP key agreement, signed by the server key over
+/// `SignedMessage.otpEnrolment` so that the phone knows it comes from the server it pins.
+public struct WireOTPEnrolment: Codable, Sendable, Equatable {
+    /// The account's 30-bit reference, the first half of every OTP it makes.
+    public var reference: UInt32
+    public var serverPublicKey: String
+    public var signature: String
+
+    public init(reference: UInt32, serverPublicKey: String, signature: String) {
+        self.reference = reference
+        self.serverPublicKey = serverPublicKey
+        self.signature = signature
     }
 }
 
@@ -340,12 +359,16 @@ public struct SecondFactorResponse: Codable, Sendable, Equatable {
     public var accountId: String?
     /// For the next attempt after a rejection, or the next step of a management flow.
     public var challenge: String?
+    /// Enrolment with an OTP key: the backend's half of it.
+    public var otp: WireOTPEnrolment?
 
-    public init(result: Result, secondFactor: WireSecondFactorAccount, accountId: String?, challenge: String?) {
+    public init(result: Result, secondFactor: WireSecondFactorAccount, accountId: String?, challenge: String?,
+                otp: WireOTPEnrolment? = nil) {
         self.result = result
         self.secondFactor = secondFactor
         self.accountId = accountId
         self.challenge = challenge
+        self.otp = otp
     }
 }
 
@@ -428,6 +451,11 @@ public enum SignedMessage {
         let disable = request.disablePushNotifications == true ? "disable" : ""
         return Array(("authphone/v1 device\n\(request.accountId)\n\(Int(request.timestamp.timeIntervalSince1970))\n"
             + "\(request.name ?? "")\n\(request.fcmToken ?? "")\n\(disable)").utf8)
+    }
+    /// Binds the backend's OTP key half and the reference to the enrolment and the phone's half.
+    public static func otpEnrolment(sessionId: String, accountId: String, reference: UInt32, serverPublicKey: String,
+                                    phonePublicKey: String) -> [UInt8] {
+        Array("authphone/v1 otp\n\(sessionId)\n\(accountId)\n\(reference)\n\(serverPublicKey)\n\(phonePublicKey)".utf8)
     }
     /// Bound to the time so that a captured request stops working within minutes.
     public static func pending(accountId: String, timestamp: Date) -> [UInt8] {

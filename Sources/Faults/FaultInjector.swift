@@ -22,6 +22,9 @@ public enum FaultTarget: Hashable, Sendable, CustomStringConvertible {
 public enum FaultKind: Hashable, Sendable {
     /// The connection is refused.
     case unreachable
+    /// The phone has no network at all (airplane mode): every request fails at once, and the
+    /// phone knows it, as a real one does (seed 004 skips the OTP countdown then).
+    case offline
     /// No answer comes: the request times out.
     case hang
     /// The server answers this status (with a `Retry-After` in seconds, if given).
@@ -97,6 +100,9 @@ public final class FaultInjector: Sendable {
         default: break
         }
         if !kind.isRequestFault, target != .push { throw .invalid("kind", "drops and delays pushes: only the push service takes it") }
+        if kind == .offline, case .phone = target {} else if kind == .offline {
+            throw .invalid("kind", "'offline' takes a phone off the network: only the target 'phone' takes it")
+        }
         let time = now()
         let fault = Fault(id: UUID().uuidString.lowercased(), target: target, kind: kind, remaining: count, createdAt: time,
                           expiresAt: time.addingTimeInterval(TimeInterval(lifetime)))
@@ -141,6 +147,11 @@ public final class FaultInjector: Sendable {
         }
         if let changed { changes.send(changed) }
         return struck
+    }
+
+    /// Whether the phone is off the network now (a fault it knows of without trying).
+    public func isOffline(phoneId: String) -> Bool {
+        active.contains { $0.target == .phone(phoneId) && $0.kind == .offline }
     }
 
     /// A latency fault's wait, drawn within its bounds.

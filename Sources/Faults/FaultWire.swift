@@ -1,7 +1,7 @@
 import Foundation
 
 /// A fault as a script or the console asks for one:
-/// `{"target": "backend" | "push" | "phone", "phoneId"?, "kind": "unreachable" | "hang" | "status"
+/// `{"target": "backend" | "push" | "phone", "phoneId"?, "kind": "unreachable" | "offline" | "hang" | "status"
 /// | "latency" | "dropPush" | "delayPush", "status"?, "retryAfter"?, "minimumMs"?, "maximumMs"?,
 /// "delaySeconds"?, "count"?, "seconds"?}`.
 public struct FaultRequest: Codable, Sendable, Equatable {
@@ -34,6 +34,7 @@ public struct FaultRequest: Codable, Sendable, Equatable {
         let kind: FaultKind
         switch self.kind {
         case "unreachable": kind = .unreachable
+        case "offline": kind = .offline
         case "hang": kind = .hang
         case "status":
             guard let status else { throw .invalid("status", "is required for the kind 'status'") }
@@ -46,7 +47,7 @@ public struct FaultRequest: Codable, Sendable, Equatable {
             guard let delaySeconds else { throw .invalid("delaySeconds", "is required for the kind 'delayPush'") }
             kind = .delayPush(seconds: delaySeconds)
         default:
-            throw .invalid("kind", "must be one of unreachable, hang, status, latency, dropPush, delayPush")
+            throw .invalid("kind", "must be one of unreachable, offline, hang, status, latency, dropPush, delayPush")
         }
         return (target, kind)
     }
@@ -86,6 +87,9 @@ public struct FaultView: Codable, Sendable, Equatable {
         case .unreachable:
             kind = "unreachable"
             what = "refuses connections"
+        case .offline:
+            kind = "offline"
+            what = "cannot be reached: the phone is offline (airplane mode)"
         case .hang:
             kind = "hang"
             what = "never answers (requests time out)"

@@ -52,6 +52,8 @@ struct BackendClient: Sendable {
         switch fault {
         case .unreachable:
             throw .serverConnection("connection refused (a fault set on purpose)")
+        case .offline:
+            throw .serverConnection("the phone has no network (offline, a fault set on purpose)")
         case .hang:
             try? await sleep(timeout)
             throw .serverConnection("no answer within \(timeout.components.seconds) s (a fault set on purpose)")

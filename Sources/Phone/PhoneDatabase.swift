@@ -76,6 +76,16 @@ public struct PhoneDatabase: Sendable {
                 t.add(column: "pushNotificationsDisabled", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("phone-v5-offline-otp") { db in
+            try db.alter(table: "phone") { t in
+                t.add(column: "otpCountdown", .integer).notNull().defaults(to: 60)
+            }
+            try db.alter(table: "account") { t in
+                // seed 004: the account's reference and the key agreed with its server at enrolment
+                t.add(column: "otpReference", .integer)
+                t.add(column: "otpKey", .blob)
+            }
+        }
         return migrator
     }
 }
@@ -105,6 +115,7 @@ struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var biometricUsesSinceLastPin = 0
     var lastPinAt: Date?
     var pushNotificationsDisabled = false
+    var otpCountdown = PhoneSettings.defaultOTPCountdown
 
     enum Columns {
         static let createdAt = Column(CodingKeys.createdAt)
@@ -123,6 +134,8 @@ struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var serverPublicKey: Data
     var secretKey: Data
     var createdAt: Date
+    var otpReference: UInt32?
+    var otpKey: Data?
 
     enum Columns {
         static let phoneId = Column(CodingKeys.phoneId)

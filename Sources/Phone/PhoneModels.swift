@@ -24,6 +24,8 @@ public struct PhoneDetail: Codable, Sendable, Equatable {
     public var biometrics: BiometricsState
     public var pushNotifications: Bool
     public var flow: Flow?
+    /// The last scanned session's start (seed 004): STARTING with its OTP offer, or how it ended.
+    public var session: SessionStart?
 }
 
 /// What a user (or the app's SDK configuration) sets on a phone: the options seeds 000, 001
@@ -46,8 +48,13 @@ public struct PhoneSettings: Codable, Sendable, Equatable {
     /// Show the server's visual hash when confirming an enrolment.
     public var showVisualHash: Bool
     public var pinChangeStyle: FlowOptions.PinChangeStyle
+    /// Seconds the screen waits for an unreachable backend before it offers the offline OTP by
+    /// itself (seed 004's suggested minute); the user can ask for it sooner.
+    public var otpCountdown: Int
 
     public static let limitRange = 0...31_536_000
+    public static let defaultOTPCountdown = 60
+    public static let otpCountdownRange = 0...600
 }
 
 /// A settings change: only the fields given change.
@@ -62,10 +69,12 @@ public struct PhoneSettingsChange: Codable, Sendable, Equatable {
     public var maxTimeSecondFactorWithoutPIN: Int?
     public var showVisualHash: Bool?
     public var pinChangeStyle: FlowOptions.PinChangeStyle?
+    public var otpCountdown: Int?
 
     public init(openPushesAtOnce: Bool? = nil, pinLength: Int? = nil, biometricSensor: Bool? = nil, biometricsDisabled: Bool? = nil,
                 legacyBioAddFlow: Bool? = nil, disallowPinChangeWithBiometric: Bool? = nil, maxNumberSecondFactorWithoutPIN: Int? = nil,
-                maxTimeSecondFactorWithoutPIN: Int? = nil, showVisualHash: Bool? = nil, pinChangeStyle: FlowOptions.PinChangeStyle? = nil) {
+                maxTimeSecondFactorWithoutPIN: Int? = nil, showVisualHash: Bool? = nil, pinChangeStyle: FlowOptions.PinChangeStyle? = nil,
+                otpCountdown: Int? = nil) {
         self.openPushesAtOnce = openPushesAtOnce
         self.pinLength = pinLength
         self.biometricSensor = biometricSensor
@@ -76,6 +85,7 @@ public struct PhoneSettingsChange: Codable, Sendable, Equatable {
         self.maxTimeSecondFactorWithoutPIN = maxTimeSecondFactorWithoutPIN
         self.showVisualHash = showVisualHash
         self.pinChangeStyle = pinChangeStyle
+        self.otpCountdown = otpCountdown
     }
 }
 
@@ -97,6 +107,7 @@ public enum PhoneEvent: Sendable, Equatable {
     case flowUpdate(Flow)
     case phoneChanged(PhoneDetail)
     case operation(OperationProgress)
+    case session(SessionStart)
 }
 
 /// A change of the device information (seed 003) as the phone asks for it.
@@ -165,7 +176,7 @@ extension PhoneRecord {
                       disallowPinChangeWithBiometric: disallowPinChangeWithBiometric,
                       maxNumberSecondFactorWithoutPIN: maxNumberSecondFactorWithoutPIN,
                       maxTimeSecondFactorWithoutPIN: maxTimeSecondFactorWithoutPIN, showVisualHash: showVisualHash,
-                      pinChangeStyle: pinChangeStyle)
+                      pinChangeStyle: pinChangeStyle, otpCountdown: otpCountdown)
     }
 
     var hasEnabledBiometrics: Bool { biometricSecretKey != nil }
@@ -217,6 +228,9 @@ extension PhoneRecord {
                 throw .invalid(field, "must be between 0 (no limit) and \(PhoneSettings.limitRange.upperBound)")
             }
         }
+        if let countdown = change.otpCountdown, !PhoneSettings.otpCountdownRange.contains(countdown) {
+            throw .invalid("otpCountdown", "must be between 0 and \(PhoneSettings.otpCountdownRange.upperBound) seconds")
+        }
         openPushesAtOnce = change.openPushesAtOnce ?? openPushesAtOnce
         biometricSensor = change.biometricSensor ?? biometricSensor
         biometricsDisabled = change.biometricsDisabled ?? biometricsDisabled
@@ -226,6 +240,7 @@ extension PhoneRecord {
         maxTimeSecondFactorWithoutPIN = change.maxTimeSecondFactorWithoutPIN ?? maxTimeSecondFactorWithoutPIN
         showVisualHash = change.showVisualHash ?? showVisualHash
         pinChangeStyle = change.pinChangeStyle ?? pinChangeStyle
+        otpCountdown = change.otpCountdown ?? otpCountdown
     }
 }
 

@@ -133,11 +133,11 @@ extension PhoneService {
     /// One attempt ended: the screen learns what happened and when the next one starts.
     private func attempted(_ record: AttemptRecord, nextWait: Duration?, phoneId: String) {
         guard var progress = progresses[phoneId] else { return }
-        progress.attempts.append(OperationProgress.Attempt(number: record.number, waitedBefore: record.waitedBefore.inSeconds,
+        progress.attempts.append(OperationProgress.Attempt(number: record.number, waitedBefore: record.waitedBefore.seconds,
                                                            outcome: record.outcome))
         progress.state = nextWait == nil ? .running : .waiting
-        progress.nextAttemptIn = nextWait?.inSeconds
-        progress.nextAttemptAt = nextWait.map { now().addingTimeInterval($0.inSeconds) }
+        progress.nextAttemptIn = nextWait?.seconds
+        progress.nextAttemptAt = nextWait.map { now().addingTimeInterval($0.seconds) }
         progresses[phoneId] = progress
         events.send(.operation(progress), to: phoneId)
     }
@@ -149,10 +149,6 @@ extension PhoneService {
             if change.disablePushNotifications == true { phone.pushNotificationsDisabled = true }
         }
     }
-}
-
-extension Duration {
-    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 extension PhoneService {

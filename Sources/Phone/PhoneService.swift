@@ -5,6 +5,7 @@ import Broadcast
 import Foundation
 import GRDB
 import NIOCore
+import OTP
 import OutOfBand
 import Retry
 import Faults
@@ -24,16 +25,21 @@ public actor PhoneService {
         /// The retry policy of a DeviceInformationChange the phone makes by itself (a refreshed
         /// FCM token), and of one a caller gives none for.
         public var deviceChangeRetry: RetryPolicy
+        /// How the phone keeps trying a backend it could not reach to fetch a scanned session.
+        public var sessionFetchRetry: RetryPolicy
         /// Waits between retries and their jitter: test doubles run a schedule without sleeping.
         public var sleep: @Sendable (Duration) async throws -> Void
         public var random: @Sendable () -> Double
 
         public static let defaultDeviceChangeRetry = RetryPolicy.exponential(
             maxRetries: 3, initialDelay: .seconds(1), maximumDelay: .seconds(8), multiplier: 2)
+        public static let defaultSessionFetchRetry = RetryPolicy.exponential(
+            maxRetries: 8, initialDelay: .seconds(1), maximumDelay: .seconds(30), multiplier: 2)
 
         public init(allowedBackends: @escaping @Sendable () -> [String], pinDerivation: PinKeyDerivation = .init(profile: .interactive),
                     pinPolicy: PinPolicy = .default, requestTimeout: TimeAmount = .seconds(10),
                     deviceChangeRetry: RetryPolicy = defaultDeviceChangeRetry,
+                    sessionFetchRetry: RetryPolicy = defaultSessionFetchRetry,
                     sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                     random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
             self.allowedBackends = allowedBackends
@@ -41,6 +47,7 @@ public actor PhoneService {
             self.pinPolicy = pinPolicy
             self.requestTimeout = requestTimeout
             self.deviceChangeRetry = deviceChangeRetry
+            self.sessionFetchRetry = sessionFetchRetry
             self.sleep = sleep
             self.random = random
         }
@@ -63,13 +70,15 @@ public actor PhoneService {
     let now: @Sendable () -> Date
     /// FlowUpdates and local-data changes, per phone id.
     public nonisolated let events = KeyedBroadcaster<String, PhoneEvent>()
-    private var flows: [String: ActiveFlow] = [:]
+    var flows: [String: ActiveFlow] = [:]
+    /// Each phone's last scanned session before its flow (seed 004), with its OTP offer.
+    var sessionStarts: [String: StartingSession] = [:]
     /// The retried operation each phone is running (one at a time), to cancel it.
     var operations: [String: Task<Result<DeviceChangeResult, PhoneError>, Never>] = [:]
     /// How each running operation stands.
     var progresses: [String: OperationProgress] = [:]
     /// Phones whose out-of-band payload is being redeemed: a second one must wait its turn.
-    private var starting: Set<String> = []
+    var starting: Set<String> = []
 
     public init(database: PhoneDatabase, configuration: Configuration, http: HTTPClient = .shared,
                 now: @escaping @Sendable () -> Date = Date.init, faults: FaultInjector? = nil) {
@@ -107,7 +116,7 @@ public actor PhoneService {
         return PhoneDetail(id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
                            createdAt: phone.createdAt, hasPin: phone.pinSalt != nil, pinLength: phone.pinLength,
                            accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics, pushNotifications: !phone.pushNotificationsDisabled,
-                           flow: flows[id]?.machine.flow)
+                           flow: flows[id]?.machine.flow, session: sessionStarts[id]?.session)
     }
 
     /// The phone that holds a push registration token, if any.
@@ -182,18 +191,34 @@ public actor PhoneService {
 
     // MARK: starting a flow
 
-    /// Redeems a decoded payload at its backend and starts the flow it names.
+    /// Redeems a decoded payload at its backend and starts the flow it names. Until the
+    /// session arrives it is STARTING (seed 004): an offline OTP is on offer, and a backend that
+    /// cannot be reached is tried again in the background (the caller hears error 70 at once).
     public func startOutOfBand(phoneId: String, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
         let (phone, onPhone) = try await phoneAndAccounts(phoneId)
         try refuseDuringFlow(phoneId)
-        guard !starting.contains(phoneId) else { throw .flowActive }
-        let redeemURL = payload.redeemData.redeemURL
-        try checkAllowed(redeemURL)
+        guard !starting.contains(phoneId), sessionStarts[phoneId]?.session.state != .starting else { throw .flowActive }
+        try checkAllowed(payload.redeemData.redeemURL)
         starting.insert(phoneId)
         defer { starting.remove(phoneId) }
+        announceSessionStart(phoneId, payload: payload, accounts: onPhone, countdown: phone.otpCountdown)
+        return try await fetchSessionAndStartFlow(phoneId, payload: payload)
+    }
 
+    /// A redeemed session the phone has checked, ready to become a flow.
+    struct PreparedFlow: Sendable {
+        let phone: PhoneRecord
+        let accounts: [AccountRecord]
+        let response: RedeemResponse
+        let info: SessionInfo
+    }
+
+    /// Redeems the token and checks what came back: the server's signature with the key the
+    /// phone pinned, and a type a server may start.
+    func redeemAndCheck(_ phoneId: String, payload: OutOfBandPayload) async throws(PhoneError) -> PreparedFlow {
+        let (phone, onPhone) = try await phoneAndAccounts(phoneId)
         let session: RedeemResponse = try await client(phoneId).post(
-            redeemURL.absoluteString, "", RedeemRequest(token: payload.redeemData.token, deviceId: phone.deviceId))
+            payload.redeemData.redeemURL.absoluteString, "", RedeemRequest(token: payload.redeemData.token, deviceId: phone.deviceId))
         guard let serverURL = URL(string: session.server.url) else { throw .serverResponse("the server URL is not a URL") }
         try checkAllowed(serverURL)
         guard let serverKey = Base64URL.decode(session.server.publicKey),
@@ -231,9 +256,15 @@ public actor PhoneService {
             announceInfo: session.announceInfo,
             enrolInfo: session.displayName.map { EnrolInfo(displayName: $0, nsAccounts: session.existingAccounts ?? []) },
             userId: session.userId, preselectedAccountId: session.accountId, transaction: session.transaction)
-        let (machine, action) = FlowMachine.start(id: UUID().uuidString.lowercased(), session: info,
-                                                  accounts: accounts.map(\.summary), phoneHasPin: phone.pinSalt != nil,
-                                                  options: phone.flowOptions(now: now()))
+        return PreparedFlow(phone: phone, accounts: accounts, response: session, info: info)
+    }
+
+    /// The session arrived and the phone accepted it: its flow starts.
+    func beginFlow(_ phoneId: String, _ prepared: PreparedFlow) async -> Flow {
+        let (machine, action) = FlowMachine.start(id: UUID().uuidString.lowercased(), session: prepared.info,
+                                                  accounts: prepared.accounts.map(\.summary), phoneHasPin: prepared.phone.pinSalt != nil,
+                                                  options: prepared.phone.flowOptions(now: now()))
+        let session = prepared.response
         flows[phoneId] = ActiveFlow(machine: machine, sessionId: session.sessionId, serverURL: session.server.url,
                                     server: session.server, challenge: session.challenge)
         await run(action, phoneId: phoneId)
@@ -364,7 +395,9 @@ public actor PhoneService {
         await run(action, phoneId: phoneId)
     }
 
+    /// Cancels the flow, or a scanned session still starting.
     public func cancel(phoneId: String) async throws(PhoneError) {
+        if cancelSessionStart(phoneId) { return }
         let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.cancel() }
         await run(action, phoneId: phoneId)
     }
@@ -374,7 +407,7 @@ public actor PhoneService {
     /// Publishes the flow and carries out the machine's actions until it waits for the user or
     /// ends. A flow that ends by abandoning its session tells the backend first, so that when
     /// the screen shows the end, both sides have ended.
-    private func run(_ first: FlowAction, phoneId: String, pin: GuardedBytes? = nil, oldPin: GuardedBytes? = nil) async {
+    func run(_ first: FlowAction, phoneId: String, pin: GuardedBytes? = nil, oldPin: GuardedBytes? = nil) async {
         var action = first
         while true {
             guard let active = flows[phoneId] else { return }
@@ -436,15 +469,21 @@ public actor PhoneService {
             let pinKey = try await derivePinKey(pin, salt: salt)
             let accountKey = try Self.newKeyPair()
             let publicKey = Base64URL.encode(accountKey.publicKey)
+            let otpKeyPair = try Self.newOTPKeyPair()
+            let otpPublicKey = Base64URL.encode(otpKeyPair.publicKey)
             let message = SignedMessage.enrol(sessionId: active.sessionId, challenge: active.challenge, accountPublicKey: publicKey)
             let response: SecondFactorResponse = try await client(phone.id).post(
                 active.serverURL, BackendRoutes.enrol(active.sessionId),
                 EnrolRequest(deviceId: phone.deviceId, accountPublicKey: publicKey,
                              accountSignature: Base64URL.encode(accountKey.sign(message)),
                              pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message)),
-                             deviceName: phone.name, fcmToken: phone.fcmToken))
+                             deviceName: phone.name, fcmToken: phone.fcmToken, otpPublicKey: otpPublicKey))
             if response.result == .accepted, let accountId = response.accountId {
-                try await storeAccount(accountId, accountKey, active, phone: phone, newSalt: use == .setNew ? salt : nil)
+                let otp = try response.otp.map { answer throws(PhoneError) in
+                    try Self.otpKey(answer, keyPair: otpKeyPair, phonePublicKey: otpPublicKey, sessionId: active.sessionId,
+                                    accountId: accountId, server: active.server)
+                }
+                try await storeAccount(accountId, accountKey, active, phone: phone, newSalt: use == .setNew ? salt : nil, otp: otp)
             }
             return secondFactorChecked(response, phoneId: phoneId)
 
@@ -639,12 +678,13 @@ public actor PhoneService {
     }
 
     private func storeAccount(_ id: String, _ key: Ed25519.KeyPair, _ active: ActiveFlow, phone: PhoneRecord,
-                              newSalt: [UInt8]?) async throws(PhoneError) {
+                              newSalt: [UInt8]?, otp: (reference: UInt32, key: [UInt8])?) async throws(PhoneError) {
         guard let serverKey = Base64URL.decode(active.server.publicKey) else { throw .serverResponse("bad server key") }
         let session = active.machine.flow.session
         let account = AccountRecord(
             id: id, phoneId: phone.id, userId: session?.userId ?? "", displayName: session?.enrolInfo?.displayName ?? "", serverName: active.server.name, serverURL: active.serverURL,
-            serverPublicKey: Data(serverKey), secretKey: Data(key.exportSecretKey()), createdAt: now())
+            serverPublicKey: Data(serverKey), secretKey: Data(key.exportSecretKey()), createdAt: now(),
+            otpReference: otp?.reference, otpKey: otp.map { Data($0.key) })
         try await write { db in
             try account.insert(db)
             if let newSalt {
@@ -704,6 +744,25 @@ public actor PhoneService {
 
     private static func newKeyPair() throws(PhoneError) -> Ed25519.KeyPair {
         do { return try .generate() } catch { throw .crypto(error.description) }
+    }
+
+    private static func newOTPKeyPair() throws(PhoneError) -> KeyExchange.KeyPair {
+        do { return try .generate() } catch { throw .crypto(error.description) }
+    }
+
+    /// The offline OTP key (seed 004) from the backend's half, once the server key the phone
+    /// pins vouches for that half and the account's reference.
+    private static func otpKey(_ answer: WireOTPEnrolment, keyPair: KeyExchange.KeyPair, phonePublicKey: String, sessionId: String,
+                               accountId: String, server: WireServer) throws(PhoneError) -> (reference: UInt32, key: [UInt8]) {
+        let message = SignedMessage.otpEnrolment(sessionId: sessionId, accountId: accountId, reference: answer.reference,
+                                                 serverPublicKey: answer.serverPublicKey, phonePublicKey: phonePublicKey)
+        guard answer.reference < OfflineOTP.referenceCount, let serverKey = Base64URL.decode(server.publicKey),
+              let signature = Base64URL.decode(answer.signature), let backendHalf = Base64URL.decode(answer.serverPublicKey),
+              Ed25519.verify(signature: signature, message: message, publicKey: serverKey)
+        else { throw .serverAuthentication("the offline OTP key is not signed by the server's key") }
+        do { return (answer.reference, try keyPair.clientSharedKey(serverPublicKey: backendHalf)) } catch {
+            throw .serverResponse("the server's offline OTP key cannot be used: \(error.description)")
+        }
     }
 
     private static func secondFactorAccount(_ wire: WireSecondFactorAccount) -> SecondFactorAccount {

@@ -62,7 +62,7 @@ public enum RetryPolicy: Sendable, Equatable, Codable {
 
 extension Duration {
     /// The duration in seconds, as a number to compute with.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 public struct RetryPolicyError: Error, Equatable, Sendable, CustomStringConvertible {

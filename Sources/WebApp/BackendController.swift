@@ -63,6 +63,20 @@ struct BackendController {
         }
     }
 
+    /// What a relying party sends to log a session in with an offline OTP.
+    struct OTPLogin: Decodable {
+        let otp: String
+    }
+
+    /// nextAuth's serverFlags, by name.
+    struct ServerFlags: ResponseEncodable {
+        let flags: [String: Bool]
+    }
+
+    struct ServerFlagsChange: Decodable {
+        let flags: [String: Bool]
+    }
+
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.post("sessions") { request, context -> EditedResponse<BackendSession> in
@@ -80,10 +94,21 @@ struct BackendController {
             let change = try await request.decodeJSON(as: PolicyChange.self, context: context)
             return PolicyView(try await backend.setSecondFactorPolicy(change.policy()))
         }
+        routes.get("server-flags") { _, _ in ServerFlags(flags: try await backend.serverFlags()) }
+        routes.put("server-flags") { request, context in
+            let change = try await request.decodeJSON(as: ServerFlagsChange.self, context: context)
+            return ServerFlags(flags: try await backend.setServerFlags(change.flags))
+        }
         routes.get("sessions") { _, _ in SessionList(sessions: try await backend.recentSessions()) }
         routes.get("sessions/{id}") { _, context in
             let id = try context.parameters.require("id")
             return try await backend.session(id: id)
+        }
+        // The relying party's side of seed 004: the OTP the user read off the phone.
+        routes.post("sessions/{id}/otp-login") { request, context in
+            let id = try context.parameters.require("id")
+            let input = try await request.decodeJSON(as: OTPLogin.self, context: context)
+            return try await backend.otpLogin(sessionId: id, otp: input.otp)
         }
         routes.get("sessions/{id}/qr.svg") { _, context in
             let id = try context.parameters.require("id")

@@ -43,6 +43,11 @@ struct PhonesController {
         let retryPolicy: RetryPolicyBody?
     }
 
+    /// nextAuth's generateOTP: the account to generate it for (needed with several).
+    struct GenerateOTP: Decodable {
+        let account: String?
+    }
+
     /// A flow the phone starts itself.
     struct StartFlow: Decodable {
         let type: FlowType
@@ -129,6 +134,12 @@ struct PhonesController {
             let payload = try await Self.payload(from: request, context: context)
             let flow = try await phones.startOutOfBand(phoneId: id, payload: payload)
             return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
+        }
+        // Seed 004: the offline OTP for the scanned session, which it ends.
+        routes.post("{id}/otp") { request, context in
+            let id = try context.parameters.require("id")
+            let input = try await request.decodeJSON(as: GenerateOTP.self, context: context)
+            return try await phones.generateOTP(phoneId: id, accountId: input.account)
         }
         // The pull fallback: the phone asks its backends what is waiting for it.
         routes.get("{id}/pending") { _, context in

@@ -7,3 +7,4 @@ import Phone
 extension PhoneSummary: ResponseEncodable {}
 extension PhoneDetail: ResponseEncodable {}
 extension BackendSession: ResponseEncodable {}
+extension SessionStart: ResponseEncodable {}

@@ -43,10 +43,12 @@ struct StreamController {
         case flowUpdate(Flow)
         case notification(PushService.InboxMessage)
         case operation(OperationProgress)
+        /// A scanned session before its flow (seed 004): STARTING with its OTP offer, READY, STOPPED.
+        case session(SessionStart)
         case faults([FaultView])
         case error(code: String, message: String)
 
-        private enum Keys: String, CodingKey { case type, phone, flow, notification, operation, faults, error }
+        private enum Keys: String, CodingKey { case type, phone, flow, notification, operation, session, faults, error }
         private struct ErrorBody: Encodable { let code: String; let message: String }
 
         func encode(to encoder: Encoder) throws {
@@ -64,6 +66,9 @@ struct StreamController {
             case .operation(let progress):
                 try container.encode("operation", forKey: .type)
                 try container.encode(progress, forKey: .operation)
+            case .session(let session):
+                try container.encode("session", forKey: .type)
+                try container.encode(session, forKey: .session)
             case .faults(let list):
                 try container.encode("faults", forKey: .type)
                 try container.encode(list, forKey: .faults)
@@ -110,6 +115,7 @@ struct StreamController {
                         case .flowUpdate(let flow): try await send(.flowUpdate(flow), outbound)
                         case .phoneChanged(let changed): try await send(.phone(changed), outbound)
                         case .operation(let progress): try await send(.operation(progress), outbound)
+                        case .session(let session): try await send(.session(session), outbound)
                         }
                     }
                 }

@@ -32,6 +32,7 @@ struct Serve: AsyncParsableCommand {
     var pinPolicy = "nextAuth"
     @Option(help: "Consecutive wrong PINs before the PIN is blocked (default: the policy's).") var maxPinAttempts: Int?
     @Option(help: "Seconds a backend session (and its QR code) stays valid.") var sessionLifetime = 300
+    @Option(help: "Consecutive wrong offline OTPs an account takes before its OTP is locked (1 to 100).") var maxOtpFailures = 100
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
 
     func validate() throws {
@@ -48,6 +49,7 @@ struct Serve: AsyncParsableCommand {
         }
         do { _ = try secondFactorPolicy.validated() } catch { throw ValidationError("--max-pin-attempts: \(error.message)") }
         guard (10...86_400).contains(sessionLifetime) else { throw ValidationError("--session-lifetime must be between 10 and 86400 seconds") }
+        guard OTPFailureLimit.allowed.contains(maxOtpFailures) else { throw ValidationError("--max-otp-failures must be between 1 and 100") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level is not a log level") }
     }
 
@@ -73,7 +75,8 @@ struct Serve: AsyncParsableCommand {
         configuration.backend = DemoBackend.Configuration(
             sessionLifetime: TimeInterval(sessionLifetime),
             secondFactorPolicy: secondFactorPolicy,
-            pushURL: pushURL)
+            pushURL: pushURL,
+            maxOTPFailures: maxOtpFailures)
         configuration.push = PushService.Configuration(rateLimit: pushRateLimit)
         var logger = Logger(label: "authphone")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info

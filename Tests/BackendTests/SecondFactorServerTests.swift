@@ -25,6 +25,13 @@ struct ScriptedDevice {
 
     /// Enrols `user` with `pin` and returns the account id.
     func enrol(_ backend: DemoBackend, user: String, pin: String) async throws -> String {
+        try #require(try await enrolment(backend, user: user, pin: pin).answer.accountId)
+    }
+
+    /// Enrols `user` with `pin`, offering the backend an OTP public key when given one; returns
+    /// the backend's answer and the session it was enrolled in.
+    func enrolment(_ backend: DemoBackend, user: String, pin: String,
+                   otpPublicKey: [UInt8]? = nil) async throws -> (answer: SecondFactorResponse, redeemed: RedeemResponse) {
         let redeemed = try await redeem(backend, try await backend.createSession(type: .enrol, userId: user, displayName: nil))
         let confirmed = try await backend.confirm(sessionId: redeemed.sessionId, ConfirmRequest(deviceId: id, accountId: nil, signature: nil))
         let publicKey = Base64URL.encode(accountKey.publicKey)
@@ -33,8 +40,8 @@ struct ScriptedDevice {
         let answer = try await backend.enrol(sessionId: redeemed.sessionId, EnrolRequest(
             deviceId: id, accountPublicKey: publicKey, accountSignature: Base64URL.encode(accountKey.sign(message)),
             pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message)),
-            deviceName: "scripted", fcmToken: nil))
-        return try #require(answer.accountId)
+            deviceName: "scripted", fcmToken: nil, otpPublicKey: otpPublicKey.map(Base64URL.encode)))
+        return (answer, redeemed)
     }
 
     /// Starts a login (or a transaction) and confirms it; returns the session id and the next challenge.

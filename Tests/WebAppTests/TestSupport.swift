@@ -76,6 +76,7 @@ struct ScreenMessage: Decodable {
     let phone: PhoneDetail?
     let notification: PushService.InboxMessage?
     let operation: OperationProgress?
+    let session: SessionStart?
     let error: ErrorBody?
 }
 
@@ -100,6 +101,14 @@ struct Screen {
         while true {
             let message = try await next()
             if let flow = message.flow { return flow }
+        }
+    }
+
+    /// The next news of a scanned session before its flow (seed 004), skipping other messages.
+    mutating func nextSession() async throws -> SessionStart {
+        while true {
+            let message = try await next()
+            if let session = message.session { return session }
         }
     }
 

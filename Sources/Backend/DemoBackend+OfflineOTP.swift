@@ -1,0 +1,145 @@
+import BackendAPI
+import Foundation
+import GRDB
+import OTP
+import OutOfBand
+import SodiumKit
+
+/// NIST SP 800-63B §5.2.2: at most 100 consecutive wrong OTPs per account.
+public enum OTPFailureLimit {
+    public static let maximum = 100
+    public static let allowed = 1...maximum
+}
+
+/// nextAuth's server flags. Only ENABLE_OTP exists; each is off until set.
+public enum ServerFlag: String, CaseIterable, Sendable {
+    case enableOTP = "ENABLE_OTP"
+}
+
+/// Seed 004's offline fallback at the backend: the OTP key agreed at enrolment, the server flag
+/// that allows OTP logins, and `otpLogin`, which a relying party calls with the code the user
+/// typed. docs/otp.md has the rules.
+extension DemoBackend {
+    struct OTPAgreement {
+        let serverPublicKey: [UInt8]
+        let sharedKey: [UInt8]
+    }
+
+    /// The backend's half of the key, made for this one account; its secret half is dropped.
+    static func agreeOTPKey(phonePublicKey: String) throws(BackendError) -> OTPAgreement {
+        guard let phoneKey = Base64URL.decode(phonePublicKey), phoneKey.count == KeyExchange.publicKeyLength else {
+            throw BackendError.invalid("otpPublicKey", "must be a base64url X25519 public key (32 bytes)")
+        }
+        do {
+            let pair = try KeyExchange.KeyPair.generate()
+            return OTPAgreement(serverPublicKey: pair.publicKey, sharedKey: try pair.serverSharedKey(clientPublicKey: phoneKey))
+        } catch {
+            throw BackendError.invalid("otpPublicKey", "is not a usable X25519 public key")
+        }
+    }
+
+    func otpEnrolment(_ agreement: OTPAgreement, sessionId: String, accountId: String, reference: UInt32,
+                      phonePublicKey: String) -> WireOTPEnrolment {
+        let backendHalf = Base64URL.encode(agreement.serverPublicKey)
+        let message = SignedMessage.otpEnrolment(sessionId: sessionId, accountId: accountId, reference: reference,
+                                                 serverPublicKey: backendHalf, phonePublicKey: phonePublicKey)
+        return WireOTPEnrolment(reference: reference, serverPublicKey: backendHalf, signature: Base64URL.encode(serverKey.sign(message)))
+    }
+
+    /// A random 30-bit reference no other account has.
+    static func freeOTPReference(_ db: Database) throws -> UInt32 {
+        while true {
+            let bytes = try Sodium.randomBytes(4)
+            let reference = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) } & (OfflineOTP.referenceCount - 1)
+            if try AccountRecord.filter(AccountRecord.Columns.otpReference == reference).fetchCount(db) == 0 { return reference }
+        }
+    }
+
+    // MARK: server flags
+
+    public func serverFlags() async throws(BackendError) -> [String: Bool] {
+        let stored = try await read { db in try ServerFlagRecord.fetchAll(db) }
+        var flags = Dictionary(uniqueKeysWithValues: ServerFlag.allCases.map { ($0.rawValue, false) })
+        for flag in stored where flags[flag.name] != nil { flags[flag.name] = flag.enabled }
+        return flags
+    }
+
+    /// Sets the flags given; an unknown name changes nothing.
+    public func setServerFlags(_ change: [String: Bool]) async throws(BackendError) -> [String: Bool] {
+        if let unknown = change.keys.sorted().first(where: { ServerFlag(rawValue: $0) == nil }) {
+            let names = ServerFlag.allCases.map(\.rawValue).joined(separator: ", ")
+            throw BackendError(.badRequest, "UNKNOWN_SERVER_FLAG", "'\(unknown.prefix(64))' is not a server flag (there is: \(names))")
+        }
+        let time = now()
+        try await write { db in
+            for (name, enabled) in change { try ServerFlagRecord(name: name, enabled: enabled, updatedAt: time).save(db) }
+        }
+        return try await serverFlags()
+    }
+
+    // MARK: otpLogin
+
+    /// What a checked OTP led to; a refusal that counts is written before it is reported.
+    private enum OTPCheck: Sendable {
+        case loggedIn(SessionRecord)
+        case rejected(failures: Int)
+    }
+
+    /// Logs a pending login in with an offline OTP (nextAuth's otpLogin). The session is marked
+    /// `otplogin`; a wrong value counts against the account.
+    public func otpLogin(sessionId: String, otp text: String) async throws(BackendError) -> BackendSession {
+        let time = now()
+        let otp: OfflineOTP
+        do { otp = try OfflineOTP(parsing: text) } catch { throw BackendError(.badRequest, error.code, error.message) }
+        let limit = configuration.maxOTPFailures
+        let check = try await write { db -> OTPCheck in
+            guard try ServerFlagRecord.fetchOne(db, key: ServerFlag.enableOTP.rawValue)?.enabled == true else {
+                throw BackendError(.forbidden, "OTP_DISABLED", "offline OTP logins are off: the server flag ENABLE_OTP is not set")
+            }
+            guard var record = try SessionRecord.fetchOne(db, key: sessionId) else { throw BackendError.sessionNotFound(sessionId) }
+            guard record.sessionType == .login else {
+                throw BackendError(.conflict, "NOT_A_LOGIN", "the session is a \(record.type); only a login takes an OTP")
+            }
+            guard !record.status.isFinal else { throw BackendError.wrongState(record.status, expected: "not finished") }
+            guard record.expiresAt > time else { throw BackendError.sessionExpired }
+            let reference = Crockford32.encode(UInt64(otp.reference), length: 6)
+            // only accounts enrolled with an OTP key have a reference
+            guard var account = try AccountRecord.filter(AccountRecord.Columns.otpReference == otp.reference).fetchOne(db),
+                  let key = account.otpKey, account.userId == record.userId, record.accountId == nil || record.accountId == account.id
+            else {
+                throw BackendError(.forbidden, "OTP_ACCOUNT_UNKNOWN",
+                                   "\(reference) is not the reference of an account of \(record.userId) with an offline OTP for this login")
+            }
+            guard account.otpFailures < limit else {
+                throw BackendError(.tooManyRequests, "OTP_LOCKED",
+                                   "\(limit) wrong OTPs in a row for this account: its OTP is locked until it logs in online")
+            }
+            let current = OfflineOTP.step(at: time)
+            let accepted = [current, current - 1].first { step in
+                step > (account.otpLastStep ?? Int64.min)
+                    && OfflineOTP.value(key: Array(key), sessionData: record.token, reference: otp.reference, step: step) == otp.value
+            }
+            guard let step = accepted else {
+                account.otpFailures += 1
+                try account.update(db)
+                return .rejected(failures: account.otpFailures)
+            }
+            account.otpFailures = 0
+            account.otpLastStep = step
+            try account.update(db)
+            record.status = .loggedin
+            record.otplogin = true
+            record.accountId = account.id
+            record.updatedAt = time
+            try record.update(db)
+            return .loggedIn(record)
+        }
+        switch check {
+        case .loggedIn(let record):
+            return publish(record)
+        case .rejected(let failures):
+            throw BackendError(.forbidden, "OTP_REJECTED",
+                               "the OTP is wrong, was used already, or is older than the previous 2-minute step (\(failures) of \(limit) wrong in a row)")
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import AuthFlow
+import BackendAPI
+import Foundation
+import OTP
+import OutOfBand
+import Retry
+
+/// A scanned session before its flow (seed 004): the lifecycle, the payload it came from (whose
+/// token is the OTP's session data) and the background retry, if one is planned.
+struct StartingSession: Sendable {
+    var session: SessionStart
+    let payload: OutOfBandPayload
+    /// The phone's `otpCountdown` when the code was scanned.
+    let countdown: Int
+    var retry: Task<Void, Never>?
+}
+
+extension PhoneService {
+    /// STARTING: the screen hears at once whether an OTP can be had, before any connection.
+    func announceSessionStart(_ phoneId: String, payload: OutOfBandPayload, accounts: [AccountRecord], countdown: Int) {
+        let redeemURL = payload.redeemData.redeemURL
+        let server = origin(of: redeemURL) ?? redeemURL.absoluteString
+        let atServer = accounts.filter { URL(string: $0.serverURL).flatMap(origin(of:)) == server }
+        sessionStarts[phoneId]?.retry?.cancel()
+        sessionStarts[phoneId] = StartingSession(
+            session: SessionStart(id: UUID().uuidString.lowercased(), server: server, accounts: atServer.map(\.summary)),
+            payload: payload, countdown: countdown)
+        publishSessionStart(phoneId)
+    }
+
+    /// One attempt to fetch the scanned session. The flow starts if it arrives while the session
+    /// is still STARTING; a failure that may pass plans the next attempt in the background.
+    func fetchSessionAndStartFlow(_ phoneId: String, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
+        let prepared: PreparedFlow
+        do { prepared = try await redeemAndCheck(phoneId, payload: payload) } catch {
+            sessionFetchFailed(phoneId, error)
+            throw error
+        }
+        guard var entry = sessionStarts[phoneId], entry.session.fetched() else {
+            let reason = sessionStarts[phoneId]?.session.stopReason ?? "stopped"
+            // A generated OTP still needs the session at the backend; a cancel ends it there too.
+            if reason == FlowError.userCanceled.code {
+                let _: Acknowledged? = try? await client(phoneId).post(
+                    prepared.response.server.url, BackendRoutes.abandon(prepared.response.sessionId),
+                    AbandonRequest(deviceId: prepared.phone.deviceId, code: reason))
+            }
+            throw PhoneError(.conflict, "SESSION_STOPPED", "the session was stopped on the phone (\(reason)) before it arrived")
+        }
+        entry.retry = nil
+        sessionStarts[phoneId] = entry
+        publishSessionStart(phoneId)
+        return await beginFlow(phoneId, prepared)
+    }
+
+    private func sessionFetchFailed(_ phoneId: String, _ error: PhoneError) {
+        guard var entry = sessionStarts[phoneId] else { return }
+        let policy = configuration.sessionFetchRetry
+        let retry = entry.session.attempts + 1
+        let wait = retry <= policy.maxRetries
+            ? max(policy.delay(beforeRetry: retry, unit: configuration.random()), error.retryAfter ?? .zero) : nil
+        let action = entry.session.fetchFailed(
+            error.flowError, connection: error.isRetryable, retryIn: wait?.seconds,
+            phoneOffline: network.faults?.isOffline(phoneId: phoneId) ?? false, countdown: TimeInterval(entry.countdown), now: now())
+        if case .fetchAfter = action, let wait {
+            let sleep = configuration.sleep
+            entry.retry = Task { [weak self] in
+                do { try await sleep(wait) } catch { return }
+                await self?.retrySessionFetch(phoneId)
+            }
+        }
+        sessionStarts[phoneId] = entry
+        publishSessionStart(phoneId)
+    }
+
+    private func retrySessionFetch(_ phoneId: String) async {
+        guard !Task.isCancelled, let entry = sessionStarts[phoneId], entry.session.state == .starting, !starting.contains(phoneId) else {
+            return
+        }
+        starting.insert(phoneId)
+        defer { starting.remove(phoneId) }
+        _ = try? await fetchSessionAndStartFlow(phoneId, payload: entry.payload)
+    }
+
+    /// nextAuth's generateOTP(session, account): the only moment the OTP is computed. The
+    /// session then stops, so a connection that comes back cannot start a second login.
+    public func generateOTP(phoneId: String, accountId: String?) async throws(PhoneError) -> SessionStart {
+        let (_, accounts) = try await phoneAndAccounts(phoneId)
+        guard var entry = sessionStarts[phoneId] else {
+            throw PhoneError(.conflict, "OTP_NOT_AVAILABLE", "no scanned session is starting on this phone; scan a login QR code first")
+        }
+        let chosen: AccountSummary
+        do { chosen = try entry.session.otpAccount(accountId) } catch {
+            throw PhoneError(error.code == "OTP_NOT_AVAILABLE" ? .conflict : .badRequest, error.code, error.message)
+        }
+        guard let account = accounts.first(where: { $0.id == chosen.id }), let key = account.otpKey, let reference = account.otpReference else {
+            throw PhoneError(.conflict, "OTP_NOT_SET_UP", "the account \(chosen.id) has no offline OTP key (its server gave none at enrolment)")
+        }
+        let otp = OfflineOTP.generate(key: Array(key), sessionData: entry.payload.redeemData.token, reference: reference, at: now())
+        entry.session.otpGenerated(otp.description, accountId: account.id)
+        entry.retry?.cancel()
+        entry.retry = nil
+        sessionStarts[phoneId] = entry
+        publishSessionStart(phoneId)
+        return entry.session
+    }
+
+    /// Cancels a scanned session still starting; false when there is none.
+    func cancelSessionStart(_ phoneId: String) -> Bool {
+        guard var entry = sessionStarts[phoneId], (try? entry.session.cancel()) != nil else { return false }
+        entry.retry?.cancel()
+        entry.retry = nil
+        sessionStarts[phoneId] = entry
+        publishSessionStart(phoneId)
+        return true
+    }
+
+    private func publishSessionStart(_ phoneId: String) {
+        if let session = sessionStarts[phoneId]?.session { events.send(.session(session), to: phoneId) }
+    }
+}
