@@ -179,6 +179,7 @@ function renderCard() {
   metaRow(cardMeta, "User input", s.userInput ? el("span", { id: "session-user-input", className: "pre-text", text: s.userInput }) : null);
   metaRow(cardMeta, "Failure", s.failure ? (typeof s.failure === "string" ? s.failure : JSON.stringify(s.failure)) : null);
   renderDispatch(s);
+  renderOTPForm(s);
 
   const src = safeHref(s.qrImageUrl);
   if (src && qrImg.getAttribute("src") !== src) qrImg.src = src;
@@ -193,6 +194,62 @@ function renderCard() {
 
   for (const row of tableBody.querySelectorAll("tr.session-row")) row.classList.toggle("selected", row.dataset.sessionId === shownId);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Seed 004: an offline OTP typed in for a pending login, and the server flag that allows it
+
+const otpForm = document.getElementById("otp-form");
+const otpInput = document.getElementById("otp-input");
+const otpError = document.getElementById("otp-error");
+const otpButton = document.getElementById("otp-login");
+const flagBoxes = [...document.querySelectorAll("input[data-flag]")];
+const flagsError = document.getElementById("flags-error");
+
+function renderOTPForm(s) {
+  const open = s.type === "login" && (STATUS_RANK[s.status] ?? 3) < 3;
+  if (otpForm.dataset.sessionId !== String(s.id)) {
+    otpInput.value = "";
+    showError(otpError, null);
+  }
+  otpForm.dataset.sessionId = String(s.id);
+  otpForm.hidden = !open;
+}
+
+otpForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const id = otpForm.dataset.sessionId;
+  otpButton.disabled = true;
+  showError(otpError, null);
+  try {
+    upsert(await postJSON(`/api/backend/sessions/${encodeURIComponent(id)}/otp-login`, { otp: otpInput.value }));
+    renderTable();
+    renderCard();
+  } catch (err) {
+    showError(otpError, err);
+  } finally {
+    otpButton.disabled = false;
+  }
+});
+
+function showFlags(flags) {
+  for (const box of flagBoxes) box.checked = Boolean(flags[box.dataset.flag]);
+}
+
+for (const box of flagBoxes) {
+  box.addEventListener("change", async () => {
+    showError(flagsError, null);
+    try {
+      showFlags((await putJSON("/api/backend/server-flags", { flags: { [box.dataset.flag]: box.checked } })).flags || {});
+    } catch (err) {
+      box.checked = !box.checked;
+      showError(flagsError, err);
+    }
+  });
+}
+
+getJSON("/api/backend/server-flags")
+  .then((answer) => showFlags((answer && answer.flags) || {}))
+  .catch((err) => showError(flagsError, err));
 
 function showSession(id) {
   shownId = id;

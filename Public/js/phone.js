@@ -5,6 +5,7 @@
 // cancel. A PIN is only ever sent over the socket; it never goes into the URL, storage, the flow
 // log or the console.
 import { FlowDiagram } from "./flow-diagram.js";
+import { renderSessionStart, showsSession } from "./session-start.js";
 import { ReconnectingSocket, api, getJSON, postJSON, putJSON, postFile, el, clear, shortId, formatTime, showError, toDate } from "./api.js";
 
 const phoneId = document.body.dataset.phoneId || "";
@@ -35,6 +36,8 @@ const FINAL_STATES = new Set(["DONE", "ERROR"]);
 const state = {
   phone: null, // PhoneDetail
   flow: null, // current Flow (or null)
+  session: null, // the last scanned session before its flow (seed 004's STARTING, the OTP)
+  dismissedSessionId: null, // the session whose OTP the user closed
   dismissedFlowId: readDismissed(),
   firstMessage: true, // next "phone" message is the snapshot sent on connect
   renderedKey: null, // what the screen currently shows (to skip identical re-renders)
@@ -202,6 +205,7 @@ function onSocketMessage(msg) {
         syncInbox();
         if (msg.phone.flow) addLog("snapshot", msg.phone.flow);
         applyFlow(msg.phone.flow || null);
+        state.session = msg.phone.session || null;
         // an input sent just before a reconnect may have been lost: re-enable the screen
         render(screen.dataset.busy === "true");
         break;
@@ -213,6 +217,13 @@ function onSocketMessage(msg) {
       if (!msg.flow || typeof msg.flow !== "object") return;
       addLog("flowUpdate", msg.flow);
       applyFlow(msg.flow);
+      render();
+      break;
+    }
+    case "session": {
+      if (!msg.session || typeof msg.session !== "object") return;
+      addSessionLog(msg.session);
+      state.session = msg.session;
       render();
       break;
     }
@@ -612,6 +623,25 @@ function addOperationLog(progress) {
   logBody.insertBefore(row, logBody.firstChild);
 }
 
+/** Seed 004's session lifecycle in the log: STARTING (OTP on offer, connection errors), READY, STOPPED. */
+function addSessionLog(session) {
+  const entry = { receivedAt: new Date().toISOString(), source: "session", session };
+  state.log.push(entry);
+  logEmpty.hidden = true;
+  const error = session.error;
+  const row = el(
+    "tr",
+    { className: "session-row", dataset: { state: String(session.state || "") } },
+    el("td", { className: "nowrap", text: formatTime(entry.receivedAt) }),
+    el("td", {}, el("span", { className: "flow-type", text: "SESSION" }), " ", el("span", { className: "tag", text: session.otpAvailable ? "OTP available" : session.otp ? "OTP shown" : "no OTP" })),
+    el("td", {}, el("span", { className: "badge", text: String(session.state || "") })),
+    el("td", { text: `attempt ${session.attempts}` }),
+    el("td", { text: session.stopReason || "—" }),
+    el("td", { className: error ? "error-text" : "" }, breakable(error ? String(error.code) + (error.sdkCode != null ? ` (${error.sdkCode})` : "") : "—")),
+  );
+  logBody.insertBefore(row, logBody.firstChild);
+}
+
 function addLog(source, flow) {
   const entry = { receivedAt: new Date().toISOString(), source, flow };
   state.log.push(entry);
@@ -662,6 +692,7 @@ clearLogButton.addEventListener("click", () => {
 // Rendering
 
 function currentView() {
+  if (showsSession(state.session, state.dismissedSessionId)) return "SESSION";
   const flow = state.flow;
   if (!flow) return "HOME";
   if (FINAL_STATES.has(flow.state) && flow.id === state.dismissedFlowId) return "HOME";
@@ -682,7 +713,7 @@ function runTeardowns() {
 }
 
 function setScreenAttrs(attrs) {
-  for (const name of ["state", "interaction", "flowType", "flowId", "prevResult", "busy"]) delete screen.dataset[name];
+  for (const name of ["state", "interaction", "flowType", "flowId", "prevResult", "busy", "connectionError"]) delete screen.dataset[name];
   for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined && v !== "") screen.dataset[k] = String(v);
 }
 
@@ -693,6 +724,8 @@ function render(force = false) {
   if (view === "HOME") {
     const p = state.phone || {};
     key = "HOME:" + JSON.stringify([p.name, p.accounts, p.pinLength, p.hasPin, p.settings, p.biometrics]);
+  } else if (view === "SESSION") {
+    key = "SESSION:" + JSON.stringify(state.session);
   } else {
     key = "FLOW:" + JSON.stringify(state.flow);
   }
@@ -713,6 +746,19 @@ function render(force = false) {
   if (view === "HOME") {
     renderHome(oobText);
     if (screen.firstElementChild) screen.firstElementChild.scrollTop = scrollTop;
+    return;
+  }
+  if (view === "SESSION") {
+    setScreenAttrs({});
+    renderSessionStart(screen, state.session, {
+      phoneId,
+      cancel: () => send({ action: "cancel" }),
+      done: () => {
+        state.dismissedSessionId = state.session && state.session.id;
+        render(true);
+      },
+      onTeardown: (fn) => teardowns.push(fn),
+    });
     return;
   }
   const flow = state.flow;
@@ -1125,6 +1171,7 @@ const SETTING_FIELDS = [
   { name: "maxNumberSecondFactorWithoutPIN", kind: "number", label: "maxNumberSecondFactorWithoutPIN (0: none)", min: 0 },
   { name: "maxTimeSecondFactorWithoutPIN", kind: "number", label: "maxTimeSecondFactorWithoutPIN, s (0: none)", min: 0 },
   { name: "pinChangeStyle", kind: "choice", label: "PIN change", choices: [["nextAuth", "nextAuth: verify, then set"], ["nevis", "Nevis: old and new together"]] },
+  { name: "otpCountdown", kind: "number", label: "Offline OTP offered after, s (server unreachable)", min: 0, max: 600 },
 ];
 
 function settingsSection(phone) {

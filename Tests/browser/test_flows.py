@@ -758,3 +758,61 @@ def test_wrong_pin_policy_from_the_console(driver):
 def _path_ends_with(url, phone_id):
     path = url.split("?", 1)[0].split("#", 1)[0].rstrip("/")
     return path.endswith("/phones/" + phone_id)
+
+
+def test_offline_otp_when_the_backend_is_unreachable(driver):
+    """Seed 004: the backend made unreachable for one phone; a login QR scanned on it shows the
+    connection error with the countdown; "Get OTP now" shows the code, which the console types in
+    for the pending login once ENABLE_OTP is set: the session is logged in, marked otplogin."""
+    suffix = uuid.uuid4().hex[:10]
+    user_id = f"olga-{suffix}"
+    windows = {}
+    try:
+        open_console(driver, windows)
+        _, phone_id = enrol_by_qr(driver, windows, user_id, "Olga Example", f"OTP test {suffix}")
+
+        driver.switch_to.window(windows["console"])
+        Select(find(driver, "#fault-target")).select_by_value("phone")
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f'#fault-phone option[value="{phone_id}"]'), "phone missing from the fault form")
+        Select(find(driver, "#fault-phone")).select_by_value(phone_id)
+        Select(find(driver, "#fault-kind")).select_by_value("unreachable")
+        click(driver, "#fault-add")
+        wait_visible(driver, '#faults .fault-row[data-kind="unreachable"]', "the fault is not listed")
+        sid, login_qr = start_session(driver, "login", user_id)
+
+        driver.switch_to.window(windows["phone"])
+        open_payload(driver, login_qr)
+        wait_screen(driver, "STARTING", extra='[data-connection-error="true"]')
+        wait_for(driver, lambda d: "offered in" in find(d, "#otp-countdown").text, "no countdown to the OTP offer")
+        wait_for(driver, lambda d: "attempt" in find(d, "#session-retry").text.lower(), "the phone's retries are not shown")
+        assert "cannot be reached" in find(driver, "#screen").text
+        screenshot(driver, "otp-countdown.png")
+        click(driver, "#otp-now")
+        click(driver, "#otp-accounts .otp-account")
+        wait_screen(driver, "OTP")
+        otp = find(driver, "#otp-code").text.strip()
+        assert len(otp) == 13 and otp[6] == " ", otp
+        screenshot(driver, "otp-shown.png")
+        assert "SESSION" in flow_log_text(driver)
+
+        driver.switch_to.window(windows["console"])
+        wait_visible(driver, "#otp-form", "the console offers no OTP form for the pending login")
+        box = find(driver, "#flag-enable-otp")
+        if not box.is_selected():
+            click(driver, "#flag-enable-otp")
+        wait_for(driver, lambda d: find(d, "#flag-enable-otp").is_selected(), "ENABLE_OTP not set")
+        field = find(driver, "#otp-input")
+        field.clear()
+        field.send_keys(otp.lower().replace(" ", "-"))
+        click(driver, "#otp-login")
+        wait_console_status(driver, sid, "loggedin")
+        assert "OTP login" in find(driver, "#session-meta").text
+        assert backend_session(driver, sid)["otplogin"] is True
+        screenshot(driver, "otp-console.png")
+
+        driver.switch_to.window(windows["phone"])
+        click(driver, "#otp-done")
+        wait_screen(driver, "HOME")
+    except BaseException:
+        screenshot_on_failure(driver, windows)
+        raise
