@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // already in the graph through async-http-client; HMAC-SHA1 is needed for RFC 4226's HOTP
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -58,8 +59,17 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Drives a running server over its API and WebSockets, as scripts and pages do.
+        .target(name: "LoadGenerator", dependencies: [
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+        ]),
         .executableTarget(name: "authphone", dependencies: [
-            "WebApp", "Backend", "BackendAPI", "PushService", "SodiumKit",
+            "WebApp", "Backend", "BackendAPI", "LoadGenerator", "PushService", "SodiumKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -11,7 +11,7 @@ struct AuthPhoneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authphone",
         abstract: "A simulated mobile authenticator with its demo backend, in one server.",
-        subcommands: [Serve.self, Push.self],
+        subcommands: [Serve.self, Push.self, Load.self],
         defaultSubcommand: Serve.self)
 }
 

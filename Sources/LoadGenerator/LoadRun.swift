@@ -1,0 +1,379 @@
+import AsyncHTTPClient
+import Foundation
+import Histogram
+import NIOCore
+import Synchronization
+
+/// What to run against a server, and for how long: it always stops by itself.
+public struct LoadOptions: Sendable {
+    public enum Mode: String, Sendable, CaseIterable {
+        /// N enrolled phones logging in out of band (backend session → FCM push → confirm, PIN → DONE).
+        case logins
+        /// N phone WebSockets held open while a few phones log in; the page's input → FlowUpdate latency.
+        case sockets
+    }
+
+    public var url: String
+    public var mode: Mode = .logins
+    public var phones = 100
+    /// Logins a second started on schedule (open loop); 0: each phone logs in again at once (closed loop).
+    public var rate: Double = 0
+    public var duration: Duration = .seconds(10)
+    /// Stop after this many logins, if sooner.
+    public var count: Int?
+    /// Phones that log in during a `sockets` run.
+    public var loginPhones = 10
+    /// Phones enrolled (or connected) at once while setting up.
+    public var setupConcurrency = 32
+    /// One login's limit; past it the login counts as TIMEOUT.
+    public var timeout: Duration = .seconds(30)
+    public var pin = "260418"
+    /// The server's process, for its RSS and CPU; found by the port it listens on when not given.
+    public var serverPid: Int32?
+    /// Progress lines on standard error, once a second.
+    public var progress = true
+
+    public init(url: String) {
+        self.url = url
+    }
+
+    public func validated() throws -> LoadOptions {
+        guard let parsed = URL(string: url), ["http"].contains(parsed.scheme), parsed.host != nil else {
+            throw LoadFailure("INVALID_OPTION", "--url must be an http:// address of a running AuthPhone")
+        }
+        guard (1...20_000).contains(phones) else { throw LoadFailure("INVALID_OPTION", "--phones must be between 1 and 20000") }
+        guard rate >= 0, rate <= 100_000 else { throw LoadFailure("INVALID_OPTION", "--rate must be between 0 and 100000 a second") }
+        guard duration > .zero, duration <= .seconds(3600) else { throw LoadFailure("INVALID_OPTION", "--duration must be 1 to 3600 s") }
+        if let count, count < 1 { throw LoadFailure("INVALID_OPTION", "--count must be at least 1") }
+        guard (1...phones).contains(loginPhones) || mode == .logins else {
+            throw LoadFailure("INVALID_OPTION", "--login-phones must be between 1 and --phones")
+        }
+        var options = self
+        options.url = url.hasSuffix("/") ? String(url.dropLast()) : url
+        return options
+    }
+}
+
+/// Runs a load and reports what it measured.
+public enum LoadRun {
+    public static func run(_ options: LoadOptions) async throws -> LoadReport {
+        let options = try options.validated()
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
+        configuration.timeout = .init(connect: .seconds(5), read: .seconds(60))
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let api = ServerAPI(base: options.url, http: http, timeout: .seconds(60))
+        let server = ServerProcess(pid: options.serverPid ?? ServerProcess.listening(onPort: URL(string: options.url)?.port ?? 80))
+        let report: Result<LoadReport, any Error>
+        do {
+            _ = try await api.call(.GET, "/health")
+            report = .success(options.mode == .logins ? await logins(options, api: api, server: server)
+                : await sockets(options, api: api, server: server))
+        } catch {
+            report = .failure(error)
+        }
+        try? await http.shutdown()
+        return try report.get()
+    }
+
+    /// N phones enrol, then all log in until the schedule ends.
+    static func logins(_ options: LoadOptions, api: ServerAPI, server: ServerProcess?) async -> LoadReport {
+        let recorder = Recorder()
+        let gate = SetupGate(expected: options.phones, concurrency: options.setupConcurrency)
+        let schedule = Schedule(rate: options.rate, duration: options.duration, count: options.count)
+        let run = UUID().uuidString.prefix(8).lowercased()
+        let progress = options.progress ? Task { await Self.report(progress: recorder, gate: gate, schedule: schedule) } : nil
+        let sample = await withTaskGroup(of: ServerSample?.self) { group -> ServerSample? in
+            for index in 0..<options.phones {
+                group.addTask {
+                    do {
+                        try await ScriptedPhone.withNewPhone(api, name: "load \(run) \(index)", user: "load-\(run)-\(index)", pin: options.pin) { phone in
+                            try await gate.setUp { try await phone.enrol(api) }
+                            guard await gate.allReady() else { return }
+                            await schedule.start()
+                            while let intended = await schedule.next() {
+                                do {
+                                    try await withTimeout(options.timeout) { try await phone.login(api) }
+                                    recorder.succeeded(since: intended)
+                                } catch let failure as LoadFailure {
+                                    recorder.failed(failure)
+                                }
+                            }
+                        }
+                    } catch let failure as LoadFailure {
+                        await gate.failed(failure)
+                    } catch {
+                        await gate.failed(LoadFailure("\(type(of: error))", "\(error)"))
+                    }
+                    return nil
+                }
+            }
+            group.addTask { await Self.watch(server, gate: gate, schedule: schedule) }
+            return await group.reduce(into: nil) { found, sample in found = found ?? sample }
+        }
+        progress?.cancel()
+        return LoadReport(mode: .logins, options: options, recorder: recorder, elapsed: await schedule.elapsed(),
+                          setup: await gate.summary(), server: sample)
+    }
+
+    /// N phone WebSockets held open while a few phones log in on schedule; each input's
+    /// FlowUpdate is timed from the page's side.
+    static func sockets(_ options: LoadOptions, api: ServerAPI, server: ServerProcess?) async -> LoadReport {
+        let recorder = Recorder()
+        let gate = SetupGate(expected: options.phones, concurrency: options.setupConcurrency)
+        let schedule = Schedule(rate: options.rate > 0 ? options.rate : 10, duration: options.duration, count: options.count)
+        let run = UUID().uuidString.prefix(8).lowercased()
+        let progress = options.progress ? Task { await Self.report(progress: recorder, gate: gate, schedule: schedule) } : nil
+        let sample = await withTaskGroup(of: ServerSample?.self) { group -> ServerSample? in
+            for index in 0..<options.phones {
+                group.addTask {
+                    do {
+                        try await ScriptedPhone.withNewPhone(api, name: "socket \(run) \(index)", user: "socket-\(run)-\(index)", pin: options.pin) { phone in
+                            let logsIn = index < options.loginPhones
+                            try await gate.setUp { if logsIn { try await phone.enrol(api) } }
+                            guard await gate.allReady() else { return }
+                            await schedule.start()
+                            if logsIn {
+                                while await schedule.next() != nil {
+                                    do {
+                                        try await withTimeout(options.timeout) {
+                                            try await phone.timedLogin(api) { recorder.record($0) }
+                                        }
+                                        recorder.succeeded(since: nil)
+                                    } catch let failure as LoadFailure {
+                                        recorder.failed(failure)
+                                    }
+                                }
+                            } else {
+                                // an idle screen: holds its connection until the run ends
+                                await schedule.finished()
+                            }
+                        }
+                    } catch let failure as LoadFailure {
+                        await gate.failed(failure)
+                    } catch {
+                        await gate.failed(LoadFailure("\(type(of: error))", "\(error)"))
+                    }
+                    return nil
+                }
+            }
+            group.addTask { await Self.watch(server, gate: gate, schedule: schedule) }
+            return await group.reduce(into: nil) { found, sample in found = found ?? sample }
+        }
+        progress?.cancel()
+        return LoadReport(mode: .sockets, options: options, recorder: recorder, elapsed: await schedule.elapsed(),
+                          setup: await gate.summary(), server: sample)
+    }
+
+    /// The server's RSS (highest seen) and CPU while the run lasts, every connection still open.
+    private static func watch(_ server: ServerProcess?, gate: SetupGate, schedule: Schedule) async -> ServerSample? {
+        guard let server, await gate.allReady() else { return nil }
+        await schedule.start()
+        let start = server.reading()
+        var highest = start?.rssBytes ?? 0
+        while await schedule.isRunning {
+            try? await Task.sleep(for: .milliseconds(250))
+            highest = max(highest, server.reading()?.rssBytes ?? 0)
+        }
+        guard let start, let end = server.reading() else { return nil }
+        return ServerSample(pid: server.pid, from: start, to: end, highestRSS: max(highest, end.rssBytes))
+    }
+
+    private static func report(progress recorder: Recorder, gate: SetupGate, schedule: Schedule) async {
+        var last = 0
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            let (ready, failed) = await gate.progress()
+            let done = recorder.completed
+            let errors = recorder.errorCount
+            let line = await schedule.isRunning
+                ? "running: \(done) done (\(done - last)/s), \(errors) errors"
+                : "setting up: \(ready) phones ready, \(failed) failed"
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+            last = done
+        }
+    }
+}
+
+/// Runs `body`, or throws TIMEOUT once `limit` has passed.
+func withTimeout(_ limit: Duration, _ body: @escaping @Sendable () async throws -> Void) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw LoadFailure("TIMEOUT", "no answer within \(limit)")
+        }
+        defer { group.cancelAll() }
+        try await group.next()
+    }
+}
+
+/// Latencies (HdrHistogram, microseconds) and outcomes, from any task.
+final class Recorder: Sendable {
+    private struct State {
+        var latencies = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        var completed = 0
+        var errors: [String: Int] = [:]
+        var examples: [String: String] = [:]
+    }
+    private let state = Mutex(State())
+
+    var completed: Int { state.withLock { $0.completed } }
+    var errorCount: Int { state.withLock { $0.errors.values.reduce(0, +) } }
+    var errors: [String: Int] { state.withLock { $0.errors } }
+    var examples: [String: String] { state.withLock { $0.examples } }
+    var latencies: Histogram<UInt64> { state.withLock { $0.latencies } }
+
+    /// A success; its latency runs from when it was meant to start (open loop: no coordinated omission).
+    func succeeded(since intended: ContinuousClock.Instant?) {
+        state.withLock { state in
+            state.completed += 1
+            if let intended { _ = state.latencies.record(Self.microseconds(ContinuousClock.now - intended)) }
+        }
+    }
+
+    func record(_ latency: Duration) {
+        state.withLock { _ = $0.latencies.record(Self.microseconds(latency)) }
+    }
+
+    func failed(_ failure: LoadFailure) {
+        state.withLock { state in
+            state.errors[failure.code, default: 0] += 1
+            state.examples[failure.code] = state.examples[failure.code] ?? failure.detail
+        }
+    }
+
+    static func microseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000_000)
+    }
+}
+
+/// Setup with bounded concurrency; the run starts once every phone is set up (or failed).
+actor SetupGate {
+    private let expected: Int
+    private let concurrency: Int
+    private var running = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var ready = 0
+    private var failures: [String: Int] = [:]
+    /// The first failure of each kind, word for word, for the report.
+    private var examples: [String: String] = [:]
+    private var released: [CheckedContinuation<Bool, Never>] = []
+    private let began = ContinuousClock.now
+    private var finishedAt: ContinuousClock.Instant?
+
+    init(expected: Int, concurrency: Int) {
+        self.expected = expected
+        self.concurrency = max(1, concurrency)
+    }
+
+    func setUp(_ work: @Sendable () async throws -> Void) async throws {
+        while running >= concurrency { await withCheckedContinuation { waiting.append($0) } }
+        running += 1
+        defer {
+            running -= 1
+            if !waiting.isEmpty { waiting.removeFirst().resume() }
+        }
+        try await work()
+        ready += 1
+        releaseIfDone()
+    }
+
+    func failed(_ failure: LoadFailure) {
+        failures[failure.code, default: 0] += 1
+        examples[failure.code] = examples[failure.code] ?? failure.detail
+        releaseIfDone()
+    }
+
+    /// Waits until every phone is set up or failed; false if none is ready.
+    func allReady() async -> Bool {
+        if ready + failures.values.reduce(0, +) >= expected { return ready > 0 }
+        return await withCheckedContinuation { released.append($0) }
+    }
+
+    private func releaseIfDone() {
+        guard ready + failures.values.reduce(0, +) >= expected else { return }
+        finishedAt = finishedAt ?? .now
+        for waiter in released { waiter.resume(returning: ready > 0) }
+        released = []
+    }
+
+    func progress() -> (ready: Int, failed: Int) { (ready, failures.values.reduce(0, +)) }
+
+    func summary() -> (failures: [String: Int], examples: [String: String], seconds: Double) {
+        (failures, examples, Recorder.seconds((finishedAt ?? .now) - began))
+    }
+}
+
+/// When each login is meant to start: on a fixed rate from the start (open loop), or at once
+/// (closed loop), until the duration or the count runs out.
+actor Schedule {
+    private let rate: Double
+    private let duration: Duration
+    private let count: Int?
+    private var began: ContinuousClock.Instant?
+    private var issued = 0
+    private var ended: ContinuousClock.Instant?
+    private var endWaiters: [CheckedContinuation<Void, Never>] = []
+
+    init(rate: Double, duration: Duration, count: Int?) {
+        self.rate = rate
+        self.duration = duration
+        self.count = count
+    }
+
+    /// Starts the run (the first caller does; the others find it started).
+    func start() {
+        if began == nil {
+            let now = ContinuousClock.now
+            began = now
+            let duration = duration
+            Task { [weak self] in
+                try? await Task.sleep(until: now + duration)
+                await self?.end()
+            }
+        }
+    }
+
+    var isRunning: Bool { began != nil && ended == nil }
+
+    /// The next login's intended start, after waiting for it; nil when the run is over.
+    func next() async -> ContinuousClock.Instant? {
+        guard let began, ended == nil else { return nil }
+        if let count, issued >= count {
+            end()
+            return nil
+        }
+        let slot = issued
+        issued += 1
+        guard rate > 0 else { return .now }
+        let intended = began + .nanoseconds(Int64(Double(slot) / rate * 1e9))
+        guard intended < began + duration else { return nil }
+        try? await Task.sleep(until: intended)
+        return ended == nil ? intended : nil
+    }
+
+    func finished() async {
+        if ended != nil { return }
+        await withCheckedContinuation { endWaiters.append($0) }
+    }
+
+    private func end() {
+        guard ended == nil else { return }
+        ended = .now
+        for waiter in endWaiters { waiter.resume() }
+        endWaiters = []
+    }
+
+    func elapsed() -> Double {
+        guard let began else { return 0 }
+        return Recorder.seconds((ended ?? .now) - began)
+    }
+}
+
+extension Recorder {
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

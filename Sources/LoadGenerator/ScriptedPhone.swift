@@ -1,0 +1,183 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// Why one scripted operation failed: the server's error code, a flow's error code, or what
+/// the generator saw (`TIMEOUT`, `CONNECTION`).
+public struct LoadFailure: Error, Sendable, Equatable {
+    public let code: String
+    public let detail: String
+
+    public init(_ code: String, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+}
+
+/// The server's JSON API as a script uses it: only the address it is given.
+struct ServerAPI: Sendable {
+    let base: String
+    let http: HTTPClient
+    let timeout: TimeAmount
+
+    /// A JSON request; a refusal becomes a LoadFailure with the server's code.
+    func call(_ method: HTTPMethod, _ path: String, _ body: [String: any Sendable]? = nil) async throws -> [String: Any] {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        request.headers.add(name: "Content-Type", value: "application/json")
+        if let body {
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+        }
+        let response: HTTPClientResponse
+        do { response = try await http.execute(request, timeout: timeout) } catch {
+            throw LoadFailure("CONNECTION", "\(method) \(path): \(error)")
+        }
+        let bytes = try await response.body.collect(upTo: 4 << 20)
+        let json = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any] ?? [:]
+        guard (200..<300).contains(response.status.code) else {
+            let error = json["error"] as? [String: Any]
+            let code = error?["code"] as? String ?? "HTTP_\(response.status.code)"
+            let message = error?["message"] as? String ?? "\(method) \(path)"
+            throw LoadFailure(code, message)
+        }
+        return json
+    }
+}
+
+/// One simulated phone driven over the same API and WebSocket as its page: enrolled once, then
+/// logging in whenever the load asks. Its screen messages arrive on `messages`. One task uses
+/// it at a time (its runner's), hence the unchecked Sendable.
+final class ScriptedPhone: @unchecked Sendable {
+    let id: String
+    let user: String
+    let fcmToken: String
+    let pin: String
+    var accountId: String?
+    private var lastFlowId: String?
+    private var messages: WebSocketInboundMessageStream.AsyncIterator
+    private let outbound: WebSocketOutboundWriter
+
+    init(id: String, user: String, fcmToken: String, pin: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) {
+        self.id = id
+        self.user = user
+        self.fcmToken = fcmToken
+        self.pin = pin
+        messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+        self.outbound = outbound
+    }
+
+    /// The next screen message, as JSON.
+    func nextMessage() async throws -> [String: Any] {
+        guard let message = try await messages.next() else { throw LoadFailure("CONNECTION", "the phone's WebSocket closed") }
+        guard case .text(let text) = message,
+              let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+        else { return [:] }
+        return json
+    }
+
+    /// Reads until a FlowUpdate of a new flow (or the current one) reaches `state` (and
+    /// `interaction`); an ERROR ends the wait with the flow's code.
+    func waitForFlow(_ state: String, _ interaction: String? = nil, newFlow: Bool = false) async throws -> [String: Any] {
+        while true {
+            let message = try await nextMessage()
+            guard message["type"] as? String == "flowUpdate", let flow = message["flow"] as? [String: Any],
+                  let flowId = flow["id"] as? String else { continue }
+            if newFlow, flowId == lastFlowId { continue }
+            lastFlowId = flowId
+            let current = flow["state"] as? String
+            if current == "ERROR" {
+                let error = flow["error"] as? [String: Any]
+                throw LoadFailure(error?["code"] as? String ?? "FLOW_ERROR", error?["message"] as? String ?? "the flow ended in ERROR")
+            }
+            let shown = (flow["currentInteraction"] as? [String: Any])?["type"] as? String
+            if current == state, interaction == nil || shown == interaction { return flow }
+        }
+    }
+
+    /// Sends the page's own input over the WebSocket, and returns when it is written.
+    func send(_ action: [String: any Sendable]) async throws {
+        let data = try JSONSerialization.data(withJSONObject: action)
+        try await outbound.write(.text(String(decoding: data, as: UTF8.self)))
+    }
+
+    /// The user's part of a flow that waits for CONFIRM: confirm, PIN, DONE.
+    func confirmAndProvePin(account: String?, newFlow: Bool) async throws {
+        try await waitForFlow("WAIT_FOR_INPUT", "CONFIRM", newFlow: newFlow)
+        var confirm: [String: any Sendable] = ["action": "confirmSession"]
+        confirm["account"] = account
+        try await send(confirm)
+        try await waitForFlow("WAIT_FOR_INPUT", account == nil ? "SET_SECOND_FACTOR" : "VERIFY_SECOND_FACTOR")
+        try await send(["action": "inputSecondFactor", "pin": pin])
+        try await waitForFlow("DONE")
+    }
+
+    /// Enrols the user by QR text, then lets pushes open at once (as an app in the foreground).
+    func enrol(_ api: ServerAPI) async throws {
+        let session = try await api.call(.POST, "/api/backend/sessions", ["type": "enrol", "userId": user])
+        guard let qr = session["qrText"] as? String else { throw LoadFailure("BAD_ANSWER", "no qrText in the new session") }
+        _ = try await api.call(.POST, "/api/phones/\(id)/oob", ["qr": qr])
+        try await confirmAndProvePin(account: nil, newFlow: true)
+        let phone = try await api.call(.GET, "/api/phones/\(id)")
+        accountId = ((phone["accounts"] as? [[String: Any]])?.first)?["id"] as? String
+        _ = try await api.call(.PUT, "/api/phones/\(id)/settings", ["openPushesAtOnce": true])
+    }
+
+    /// One out-of-band login: the backend pushes the session through the FCM endpoint, the phone
+    /// opens it at once, the user confirms and gives the PIN.
+    func login(_ api: ServerAPI) async throws {
+        _ = try await api.call(.POST, "/api/backend/sessions",
+                               ["type": "login", "userId": user, "delivery": "push", "pushToken": fcmToken])
+        try await confirmAndProvePin(account: accountId, newFlow: true)
+    }
+
+    /// A login whose steps are timed from the page's side: the time from an input sent on the
+    /// WebSocket to the FlowUpdate it causes, for each input.
+    func timedLogin(_ api: ServerAPI, record: (Duration) -> Void) async throws {
+        _ = try await api.call(.POST, "/api/backend/sessions",
+                               ["type": "login", "userId": user, "delivery": "push", "pushToken": fcmToken])
+        try await waitForFlow("WAIT_FOR_INPUT", "CONFIRM", newFlow: true)
+        let clock = ContinuousClock()
+        var sent = clock.now
+        var confirm: [String: any Sendable] = ["action": "confirmSession"]
+        confirm["account"] = accountId
+        try await send(confirm)
+        try await waitForFlow("PROCESSING")
+        record(clock.now - sent)
+        try await waitForFlow("WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
+        sent = clock.now
+        try await send(["action": "inputSecondFactor", "pin": pin])
+        try await waitForFlow("PROCESSING")
+        record(clock.now - sent)
+        try await waitForFlow("DONE")
+    }
+}
+
+extension ScriptedPhone {
+    /// Creates a phone on the server and holds its screen's WebSocket open while `body` runs.
+    static func withNewPhone(_ api: ServerAPI, name: String, user: String, pin: String,
+                             _ body: @escaping @Sendable (ScriptedPhone) async throws -> Void) async throws {
+        let created = try await api.call(.POST, "/api/phones", ["name": name])
+        guard let id = created["id"] as? String, let token = created["fcmToken"] as? String else {
+            throw LoadFailure("BAD_ANSWER", "no id or fcmToken in the new phone")
+        }
+        let wsURL = api.base.replacingOccurrences(of: "http", with: "ws", options: .anchored) + "/api/phones/\(id)/stream"
+        let configuration = WebSocketClientConfiguration()
+        let logger = Logger(label: "authphone.load")
+        do {
+            try await WebSocketClient.connect(url: wsURL, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                let phone = ScriptedPhone(id: id, user: user, fcmToken: token, pin: pin, inbound: inbound, outbound: outbound)
+                _ = try await phone.nextMessage() // the snapshot sent on connect
+                try await body(phone)
+            }
+        } catch let failure as LoadFailure {
+            throw failure
+        } catch {
+            throw LoadFailure("CONNECTION", "the phone's WebSocket: \(error)")
+        }
+    }
+}
