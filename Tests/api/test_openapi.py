@@ -3,8 +3,9 @@
 The document is checked as a document (it is what the server serves, it is valid OpenAPI 3.1,
 its examples fit its schemas, it covers every route in Sources/WebApp), and then against the
 server: a walk replays the named examples in a realistic order (create a phone, enrol it from
-a QR code, log in by push, act as a device of its own on the phone wire, send pushes, and the
-documented refusals), and every answer must have a documented status and a body that fits the
+a QR code, log in by push, act as a device of its own on the phone wire, send pushes, the phone's
+own flows, its local data and device information (through faults on demand), and the documented
+refusals), and every answer must have a documented status and a body that fits the
 documented schema; an answer to a named example must be the one documented (same status, same
 codes, same shape). At the end every named example must have been replayed, or be listed in
 NOT_REPLAYED with the reason.
@@ -27,6 +28,7 @@ import pathlib
 import re
 import secrets
 import struct
+import threading
 import time
 import urllib.parse
 import uuid
@@ -57,6 +59,7 @@ FOREIGN_ORIGIN = "https://evil.example"
 NO_PHONE = "00000000-0000-4000-8000-000000000000"
 NO_SESSION = "9d1d2b0e-0000-4000-8000-000000000000"
 PIN = "260418"
+NEW_PIN = "531975"
 WRONG_PIN = "999888"
 
 # Named examples no default server can produce, with the test that replays them when its
@@ -472,6 +475,76 @@ class Device:
                  "signature": b64(ed25519.sign(self.account_seeds[account], message))}
         return self.api.call("pendingOperations", example, merge=merge, expect=200)[1]
 
+    def enrol_user(self, user, examples=True):
+        """A new account for `user` through the whole enrolment on the wire (replaying the `enrol`
+        examples, which fit a device's first enrolment only)."""
+        session = new_session(self.api, "enrol", user)
+        self.redeem(session, "enrol" if examples else None)
+        self.confirm(session["id"], "enrol" if examples else None)
+        return self.enrol(session["id"], "enrol" if examples else None)
+
+    def verify_biometric(self, session_id, account, biometric_seed, example="biometrics", expect=200):
+        message = f"authphone/v1 pin\n{session_id}\n{self.challenges[session_id]}\n{account}".encode()
+        merge = {"deviceId": self.id, "accountId": account,
+                 "accountSignature": b64(ed25519.sign(self.account_seeds[account], message)),
+                 "biometricSignature": b64(ed25519.sign(biometric_seed, message))}
+        _, answer = self.api.call("verifyPin", example, path={"id": session_id}, merge=merge, expect=expect)
+        return answer
+
+    def manage(self, account, kind, example=None, expect=200, signed_kind=None, offset=0, **fields):
+        """Starts a management session (changePin, addBiometrics, removeBiometrics)."""
+        moment, timestamp = utc_now(offset)
+        message = f"authphone/v1 manage\n{account}\n{signed_kind or kind}\n{int(moment.timestamp())}".encode()
+        merge = {"deviceId": self.id, "accountId": account, "type": kind, "timestamp": timestamp,
+                 "signature": b64(ed25519.sign(self.account_seeds[account], message)), **fields}
+        _, answer = self.api.call("startManagement", example, merge=merge, expect=expect)
+        if expect == 200:
+            self.challenges[answer["sessionId"]] = answer["challenge"]
+        return answer
+
+    def set_factor(self, session_id, account, factor, example=None):
+        """Registers a new factor key for a verified management session; returns its seed."""
+        seed = secrets.token_bytes(32)
+        key = b64(ed25519.public_key(seed))
+        message = f"authphone/v1 set\n{session_id}\n{self.challenges[session_id]}\n{factor}\n{key}".encode()
+        merge = {"deviceId": self.id, "accountId": account, "factor": factor, "publicKey": key,
+                 "accountSignature": b64(ed25519.sign(self.account_seeds[account], message)),
+                 "factorSignature": b64(ed25519.sign(seed, message))}
+        _, answer = self.api.call("setSecondFactor", example, path={"id": session_id}, merge=merge, expect=200)
+        assert answer["result"] == "accepted"
+        return seed
+
+    def rotate(self, session_id, account, example="rotate", expect=200, old_key_is_new=False):
+        """HEADLESS_UPGRADE on the wire: a new account key, signed by the old and the new one."""
+        seed = secrets.token_bytes(32)
+        key = b64(ed25519.public_key(seed))
+        message = f"authphone/v1 rotate\n{session_id}\n{self.challenges[session_id]}\n{account}\n{key}".encode()
+        old = seed if old_key_is_new else self.account_seeds[account]
+        merge = {"deviceId": self.id, "accountId": account, "newPublicKey": key,
+                 "oldKeySignature": b64(ed25519.sign(old, message)), "newKeySignature": b64(ed25519.sign(seed, message))}
+        self.api.call("rotateAccountKey", example, path={"id": session_id}, merge=merge, expect=expect)
+        if expect == 200:
+            self.account_seeds[account] = seed
+
+    def change_device(self, account, example=None, expect=200, signed=None, **fields):
+        """A DeviceInformationChange on the wire, signed over the request as sent (or `signed`)."""
+        moment, timestamp = utc_now()
+        request = OPS["changeDevice"].request_examples[example][0] if example else {}
+        body = deep_merge(request, {"deviceId": self.id, "accountId": account, "timestamp": timestamp, **fields})
+        body |= signed or {}
+        message = (f"authphone/v1 device\n{account}\n{int(moment.timestamp())}\n{body.get('name', '')}\n"
+                   f"{body.get('fcmToken', '')}\n{'disable' if body.get('disablePushNotifications') else ''}").encode()
+        merge = {"deviceId": self.id, "accountId": account, "timestamp": timestamp, **fields,
+                 "signature": b64(ed25519.sign(self.account_seeds[account], message))}
+        return self.api.call("changeDevice", example, merge=merge, expect=expect)[1]
+
+    def remove_account(self, account, example=None, expect=200, offset=0, signature=None):
+        moment, timestamp = utc_now(offset)
+        message = f"authphone/v1 remove\n{account}\n{int(moment.timestamp())}".encode()
+        merge = {"deviceId": self.id, "accountId": account, "timestamp": timestamp,
+                 "signature": signature or b64(ed25519.sign(self.account_seeds[account], message))}
+        return self.api.call("removeAccount", example, merge=merge, expect=expect)[1]
+
 
 @pytest.fixture(scope="module")
 def api():
@@ -484,6 +557,45 @@ def new_phone(api, name="API test phone"):
 
 def new_session(api, kind, user, **extra):
     return api.call("createSession", body={"type": kind, "userId": user, **extra}, expect=201)[1]
+
+
+def enrol_phone(api, phone, user, pin=PIN):
+    """Enrols `user` on the phone through its screen (setting or proving the PIN); the new account's id."""
+    session = new_session(api, "enrol", user)
+    screen = Screen(BASE_URL, phone["id"])
+    screen.until(lambda m: m["type"] == "phone", "the phone")
+    api.call("startOutOfBand", path={"id": phone["id"]}, body={"qr": session["qrText"]}, expect=202)
+    screen.flow("WAIT_FOR_INPUT", "CONFIRM")
+    screen.send({"action": "confirmSession"})
+    screen.until(lambda m: m["type"] == "flowUpdate" and m["flow"]["state"] == "WAIT_FOR_INPUT"
+                 and "secondFactorInfo" in m["flow"].get("currentInteraction", {}), "the PIN pad")
+    screen.send({"action": "inputSecondFactor", "pin": pin})
+    assert screen.until(lambda m: m["type"] == "flowUpdate" and m["flow"]["state"] in ("DONE", "ERROR"),
+                        "the end of the enrolment")["flow"]["state"] == "DONE"
+    screen.close()
+    return api.call("getSession", path={"id": session["id"]}, expect=200)[1]["accountId"]
+
+
+def in_background(call):
+    """Runs `call` in a thread; the returned function waits for it and gives its result (or raises)."""
+    outcome = {}
+
+    def run():
+        try:
+            outcome["value"] = call()
+        except BaseException as error:  # re-raised in the caller's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+
+    def result():
+        thread.join(TIMEOUT * 2)
+        assert not thread.is_alive(), "the background request never finished"
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
+    return result
 
 
 # ----------------------------------------------------------------------------------------------
@@ -649,10 +761,10 @@ def test_walk_phones_and_enrolment(api):
 
     # Settings: on and off again (the next test wants pushes in the inbox).
     _, changed = api.call("updatePhoneSettings", "openPushesAtOnce", path={"id": phone["id"]}, expect=200)
-    assert changed["settings"] == {"openPushesAtOnce": True}
+    assert changed["settings"]["openPushesAtOnce"] is True
     _, changed = api.call("updatePhoneSettings", path={"id": phone["id"]}, body={"openPushesAtOnce": False},
                           expect=200)
-    assert changed["settings"] == {"openPushesAtOnce": False}
+    assert changed["settings"]["openPushesAtOnce"] is False
     api.call("updatePhoneSettings", "notABoolean", path={"id": phone["id"]}, expect=400)
     api.call("updatePhoneSettings", "phoneNotFound", path={"id": NO_PHONE}, body={"openPushesAtOnce": True},
              expect=404)
@@ -896,12 +1008,293 @@ def test_walk_qr_pictures(api):
     FINISHED.add("pictures")
 
 
+def test_walk_phone_second_factors(api):
+    """The phone's own flows (biometrics added and removed, the PIN changed both ways), its sensor and
+    settings, a key upgrade, and the reset that removes all accounts."""
+    # Settings and the sensor, on a phone without accounts.
+    fresh = new_phone(api, "Nevis phone")
+    _, changed = api.call("updatePhoneSettings", "nevisPinChange", path={"id": fresh["id"]}, expect=200)
+    assert changed["settings"]["pinChangeStyle"] == "nevis" and changed["settings"]["maxNumberSecondFactorWithoutPIN"] == 3
+    api.call("updatePhoneSettings", "limitOutOfRange", path={"id": fresh["id"]}, expect=400)
+    api.call("startPhoneFlow", "notEnrolled", path={"id": fresh["id"]}, expect=409)
+    _, more = api.call("addBiometricFeature", "anotherFingerprint", path={"id": fresh["id"]}, expect=200)
+    assert more["biometrics"]["enrolledFeatures"] == 2
+    _, none = api.call("removeBiometricFeatures", "noFeatures", path={"id": fresh["id"]}, expect=200)
+    assert none["biometrics"]["enrolledFeatures"] == 0
+    api.call("updatePhoneSettings", path={"id": fresh["id"]}, body={"biometricSensor": False}, expect=200)
+    api.call("addBiometricFeature", "noSensor", path={"id": fresh["id"]}, expect=409)
+    api.call("addBiometricFeature", "phoneNotFound", path={"id": NO_PHONE}, body={}, expect=404)
+    api.call("removeBiometricFeatures", "phoneNotFound", path={"id": NO_PHONE}, expect=404)
+
+    # An enrolled phone and the flows it starts itself.
+    phone = new_phone(api, "Second factor phone")
+    user = uniq("sofia")
+    account = enrol_phone(api, phone, user)
+    path = {"id": phone["id"]}
+    api.call("updatePhoneSettings", "pinLengthWithPin", path=path, expect=409)
+    for refused, status in (("serverFlow", 400), ("unknownType", 400), ("noBiometricKey", 409)):
+        api.call("startPhoneFlow", refused, path=path, expect=status)
+    api.call("startPhoneFlow", "phoneNotFound", path={"id": NO_PHONE}, body={"type": "CHANGE_PIN"}, expect=404)
+    screen = Screen(BASE_URL, phone["id"])
+    screen.until(lambda m: m["type"] == "phone", "the phone")
+
+    # ADD_BIOMETRICS: the PIN, then the sensor (no match first).
+    _, started = api.call("startPhoneFlow", path=path, body={"type": "ADD_BIOMETRICS"}, expect=202)
+    assert started["flow"]["currentInteraction"]["secondFactorInfo"]["allowedSecondFactorTypes"] == ["PIN"]
+    api.call("startPhoneFlow", "flowActive", path=path, expect=409)
+    api.call("removeAllAccounts", "flowActive", path=path, expect=409)
+    screen.send({"action": "inputSecondFactor", "biometrics": "match"})
+    assert screen.until(lambda m: m["type"] == "error", "a refusal")["error"]["code"] == "FACTOR_NOT_OFFERED"
+    screen.send({"action": "inputSecondFactor", "pin": PIN})
+    flow = screen.flow("WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+    assert flow["currentInteraction"]["secondFactorInfo"] == {
+        "allowedSecondFactorTypes": ["BIOMETRICS"], "requiredSecondFactorTypes": ["BIOMETRICS"], "showBiometrics": True}
+    screen.send({"action": "inputSecondFactor", "biometrics": "noMatch"})
+    assert screen.until(lambda m: m["type"] == "error", "a refusal")["error"]["code"] == "BIOMETRIC_NOT_RECOGNISED"
+    screen.send({"action": "inputSecondFactor", "biometrics": "match"})
+    assert screen.flow("DONE")["type"] == "ADD_BIOMETRICS"
+    _, detail = api.call("getPhone", path=path, expect=200)
+    assert detail["biometrics"]["hasEnabledBiometrics"] is True and "lastPinAt" in detail["biometrics"]
+
+    # CHANGE_PIN the nextAuth way, verified by the biometric.
+    _, started = api.call("startPhoneFlow", "changePin", path=path, expect=202)
+    assert started["flow"]["currentInteraction"]["secondFactorInfo"]["showBiometrics"] is True
+    screen.send({"action": "inputSecondFactor", "biometrics": "match"})
+    screen.flow("WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+    screen.send({"action": "inputSecondFactor", "pin": NEW_PIN})
+    assert screen.flow("DONE")["type"] == "CHANGE_PIN"
+
+    # CHANGE_PIN the Nevis way: the old and the new PIN together.
+    api.call("updatePhoneSettings", path=path, body={"pinChangeStyle": "nevis"}, expect=200)
+    api.call("startPhoneFlow", path=path, body={"type": "CHANGE_PIN"}, expect=202)
+    screen.flow("WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+    for message, code in (({"pin": PIN}, "MISSING_FIELD"), ({"oldPin": NEW_PIN, "pin": NEW_PIN}, "OLD_PIN_EQUALS_NEW_PIN")):
+        screen.send({"action": "inputSecondFactor", **message})
+        assert screen.until(lambda m: m["type"] == "error", "a refusal")["error"]["code"] == code
+    screen.send({"action": "inputSecondFactor", "oldPin": NEW_PIN, "pin": PIN})
+    assert screen.flow("DONE")["type"] == "CHANGE_PIN"
+
+    # REMOVE_BIOMETRICS with the (changed back) PIN.
+    api.call("startPhoneFlow", path=path, body={"type": "REMOVE_BIOMETRICS"}, expect=202)
+    screen.flow("WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
+    screen.send({"action": "inputSecondFactor", "pin": PIN})
+    assert screen.flow("DONE")["type"] == "REMOVE_BIOMETRICS"
+    assert api.call("getPhone", path=path, expect=200)[1]["biometrics"]["hasEnabledBiometrics"] is False
+
+    # A key upgrade from the console: no user input at all.
+    _, upgrade = api.call("createSession", "upgrade", merge={"userId": user}, expect=201)
+    _, started = api.call("startOutOfBand", "upgradeQr", path=path, merge={"qr": upgrade["qrText"]}, expect=202)
+    assert started["flow"]["state"] == "DONE"
+    _, status = api.call("getSession", path={"id": upgrade["id"]}, expect=200)
+    assert status["status"] == "completed" and status["accountId"] == account
+    api.call("createSession", "managementType", expect=400)
+    api.call("createSession", "upgradeWithoutAccount", merge={"userId": uniq("nobody")}, expect=404)
+    # the upgraded key still logs in
+    login = new_session(api, "login", user)
+    api.call("startOutOfBand", path=path, body={"qr": login["qrText"]}, expect=202)
+    screen.flow("WAIT_FOR_INPUT", "CONFIRM")
+    screen.send({"action": "confirmSession"})
+    screen.flow("WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
+    screen.send({"action": "inputSecondFactor", "pin": PIN})
+    assert screen.flow("DONE")["type"] == "LOGIN"
+    screen.close()
+
+    # Removing all accounts resets the phone.
+    _, reset = api.call("removeAllAccounts", "reset", path=path, expect=200)
+    assert reset["accounts"] == [] and reset["hasPin"] is False and reset["deviceId"] != phone["deviceId"]
+    api.call("removeAllAccounts", "phoneNotFound", path={"id": NO_PHONE}, expect=404)
+    FINISHED.add("second factors")
+
+
+def test_walk_local_data_and_device_information(api):
+    """Local data (deleteAuthenticator, account removal), device information changed under retry
+    policies through faults on demand, an FCM token rotation, and a cancelled retry."""
+    phone = new_phone(api, "Local phone")
+    path = {"id": phone["id"]}
+    lena, mark = uniq("lena"), uniq("mark")
+    lena_account = enrol_phone(api, phone, lena)
+    mark_account = enrol_phone(api, phone, mark)
+    _, local = api.call("getLocalData", "twoUsers", path=path, expect=200)
+    assert sorted(a["userId"] for a in local["accounts"]) == sorted([lena, mark])
+    _, local = api.call("deleteAuthenticator", "pin", path=path, merge={"userId": lena}, expect=200)
+    assert [a["userId"] for a in local["accounts"]] == [mark]
+    # the backend keeps lena's account
+    new_session(api, "login", lena, accountId=lena_account)
+    for refused, status in (("userNotFound", 404), ("missingUser", 400)):
+        api.call("deleteAuthenticator", refused, path=path, expect=status)
+    api.call("deleteAuthenticator", "badAaid", path=path, merge={"userId": mark}, expect=400)
+    api.call("deleteAuthenticator", "phoneNotFound", path={"id": NO_PHONE}, body={"userId": mark}, expect=404)
+    _, local = api.call("removePhoneAccount", "removed", path={**path, "account": mark_account}, expect=200)
+    assert local["accounts"] == []
+    # gone at the backend too
+    api.call("createSession", body={"type": "login", "userId": mark, "accountId": mark_account}, expect=404)
+    api.call("removePhoneAccount", "accountNotFound", path={**path, "account": mark_account}, expect=404)
+    api.call("removePhoneAccount", "phoneNotFound", path={"id": NO_PHONE, "account": mark_account}, expect=404)
+    api.call("getLocalData", "phoneNotFound", path={"id": NO_PHONE}, expect=404)
+
+    # Device information.
+    api.call("getDeviceInformation", "newPhone", path={"id": new_phone(api, "Plain phone")["id"]}, expect=200)
+    api.call("getDeviceInformation", "phoneNotFound", path={"id": NO_PHONE}, expect=404)
+    dan = uniq("dan")
+    device = new_phone(api, "Device phone")
+    twin = new_phone(api, "Twin phone")
+    enrol_phone(api, device, dan)
+    enrol_phone(api, twin, dan)
+    path = {"id": device["id"]}
+    screen = Screen(BASE_URL, device["id"])
+    screen.until(lambda m: m["type"] == "phone", "the phone")
+    name = uniq("Work phone")
+    _, result = api.call("changeDeviceInformation", "rename", path=path, merge={"name": name}, expect=200)
+    assert result["deviceInformation"]["name"] == name and [a["outcome"] for a in result["progress"]["attempts"]] == ["success"]
+    assert screen.until(lambda m: m["type"] == "operation" and m["operation"]["state"] == "succeeded",
+                        "the change succeeded")["operation"]["id"] == result["progress"]["id"]
+    assert any(m["type"] == "phone" and m["phone"]["name"] == name for m in screen.seen), "the screen got the new name"
+    api.call("cancelOperation", "noOperation", path=path, expect=409)
+    try:
+        # A 503 with Retry-After 1: the second attempt waits and succeeds.
+        api.call("addFault", "backend503", expect=201)
+        name = uniq("Retry phone")
+        _, result = api.call("changeDeviceInformation", "retried", path=path, merge={"name": name}, expect=200)
+        attempts = result["progress"]["attempts"]
+        assert [a["outcome"].split(":")[0] for a in attempts] == ["HTTP_503", "success"] and attempts[1]["waitedBefore"] >= 1
+        _, result = api.call("changeDeviceInformation", "pushesOff", path=path, expect=200)
+        assert result["deviceInformation"]["pushNotifications"] is False
+        assert api.call("getPhone", path=path, expect=200)[1]["pushNotifications"] is False
+        api.call("changeDeviceInformation", "nameTaken", path={"id": twin["id"]}, merge={"name": name}, expect=409)
+        for refused in ("incompletePolicy", "tokenAndPushesOff"):
+            api.call("changeDeviceInformation", refused, path=path, expect=400)
+        api.call("changeDeviceInformation", "phoneNotFound", path={"id": NO_PHONE}, body={}, expect=404)
+
+        # The platform rotates the FCM token: the old one is unregistered at once.
+        old_token = api.call("getPhone", path=path, expect=200)[1]["fcmToken"]
+        _, result = api.call("rotateFcmToken", "rotate", path=path, expect=200)
+        assert result["deviceInformation"]["fcmToken"] != old_token and result["deviceInformation"]["pushNotifications"]
+        api.call("sendPush", path={"project": "authphone"}, body={"message": {"token": old_token, "data": {"k": "v"}}},
+                 expect=404)
+        api.call("rotateFcmToken", "incompletePolicy", path=path, expect=400)
+        api.call("rotateFcmToken", "phoneNotFound", path={"id": NO_PHONE}, body={}, expect=404)
+
+        # The backend refuses this phone's connections: every attempt fails, each on the screen.
+        _, fault = api.call("addFault", "phoneUnreachable", merge={"phoneId": device["id"]}, expect=201)
+        shown = screen.until(lambda m: m["type"] == "faults" and fault["id"] in [f["id"] for f in m["faults"]],
+                             "the fault on the screen")["faults"]
+        assert [f["target"] for f in shown] == ["phone"]
+        _, listed = api.call("listFaults", "oneFault", expect=200)
+        assert [f["id"] for f in listed["faults"]] == [fault["id"]]
+        _, refusal = api.call("changeDeviceInformation", "backendDown", path=path, merge={"name": uniq("Down")}, expect=502)
+        assert [a["number"] for a in refusal["error"]["attempts"]] == [1, 2, 3]
+        waiting = screen.until(lambda m: m["type"] == "operation" and m["operation"]["state"] == "waiting", "a wait")
+        assert waiting["operation"]["nextAttemptIn"] >= 0 and "nextAttemptAt" in waiting["operation"]
+        failed = screen.until(lambda m: m["type"] == "operation" and m["operation"]["state"] == "failed", "the failure")
+        assert failed["operation"]["error"]["code"] == "DEVICE_INFORMATION_CHANGE_FAILED"
+        api.call("listFaults", "none", expect=200)  # its count is used up
+        api.call("removeFault", "faultNotFound", path={"id": fault["id"]}, expect=404)
+
+        # Cancelled while it waits to retry.
+        api.call("addFault", body={"target": "phone", "phoneId": device["id"], "kind": "unreachable", "count": 4},
+                 expect=201)
+        cancelled = in_background(lambda: Api(BASE_URL).call(
+            "changeDeviceInformation", "cancelled", path=path, merge={"name": uniq("Slow")}, expect=409)[1])
+        screen.until(lambda m: m["type"] == "operation" and m["operation"]["state"] == "waiting", "a wait")
+        api.call("cancelOperation", path=path, expect=202)
+        assert cancelled()["error"]["code"] == "OPERATION_CANCELLED"
+        assert screen.until(lambda m: m["type"] == "operation" and m["operation"]["state"] == "cancelled",
+                            "the cancellation")["operation"]["error"]["code"] == "OPERATION_CANCELLED"
+
+        # Faults for the push service, and refused faults.
+        _, delayed = api.call("addFault", "delayedPush", expect=201)
+        api.call("removeFault", path={"id": delayed["id"]}, expect=204)
+        for refused in ("phoneWithoutId", "notAnErrorStatus", "dropOnBackend", "missingTarget"):
+            api.call("addFault", refused, expect=400)
+    finally:
+        api.call("clearFaults", expect=204)
+    screen.close()
+    assert api.call("listFaults", expect=200)[1] == {"faults": []}
+    FINISHED.add("local data")
+
+
+def test_walk_management_on_the_wire(api):
+    """A device of the test's own: the management flows, a key rotation, device information and
+    account removal, on the wire."""
+    device, other = Device(api), Device(api)
+    user = uniq("frank")
+    account = device.enrol_user(user)
+    other_account = other.enrol_user(user)
+
+    # CHANGE_PIN: refusals, then the old PIN and the new PIN key.
+    device.manage(account, "changePin", "stale", expect=400, offset=-3600)
+    device.manage(account, "login", "notManagement", expect=400)
+    device.manage(account, "addBiometrics", "wrongType", expect=403, signed_kind="changePin")
+    device.manage(account, "changePin", "otherDevice", expect=404, deviceId="dev-1")
+    device.manage(account, "removeBiometrics", "noBiometricKey", expect=409)
+    started = device.manage(account, "changePin", "changePin")
+    session_id = started["sessionId"]
+    _, status = api.call("getSession", path={"id": session_id}, expect=200)
+    assert (status["type"], status["status"], status["delivery"]) == ("changePin", "confirmed", "phone")
+    api.call("setSecondFactor", "beforeVerification", path={"id": session_id},
+             merge={"deviceId": device.id, "accountId": account}, expect=409)
+    api.call("setSecondFactor", "badFactor", path={"id": session_id}, expect=400)
+    assert device.verify(session_id, account, "changePinVerified")["challenge"]
+    assert api.call("getSession", path={"id": session_id}, expect=200)[1]["status"] == "verified"
+    device.pin_seed = device.set_factor(session_id, account, "pin", "newPin")
+    assert api.call("getSession", path={"id": session_id}, expect=200)[1]["status"] == "completed"
+
+    # ADD_BIOMETRICS, then a login by biometric clears a wrong PIN.
+    started = device.manage(account, "addBiometrics")
+    assert started["biometricsRegistered"] is False
+    device.verify(started["sessionId"], account, None)
+    biometric_seed = device.set_factor(started["sessionId"], account, "biometrics")
+    login = new_session(api, "login", user)
+    device.redeem(login, "login")
+    device.confirm(login["id"], "login", account=account)
+    assert device.verify(login["id"], account, "wrongPin", right=False)["secondFactor"]["failedAttempts"] == 1
+    answer = device.verify_biometric(login["id"], account, biometric_seed)
+    assert answer["result"] == "accepted" and answer["secondFactor"]["failedAttempts"] == 0
+    assert api.call("getSession", path={"id": login["id"]}, expect=200)[1]["status"] == "loggedin"
+    api.call("verifyPin", "bothFactors", path={"id": login["id"]}, expect=400)
+    # a device without a biometric key
+    login = new_session(api, "login", user)
+    other.redeem(login, "login")
+    other.confirm(login["id"], "login", account=other_account)
+    other.verify_biometric(login["id"], other_account, secrets.token_bytes(32), "noBiometricKey", expect=409)
+
+    # HEADLESS_UPGRADE: the account key is replaced.
+    upgrade = new_session(api, "upgrade", user)
+    device.redeem(upgrade, None)
+    api.call("rotateAccountKey", "badKey", path={"id": upgrade["id"]}, expect=400)
+    device.rotate(upgrade["id"], account, "newKeyOnly", expect=403, old_key_is_new=True)
+    device.rotate(upgrade["id"], account, "rotate")
+    api.call("rotateAccountKey", "rotateAgain", path={"id": upgrade["id"]},
+             merge={"deviceId": device.id, "accountId": account}, expect=409)
+    assert api.call("getSession", path={"id": upgrade["id"]}, expect=200)[1]["status"] == "completed"
+    device.pending(account)  # the new key proves the account
+
+    # Device information.
+    name = uniq("Frank's phone")
+    info = device.change_device(account, "rename", name=name)
+    assert info["deviceId"] == device.id and info["name"] == name and info["pushNotifications"] is True
+    info = device.change_device(account, "pushesOff")
+    assert info == {"deviceId": device.id, "name": name, "pushNotifications": False}
+    info = device.change_device(account, "newToken")
+    assert info["pushNotifications"] is True and info["fcmToken"] == "dJ3k9Xq2Rz8:APA91bF4kq"
+    other.change_device(other_account, "nameTaken", expect=409, name=name)
+    device.change_device(account, "tokenAndPushesOff", expect=400)
+    device.change_device(account, "otherName", expect=403, signed={"name": "Another name"})
+
+    # Account removal.
+    device.remove_account(account, "badSignature", expect=403, signature="AA")
+    device.remove_account(account, "stale", expect=400, offset=-3600)
+    device.remove_account(account, "remove")
+    device.remove_account(account, "removeAgain", expect=404)
+    FINISHED.add("management wire")
+
+
 def test_cross_site_guard_on_every_state_changing_route(api):
     """Every POST and DELETE: a foreign Origin is refused; every POST: a non-JSON body, and
     (where the route reads one) an oversized body."""
     phone = new_phone(api, "Guarded phone")
     session = new_session(api, "login", uniq("guard"))
-    ids = {"id": phone["id"], "message": str(uuid.uuid4()), "project": "authphone"}
+    ids = {"id": phone["id"], "message": str(uuid.uuid4()), "account": str(uuid.uuid4()), "project": "authphone"}
     session_ids = {"id": session["id"]}
     for op in OPS.values():
         if op.method not in ("post", "put", "delete"):
@@ -939,6 +1332,15 @@ def test_every_operation_answers(api):
     camera = new_phone(api, "Sweep camera")
     pictured = new_session(api, "enrol", uniq("sweep-camera"))
     picture = svg_to_png(api.call("getSessionQRCode", path={"id": pictured["id"]}, expect=200)[1])
+    # phones of their own for the phone's flows, its local data and its retried operations
+    managed = new_phone(api, "Sweep managed")
+    enrol_phone(api, managed, uniq("sweep-managed"))
+    local = new_phone(api, "Sweep local")
+    local_users = [uniq("sweep-local"), uniq("sweep-local")]
+    local_accounts = [enrol_phone(api, local, user) for user in local_users]
+    rotating = new_phone(api, "Sweep rotating")
+    slow = new_phone(api, "Sweep slow")
+    enrol_phone(api, slow, uniq("sweep-slow"))
 
     def redeem():
         token = payload_of(wire["qrText"])["nma_data"]["token"]
@@ -962,6 +1364,43 @@ def test_every_operation_answers(api):
         api.call("abandonSession", path={"id": abandon["id"]}, body={"deviceId": device.id, "code": "USER_CANCELED"},
                  expect=200)
 
+    def cancel_a_retry():
+        api.call("addFault", body={"target": "phone", "phoneId": slow["id"], "kind": "unreachable", "count": 2}, expect=201)
+        screen = Screen(BASE_URL, slow["id"])
+        try:
+            change = in_background(lambda: requests.put(
+                f"{BASE_URL}/api/phones/{slow['id']}/device-information", timeout=TIMEOUT,
+                json={"name": "Sweep slow", "retryPolicy": {"type": "constant", "maxRetries": 1, "delay": 5}}))
+            screen.until(lambda m: m["type"] == "operation" and m["operation"]["state"] == "waiting", "a wait")
+            api.call("cancelOperation", path={"id": slow["id"]})
+            Api.check(api, OPS["changeDeviceInformation"], change(), None)  # checked, not counted as the sweep's
+        finally:
+            screen.close()
+            api.call("clearFaults", expect=204)
+
+    first_account = lambda: next(iter(device.account_seeds))  # noqa: E731
+
+    def management():
+        started = device.manage(first_account(), "changePin")
+        device.verify(started["sessionId"], first_account(), None)
+        return started
+
+    def set_factor():
+        device.pin_seed = device.set_factor(management()["sessionId"], first_account(), "pin")
+
+    def rotate():
+        upgrade = new_session(api, "upgrade", wire_user)
+        device.redeem(upgrade, None)
+        device.rotate(upgrade["id"], first_account(), None)
+
+    def remove_account():
+        account = device.enrol_user(wire_user, examples=False)
+        device.remove_account(account)
+
+    def remove_fault():
+        fault = api.call("addFault", body={"target": "phone", "phoneId": NO_PHONE, "kind": "hang"}, expect=201)[1]
+        api.call("removeFault", path={"id": fault["id"]})
+
     sweep = {
         "health": lambda: api.call("health"),
         "getOpenAPI": lambda: api.call("getOpenAPI"),
@@ -979,6 +1418,21 @@ def test_every_operation_answers(api):
         "pendingOperations": lambda: device.pending(next(iter(device.account_seeds))),
         "startOutOfBand": lambda: api.call("startOutOfBand", path={"id": scanner["id"]}, body={"qr": enrol["qrText"]}),
         "getInbox": lambda: api.call("getInbox", path={"id": phone["id"]}),
+        "startPhoneFlow": lambda: api.call("startPhoneFlow", path={"id": managed["id"]}, body={"type": "CHANGE_PIN"}),
+        "addBiometricFeature": lambda: api.call("addBiometricFeature", path={"id": phone["id"]}, body={}),
+        "removeBiometricFeatures": lambda: api.call("removeBiometricFeatures", path={"id": phone["id"]}),
+        "removeAllAccounts": lambda: api.call("removeAllAccounts", path={"id": phone["id"]}),
+        "removePhoneAccount": lambda: api.call("removePhoneAccount",
+                                               path={"id": local["id"], "account": local_accounts[0]}),
+        "getLocalData": lambda: api.call("getLocalData", path={"id": local["id"]}),
+        "deleteAuthenticator": lambda: api.call("deleteAuthenticator", path={"id": local["id"]},
+                                                body={"userId": local_users[1], "aaid": "BIOMETRICS"}),
+        "getDeviceInformation": lambda: api.call("getDeviceInformation", path={"id": phone["id"]}),
+        "changeDeviceInformation": lambda: api.call("changeDeviceInformation", path={"id": rotating["id"]},
+                                                    body={"name": "Sweep renamed", "retryPolicy": {"type": "none"}}),
+        "rotateFcmToken": lambda: api.call("rotateFcmToken", path={"id": rotating["id"]},
+                                           body={"retryPolicy": {"type": "none"}}),
+        "cancelOperation": cancel_a_retry,
         "clearInbox": lambda: api.call("clearInbox", path={"id": phone["id"]}),
         "openInboxMessage": lambda: api.call("openInboxMessage", path={"id": opener["id"], "message": message["id"]}),
         "createSession": lambda: api.call("createSession", body={"type": "login", "userId": "sweep"}),
@@ -993,6 +1447,15 @@ def test_every_operation_answers(api):
         "verifyPin": verify,
         "abandonSession": abandon_it,
         "confirmTransaction": confirm_transaction,
+        "startManagement": management,
+        "setSecondFactor": set_factor,
+        "rotateAccountKey": rotate,
+        "changeDevice": lambda: device.change_device(first_account(), name=uniq("Sweep device")),
+        "removeAccount": remove_account,
+        "listFaults": lambda: api.call("listFaults"),
+        "addFault": lambda: api.call("addFault", body={"target": "phone", "phoneId": NO_PHONE, "kind": "unreachable"}),
+        "clearFaults": lambda: api.call("clearFaults"),
+        "removeFault": remove_fault,
         "sendPush": lambda: api.call("sendPush", path={"project": "authphone"},
                                      body={"message": {"token": phone["fcmToken"], "data": {"k": "v"}}}),
     }
@@ -1081,7 +1544,8 @@ def test_websocket_refusals_and_own_origin(api):
 
 def test_zz_every_example_replayed():
     """Every named example was replayed by the tests above (run last, in file order)."""
-    needed = {"phones", "login", "push", "wire", "policy", "pictures", "guard"}
+    needed = {"phones", "login", "push", "wire", "policy", "pictures", "guard", "second factors", "local data",
+              "management wire"}
     if not needed <= FINISHED:
         pytest.skip(f"the replaying tests {sorted(needed - FINISHED)} did not all pass")
     excused = {key for key, why in NOT_REPLAYED.items()
