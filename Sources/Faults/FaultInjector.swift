@@ -93,10 +93,10 @@ public final class FaultInjector: Sendable {
             if let retryAfter, !(0...3600).contains(retryAfter) { throw .invalid("retryAfter", "must be between 0 and 3600 seconds") }
         case (.latency(let minimum, let maximum), _):
             guard (0...30_000).contains(minimum), (minimum...30_000).contains(maximum) else {
-                throw .invalid("latency", "needs 0 ≤ minimum ≤ maximum ≤ 30000 milliseconds")
+                throw .invalid("maximumMs", "needs 0 ≤ minimumMs ≤ maximumMs ≤ 30000 milliseconds")
             }
         case (.delayPush(let seconds), _) where !(1...600).contains(seconds):
-            throw .invalid("delay", "must be between 1 and 600 seconds")
+            throw .invalid("delaySeconds", "must be between 1 and 600 seconds")
         default: break
         }
         if !kind.isRequestFault, target != .push { throw .invalid("kind", "drops and delays pushes: only the push service takes it") }
@@ -117,12 +117,9 @@ public final class FaultInjector: Sendable {
     }
 
     public func remove(id: String) -> Bool {
-        var found = false
-        publish { list in
-            found = list.contains { $0.id == id }
-            list.removeAll { $0.id == id }
-        }
-        return found
+        guard active.contains(where: { $0.id == id }) else { return false }
+        publish { $0.removeAll { $0.id == id } }
+        return true
     }
 
     public func clear() { publish { $0.removeAll() } }

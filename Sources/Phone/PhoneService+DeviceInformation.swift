@@ -40,6 +40,8 @@ extension PhoneService {
         var byServer: [String: AccountRecord] = [:]
         for account in accounts where byServer[account.serverURL] == nil { byServer[account.serverURL] = account }
         let targets = Array(byServer.values)
+        // like every connection of the phone's, only to servers on its allow-list
+        for target in targets { try checkAllowed(URL(string: target.serverURL)) }
         let retrying = Retrying(policy: policy, sleep: configuration.sleep, random: configuration.random)
         let task = Task { [weak self] () -> Result<DeviceChangeResult, PhoneError> in
             guard let self else { return .failure(PhoneError(.unavailable, "PHONE_GONE", "the phone service stopped")) }
@@ -53,7 +55,8 @@ extension PhoneService {
     }
 
     /// Cancels the phone's retried operation; it ends as `cancelled` with the attempts made.
-    public func cancelOperation(phoneId: String) throws(PhoneError) {
+    public func cancelOperation(phoneId: String) async throws(PhoneError) {
+        _ = try await phoneAndAccounts(phoneId)
         guard let task = operations[phoneId] else { throw PhoneError(.conflict, "NO_OPERATION", "this phone is not retrying anything") }
         task.cancel()
     }

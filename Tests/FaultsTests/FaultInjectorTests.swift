@@ -40,9 +40,10 @@ import Testing
     @Test(arguments: [
         (FaultTarget.backend, FaultKind.status(code: 302, retryAfter: nil), 1, "status"),
         (.backend, .status(code: 503, retryAfter: 4000), 1, "retryAfter"),
-        (.backend, .latency(minimum: 500, maximum: 100), 1, "latency"),
+        (.backend, .latency(minimum: 500, maximum: 100), 1, "maximumMs"),
         (.phone("p"), .delayPush(seconds: 5), 1, "kind"),
-        (.push, .delayPush(seconds: 0), 1, "delay"),
+        (.push, .delayPush(seconds: 0), 1, "delaySeconds"),
+        (.backend, .offline, 1, "kind"),
         (.backend, .hang, 0, "count"),
     ])
     func nonsenseIsRefusedByName(target: FaultTarget, kind: FaultKind, count: Int, field: String) {
