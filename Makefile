@@ -5,7 +5,7 @@ CONFIG ?= debug
 ARGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: run test build setup setup-test unit-test api-test browser-test fuzz clean
+.PHONY: run test build setup setup-test unit-test api-test browser-test load-smoke fuzz bench clean
 
 run: setup
 	swift build -c $(CONFIG) --product authphone
@@ -17,6 +17,7 @@ test: setup-test
 	scripts/fuzz.sh 10
 	scripts/api-test.sh
 	scripts/browser-test.sh
+	scripts/load-smoke.sh
 
 unit-test: setup
 	swift build --build-tests
@@ -29,6 +30,15 @@ api-test: setup-test
 browser-test: setup-test
 	swift build --build-tests
 	scripts/browser-test.sh
+
+load-smoke: setup
+	swift build --build-tests
+	scripts/load-smoke.sh
+
+# Release build, micro benchmarks, the load generator at a few sizes; figures in artifacts/bench/.
+bench: setup
+	swift build -c release
+	scripts/bench.sh
 
 fuzz: setup
 	scripts/fuzz.sh $(FUZZ_SECONDS)

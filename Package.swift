@@ -73,8 +73,11 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // Test doubles at the true boundaries (the clock, waiting), shared by the test targets.
-        .target(name: "TestDoubles", path: "Tests/TestDoubles"),
+        // Test doubles at the true boundaries (the clock, waiting) and a device that speaks the wire
+        // to a backend without HTTP, shared by the test targets and the benchmarks.
+        .target(name: "TestDoubles", dependencies: ["Backend", "BackendAPI", "OutOfBand", "SodiumKit"], path: "Tests/TestDoubles"),
+        // Micro benchmarks of the hot paths; `make bench` runs them in release.
+        .executableTarget(name: "authphone-bench", dependencies: ["AuthFlow", "Backend", "OTP", "OutOfBand", "SodiumKit", "TestDoubles"]),
         .testTarget(name: "SodiumKitTests", dependencies: ["SodiumKit"]),
         .testTarget(name: "OutOfBandTests", dependencies: ["OutOfBand"]),
         .testTarget(name: "PushServiceTests", dependencies: ["PushService", "OutOfBand", "TestDoubles"]),

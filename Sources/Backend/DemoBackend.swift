@@ -166,11 +166,14 @@ public final class DemoBackend: Sendable {
             }
             results.append(sent != nil ? "dispatched" : attempts.last?.outcome ?? "dispatchError")
         }
-        var updated = record
-        updated.dispatch = results.isEmpty ? "dispatchTargetNotFound" : results.contains("dispatched") ? "dispatched" : results[0]
-        updated.updatedAt = now()
-        let final = updated
-        try await write { db in try final.update(db) }
+        let outcome = results.isEmpty ? "dispatchTargetNotFound" : results.contains("dispatched") ? "dispatched" : results[0]
+        let time = now()
+        // Only the dispatch columns: a phone that opens pushes at once may have redeemed the
+        // session already, and writing the whole record back would undo that.
+        let final = try await write { db -> SessionRecord in
+            _ = try SessionRecord.filter(key: record.id).updateAll(db, Column("dispatch").set(to: outcome), Column("updatedAt").set(to: time))
+            return try SessionRecord.fetchOne(db, key: record.id) ?? record
+        }
         return publish(final)
     }
 

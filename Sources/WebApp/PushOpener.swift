@@ -11,11 +11,15 @@ struct PushOpener: Service {
     let push: PushService
     let logger: Logger
 
+    /// Each arrival is opened in its own task: one phone's slow backend must not hold up the
+    /// others (a phone opens one payload at a time; a second waits in its inbox).
     func run() async throws {
         let arrivals = push.allDeliveries.subscribe()
         await withGracefulShutdownHandler {
-            for await (token, message) in arrivals.cancelOnGracefulShutdown() {
-                await open(message, token: token)
+            await withDiscardingTaskGroup { group in
+                for await (token, message) in arrivals.cancelOnGracefulShutdown() {
+                    group.addTask { await open(message, token: token) }
+                }
             }
         } onGracefulShutdown: {}
     }

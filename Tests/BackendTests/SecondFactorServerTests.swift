@@ -6,64 +6,6 @@ import SodiumKit
 import TestDoubles
 import Testing
 
-/// A device speaking the wire directly to the backend, without HTTP: enough to drive the
-/// Second Factor Server's counting from many sessions at once.
-struct ScriptedDevice {
-    let id = UUID().uuidString
-    let accountKey = try! Ed25519.KeyPair.generate()
-    let salt = [UInt8](repeating: 3, count: PinKeyDerivation.saltLength)
-    let derivation = PinKeyDerivation(profile: .fast)
-
-    func pinKey(_ pin: String) throws -> Ed25519.KeyPair {
-        try derivation.keyPair(pin: GuardedBytes(copying: Array(pin.utf8)), salt: salt)
-    }
-
-    func redeem(_ backend: DemoBackend, _ session: BackendSession) async throws -> RedeemResponse {
-        let payload = try OutOfBandDecoder.decode(qrText: session.qrText)
-        return try await backend.redeem(RedeemRequest(token: payload.redeemData.token, deviceId: id))
-    }
-
-    /// Enrols `user` with `pin` and returns the account id.
-    func enrol(_ backend: DemoBackend, user: String, pin: String) async throws -> String {
-        try #require(try await enrolment(backend, user: user, pin: pin).answer.accountId)
-    }
-
-    /// Enrols `user` with `pin`, offering the backend an OTP public key when given one; returns
-    /// the backend's answer and the session it was enrolled in.
-    func enrolment(_ backend: DemoBackend, user: String, pin: String,
-                   otpPublicKey: [UInt8]? = nil) async throws -> (answer: SecondFactorResponse, redeemed: RedeemResponse) {
-        let redeemed = try await redeem(backend, try await backend.createSession(type: .enrol, userId: user, displayName: nil))
-        let confirmed = try await backend.confirm(sessionId: redeemed.sessionId, ConfirmRequest(deviceId: id, accountId: nil, signature: nil))
-        let publicKey = Base64URL.encode(accountKey.publicKey)
-        let message = SignedMessage.enrol(sessionId: redeemed.sessionId, challenge: confirmed.challenge, accountPublicKey: publicKey)
-        let pinKey = try pinKey(pin)
-        let answer = try await backend.enrol(sessionId: redeemed.sessionId, EnrolRequest(
-            deviceId: id, accountPublicKey: publicKey, accountSignature: Base64URL.encode(accountKey.sign(message)),
-            pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message)),
-            deviceName: "scripted", fcmToken: nil, otpPublicKey: otpPublicKey.map(Base64URL.encode)))
-        return (answer, redeemed)
-    }
-
-    /// Starts a login (or a transaction) and confirms it; returns the session id and the next challenge.
-    func confirmedSession(_ backend: DemoBackend, user: String, account: String, type: WireSessionType = .login,
-                          transaction: String? = nil) async throws -> (String, String) {
-        let created = try await backend.createSession(type: type, userId: user, displayName: nil, transaction: transaction)
-        let redeemed = try await redeem(backend, created)
-        let signature = accountKey.sign(SignedMessage.confirm(sessionId: redeemed.sessionId, challenge: redeemed.challenge, accountId: account))
-        let confirmed = try await backend.confirm(sessionId: redeemed.sessionId,
-                                                  ConfirmRequest(deviceId: id, accountId: account, signature: Base64URL.encode(signature)))
-        return (redeemed.sessionId, confirmed.challenge)
-    }
-
-    func provePin(_ backend: DemoBackend, session: String, challenge: String, account: String,
-                  pin: String) async throws -> SecondFactorResponse {
-        let message = SignedMessage.verifyPin(sessionId: session, challenge: challenge, accountId: account)
-        return try await backend.verifyPin(sessionId: session, VerifyPinRequest(
-            deviceId: id, accountId: account, accountSignature: Base64URL.encode(accountKey.sign(message)),
-            pinSignature: Base64URL.encode(try pinKey(pin).sign(message))))
-    }
-}
-
 @Suite struct SecondFactorServerTests {
     let clock = TestClock()
 

@@ -1,8 +1,9 @@
 # Shared by the Python test runners: a venv with the test's packages, and AuthPhone servers on
 # free ports with throw-away data that stop whatever happens. Source it from the repository root.
 #   prepare_venv REQUIREMENTS_FILE
-#   start_server NAME PORT ARGS…   (serves in the background, waits until /health answers)
-#   free_port; print_server_logs
+#   start_server NAME PORT ARGS…   (serves in the background, waits until /health answers;
+#                                   its pid in $server_data/NAME.pid)
+#   stop_servers_named NAME; free_port; print_server_logs
 
 binary=${AUTHPHONE_BINARY:-.build/debug/authphone} # a copy keeps a test run apart from a rebuild
 [[ -x "$binary" ]] || { echo "build first: swift build --build-tests" >&2; exit 1; }
@@ -21,6 +22,13 @@ prepare_venv() {
   .venv/bin/pip install -q --disable-pip-version-check -r "$1" pytest
 }
 
+stop_servers_named() {
+  local pid
+  pid=$(cat "$server_data/$1.pid")
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 print_server_logs() {
@@ -33,6 +41,7 @@ start_server() {
   "$binary" serve --port "$port" "$@" >"$server_data/$name.log" 2>&1 &
   local pid=$!
   server_pids+=("$pid")
+  echo "$pid" >"$server_data/$name.pid"
   for _ in $(seq 1 100); do
     python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/health', timeout=1)" 2>/dev/null && return 0
     kill -0 "$pid" 2>/dev/null || { print_server_logs; exit 1; }

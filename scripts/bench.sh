@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# `make bench`: builds in release, runs the micro benchmarks, then the load generator against a
+# release server at a few sizes, and writes every figure (with the core count and the command
+# that produced it) to artifacts/bench/RUN/results.json; scripts/bench-compare.py compares two.
+#   BENCH_SECONDS   seconds of the long runs (default 60); BENCH_QUICK=1 for a short pass
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export AUTHPHONE_BINARY=${AUTHPHONE_BINARY:-.build/release/authphone}
+bench_binary=${BENCH_BINARY:-.build/release/authphone-bench}
+source scripts/lib/test-servers.sh
+
+long=${BENCH_SECONDS:-60}
+short=$(( long < 20 ? long : 20 ))
+quick=()
+[[ "${BENCH_QUICK:-}" == 1 ]] && quick=(--quick)
+run=$(date -u +%Y%m%dT%H%M%SZ)
+out=artifacts/bench/$run
+mkdir -p "$out"
+results=()
+
+# record NAME COMMAND…: runs it, keeps its output and its JSON as one result
+record() {
+  local name=$1
+  shift
+  echo "== $name: $*"
+  "$@" --json "$out/$name.json" | tee "$out/$name.txt"
+  results+=("$name")
+  printf '%s\n' "$*" >"$out/$name.command"
+}
+
+record micro "$bench_binary" "${quick[@]}"
+
+# A release server with the load-test KDF profile; pushes are not rate limited here.
+port=$(free_port)
+start_server bench "$port" --data-dir "$server_data/db" --pin-kdf fast --push-rate-limit 100000 --session-lifetime 600
+url="http://127.0.0.1:$port"
+pid=$(cat "$server_data/bench.pid")
+record logins-100 "$binary" load --url "$url" --server-pid "$pid" --phones 100 --duration "$short" --quiet
+record logins-1000-max "$binary" load --url "$url" --server-pid "$pid" --phones 1000 --duration "$long" --quiet
+record logins-1000-at-1000 "$binary" load --url "$url" --server-pid "$pid" --phones 1000 --rate 1000 --duration "$long" --quiet
+record sockets-1000 "$binary" load --url "$url" --server-pid "$pid" --mode sockets --phones 1000 --rate 10 --duration "$short" --quiet
+record sockets-10000 "$binary" load --url "$url" --server-pid "$pid" --mode sockets --phones 10000 --setup-concurrency 64 --rate 10 --duration "$short" --quiet
+stop_servers_named bench
+
+# Start to ready with the phones the runs above left in the database (more than 10,000): from
+# the start of the process to the first answer of /health, asked every 10 ms.
+phones=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from phone').fetchone()[0])" "$server_data/db/phones.sqlite")
+port=$(free_port)
+started=$(date +%s%N)
+"$binary" serve --port "$port" --data-dir "$server_data/db" --pin-kdf fast >"$server_data/ready.log" 2>&1 &
+server_pids+=("$!")
+echo "$!" >"$server_data/ready.pid"
+until curl -sf "http://127.0.0.1:$port/health" >/dev/null; do sleep 0.01; done
+ready=$(( ($(date +%s%N) - started) / 1000000 ))
+echo "== start to ready with $phones phones in the database: $ready ms" | tee "$out/start.txt"
+printf '{"phones": %s, "milliseconds": %s}\n' "$phones" "$ready" >"$out/start.json"
+echo "$binary serve --data-dir DB --pin-kdf fast, then GET /health every 10 ms" >"$out/start.command"
+results+=(start)
+stop_servers_named ready
+
+# The default PIN profile's cost, on its own server.
+port=$(free_port)
+start_server interactive "$port" --in-memory --push-rate-limit 100000
+record logins-100-interactive-kdf "$binary" load --url "http://127.0.0.1:$port" --server-pid "$(cat "$server_data/interactive.pid")" --phones 100 --duration "$short" --quiet
+
+python3 scripts/bench-compare.py --collect "$out" "${results[@]}"
+echo "results: $out/results.json"
