@@ -78,76 +78,50 @@ public enum LoadRun {
 
     /// N phones enrol, then all log in until the schedule ends.
     static func logins(_ options: LoadOptions, api: ServerAPI, server: ServerProcess?) async -> LoadReport {
-        let recorder = Recorder()
-        let gate = SetupGate(expected: options.phones, concurrency: options.setupConcurrency)
         let schedule = Schedule(rate: options.rate, duration: options.duration, count: options.count)
-        let run = UUID().uuidString.prefix(8).lowercased()
-        let progress = options.progress ? Task { await Self.report(progress: recorder, gate: gate, schedule: schedule) } : nil
-        let sample = await withTaskGroup(of: ServerSample?.self) { group -> ServerSample? in
-            for index in 0..<options.phones {
-                group.addTask {
-                    do {
-                        try await ScriptedPhone.withNewPhone(api, name: "load \(run) \(index)", user: "load-\(run)-\(index)", pin: options.pin) { phone in
-                            try await gate.setUp { try await phone.enrol(api) }
-                            guard await gate.allReady() else { return }
-                            await schedule.start()
-                            while let intended = await schedule.next() {
-                                do {
-                                    try await withTimeout(options.timeout) { try await phone.login(api) }
-                                    recorder.succeeded(since: intended)
-                                } catch let failure as LoadFailure {
-                                    recorder.failed(failure)
-                                }
-                            }
-                        }
-                    } catch let failure as LoadFailure {
-                        await gate.failed(failure)
-                    } catch {
-                        await gate.failed(LoadFailure("\(type(of: error))", "\(error)"))
-                    }
-                    return nil
-                }
+        return await run(.logins, options, api: api, server: server, schedule: schedule) { phone, _, recorder in
+            while let intended = await schedule.next() {
+                if await attempt(options, recorder, { try await phone.login(api) }) { recorder.succeeded(since: intended) }
             }
-            group.addTask { await Self.watch(server, gate: gate, schedule: schedule) }
-            return await group.reduce(into: nil) { found, sample in found = found ?? sample }
         }
-        progress?.cancel()
-        return LoadReport(mode: .logins, options: options, recorder: recorder, elapsed: await schedule.elapsed(),
-                          setup: await gate.summary(), server: sample)
     }
 
     /// N phone WebSockets held open while a few phones log in on schedule; each input's
     /// FlowUpdate is timed from the page's side.
     static func sockets(_ options: LoadOptions, api: ServerAPI, server: ServerProcess?) async -> LoadReport {
+        let schedule = Schedule(rate: options.rate > 0 ? options.rate : 10, duration: options.duration, count: options.count)
+        return await run(.sockets, options, api: api, server: server, schedule: schedule) { phone, index, recorder in
+            guard index < options.loginPhones else {
+                // an idle screen: holds its connection until the run ends
+                await schedule.finished()
+                return
+            }
+            while await schedule.next() != nil {
+                if await attempt(options, recorder, { try await phone.timedLogin(api) { recorder.record($0) } }) {
+                    recorder.succeeded(since: nil)
+                }
+            }
+        }
+    }
+
+    /// Sets up N phones, each with its screen's WebSocket open (enrolled if it will log in),
+    /// starts the schedule once all are ready, and runs `work` for each while the server is watched.
+    private static func run(_ mode: LoadOptions.Mode, _ options: LoadOptions, api: ServerAPI, server: ServerProcess?, schedule: Schedule,
+                            work: @escaping @Sendable (ScriptedPhone, Int, Recorder) async -> Void) async -> LoadReport {
         let recorder = Recorder()
         let gate = SetupGate(expected: options.phones, concurrency: options.setupConcurrency)
-        let schedule = Schedule(rate: options.rate > 0 ? options.rate : 10, duration: options.duration, count: options.count)
-        let run = UUID().uuidString.prefix(8).lowercased()
+        let label = "\(mode.rawValue)-" + UUID().uuidString.prefix(8).lowercased()
         let progress = options.progress ? Task { await Self.report(progress: recorder, gate: gate, schedule: schedule) } : nil
         let sample = await withTaskGroup(of: ServerSample?.self) { group -> ServerSample? in
             for index in 0..<options.phones {
                 group.addTask {
                     do {
-                        try await ScriptedPhone.withNewPhone(api, name: "socket \(run) \(index)", user: "socket-\(run)-\(index)", pin: options.pin) { phone in
-                            let logsIn = index < options.loginPhones
+                        try await ScriptedPhone.withNewPhone(api, name: "\(label) \(index)", user: "\(label)-\(index)", pin: options.pin) { phone in
+                            let logsIn = mode == .logins || index < options.loginPhones
                             try await gate.setUp { if logsIn { try await phone.enrol(api) } }
                             guard await gate.allReady() else { return }
                             await schedule.start()
-                            if logsIn {
-                                while await schedule.next() != nil {
-                                    do {
-                                        try await withTimeout(options.timeout) {
-                                            try await phone.timedLogin(api) { recorder.record($0) }
-                                        }
-                                        recorder.succeeded(since: nil)
-                                    } catch let failure as LoadFailure {
-                                        recorder.failed(failure)
-                                    }
-                                }
-                            } else {
-                                // an idle screen: holds its connection until the run ends
-                                await schedule.finished()
-                            }
+                            await work(phone, index, recorder)
                         }
                     } catch let failure as LoadFailure {
                         await gate.failed(failure)
@@ -161,8 +135,21 @@ public enum LoadRun {
             return await group.reduce(into: nil) { found, sample in found = found ?? sample }
         }
         progress?.cancel()
-        return LoadReport(mode: .sockets, options: options, recorder: recorder, elapsed: await schedule.elapsed(),
+        return LoadReport(mode: mode, options: options, recorder: recorder, elapsed: await schedule.elapsed(),
                           setup: await gate.summary(), server: sample)
+    }
+
+    /// One login under the time limit; a failure is counted by its code.
+    private static func attempt(_ options: LoadOptions, _ recorder: Recorder, _ login: @escaping @Sendable () async throws -> Void) async -> Bool {
+        do {
+            try await withTimeout(options.timeout, login)
+            return true
+        } catch let failure as LoadFailure {
+            recorder.failed(failure)
+        } catch {
+            recorder.failed(LoadFailure("\(type(of: error))", "\(error)"))
+        }
+        return false
     }
 
     /// The server's RSS (highest seen) and CPU while the run lasts, every connection still open.
