@@ -102,8 +102,8 @@ public struct BiometricsState: Codable, Sendable, Equatable {
     public var lastPinAt: Date?
 }
 
-/// What a phone's screen is told.
-public enum PhoneEvent: Sendable, Equatable {
+/// What a phone's screen is told. Indirect: each open screen's task holds one in its frame.
+public indirect enum PhoneEvent: Sendable, Equatable {
     case flowUpdate(Flow)
     case phoneChanged(PhoneDetail)
     case operation(OperationProgress)

@@ -37,8 +37,9 @@ struct StreamController {
         }
     }
 
-    /// A message to the phone's screen.
-    enum ScreenMessage: Encodable {
+    /// A message to the phone's screen. Indirect, so that the long-lived connection tasks that
+    /// hold one keep a pointer rather than the largest payload in their frames.
+    indirect enum ScreenMessage: Encodable {
         case phone(PhoneDetail)
         case flowUpdate(Flow)
         case notification(PushService.InboxMessage)
@@ -93,21 +94,26 @@ struct StreamController {
     func addRoutes(to router: Router<AppRequestContext>) {
         router.ws("/api/phones/{id}/stream") { request, context in
             try RequestGuardMiddleware.checkOrigin(request)
-            _ = try await phones.phone(id: context.parameters.require("id"))
+            let id = try context.parameters.require("id")
+            _ = try await Self.briefly { try await phones.phone(id: id) }
             return .upgrade()
         } onUpgrade: { inbound, outbound, context in
             let id = try context.requestContext.parameters.require("id")
             // Subscribe before the snapshot so no update falls between the two.
             let events = phones.events.subscribe(id)
-            let phone = try await phones.phone(id: id)
-            let pushes = push.deliveries.subscribe(phone.fcmToken)
+            // the snapshot, then the messages that arrived while the phone was offline, as text
+            let (token, snapshot) = try await Self.briefly {
+                let phone = try await phones.phone(id: id)
+                let waiting = try await push.inbox(token: phone.fcmToken).map { Self.json(ScreenMessage.notification($0)) }
+                return (phone.fcmToken, [Self.json(ScreenMessage.phone(phone))] + waiting)
+            }
+            let pushes = push.deliveries.subscribe(token)
             let faultChanges = faults.changes.subscribe()
-            try await send(.phone(phone), outbound)
+            try await outbound.write(.text(snapshot[0]))
             // faults in force come after the snapshot (none: nothing is sent)
             let inForce = Self.faults(faults.active, for: id)
             if !inForce.isEmpty { try await send(.faults(inForce), outbound) }
-            // Messages that arrived while the phone was offline come first.
-            for waiting in try await push.inbox(token: phone.fcmToken) { try await send(.notification(waiting), outbound) }
+            for text in snapshot.dropFirst() { try await outbound.write(.text(text)) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await event in events {
@@ -181,6 +187,13 @@ struct StreamController {
                 throw APIError(.badRequest, "MISSING_FIELD", "inputSecondFactor needs 'pin' (with 'oldPin' for a PIN change) or 'biometrics'")
             }
         }
+    }
+
+    /// Runs deep work (database reads) in a task of its own. A task keeps the memory its
+    /// deepest call needed until it ends, and a phone's connection task lives as long as the
+    /// screen is open: with 10,000 screens that was most of the server's memory.
+    static func briefly<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await Task { try await work() }.value
     }
 
     private static func guarded(_ pin: String) throws -> GuardedBytes {
