@@ -32,12 +32,13 @@ record micro "$bench_binary" "${quick[@]}"
 
 # A release server with the load-test KDF profile; pushes are not rate limited here.
 port=$(free_port)
-start_server bench "$port" --data-dir "$server_data/db" --pin-kdf fast --push-rate-limit 100000 --session-lifetime 600
+start_server bench "$port" --data-dir "$server_data/db" --pin-kdf fast --push-rate-limit 10000 --session-lifetime 600
 url="http://127.0.0.1:$port"
 pid=$(cat "$server_data/bench.pid")
 record logins-100 "$binary" load --url "$url" --server-pid "$pid" --phones 100 --duration "$short" --quiet
 record logins-1000-max "$binary" load --url "$url" --server-pid "$pid" --phones 1000 --duration "$long" --quiet
 record logins-1000-at-1000 "$binary" load --url "$url" --server-pid "$pid" --phones 1000 --rate 1000 --duration "$long" --quiet
+record logins-1000-at-200 "$binary" load --url "$url" --server-pid "$pid" --phones 1000 --rate 200 --duration "$short" --quiet
 record sockets-1000 "$binary" load --url "$url" --server-pid "$pid" --mode sockets --phones 1000 --rate 10 --duration "$short" --quiet
 record sockets-10000 "$binary" load --url "$url" --server-pid "$pid" --mode sockets --phones 10000 --setup-concurrency 64 --rate 10 --duration "$short" --quiet
 stop_servers_named bench
@@ -60,7 +61,7 @@ stop_servers_named ready
 
 # The default PIN profile's cost, on its own server.
 port=$(free_port)
-start_server interactive "$port" --in-memory --push-rate-limit 100000
+start_server interactive "$port" --in-memory --push-rate-limit 10000
 record logins-100-interactive-kdf "$binary" load --url "http://127.0.0.1:$port" --server-pid "$(cat "$server_data/interactive.pid")" --phones 100 --duration "$short" --quiet
 
 python3 scripts/bench-compare.py --collect "$out" "${results[@]}"

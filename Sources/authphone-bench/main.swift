@@ -47,7 +47,7 @@ var figures: [Figure] = []
 func report(_ figure: Figure) {
     let rate = String(format: "%12.0f /s", figure.perSecond)
     let cost = String(format: "%10.2f µs/op", figure.nanosecondsPerOp / 1000)
-    print(figure.name.padding(toLength: 56, withPad: " ", startingAt: 0) + rate + "  " + cost + "  " + figure.note)
+    print(figure.name.padding(toLength: 64, withPad: " ", startingAt: 0) + rate + "  " + cost + "  " + figure.note)
 }
 
 print("AuthPhone micro benchmarks on \(ProcessInfo.processInfo.activeProcessorCount) cores (\(CommandLine.arguments.joined(separator: " ")))")
