@@ -39,9 +39,16 @@ record logins-100 "$binary" load --url "$url" --server-pid "$pid" --phones 100 -
 record logins-1000-max "$binary" load --url "$url" --server-pid "$pid" --phones 1000 --duration "$long" --quiet
 record logins-1000-at-1000 "$binary" load --url "$url" --server-pid "$pid" --phones 1000 --rate 1000 --duration "$long" --quiet
 record logins-1000-at-200 "$binary" load --url "$url" --server-pid "$pid" --phones 1000 --rate 200 --duration "$short" --quiet
+stop_servers_named bench
+
+# Open screens on a server of their own, so that its memory is theirs (the same database).
+port=$(free_port)
+start_server sockets "$port" --data-dir "$server_data/db" --pin-kdf fast --push-rate-limit 10000 --session-lifetime 600
+url="http://127.0.0.1:$port"
+pid=$(cat "$server_data/sockets.pid")
 record sockets-1000 "$binary" load --url "$url" --server-pid "$pid" --mode sockets --phones 1000 --rate 10 --duration "$short" --quiet
 record sockets-10000 "$binary" load --url "$url" --server-pid "$pid" --mode sockets --phones 10000 --setup-concurrency 64 --rate 10 --duration "$short" --quiet
-stop_servers_named bench
+stop_servers_named sockets
 
 # Start to ready with the phones the runs above left in the database (more than 10,000): from
 # the start of the process to the first answer of /health, asked every 10 ms.

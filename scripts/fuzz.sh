@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds one libFuzzer target per payload decoder (with AddressSanitizer) and runs each for a
+# Builds one libFuzzer target per decoder of input (the payload forms and a typed OTP), with
+# AddressSanitizer, and runs each for a
 # bounded time from the seed corpus in Fuzz/corpus/. A crash or a failed round trip fails the run
 # and leaves the input that caused it in .build/fuzz/.
 #   scripts/fuzz.sh [seconds per target, default 10]
@@ -10,10 +11,13 @@ out=.build/fuzz
 mkdir -p "$out"
 rm -f "$out"/crash-* "$out"/leak-*
 
-for target in QRText:qr-text DeepLink:deep-link Push:push; do
-  name="${target%%:*}" corpus="${target##*:}"
+# NAME:CORPUS:SOURCES (a glob)
+for target in "QRText:qr-text:Sources/OutOfBand/*.swift" "DeepLink:deep-link:Sources/OutOfBand/*.swift" \
+  "Push:push:Sources/OutOfBand/*.swift" "OTP:otp:Sources/OTP/Crockford32.swift"; do
+  IFS=: read -r name corpus sources <<<"$target"
   binary="$out/$name"
-  swiftc -sanitize=fuzzer,address -parse-as-library -O Sources/OutOfBand/*.swift "Fuzz/${name}Fuzz.swift" \
+  # shellcheck disable=SC2086 # the sources are a glob
+  swiftc -sanitize=fuzzer,address -parse-as-library -O $sources "Fuzz/${name}Fuzz.swift" \
     -o "$binary" 2> >(grep -v "Cannot export local symbol" >&2)
   work="$out/$corpus-corpus"
   mkdir -p "$work"
