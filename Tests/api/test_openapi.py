@@ -4,11 +4,12 @@ The document is checked as a document (it is what the server serves, it is valid
 its examples fit its schemas, it covers every route in Sources/WebApp), and then against the
 server: a walk replays the named examples in a realistic order (create a phone, enrol it from
 a QR code, log in by push, act as a device of its own on the phone wire, send pushes, the phone's
-own flows, its local data and device information (through faults on demand), and the documented
-refusals), and every answer must have a documented status and a body that fits the
-documented schema; an answer to a named example must be the one documented (same status, same
-codes, same shape). At the end every named example must have been replayed, or be listed in
-NOT_REPLAYED with the reason.
+own flows, its local data and device information (through faults on demand), the offline OTP of
+seed 004 (generated on a phone whose backend is unreachable, and computed independently on the
+wire), and the documented refusals), and every answer must have a documented status and a body
+that fits the documented schema; an answer to a named example must be the one documented (same
+status, same codes, same shape). At the end every named example must have been replayed, or be
+listed in NOT_REPLAYED with the reason.
 
 The servers are started by the caller (scripts/api-test.sh). Environment:
   AUTHPHONE_URL              the server under test (default http://127.0.0.1:8080)
@@ -22,6 +23,8 @@ The servers are started by the caller (scripts/api-test.sh). Environment:
 import base64
 import copy
 import datetime
+import hashlib
+import hmac
 import json
 import os
 import pathlib
@@ -43,6 +46,7 @@ from jsonschema.exceptions import best_match
 from openapi_spec_validator import OpenAPIV31SpecValidator
 
 import tiny_ed25519 as ed25519
+import tiny_x25519 as x25519
 
 BASE_URL = os.environ.get("AUTHPHONE_URL", "http://127.0.0.1:8080").rstrip("/")
 EXPIRY_URL = os.environ.get("AUTHPHONE_EXPIRY_URL", "").rstrip("/")
@@ -68,7 +72,6 @@ NOT_REPLAYED = {
     "startOutOfBand 410 tokenExpired": "AUTHPHONE_EXPIRY_URL",
     "redeemToken 410 tokenExpired": "AUTHPHONE_EXPIRY_URL",
     "responses/SessionExpired sessionExpired": "AUTHPHONE_EXPIRY_URL",
-    "responses/BadGateway serverConnectionError": "AUTHPHONE_OFFLINE_URL",
 }
 
 # Operations whose answer carries no Content-Type today (see test_openapi_yaml_content_type).
@@ -343,6 +346,29 @@ def uniq(name):
     return f"{name}-{secrets.token_hex(3)}"
 
 
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def crockford(value, length):
+    return "".join(CROCKFORD[(value >> (5 * (length - 1 - i))) & 31] for i in range(length))
+
+
+def otp_step(at=None):
+    """The offline OTP's 2-minute time step (of the unix time `at`, or now)."""
+    return int(time.time() if at is None else at) // 120
+
+
+def offline_otp(key, session_data, reference, step):
+    """docs/otp.md's offline OTP, independently of the server: `XXXXXX XXXXXX`."""
+    data = session_data.encode()
+    message = (b"AuthPhone offline OTP v1\x00" + struct.pack(">I", len(data)) + data + struct.pack(">I", reference)
+               + struct.pack(">q", step))
+    mac = hmac.new(key, message, hashlib.sha256).digest()
+    offset = mac[-1] & 15
+    value = int.from_bytes(mac[offset:offset + 4], "big") & 0x3FFFFFFF  # 31-bit truncation, then 30 bits
+    return f"{crockford(reference, 6)} {crockford(value, 6)}"
+
+
 def utc_now(offset=0):
     moment = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) + datetime.timedelta(seconds=offset)
     return moment, moment.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -415,6 +441,8 @@ class Device:
         self.pin_seed = secrets.token_bytes(32)
         self.account_seeds = {}
         self.challenges = {}
+        self.server_keys = {}  # session id -> the server's Ed25519 key, from the redeem answer
+        self.otp_keys = {}  # account id -> (reference, the offline OTP key)
 
     def redeem(self, session, example):
         token = payload_of(session["qrText"])["nma_data"]["token"]
@@ -424,6 +452,7 @@ class Device:
         assert ed25519.verify(unb64(answer["server"]["publicKey"]), message, unb64(answer["serverSignature"])), \
             "the redeem answer is not signed by the server's key"
         self.challenges[session["id"]] = answer["challenge"]
+        self.server_keys[session["id"]] = unb64(answer["server"]["publicKey"])
         return answer
 
     def confirm(self, session_id, example, account=None):
@@ -435,7 +464,9 @@ class Device:
         self.challenges[session_id] = answer["challenge"]
         return answer
 
-    def enrol(self, session_id, example="enrol"):
+    def enrol(self, session_id, example="enrol", otp=False):
+        """Enrols a new account; with `otp`, agrees an offline OTP key as the phone does (seed 004)
+        and checks the server key's signature over the backend's half."""
         account_seed = secrets.token_bytes(32)
         account_key = b64(ed25519.public_key(account_seed))
         message = f"authphone/v1 enrol\n{session_id}\n{self.challenges[session_id]}\n{account_key}".encode()
@@ -443,10 +474,28 @@ class Device:
                  "accountSignature": b64(ed25519.sign(account_seed, message)),
                  "pinPublicKey": b64(ed25519.public_key(self.pin_seed)),
                  "pinSignature": b64(ed25519.sign(self.pin_seed, message))}
+        otp_secret = secrets.token_bytes(32)
+        if otp:
+            merge["otpPublicKey"] = b64(x25519.public_key(otp_secret))
         _, answer = self.api.call("enrolAccount", example, path={"id": session_id}, merge=merge, expect=200)
         assert answer["result"] == "accepted"
         self.account_seeds[answer["accountId"]] = account_seed
+        assert ("otp" in answer) == otp, "an OTP key half comes back exactly when the phone sent its own"
+        if otp:
+            half = answer["otp"]
+            signed = (f"authphone/v1 otp\n{session_id}\n{answer['accountId']}\n{half['reference']}\n"
+                      f"{half['serverPublicKey']}\n{merge['otpPublicKey']}").encode()
+            assert ed25519.verify(self.server_keys[session_id], signed, unb64(half["signature"])), \
+                "the backend's OTP key half is not signed by the server's key"
+            self.otp_keys[answer["accountId"]] = (
+                half["reference"], x25519.client_receive_key(otp_secret, unb64(half["serverPublicKey"])))
         return answer["accountId"]
+
+    def otp(self, account, session, step=None):
+        """The offline OTP of `account` for a login session's QR code, as docs/otp.md computes it."""
+        reference, key = self.otp_keys[account]
+        return offline_otp(key, payload_of(session["qrText"])["nma_data"]["token"], reference,
+                           otp_step() if step is None else step)
 
     def verify(self, session_id, account, example, right=True):
         message = f"authphone/v1 pin\n{session_id}\n{self.challenges[session_id]}\n{account}".encode()
@@ -475,13 +524,13 @@ class Device:
                  "signature": b64(ed25519.sign(self.account_seeds[account], message))}
         return self.api.call("pendingOperations", example, merge=merge, expect=200)[1]
 
-    def enrol_user(self, user, examples=True):
+    def enrol_user(self, user, examples=True, otp=False):
         """A new account for `user` through the whole enrolment on the wire (replaying the `enrol`
         examples, which fit a device's first enrolment only)."""
         session = new_session(self.api, "enrol", user)
         self.redeem(session, "enrol" if examples else None)
         self.confirm(session["id"], "enrol" if examples else None)
-        return self.enrol(session["id"], "enrol" if examples else None)
+        return self.enrol(session["id"], "enrol" if examples else None, otp=otp)
 
     def verify_biometric(self, session_id, account, biometric_seed, example="biometrics", expect=200):
         message = f"authphone/v1 pin\n{session_id}\n{self.challenges[session_id]}\n{account}".encode()
@@ -1150,6 +1199,7 @@ def test_walk_local_data_and_device_information(api):
                         "the change succeeded")["operation"]["id"] == result["progress"]["id"]
     assert any(m["type"] == "phone" and m["phone"]["name"] == name for m in screen.seen), "the screen got the new name"
     api.call("cancelOperation", "noOperation", path=path, expect=409)
+    api.call("cancelOperation", "phoneNotFound", path={"id": NO_PHONE}, expect=404)
     try:
         # A 503 with Retry-After 1: the second attempt waits and succeeds.
         api.call("addFault", "backend503", expect=201)
@@ -1289,6 +1339,189 @@ def test_walk_management_on_the_wire(api):
     FINISHED.add("management wire")
 
 
+def log_in_on_screen(api, phone, user, screen):
+    """An online login by QR code on the phone's screen, with the PIN."""
+    login = new_session(api, "login", user)
+    api.call("startOutOfBand", path={"id": phone["id"]}, body={"qr": login["qrText"]}, expect=202)
+    screen.flow("WAIT_FOR_INPUT", "CONFIRM")
+    screen.send({"action": "confirmSession"})
+    screen.flow("WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
+    screen.send({"action": "inputSecondFactor", "pin": PIN})
+    assert screen.flow("DONE")["type"] == "LOGIN"
+    assert api.call("getSession", path={"id": login["id"]}, expect=200)[1]["status"] == "loggedin"
+
+
+def moment(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def next_start(screen, predicate, what):
+    """The first `session` message of a scanned session the screen has not shown yet that fits."""
+    known = {m["session"]["id"] for m in screen.seen if m["type"] == "session"}
+    return screen.until(lambda m: m["type"] == "session" and m["session"]["id"] not in known
+                        and predicate(m["session"]), what)["session"]
+
+
+def session_message(screen, session_id, predicate, what):
+    return screen.until(lambda m: m["type"] == "session" and m["session"]["id"] == session_id
+                        and predicate(m["session"]), what)["session"]
+
+
+def test_walk_offline_otp(api):
+    """Seed 004: a login QR code scanned while the backend is unreachable for the phone (a fault):
+    502 at once, the session STARTING and retried in the background, the offline OTP generated on
+    the phone and typed into the relying party's otpLogin; the server flag, the refusals, the
+    lock after 100 wrong codes and its reset by an online login; the offline fault, the account
+    choice, a cancel, and an OTP generated while the session was still on its way. Then a device
+    of the test's own agrees the OTP key on the wire and computes the codes itself (docs/otp.md)."""
+    api.call("setServerFlags", body={"flags": {"ENABLE_OTP": False}}, expect=200)
+    _, flags = api.call("getServerFlags", "allOff", expect=200)
+    assert flags == {"flags": {"ENABLE_OTP": False}}
+    phone = new_phone(api, "OTP phone")
+    path = {"id": phone["id"]}
+    user = uniq("olivia")
+    account = enrol_phone(api, phone, user)
+    screen = Screen(BASE_URL, phone["id"])
+    screen.until(lambda m: m["type"] == "phone", "the phone")
+    # The enrolment's session arrived: nothing to generate an OTP for.
+    api.call("generateOTP", "notAvailable", path=path, expect=409)
+    api.call("updatePhoneSettings", "countdownOutOfRange", path=path, expect=400)
+    try:
+        # The backend refuses this phone's connections: the scan answers 502 at once, and the
+        # session stays STARTING with the OTP on offer while the phone keeps trying.
+        api.call("addFault", body={"target": "phone", "phoneId": phone["id"], "kind": "unreachable"}, expect=201)
+        login = new_session(api, "login", user)
+        scanned = time.time()
+        api.call("startOutOfBand", "serverConnectionError", path=path, body={"qr": login["qrText"]}, expect=502)
+        started = next_start(screen, lambda s: s["state"] == "STARTING" and s["connectionError"],
+                             "the session starting")
+        assert started["otpAvailable"] is True and [a["id"] for a in started["accounts"]] == [account]
+        assert started["error"]["code"] == "SERVER_CONNECTION_ERROR" and "nextAttemptAt" in started
+        assert 50 <= moment(started["otpOfferAt"]) - scanned <= 62, "the default countdown is 60 s"
+        session_message(screen, started["id"], lambda s: s["attempts"] >= 2, "a retry in the background")
+        _, detail = api.call("getPhone", "sessionStarting", path=path, expect=200)
+        assert detail["session"]["id"] == started["id"] and detail["session"]["state"] == "STARTING"
+        api.call("startOutOfBand", "flowActive", path=path, body={"qr": login["qrText"]}, expect=409)
+
+        # The OTP, generated on the phone: the session stops.
+        api.call("generateOTP", "phoneNotFound", path={"id": NO_PHONE}, body={}, expect=404)
+        api.call("generateOTP", "unknownAccount", path=path, expect=400)
+        _, stopped = api.call("generateOTP", "onlyAccount", path=path, expect=200)
+        assert stopped["state"] == "STOPPED" and stopped["stopReason"] == "OTP_GENERATED"
+        assert stopped["otpAccountId"] == account and re.fullmatch(r"[0-9A-Z]{6} [0-9A-Z]{6}", stopped["otp"])
+        shown = session_message(screen, started["id"], lambda s: s["state"] == "STOPPED", "the OTP")
+        assert shown["otp"] == stopped["otp"]
+        api.call("generateOTP", "notAvailable", path=path, body={}, expect=409)
+        otp = stopped["otp"]
+
+        # The relying party: off until the server flag is set.
+        session = {"id": login["id"]}
+        api.call("otpLogin", "otpDisabled", path=session, merge={"otp": otp}, expect=403)
+        _, flags = api.call("setServerFlags", "enable", expect=200)
+        assert flags == {"flags": {"ENABLE_OTP": True}}
+        api.call("setServerFlags", "unknownFlag", expect=400)
+        assert api.call("getServerFlags", expect=200)[1] == flags, "a refused change changes nothing"
+        api.call("otpLogin", "badFormat", path=session, expect=400)
+        wrong = otp[:7] + ("0" if otp[7] != "0" else "1") + otp[8:]
+        api.call("otpLogin", "wrongOtp", path=session, merge={"otp": wrong}, expect=403)
+        api.call("otpLogin", "sessionNotFound", path={"id": NO_SESSION}, merge={"otp": otp}, expect=404)
+        enrolment = new_session(api, "enrol", uniq("nobody"))
+        api.call("otpLogin", "notALogin", path={"id": enrolment["id"]}, merge={"otp": otp}, expect=409)
+        _, logged = api.call("otpLogin", "otpLogin", path=session, merge={"otp": otp.lower().replace(" ", "-")},
+                             expect=200)
+        assert logged["status"] == "loggedin" and logged["otplogin"] is True and logged["accountId"] == account
+        _, status = api.call("getSession", path=session, expect=200)
+        assert status["loggedin"] is True and status["otplogin"] is True
+        api.call("otpLogin", "finished", path=session, merge={"otp": otp}, expect=409)
+
+        # 100 wrong codes in a row lock the account's OTP, right codes included ...
+        locked = new_session(api, "login", user)
+        for value in range(100):
+            _, refusal = api.call("otpLogin", path={"id": locked["id"]},
+                                  body={"otp": f"{otp[:6]} {crockford(value, 6)}"}, expect=403)
+            assert refusal["error"]["code"] == "OTP_REJECTED"
+        assert "100 of 100" in refusal["error"]["message"]
+        api.call("otpLogin", "locked", path={"id": locked["id"]}, merge={"otp": otp}, expect=429)
+    finally:
+        api.call("clearFaults", expect=204)
+
+    # ... until the user logs in online with the account.
+    log_in_on_screen(api, phone, user, screen)
+    _, refusal = api.call("otpLogin", path={"id": locked["id"]}, body={"otp": wrong}, expect=403)
+    assert refusal["error"]["code"] == "OTP_REJECTED" and "(1 of 100" in refusal["error"]["message"]
+
+    # A phone that knows it is offline offers the OTP at once; with two accounts at the server
+    # it asks which one (the phone cannot tell whose login it is).
+    other_user = uniq("oscar")
+    other_account = enrol_phone(api, phone, other_user)
+    try:
+        _, fault = api.call("addFault", "phoneOffline", merge={"phoneId": phone["id"]}, expect=201)
+        api.call("addFault", "offlineBackend", expect=400)
+        login = new_session(api, "login", user)
+        _, refusal = api.call("startOutOfBand", path=path, body={"qr": login["qrText"]}, expect=502)
+        assert refusal["error"]["code"] == "SERVER_CONNECTION_ERROR" and refusal["error"]["sdkCode"] == 70
+        offered = next_start(screen, lambda s: s["state"] == "STARTING" and s["connectionError"],
+                             "the session starting offline")
+        assert abs(moment(offered["otpOfferAt"]) - time.time()) <= 5, "offline: the OTP is offered at once"
+        assert sorted(a["id"] for a in offered["accounts"]) == sorted([account, other_account])
+        api.call("generateOTP", "accountRequired", path=path, expect=400)
+        _, stopped = api.call("generateOTP", "chosenAccount", path=path, merge={"account": other_account},
+                              expect=200)
+        assert stopped["otpAccountId"] == other_account
+        # the other user's code does not log this user in
+        api.call("otpLogin", "otherUsersAccount", path={"id": login["id"]}, merge={"otp": stopped["otp"]},
+                 expect=403)
+
+        # A cancel on the screen stops a starting session.
+        login = new_session(api, "login", user)
+        api.call("startOutOfBand", path=path, body={"qr": login["qrText"]}, expect=502)
+        starting = next_start(screen, lambda s: s["state"] == "STARTING", "the session")
+        screen.send({"action": "cancel"})
+        cancelled = session_message(screen, starting["id"], lambda s: s["state"] == "STOPPED", "the cancel")
+        assert cancelled["stopReason"] == "USER_CANCELED" and "otp" not in cancelled
+        api.call("generateOTP", path=path, body={"account": account}, expect=409)
+        api.call("removeFault", path={"id": fault["id"]}, expect=204)
+
+        # An OTP generated while the session is still on its way (a slow backend): the session
+        # arrives stopped, and the scan answers 409; the OTP still logs in.
+        api.call("addFault", body={"target": "phone", "phoneId": phone["id"], "kind": "latency", "maximumMs": 1500,
+                                   "count": 1}, expect=201)
+        login = new_session(api, "login", other_user)
+        scan = in_background(lambda: Api(BASE_URL).call("startOutOfBand", "sessionStopped", path=path,
+                                                        body={"qr": login["qrText"]}, expect=409))
+        next_start(screen, lambda s: s["state"] == "STARTING", "the session on its way")
+        _, stopped = api.call("generateOTP", path=path, body={"account": other_account}, expect=200)
+        scan()
+        assert api.call("getSession", path={"id": login["id"]}, expect=200)[1]["status"] == "redeemed"
+        _, logged = api.call("otpLogin", path={"id": login["id"]}, body={"otp": stopped["otp"]}, expect=200)
+        assert logged["otplogin"] is True and logged["accountId"] == other_account
+    finally:
+        api.call("clearFaults", expect=204)
+    screen.close()
+
+    # A device of the test's own agrees the OTP key at enrolment and computes the codes itself.
+    device = Device(api)
+    wire_user = uniq("wanda")
+    enrol = new_session(api, "enrol", wire_user)
+    device.redeem(enrol, None)
+    device.confirm(enrol["id"], None)
+    api.call("enrolAccount", "badOtpKey", path={"id": enrol["id"]}, merge={"deviceId": device.id}, expect=400)
+    wire_account = device.enrol(enrol["id"], "otpKey", otp=True)
+    # the previous step's code is accepted once, then the current one, then no other code of that step
+    if time.time() % 120 > 115:
+        time.sleep(120 - time.time() % 120 + 0.5)  # not across a step's end
+    step = otp_step()
+    first, second, third = (new_session(api, "login", wire_user) for _ in range(3))
+    for login, at in ((first, step - 1), (second, step)):
+        _, logged = api.call("otpLogin", path={"id": login["id"]}, body={"otp": device.otp(wire_account, login, at)},
+                             expect=200)
+        assert logged["otplogin"] is True and logged["accountId"] == wire_account
+    _, refusal = api.call("otpLogin", path={"id": third["id"]}, body={"otp": device.otp(wire_account, third, step)},
+                          expect=403)
+    assert refusal["error"]["code"] == "OTP_REJECTED", "a step that already logged in takes no second code"
+    FINISHED.add("otp")
+
+
 def test_cross_site_guard_on_every_state_changing_route(api):
     """Every POST and DELETE: a foreign Origin is refused; every POST: a non-JSON body, and
     (where the route reads one) an oversized body."""
@@ -1341,6 +1574,9 @@ def test_every_operation_answers(api):
     rotating = new_phone(api, "Sweep rotating")
     slow = new_phone(api, "Sweep slow")
     enrol_phone(api, slow, uniq("sweep-slow"))
+    otp_phone = new_phone(api, "Sweep OTP")
+    otp_user = uniq("sweep-otp")
+    enrol_phone(api, otp_phone, otp_user)
 
     def redeem():
         token = payload_of(wire["qrText"])["nma_data"]["token"]
@@ -1401,6 +1637,27 @@ def test_every_operation_answers(api):
         fault = api.call("addFault", body={"target": "phone", "phoneId": NO_PHONE, "kind": "hang"}, expect=201)[1]
         api.call("removeFault", path={"id": fault["id"]})
 
+    def generate_otp():
+        fault = api.call("addFault", body={"target": "phone", "phoneId": otp_phone["id"], "kind": "offline"},
+                         expect=201)[1]
+        try:
+            login = new_session(api, "login", otp_user)
+            scan = requests.post(f"{BASE_URL}/api/phones/{otp_phone['id']}/oob", json={"qr": login["qrText"]},
+                                 timeout=TIMEOUT)
+            Api.check(api, OPS["startOutOfBand"], scan, None)  # checked, not counted as the sweep's
+            assert scan.status_code == 502, describe(scan)
+            api.call("generateOTP", path={"id": otp_phone["id"]}, body={})
+        finally:
+            api.call("removeFault", path={"id": fault["id"]}, expect=204)
+
+    def otp_login():
+        otp_device = Device(api)
+        user = uniq("sweep-otp-wire")
+        account = otp_device.enrol_user(user, examples=False, otp=True)
+        api.call("setServerFlags", body={"flags": {"ENABLE_OTP": True}}, expect=200)
+        login = new_session(api, "login", user)
+        api.call("otpLogin", path={"id": login["id"]}, body={"otp": otp_device.otp(account, login)})
+
     sweep = {
         "health": lambda: api.call("health"),
         "getOpenAPI": lambda: api.call("getOpenAPI"),
@@ -1417,6 +1674,7 @@ def test_every_operation_answers(api):
         "getPendingOperations": lambda: api.call("getPendingOperations", path={"id": phone["id"]}),
         "pendingOperations": lambda: device.pending(next(iter(device.account_seeds))),
         "startOutOfBand": lambda: api.call("startOutOfBand", path={"id": scanner["id"]}, body={"qr": enrol["qrText"]}),
+        "generateOTP": generate_otp,
         "getInbox": lambda: api.call("getInbox", path={"id": phone["id"]}),
         "startPhoneFlow": lambda: api.call("startPhoneFlow", path={"id": managed["id"]}, body={"type": "CHANGE_PIN"}),
         "addBiometricFeature": lambda: api.call("addBiometricFeature", path={"id": phone["id"]}, body={}),
@@ -1438,6 +1696,9 @@ def test_every_operation_answers(api):
         "createSession": lambda: api.call("createSession", body={"type": "login", "userId": "sweep"}),
         "getSecondFactorPolicy": lambda: api.call("getSecondFactorPolicy"),
         "setSecondFactorPolicy": lambda: api.call("setSecondFactorPolicy", body={"preset": "nextAuth"}),
+        "getServerFlags": lambda: api.call("getServerFlags"),
+        "setServerFlags": lambda: api.call("setServerFlags", body={"flags": {"ENABLE_OTP": True}}),
+        "otpLogin": otp_login,
         "listSessions": lambda: api.call("listSessions"),
         "getSession": lambda: api.call("getSession", path={"id": enrol["id"]}),
         "getSessionQRCode": lambda: api.call("getSessionQRCode", path={"id": enrol["id"]}),
@@ -1487,6 +1748,8 @@ def test_expiry():
     phone = new_phone(short, "Late phone")
     scanned = new_session(short, "enrol", uniq("late"))
     redeemed = new_session(short, "enrol", uniq("late"))
+    late_login = new_session(short, "login", uniq("late"))
+    short.call("setServerFlags", body={"flags": {"ENABLE_OTP": True}}, expect=200)
     device = Device(short)
     device.redeem(redeemed, "enrol")
     time.sleep(max(0.0, (datetime.datetime.fromisoformat(redeemed["expiresAt"].replace("Z", "+00:00"))
@@ -1496,6 +1759,7 @@ def test_expiry():
     short.call("redeemToken", "tokenExpired", body={"token": token, "deviceId": device.id}, expect=410)
     short.call("confirmSession", "sessionExpired", path={"id": redeemed["id"]}, body={"deviceId": device.id},
                expect=410)
+    short.call("otpLogin", "sessionExpired", path={"id": late_login["id"]}, body={"otp": "2XPP7Q R5BDD0"}, expect=410)
     assert short.call("getSession", path={"id": scanned["id"]}, expect=200)[1]["status"] == "expired"
     FINISHED.add("expiry")
 
@@ -1509,6 +1773,11 @@ def test_backend_unreachable():
                "nma_data_content_type": "application/json", "nma_data_version": "1"}
     offline.call("startOutOfBand", "serverConnectionError", path={"id": phone["id"]},
                  body={"qr": json.dumps(payload)}, expect=502)
+    # no account at that server, so no OTP to offer: the session stopped at the first failure
+    _, detail = offline.call("getPhone", path={"id": phone["id"]}, expect=200)
+    assert detail["session"]["state"] == "STOPPED" and detail["session"]["stopReason"] == "SERVER_CONNECTION_ERROR"
+    assert detail["session"]["accounts"] == [] and detail["session"]["otpAvailable"] is False
+    offline.call("generateOTP", "notAvailable", path={"id": phone["id"]}, expect=409)
     FINISHED.add("offline")
 
 
@@ -1545,7 +1814,7 @@ def test_websocket_refusals_and_own_origin(api):
 def test_zz_every_example_replayed():
     """Every named example was replayed by the tests above (run last, in file order)."""
     needed = {"phones", "login", "push", "wire", "policy", "pictures", "guard", "second factors", "local data",
-              "management wire"}
+              "management wire", "otp"}
     if not needed <= FINISHED:
         pytest.skip(f"the replaying tests {sorted(needed - FINISHED)} did not all pass")
     excused = {key for key, why in NOT_REPLAYED.items()
