@@ -98,7 +98,7 @@ extension DemoBackend {
             }
             guard var record = try SessionRecord.fetchOne(db, key: sessionId) else { throw BackendError.sessionNotFound(sessionId) }
             guard record.sessionType == .login else {
-                throw BackendError(.conflict, "NOT_A_LOGIN", "the session is a \(record.type); only a login takes an OTP")
+                throw BackendError(.conflict, "NOT_A_LOGIN", "the session is of the type \(record.type); only a login takes an OTP")
             }
             guard !record.status.isFinal else { throw BackendError.wrongState(record.status, expected: "not finished") }
             guard record.expiresAt > time else { throw BackendError.sessionExpired }

@@ -92,7 +92,10 @@ extension PhoneService {
         do { chosen = try entry.session.otpAccount(accountId) } catch {
             throw PhoneError(error.code == "OTP_NOT_AVAILABLE" ? .conflict : .badRequest, error.code, error.message)
         }
-        guard let account = accounts.first(where: { $0.id == chosen.id }), let key = account.otpKey, let reference = account.otpReference else {
+        guard let account = accounts.first(where: { $0.id == chosen.id }) else {
+            throw PhoneError(.conflict, "ACCOUNT_NOT_FOUND", "the account \(chosen.id) was removed from this phone since the code was scanned")
+        }
+        guard let key = account.otpKey, let reference = account.otpReference else {
             throw PhoneError(.conflict, "OTP_NOT_SET_UP", "the account \(chosen.id) has no offline OTP key (its server gave none at enrolment)")
         }
         let otp = OfflineOTP.generate(key: Array(key), sessionData: entry.payload.redeemData.token, reference: reference, at: now())

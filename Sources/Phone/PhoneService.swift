@@ -170,6 +170,8 @@ public actor PhoneService {
     /// Local data changes wait until the flow that may be using them has ended.
     func refuseDuringFlow(_ phoneId: String) throws(PhoneError) {
         if let active = flows[phoneId], !active.machine.flow.state.isFinal { throw .flowActive }
+        // a scanned session still starting becomes a flow as soon as its backend answers
+        if sessionStarts[phoneId]?.session.state == .starting { throw .flowActive }
     }
 
     /// Changes the phone's record (and, in the same transaction, anything else) and tells its screen.

@@ -1,3 +1,4 @@
+import AuthFlow
 import Logging
 import OutOfBand
 import Phone
@@ -28,10 +29,24 @@ struct PushOpener: Service {
     func open(_ message: PushService.InboxMessage, token: String) async {
         do {
             guard let phone = try await phones.phone(fcmToken: token), phone.settings.openPushesAtOnce else { return }
-            _ = try await phones.startOutOfBand(phoneId: phone.id, payload: message.message.payload())
-            _ = try await push.take(token: token, id: message.id)
+            _ = try await Self.open(message, phoneId: phone.id, token: token, phones: phones, push: push)
         } catch {
             logger.info("a push stays in the inbox", metadata: ["message": "\(message.id)", "reason": "\(error)"])
+        }
+    }
+
+    /// Starts the message's payload on the phone and takes it out of the inbox once the phone has
+    /// it: when its flow starts, or when the backend could not be reached and the phone keeps
+    /// trying by itself (seed 004). A refusal leaves it in the inbox.
+    static func open(_ message: PushService.InboxMessage, phoneId: String, token: String, phones: PhoneService,
+                     push: PushService) async throws -> Flow {
+        do {
+            let flow = try await phones.startOutOfBand(phoneId: phoneId, payload: message.message.payload())
+            _ = try await push.take(token: token, id: message.id)
+            return flow
+        } catch let error as PhoneError where error.isRetryable {
+            _ = try? await push.take(token: token, id: message.id)
+            throw error
         }
     }
 }

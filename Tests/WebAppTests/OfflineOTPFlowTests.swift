@@ -80,6 +80,24 @@ import WebApp
         }
     }
 
+    /// A pushed login opened while the backend cannot be reached leaves the inbox: the phone
+    /// has it, and starts its flow by itself once the backend answers.
+    @Test func anOpenedPushLeavesTheInboxWhileThePhoneRetries() async throws {
+        try await DeviceInformationFlowTests.withEnrolledPhone { client, screen, phoneId, _ in
+            _ = try await client.startSession("login", user: "alice", extra: ["delivery": "push"])
+            let inbox = try await client.send(.get, "/api/phones/\(phoneId)/inbox")
+            let message = try #require(((try JSONSerialization.jsonObject(with: inbox.body) as? [String: Any])?["messages"]
+                as? [[String: Any]])?.first?["id"] as? String)
+            try await Self.makeUnreachable(client, phoneId, count: 1)
+            let opened = try await client.send(.post, "/api/phones/\(phoneId)/inbox/\(message)/open")
+            #expect(opened.errorCode == "SERVER_CONNECTION_ERROR")
+            let flow = try await screen.settledFlow()
+            #expect(flow.type == .login && flow.currentInteraction?.type == .confirm)
+            let after = try await client.send(.get, "/api/phones/\(phoneId)/inbox")
+            #expect(String(decoding: after.body, as: UTF8.self).contains(message) == false)
+        }
+    }
+
     @Test func anOfflinePhoneOffersTheOTPAtOnce() async throws {
         let clock = TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
         try await DeviceInformationFlowTests.withEnrolledPhone(clock: clock) { client, screen, phoneId, _ in
@@ -105,8 +123,11 @@ import WebApp
             #expect(accounts.count == 2)
             #expect(try await client.send(.post, "/api/phones/\(phoneId)/otp", json: [:]).errorCode == "ACCOUNT_REQUIRED")
             #expect(try await client.send(.post, "/api/phones/\(phoneId)/otp", json: ["account": "nope"]).errorCode == "UNKNOWN_ACCOUNT")
-            // a second scan waits for this one
+            // a second scan, the phone's own flows and changes to its accounts wait for this one
             #expect(try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText]).errorCode == "FLOW_ACTIVE")
+            #expect(try await client.send(.post, "/api/phones/\(phoneId)/flows", json: ["type": "CHANGE_PIN"]).errorCode == "FLOW_ACTIVE")
+            #expect(try await client.send(.post, "/api/phones/\(phoneId)/local-data/delete-authenticator",
+                                          json: ["userId": "bob", "aaid": "PIN"]).errorCode == "FLOW_ACTIVE")
 
             try await screen.send(["action": "cancel"])
             var news = try await screen.nextSession()
