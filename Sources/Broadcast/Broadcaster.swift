@@ -8,7 +8,7 @@ public final class Broadcaster<Element: Sendable>: Sendable {
 
     private struct State {
         var nextID = 0
-        var subscribers: [Int: AsyncStream<Element>.Continuation] = [:]
+        var subscribers: [Int: @Sendable (Element) -> Void] = [:]
     }
 
     public init(bufferSize: Int = 64) {
@@ -18,20 +18,26 @@ public final class Broadcaster<Element: Sendable>: Sendable {
     /// A stream of every value sent from now on; it ends when the consumer stops iterating.
     public func subscribe() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            state.subscribers[state.nextID] = continuation
-            return state.nextID
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
+        let subscription = forward { continuation.yield($0) }
+        continuation.onTermination = { _ in subscription.cancel() }
         return stream
     }
 
+    /// Hands every value sent from now on to `deliver`, on the sender's thread, until the
+    /// subscription is cancelled: for a consumer that merges several sources into one stream of
+    /// its own (a screen's connection), with no task per source.
+    public func forward(_ deliver: @escaping @Sendable (Element) -> Void) -> Subscription {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            state.subscribers[state.nextID] = deliver
+            return state.nextID
+        }
+        return Subscription { [weak self] in _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) } }
+    }
+
     public func send(_ value: Element) {
-        for continuation in state.withLock({ Array($0.subscribers.values) }) {
-            continuation.yield(value)
+        for deliver in state.withLock({ Array($0.subscribers.values) }) {
+            deliver(value)
         }
     }
 
@@ -49,13 +55,18 @@ public final class KeyedBroadcaster<Key: Hashable & Sendable, Element: Sendable>
     }
 
     public func subscribe(_ key: Key) -> AsyncStream<Element> {
-        let size = bufferSize
         // Subscribing under the lock, so `send` cannot drop the channel as empty in between.
-        return channels.withLock { channels in
-            let channel = channels[key] ?? Broadcaster<Element>(bufferSize: size)
-            channels[key] = channel
-            return channel.subscribe()
-        }
+        channels.withLock { channel(key, in: &$0).subscribe() }
+    }
+
+    public func forward(_ key: Key, _ deliver: @escaping @Sendable (Element) -> Void) -> Subscription {
+        channels.withLock { channel(key, in: &$0).forward(deliver) }
+    }
+
+    private func channel(_ key: Key, in channels: inout [Key: Broadcaster<Element>]) -> Broadcaster<Element> {
+        let channel = channels[key] ?? Broadcaster<Element>(bufferSize: bufferSize)
+        channels[key] = channel
+        return channel
     }
 
     public func send(_ value: Element, to key: Key) {
@@ -66,4 +77,22 @@ public final class KeyedBroadcaster<Key: Hashable & Sendable, Element: Sendable>
         }
         channel?.send(value)
     }
+}
+
+/// A forwarding subscription; it ends when cancelled or released.
+public final class Subscription: Sendable {
+    private let end: Mutex<(@Sendable () -> Void)?>
+
+    init(_ end: @escaping @Sendable () -> Void) {
+        self.end = Mutex(end)
+    }
+
+    public func cancel() {
+        end.withLock { end in
+            end?()
+            end = nil
+        }
+    }
+
+    deinit { cancel() }
 }

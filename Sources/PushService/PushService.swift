@@ -76,9 +76,16 @@ public final class PushService: Sendable {
 
     /// A new token, as the FCM SDK hands one to an app.
     public func register(token: String) async throws {
+        try await register(tokens: [token])
+    }
+
+    /// Many tokens in one transaction: a server starting with 10,000 phones registers them all
+    /// in a few milliseconds instead of one commit each.
+    public func register(tokens: [String]) async throws {
         let time = now()
         try await writer.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO registration (token, createdAt) VALUES (?, ?)", arguments: [token, time])
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO registration (token, createdAt) VALUES (?, ?)")
+            for token in tokens { try insert.execute(arguments: [token, time]) }
         }
     }
 

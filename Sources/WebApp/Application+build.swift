@@ -29,7 +29,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         now: configuration.now, faults: faults)
     let push = try PushService(writer: pushDatabase, configuration: configuration.push, now: configuration.now,
                                faults: faults, sleep: configuration.sleep)
-    for phone in try await phones.phones() { try await push.register(token: phone.fcmToken) }
+    try await push.register(tokens: phones.phones().map(\.fcmToken))
     let templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
 
     let router = Router(context: AppRequestContext.self)

@@ -37,6 +37,9 @@ struct StreamController {
         }
     }
 
+    /// What a screen may fall behind by before it loses its oldest messages.
+    static let screenBuffer = 128
+
     /// A message to the phone's screen. Indirect, so that the long-lived connection tasks that
     /// hold one keep a pointer rather than the largest payload in their frames.
     indirect enum ScreenMessage: Encodable {
@@ -50,6 +53,15 @@ struct StreamController {
         case error(code: String, message: String)
 
         private enum Keys: String, CodingKey { case type, phone, flow, notification, operation, session, faults, error }
+
+        init(_ event: PhoneEvent) {
+            switch event {
+            case .flowUpdate(let flow): self = .flowUpdate(flow)
+            case .phoneChanged(let phone): self = .phone(phone)
+            case .operation(let progress): self = .operation(progress)
+            case .session(let session): self = .session(session)
+            }
+        }
         private struct ErrorBody: Encodable { let code: String; let message: String }
 
         func encode(to encoder: Encoder) throws {
@@ -99,16 +111,23 @@ struct StreamController {
             return .upgrade()
         } onUpgrade: { inbound, outbound, context in
             let id = try context.requestContext.parameters.require("id")
-            // Subscribe before the snapshot so no update falls between the two.
-            let events = phones.events.subscribe(id)
+            // One stream and one task carry everything the screen is told; the sources hand
+            // their values to it directly. Subscribe before the snapshot so no update falls
+            // between the two.
+            let (screen, feed) = AsyncStream<ScreenMessage>.makeStream(bufferingPolicy: .bufferingNewest(Self.screenBuffer))
+            var subscriptions = [phones.events.forward(id) { feed.yield(ScreenMessage($0)) }]
+            defer {
+                for subscription in subscriptions { subscription.cancel() }
+                feed.finish()
+            }
             // the snapshot, then the messages that arrived while the phone was offline, as text
             let (token, snapshot) = try await Self.briefly {
                 let phone = try await phones.phone(id: id)
                 let waiting = try await push.inbox(token: phone.fcmToken).map { Self.json(ScreenMessage.notification($0)) }
                 return (phone.fcmToken, [Self.json(ScreenMessage.phone(phone))] + waiting)
             }
-            let pushes = push.deliveries.subscribe(token)
-            let faultChanges = faults.changes.subscribe()
+            subscriptions.append(push.deliveries.forward(token) { feed.yield(.notification($0)) })
+            subscriptions.append(faults.changes.forward { feed.yield(.faults(Self.faults($0, for: id))) })
             try await outbound.write(.text(snapshot[0]))
             // faults in force come after the snapshot (none: nothing is sent)
             let inForce = Self.faults(faults.active, for: id)
@@ -116,20 +135,7 @@ struct StreamController {
             for text in snapshot.dropFirst() { try await outbound.write(.text(text)) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await event in events {
-                        switch event {
-                        case .flowUpdate(let flow): try await send(.flowUpdate(flow), outbound)
-                        case .phoneChanged(let changed): try await send(.phone(changed), outbound)
-                        case .operation(let progress): try await send(.operation(progress), outbound)
-                        case .session(let session): try await send(.session(session), outbound)
-                        }
-                    }
-                }
-                group.addTask {
-                    for await message in pushes { try await send(.notification(message), outbound) }
-                }
-                group.addTask {
-                    for await list in faultChanges { try await send(.faults(Self.faults(list, for: id)), outbound) }
+                    for await message in screen { try await send(message, outbound) }
                 }
                 for try await message in inbound.messages(maxSize: Self.maxMessageSize) {
                     guard case .text(let text) = message else {
