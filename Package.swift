@@ -61,6 +61,7 @@ let package = Package(
         ]),
         // Drives a running server over its API and WebSockets, as scripts and pages do.
         .target(name: "LoadGenerator", dependencies: [
+            "Retry",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -77,7 +78,7 @@ let package = Package(
         // to a backend without HTTP, shared by the test targets and the benchmarks.
         .target(name: "TestDoubles", dependencies: ["Backend", "BackendAPI", "OutOfBand", "SodiumKit"], path: "Tests/TestDoubles"),
         // Micro benchmarks of the hot paths; `make bench` runs them in release.
-        .executableTarget(name: "authphone-bench", dependencies: ["AuthFlow", "Backend", "OTP", "OutOfBand", "SodiumKit", "TestDoubles"]),
+        .executableTarget(name: "authphone-bench", dependencies: ["AuthFlow", "Backend", "OTP", "OutOfBand", "Retry", "SodiumKit", "TestDoubles"]),
         .testTarget(name: "SodiumKitTests", dependencies: ["SodiumKit"]),
         .testTarget(name: "OutOfBandTests", dependencies: ["OutOfBand"]),
         .testTarget(name: "PushServiceTests", dependencies: ["PushService", "OutOfBand", "TestDoubles"]),

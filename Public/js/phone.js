@@ -752,6 +752,7 @@ function render(force = false) {
     setScreenAttrs({});
     renderSessionStart(screen, state.session, {
       phoneId,
+      countdown: state.phone && state.phone.settings ? state.phone.settings.otpCountdown : 0,
       cancel: () => send({ action: "cancel" }),
       done: () => {
         state.dismissedSessionId = state.session && state.session.id;

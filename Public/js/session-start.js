@@ -11,8 +11,9 @@ export function showsSession(session, dismissedId) {
 }
 
 /**
- * Renders the session into `screen`. `hooks`: phoneId, cancel() (the socket's cancel), done()
- * (dismiss the OTP), onTeardown(fn) (clear timers when the screen changes).
+ * Renders the session into `screen`. `hooks`: phoneId, countdown (the phone's otpCountdown, s),
+ * cancel() (the socket's cancel), done() (dismiss the OTP), onTeardown(fn) (clear timers when the
+ * screen changes).
  */
 export function renderSessionStart(screen, session, hooks) {
   if (session.state === "STOPPED") {
@@ -64,7 +65,6 @@ export function renderSessionStart(screen, session, hooks) {
     : `Fetching the request from ${session.server}.`;
   const offerAt = session.otpOfferAt ? Date.parse(session.otpOfferAt) : NaN;
   const nextAt = session.nextAttemptAt ? Date.parse(session.nextAttemptAt) : NaN;
-  const startedAt = Date.now();
 
   const tick = () => {
     const now = Date.now();
@@ -76,7 +76,7 @@ export function renderSessionStart(screen, session, hooks) {
     }
     if (!session.otpAvailable || Number.isNaN(offerAt) || !choice.hidden) return;
     const left = Math.max(0, (offerAt - now) / 1000);
-    const total = Math.max(1, (offerAt - startedAt) / 1000);
+    const total = Math.max(1, Number(hooks.countdown) || 1);
     countdown.textContent = left > 0 ? `An offline code is offered in ${Math.ceil(left)} s` : "";
     bar.firstChild.style.width = `${Math.min(100, (100 * left) / total)}%`;
     if (left <= 0) offer();

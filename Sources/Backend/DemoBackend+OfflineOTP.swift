@@ -21,6 +21,8 @@ public enum ServerFlag: String, CaseIterable, Sendable {
 /// typed. docs/otp.md has the rules.
 extension DemoBackend {
     struct OTPAgreement {
+        /// The phone's half as it sent it, which the backend's signature covers.
+        let phonePublicKey: String
         let serverPublicKey: [UInt8]
         let sharedKey: [UInt8]
     }
@@ -32,17 +34,17 @@ extension DemoBackend {
         }
         do {
             let pair = try KeyExchange.KeyPair.generate()
-            return OTPAgreement(serverPublicKey: pair.publicKey, sharedKey: try pair.serverSharedKey(clientPublicKey: phoneKey))
+            return OTPAgreement(phonePublicKey: phonePublicKey, serverPublicKey: pair.publicKey,
+                                sharedKey: try pair.serverSharedKey(clientPublicKey: phoneKey))
         } catch {
             throw BackendError.invalid("otpPublicKey", "is not a usable X25519 public key")
         }
     }
 
-    func otpEnrolment(_ agreement: OTPAgreement, sessionId: String, accountId: String, reference: UInt32,
-                      phonePublicKey: String) -> WireOTPEnrolment {
+    func otpEnrolment(_ agreement: OTPAgreement, sessionId: String, accountId: String, reference: UInt32) -> WireOTPEnrolment {
         let backendHalf = Base64URL.encode(agreement.serverPublicKey)
         let message = SignedMessage.otpEnrolment(sessionId: sessionId, accountId: accountId, reference: reference,
-                                                 serverPublicKey: backendHalf, phonePublicKey: phonePublicKey)
+                                                 serverPublicKey: backendHalf, phonePublicKey: agreement.phonePublicKey)
         return WireOTPEnrolment(reference: reference, serverPublicKey: backendHalf, signature: Base64URL.encode(serverKey.sign(message)))
     }
 

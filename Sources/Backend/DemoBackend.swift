@@ -294,11 +294,11 @@ public final class DemoBackend: Sendable {
             var account = AccountRecord(id: UUID().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
                                         deviceId: request.deviceId, publicKey: Data(accountKey), createdAt: time)
             var otp: WireOTPEnrolment?
-            if let otpAgreement, let phoneKey = request.otpPublicKey {
-                account.otpReference = try Self.freeOTPReference(db)
+            if let otpAgreement {
+                let reference = try Self.freeOTPReference(db)
+                account.otpReference = reference
                 account.otpKey = Data(otpAgreement.sharedKey)
-                otp = self.otpEnrolment(otpAgreement, sessionId: record.id, accountId: account.id, reference: account.otpReference ?? 0,
-                                        phonePublicKey: phoneKey)
+                otp = self.otpEnrolment(otpAgreement, sessionId: record.id, accountId: account.id, reference: reference)
             }
             try account.insert(db)
             try DeviceRecord(deviceId: request.deviceId, name: request.deviceName ?? request.deviceId,

@@ -97,12 +97,11 @@ public final class FaultInjector: Sendable {
             }
         case (.delayPush(let seconds), _) where !(1...600).contains(seconds):
             throw .invalid("delaySeconds", "must be between 1 and 600 seconds")
+        case (.offline, .backend), (.offline, .push):
+            throw .invalid("kind", "'offline' takes a phone off the network: only the target 'phone' takes it")
         default: break
         }
         if !kind.isRequestFault, target != .push { throw .invalid("kind", "drops and delays pushes: only the push service takes it") }
-        if kind == .offline, case .phone = target {} else if kind == .offline {
-            throw .invalid("kind", "'offline' takes a phone off the network: only the target 'phone' takes it")
-        }
         let time = now()
         let fault = Fault(id: UUID().uuidString.lowercased(), target: target, kind: kind, remaining: count, createdAt: time,
                           expiresAt: time.addingTimeInterval(TimeInterval(lifetime)))

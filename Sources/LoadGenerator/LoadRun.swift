@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Histogram
+import Retry
 import NIOCore
 import Synchronization
 
@@ -97,7 +98,7 @@ public enum LoadRun {
                 return
             }
             while await schedule.next() != nil {
-                if await attempt(options, recorder, { try await phone.timedLogin(api) { recorder.record($0) } }) {
+                if await attempt(options, recorder, { try await phone.login(api) { recorder.record($0) } }) {
                     recorder.succeeded(since: nil)
                 }
             }
@@ -289,7 +290,7 @@ actor SetupGate {
     func progress() -> (ready: Int, failed: Int) { (ready, failures.values.reduce(0, +)) }
 
     func summary() -> (failures: [String: Int], examples: [String: String], seconds: Double) {
-        (failures, examples, Recorder.seconds((finishedAt ?? .now) - began))
+        (failures, examples, ((finishedAt ?? .now) - began).seconds)
     }
 }
 
@@ -355,12 +356,6 @@ actor Schedule {
 
     func elapsed() -> Double {
         guard let began else { return 0 }
-        return Recorder.seconds((ended ?? .now) - began)
-    }
-}
-
-extension Recorder {
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return ((ended ?? .now) - began).seconds
     }
 }

@@ -105,15 +105,25 @@ final class ScriptedPhone: @unchecked Sendable {
         try await outbound.write(.text(String(decoding: data, as: UTF8.self)))
     }
 
-    /// The user's part of a flow that waits for CONFIRM: confirm, PIN, DONE.
-    func confirmAndProvePin(account: String?, newFlow: Bool) async throws {
+    /// The user's part of a flow that waits for CONFIRM: confirm, PIN, DONE. With `timed`, each
+    /// input is timed from the page's side until the FlowUpdate it causes (PROCESSING).
+    func confirmAndProvePin(account: String?, newFlow: Bool, timed: ((Duration) -> Void)? = nil) async throws {
         try await waitForFlow("WAIT_FOR_INPUT", "CONFIRM", newFlow: newFlow)
         var confirm: [String: any Sendable] = ["action": "confirmSession"]
         confirm["account"] = account
-        try await send(confirm)
+        try await input(confirm, timed: timed)
         try await waitForFlow("WAIT_FOR_INPUT", account == nil ? "SET_SECOND_FACTOR" : "VERIFY_SECOND_FACTOR")
-        try await send(["action": "inputSecondFactor", "pin": pin])
+        try await input(["action": "inputSecondFactor", "pin": pin], timed: timed)
         try await waitForFlow("DONE")
+    }
+
+    private func input(_ action: [String: any Sendable], timed: ((Duration) -> Void)?) async throws {
+        let clock = ContinuousClock()
+        let sent = clock.now
+        try await send(action)
+        guard let timed else { return }
+        try await waitForFlow("PROCESSING")
+        timed(clock.now - sent)
     }
 
     /// Enrols the user by QR text, then lets pushes open at once (as an app in the foreground).
@@ -128,32 +138,11 @@ final class ScriptedPhone: @unchecked Sendable {
     }
 
     /// One out-of-band login: the backend pushes the session through the FCM endpoint, the phone
-    /// opens it at once, the user confirms and gives the PIN.
-    func login(_ api: ServerAPI) async throws {
+    /// opens it at once, the user confirms and gives the PIN (each input timed with `timed`).
+    func login(_ api: ServerAPI, timed: ((Duration) -> Void)? = nil) async throws {
         _ = try await api.call(.POST, "/api/backend/sessions",
                                ["type": "login", "userId": user, "delivery": "push", "pushToken": fcmToken])
-        try await confirmAndProvePin(account: accountId, newFlow: true)
-    }
-
-    /// A login whose steps are timed from the page's side: the time from an input sent on the
-    /// WebSocket to the FlowUpdate it causes, for each input.
-    func timedLogin(_ api: ServerAPI, record: (Duration) -> Void) async throws {
-        _ = try await api.call(.POST, "/api/backend/sessions",
-                               ["type": "login", "userId": user, "delivery": "push", "pushToken": fcmToken])
-        try await waitForFlow("WAIT_FOR_INPUT", "CONFIRM", newFlow: true)
-        let clock = ContinuousClock()
-        var sent = clock.now
-        var confirm: [String: any Sendable] = ["action": "confirmSession"]
-        confirm["account"] = accountId
-        try await send(confirm)
-        try await waitForFlow("PROCESSING")
-        record(clock.now - sent)
-        try await waitForFlow("WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
-        sent = clock.now
-        try await send(["action": "inputSecondFactor", "pin": pin])
-        try await waitForFlow("PROCESSING")
-        record(clock.now - sent)
-        try await waitForFlow("DONE")
+        try await confirmAndProvePin(account: accountId, newFlow: true, timed: timed)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Retry
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,7 +81,7 @@ public struct ServerSample: Codable, Sendable, Equatable {
         self.pid = pid
         rssMiB = Double(highestRSS) / 1_048_576
         peakRSSMiB = Double(end.peakRSSBytes) / 1_048_576
-        let wall = Recorder.seconds(end.at - start.at)
+        let wall = (end.at - start.at).seconds
         cpuPercent = wall > 0 ? 100 * (end.cpuSeconds - start.cpuSeconds) / wall : 0
     }
 }

@@ -30,9 +30,10 @@ extension PhoneService {
 
     /// One attempt to fetch the scanned session. The flow starts if it arrives while the session
     /// is still STARTING; a failure that may pass plans the next attempt in the background.
-    func fetchSessionAndStartFlow(_ phoneId: String, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
+    func fetchSessionAndStartFlow(_ phoneId: String, payload: OutOfBandPayload,
+                                  local: (PhoneRecord, [AccountRecord])) async throws(PhoneError) -> Flow {
         let prepared: PreparedFlow
-        do { prepared = try await redeemAndCheck(phoneId, payload: payload) } catch {
+        do { prepared = try await redeemAndCheck(phoneId, payload: payload, local: local) } catch {
             sessionFetchFailed(phoneId, error)
             throw error
         }
@@ -46,6 +47,7 @@ extension PhoneService {
             }
             throw PhoneError(.conflict, "SESSION_STOPPED", "the session was stopped on the phone (\(reason)) before it arrived")
         }
+        // no cancel: the planned retry, if any, is the task running this
         entry.retry = nil
         sessionStarts[phoneId] = entry
         publishSessionStart(phoneId)
@@ -54,10 +56,8 @@ extension PhoneService {
 
     private func sessionFetchFailed(_ phoneId: String, _ error: PhoneError) {
         guard var entry = sessionStarts[phoneId] else { return }
-        let policy = configuration.sessionFetchRetry
-        let retry = entry.session.attempts + 1
-        let wait = retry <= policy.maxRetries
-            ? max(policy.delay(beforeRetry: retry, unit: configuration.random()), error.retryAfter ?? .zero) : nil
+        let wait = configuration.sessionFetchRetry.wait(beforeRetry: entry.session.attempts + 1, unit: configuration.random(),
+                                                        retryAfter: error.retryAfter)
         let action = entry.session.fetchFailed(
             error.flowError, connection: error.isRetryable, retryIn: wait?.seconds,
             phoneOffline: network.faults?.isOffline(phoneId: phoneId) ?? false, countdown: TimeInterval(entry.countdown), now: now())
@@ -72,13 +72,13 @@ extension PhoneService {
         publishSessionStart(phoneId)
     }
 
+    /// While the session is STARTING nothing else can start on the phone (`refuseDuringFlow`),
+    /// so the retry needs no guard of its own.
     private func retrySessionFetch(_ phoneId: String) async {
-        guard !Task.isCancelled, let entry = sessionStarts[phoneId], entry.session.state == .starting, !starting.contains(phoneId) else {
-            return
-        }
-        starting.insert(phoneId)
-        defer { starting.remove(phoneId) }
-        _ = try? await fetchSessionAndStartFlow(phoneId, payload: entry.payload)
+        guard !Task.isCancelled, let entry = sessionStarts[phoneId], entry.session.state == .starting,
+              let local = try? await phoneAndAccounts(phoneId)
+        else { return }
+        _ = try? await fetchSessionAndStartFlow(phoneId, payload: entry.payload, local: local)
     }
 
     /// nextAuth's generateOTP(session, account): the only moment the OTP is computed. The
@@ -100,21 +100,24 @@ extension PhoneService {
         }
         let otp = OfflineOTP.generate(key: Array(key), sessionData: entry.payload.redeemData.token, reference: reference, at: now())
         entry.session.otpGenerated(otp.description, accountId: account.id)
-        entry.retry?.cancel()
-        entry.retry = nil
-        sessionStarts[phoneId] = entry
-        publishSessionStart(phoneId)
+        storeStopped(entry, phoneId)
         return entry.session
     }
 
     /// Cancels a scanned session still starting; false when there is none.
     func cancelSessionStart(_ phoneId: String) -> Bool {
         guard var entry = sessionStarts[phoneId], (try? entry.session.cancel()) != nil else { return false }
-        entry.retry?.cancel()
-        entry.retry = nil
-        sessionStarts[phoneId] = entry
-        publishSessionStart(phoneId)
+        storeStopped(entry, phoneId)
         return true
+    }
+
+    /// The session stopped: the planned retry is called off and the screen hears it.
+    private func storeStopped(_ entry: StartingSession, _ phoneId: String) {
+        var stopped = entry
+        stopped.retry?.cancel()
+        stopped.retry = nil
+        sessionStarts[phoneId] = stopped
+        publishSessionStart(phoneId)
     }
 
     private func publishSessionStart(_ phoneId: String) {

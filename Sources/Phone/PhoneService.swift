@@ -197,14 +197,14 @@ public actor PhoneService {
     /// session arrives it is STARTING (seed 004): an offline OTP is on offer, and a backend that
     /// cannot be reached is tried again in the background (the caller hears error 70 at once).
     public func startOutOfBand(phoneId: String, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
-        let (phone, onPhone) = try await phoneAndAccounts(phoneId)
+        let local = try await phoneAndAccounts(phoneId)
         try refuseDuringFlow(phoneId)
-        guard !starting.contains(phoneId), sessionStarts[phoneId]?.session.state != .starting else { throw .flowActive }
+        guard !starting.contains(phoneId) else { throw .flowActive }
         try checkAllowed(payload.redeemData.redeemURL)
         starting.insert(phoneId)
         defer { starting.remove(phoneId) }
-        announceSessionStart(phoneId, payload: payload, accounts: onPhone, countdown: phone.otpCountdown)
-        return try await fetchSessionAndStartFlow(phoneId, payload: payload)
+        announceSessionStart(phoneId, payload: payload, accounts: local.1, countdown: local.0.otpCountdown)
+        return try await fetchSessionAndStartFlow(phoneId, payload: payload, local: local)
     }
 
     /// A redeemed session the phone has checked, ready to become a flow.
@@ -216,9 +216,11 @@ public actor PhoneService {
     }
 
     /// Redeems the token and checks what came back: the server's signature with the key the
-    /// phone pinned, and a type a server may start.
-    func redeemAndCheck(_ phoneId: String, payload: OutOfBandPayload) async throws(PhoneError) -> PreparedFlow {
-        let (phone, onPhone) = try await phoneAndAccounts(phoneId)
+    /// phone pinned, and a type a server may start. `local` is the phone and its accounts as
+    /// read by the caller (they cannot change while the session starts).
+    func redeemAndCheck(_ phoneId: String, payload: OutOfBandPayload,
+                        local: (PhoneRecord, [AccountRecord])) async throws(PhoneError) -> PreparedFlow {
+        let (phone, onPhone) = local
         let session: RedeemResponse = try await client(phoneId).post(
             payload.redeemData.redeemURL.absoluteString, "", RedeemRequest(token: payload.redeemData.token, deviceId: phone.deviceId))
         guard let serverURL = URL(string: session.server.url) else { throw .serverResponse("the server URL is not a URL") }

@@ -51,6 +51,13 @@ public enum RetryPolicy: Sendable, Equatable, Codable {
         }
     }
 
+    /// The wait before retry number `retry`, at least the server's `Retry-After`; nil when the
+    /// retries are used up.
+    public func wait(beforeRetry retry: Int, unit: Double, retryAfter: Duration?) -> Duration? {
+        guard retry <= maxRetries else { return nil }
+        return max(delay(beforeRetry: retry, unit: unit), retryAfter ?? .zero)
+    }
+
     private static func check(retries: Int) throws(RetryPolicyError) {
         guard (0...maximumRetries).contains(retries) else { throw .invalid("maxRetries", "must be between 0 and \(maximumRetries)") }
     }

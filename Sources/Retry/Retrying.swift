@@ -57,8 +57,9 @@ public struct Retrying: Sendable {
             case .retryable(let reason, let retryAfter):
                 record = AttemptRecord(number: number, waitedBefore: wait, outcome: reason)
                 records.append(record)
-                wait = max(policy.delay(beforeRetry: number, unit: random()), retryAfter ?? .zero)
-                await observe(record, number < attempts ? wait : nil)
+                let next = policy.wait(beforeRetry: number, unit: random(), retryAfter: retryAfter)
+                await observe(record, next)
+                wait = next ?? .zero
             }
         }
         return (nil, records)

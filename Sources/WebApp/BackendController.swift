@@ -68,12 +68,8 @@ struct BackendController {
         let otp: String
     }
 
-    /// nextAuth's serverFlags, by name.
-    struct ServerFlags: ResponseEncodable {
-        let flags: [String: Bool]
-    }
-
-    struct ServerFlagsChange: Decodable {
+    /// nextAuth's serverFlags by name: the answer, and a change (only the flags given).
+    struct ServerFlags: Codable, ResponseEncodable {
         let flags: [String: Bool]
     }
 
@@ -96,7 +92,7 @@ struct BackendController {
         }
         routes.get("server-flags") { _, _ in ServerFlags(flags: try await backend.serverFlags()) }
         routes.put("server-flags") { request, context in
-            let change = try await request.decodeJSON(as: ServerFlagsChange.self, context: context)
+            let change = try await request.decodeJSON(as: ServerFlags.self, context: context)
             return ServerFlags(flags: try await backend.setServerFlags(change.flags))
         }
         routes.get("sessions") { _, _ in SessionList(sessions: try await backend.recentSessions()) }

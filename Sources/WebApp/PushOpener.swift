@@ -29,7 +29,7 @@ struct PushOpener: Service {
     func open(_ message: PushService.InboxMessage, token: String) async {
         do {
             guard let phone = try await phones.phone(fcmToken: token), phone.settings.openPushesAtOnce else { return }
-            _ = try await Self.open(message, phoneId: phone.id, token: token, phones: phones, push: push)
+            _ = try await Self.start(message, phoneId: phone.id, token: token, phones: phones, push: push)
         } catch {
             logger.info("a push stays in the inbox", metadata: ["message": "\(message.id)", "reason": "\(error)"])
         }
@@ -38,7 +38,7 @@ struct PushOpener: Service {
     /// Starts the message's payload on the phone and takes it out of the inbox once the phone has
     /// it: when its flow starts, or when the backend could not be reached and the phone keeps
     /// trying by itself (seed 004). A refusal leaves it in the inbox.
-    static func open(_ message: PushService.InboxMessage, phoneId: String, token: String, phones: PhoneService,
+    static func start(_ message: PushService.InboxMessage, phoneId: String, token: String, phones: PhoneService,
                      push: PushService) async throws -> Flow {
         do {
             let flow = try await phones.startOutOfBand(phoneId: phoneId, payload: message.message.payload())

@@ -120,19 +120,19 @@ struct StreamController {
                 for subscription in subscriptions { subscription.cancel() }
                 feed.finish()
             }
-            // the snapshot, then the messages that arrived while the phone was offline, as text
-            let (token, snapshot) = try await Self.briefly {
+            // the snapshot, and the messages that arrived while the phone was offline, as text
+            let (token, snapshot, waiting) = try await Self.briefly {
                 let phone = try await phones.phone(id: id)
                 let waiting = try await push.inbox(token: phone.fcmToken).map { Self.json(ScreenMessage.notification($0)) }
-                return (phone.fcmToken, [Self.json(ScreenMessage.phone(phone))] + waiting)
+                return (phone.fcmToken, Self.json(ScreenMessage.phone(phone)), waiting)
             }
             subscriptions.append(push.deliveries.forward(token) { feed.yield(.notification($0)) })
             subscriptions.append(faults.changes.forward { feed.yield(.faults(Self.faults($0, for: id))) })
-            try await outbound.write(.text(snapshot[0]))
+            try await outbound.write(.text(snapshot))
             // faults in force come after the snapshot (none: nothing is sent)
             let inForce = Self.faults(faults.active, for: id)
             if !inForce.isEmpty { try await send(.faults(inForce), outbound) }
-            for text in snapshot.dropFirst() { try await outbound.write(.text(text)) }
+            for text in waiting { try await outbound.write(.text(text)) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await message in screen { try await send(message, outbound) }

@@ -49,7 +49,7 @@ struct Serve: AsyncParsableCommand {
         }
         do { _ = try secondFactorPolicy.validated() } catch { throw ValidationError("--max-pin-attempts: \(error.message)") }
         guard (10...86_400).contains(sessionLifetime) else { throw ValidationError("--session-lifetime must be between 10 and 86400 seconds") }
-        guard OTPFailureLimit.allowed.contains(maxOtpFailures) else { throw ValidationError("--max-otp-failures must be between 1 and 100") }
+        guard OTPFailureLimit.allowed.contains(maxOtpFailures) else { throw ValidationError("--max-otp-failures must be between 1 and \(OTPFailureLimit.maximum)") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level is not a log level") }
     }
 

@@ -89,6 +89,7 @@ import Testing
     }
 
     @Test func overlongInputIsRefusedUnread() {
-        #expect(throws: OfflineOTPError.self) { try OfflineOTP(parsing: String(repeating: "0", count: 65)) }
+        let error = #expect(throws: OfflineOTPError.self) { try OfflineOTP(parsing: String(repeating: "0", count: 65)) }
+        #expect(error?.message == "the OTP is longer than 64 characters")
     }
 }

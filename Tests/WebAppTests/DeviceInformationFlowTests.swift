@@ -37,30 +37,8 @@ import WebApp
 
     static var exponential: [String: Any] { ["type": "exponential", "maxRetries": 3, "initialDelay": 1, "maximumDelay": 8, "multiplier": 2] }
 
-    /// A live app whose waits are recorded and whose jitter is always one half (or whose waits
-    /// are the given ones).
-    static func withEnrolledPhone(clock: TestClock = TestClock(Date()), sleep: (@Sendable (Duration) async throws -> Void)? = nil,
-                                  _ body: @escaping @Sendable (any TestClientProtocol, inout Screen, String, SleepRecorder) async throws -> Void)
-        async throws {
-        let sleeper = SleepRecorder()
-        var configuration = testConfiguration()
-        configuration.sleep = sleep ?? { sleeper.sleep($0) }
-        configuration.random = { 0.5 }
-        configuration.now = { clock.now() }
-        let app = try await buildApplication(configuration)
-        try await app.test(.live) { client in
-            let phone = try await client.createPhone()
-            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
-                var screen = Screen(inbound, outbound)
-                _ = try await screen.next()
-                try await enrol(client, &screen, phoneId: phone.id, user: "alice")
-                try await body(client, &screen, phone.id, sleeper)
-            }
-        }
-    }
-
     @Test func aRetriedChangeWaitsAsThePolicyAndRetryAfterSay() async throws {
-        try await Self.withEnrolledPhone { client, screen, phoneId, sleeper in
+        try await withEnrolledPhone { client, screen, phoneId, sleeper in
             let fault = try await client.send(.post, "/api/faults", json: [
                 "target": "phone", "phoneId": phoneId, "kind": "status", "status": 503, "retryAfter": 2, "count": 2])
             #expect(fault.status == .created)
@@ -98,7 +76,7 @@ import WebApp
     }
 
     @Test func onlyWhatCanSucceedLaterIsRetried() async throws {
-        try await Self.withEnrolledPhone { client, _, phoneId, sleeper in
+        try await withEnrolledPhone { client, _, phoneId, sleeper in
             // a refusal is final at once
             _ = try await client.send(.post, "/api/faults", json: ["target": "backend", "kind": "status", "status": 400, "count": 1])
             var answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information",
@@ -138,7 +116,7 @@ import WebApp
     /// attempts made, and nothing changed.
     @Test func aRetryCanBeCancelled() async throws {
         // a wait that only the cancel ends
-        try await Self.withEnrolledPhone(sleep: { _ in try await Task.sleep(for: .seconds(3600)) }) { client, screen, phoneId, _ in
+        try await withEnrolledPhone(sleep: { _ in try await Task.sleep(for: .seconds(3600)) }) { client, screen, phoneId, _ in
             _ = try await client.send(.post, "/api/faults", json: ["target": "phone", "phoneId": phoneId, "kind": "unreachable"])
             async let answer = client.send(.put, "/api/phones/\(phoneId)/device-information",
                                            json: ["name": "Never", "retryPolicy": Self.exponential])
@@ -159,7 +137,7 @@ import WebApp
     }
 
     @Test func aDeviceNameIsUniquePerUser() async throws {
-        try await Self.withEnrolledPhone { client, screen, phoneId, _ in
+        try await withEnrolledPhone { client, screen, phoneId, _ in
             #expect(try await client.send(.put, "/api/phones/\(phoneId)/device-information", json: ["name": "Work phone"]).status == .ok)
             let other = try await client.createPhone("Second")
             try await client.ws("/api/phones/\(other.id)/stream") { inbound, outbound, _ in
@@ -179,7 +157,7 @@ import WebApp
     /// The platform refreshes the token: pushes to the old one fail at once; until the backend
     /// learns the new one, so do the backend's pushes; then they arrive.
     @Test func aRefreshedTokenReachesTheBackendWithRetries() async throws {
-        try await Self.withEnrolledPhone { client, _, phoneId, _ in
+        try await withEnrolledPhone { client, _, phoneId, _ in
             let before = try await client.phoneDetail(phoneId).fcmToken
             _ = try await client.send(.post, "/api/faults", json: ["target": "phone", "phoneId": phoneId, "kind": "unreachable"])
             var answer = try await client.send(.post, "/api/phones/\(phoneId)/fcm-token/rotate", json: ["retryPolicy": ["type": "none"]])
@@ -210,7 +188,7 @@ import WebApp
 
     /// Latency delays a request by a wait within its bounds; a delayed push arrives after its delay.
     @Test func latencyAndDelayedPushes() async throws {
-        try await Self.withEnrolledPhone { client, screen, phoneId, sleeper in
+        try await withEnrolledPhone { client, screen, phoneId, sleeper in
             _ = try await client.send(.post, "/api/faults", json: ["target": "backend", "kind": "latency", "minimumMs": 200,
                                                                    "maximumMs": 400, "count": 1])
             #expect(try await client.send(.put, "/api/phones/\(phoneId)/device-information", json: ["name": "Slow"]).status == .ok)
@@ -228,7 +206,7 @@ import WebApp
 
     @Test func faultsEndFlowsAsTheSDKWouldAndClearThemselves() async throws {
         let clock = TestClock(Date())
-        try await Self.withEnrolledPhone(clock: clock) { client, screen, phoneId, sleeper in
+        try await withEnrolledPhone(clock: clock) { client, screen, phoneId, sleeper in
             _ = try await client.send(.post, "/api/faults", json: ["target": "backend", "kind": "hang", "count": 1, "seconds": 60])
             let session = try await client.startSession("login", user: "alice")
             let started = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])

@@ -20,7 +20,7 @@ import WebApp
 
     @Test func anOTPFromAnUnreachablePhoneLogsTheSessionIn() async throws {
         let clock = TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
-        try await DeviceInformationFlowTests.withEnrolledPhone(clock: clock) { client, screen, phoneId, sleeper in
+        try await withEnrolledPhone(clock: clock) { client, screen, phoneId, sleeper in
             try await Self.makeUnreachable(client, phoneId)
             let session = try await client.startSession("login", user: "alice")
             let scanned = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
@@ -66,7 +66,7 @@ import WebApp
     }
 
     @Test func whenTheBackendComesBackTheFlowStartsAndTheOTPIsWithdrawn() async throws {
-        try await DeviceInformationFlowTests.withEnrolledPhone { client, screen, phoneId, sleeper in
+        try await withEnrolledPhone { client, screen, phoneId, sleeper in
             try await Self.makeUnreachable(client, phoneId, count: 2)
             let session = try await client.startSession("login", user: "alice")
             #expect(try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText]).status == .badGateway)
@@ -83,7 +83,7 @@ import WebApp
     /// A pushed login opened while the backend cannot be reached leaves the inbox: the phone
     /// has it, and starts its flow by itself once the backend answers.
     @Test func anOpenedPushLeavesTheInboxWhileThePhoneRetries() async throws {
-        try await DeviceInformationFlowTests.withEnrolledPhone { client, screen, phoneId, _ in
+        try await withEnrolledPhone { client, screen, phoneId, _ in
             _ = try await client.startSession("login", user: "alice", extra: ["delivery": "push"])
             let inbox = try await client.send(.get, "/api/phones/\(phoneId)/inbox")
             let message = try #require(((try JSONSerialization.jsonObject(with: inbox.body) as? [String: Any])?["messages"]
@@ -100,7 +100,7 @@ import WebApp
 
     @Test func anOfflinePhoneOffersTheOTPAtOnce() async throws {
         let clock = TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
-        try await DeviceInformationFlowTests.withEnrolledPhone(clock: clock) { client, screen, phoneId, _ in
+        try await withEnrolledPhone(clock: clock) { client, screen, phoneId, _ in
             try await Self.makeUnreachable(client, phoneId, kind: "offline")
             let session = try await client.startSession("login", user: "alice")
             let scanned = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
@@ -112,7 +112,7 @@ import WebApp
     }
 
     @Test func severalAccountsNeedAChoiceAndACancelStopsTheSession() async throws {
-        try await DeviceInformationFlowTests.withEnrolledPhone { client, screen, phoneId, _ in
+        try await withEnrolledPhone { client, screen, phoneId, _ in
             try await enrol(client, &screen, phoneId: phoneId, user: "bob")
             #expect(try await client.send(.put, "/api/phones/\(phoneId)/settings", json: ["otpCountdown": 5]).status == .ok)
             try await Self.makeUnreachable(client, phoneId)
@@ -139,7 +139,7 @@ import WebApp
     }
 
     @Test func withoutAnAccountAtTheServerThereIsNoOTP() async throws {
-        try await DeviceInformationFlowTests.withEnrolledPhone { client, screen, phoneId, _ in
+        try await withEnrolledPhone { client, screen, phoneId, _ in
             let other = try await client.createPhone("Empty phone")
             try await Self.makeUnreachable(client, other.id)
             let session = try await client.startSession("login", user: "alice")

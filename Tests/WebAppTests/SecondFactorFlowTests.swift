@@ -44,23 +44,8 @@ import WebApp
         #expect(try await screen.settledFlow().state == .done)
     }
 
-    /// A phone with an enrolled account, its screen open.
-    static func withEnrolledPhone(_ configuration: AppConfiguration = testConfiguration(),
-                                  _ body: @escaping @Sendable (any TestClientProtocol, inout Screen, String) async throws -> Void) async throws {
-        let app = try await buildApplication(configuration)
-        try await app.test(.live) { client in
-            let phone = try await client.createPhone()
-            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
-                var screen = Screen(inbound, outbound)
-                _ = try await screen.next()
-                try await enrol(client, &screen, phoneId: phone.id, user: "alice", pin: pin)
-                try await body(client, &screen, phone.id)
-            }
-        }
-    }
-
     @Test func changePinVerifiesTheOldThenSetsTheNew() async throws {
-        try await Self.withEnrolledPhone { client, screen, phoneId in
+        try await withEnrolledPhone { client, screen, phoneId in
             var flow = try await Self.startFlow(client, &screen, phoneId: phoneId, .changePin)
             #expect(flow.type == .changePin)
             #expect(flow.currentInteraction?.type == .verifySecondFactor)
@@ -99,7 +84,7 @@ import WebApp
 
     /// Seed 003: old and new together; recoverable errors ask again, too many wrong old PINs lock.
     @Test func theNevisPinChange() async throws {
-        try await Self.withEnrolledPhone { client, screen, phoneId in
+        try await withEnrolledPhone { client, screen, phoneId in
             _ = try await Self.settings(client, phoneId: phoneId, ["pinChangeStyle": "nevis"])
             var flow = try await Self.startFlow(client, &screen, phoneId: phoneId, .changePin)
             #expect(flow.currentInteraction?.type == .setSecondFactor)
@@ -133,7 +118,7 @@ import WebApp
     }
 
     @Test func biometricsAddedThenUsedThenInvalidatedByANewFingerprint() async throws {
-        try await Self.withEnrolledPhone { client, screen, phoneId in
+        try await withEnrolledPhone { client, screen, phoneId in
             var detail = try await client.phoneDetail(phoneId)
             #expect(detail.biometrics.canEnableBiometrics && !detail.biometrics.hasEnabledBiometrics)
             // not offered before they are added
@@ -188,7 +173,7 @@ import WebApp
 
     @Test(arguments: [false, true])
     func aBiometricClearsPinFailuresUnlessDisallowed(disallowed: Bool) async throws {
-        try await Self.withEnrolledPhone { client, screen, phoneId in
+        try await withEnrolledPhone { client, screen, phoneId in
             try await Self.addBiometrics(client, &screen, phoneId: phoneId)
             _ = try await Self.settings(client, phoneId: phoneId, ["disallowPinChangeWithBiometric": disallowed])
             var (flow, _) = try await Self.loginUntilVerify(client, &screen, phoneId: phoneId)
@@ -221,7 +206,7 @@ import WebApp
     }
 
     @Test func legacyOrderAndRemoval() async throws {
-        try await Self.withEnrolledPhone { client, screen, phoneId in
+        try await withEnrolledPhone { client, screen, phoneId in
             _ = try await Self.settings(client, phoneId: phoneId, ["legacyBioAddFlow": true])
             var flow = try await Self.startFlow(client, &screen, phoneId: phoneId, .addBiometrics)
             #expect(flow.currentInteraction?.type == .setSecondFactor)
@@ -251,7 +236,7 @@ import WebApp
         let clock = TestClock(Date())
         var configuration = testConfiguration()
         configuration.now = { clock.now() }
-        try await Self.withEnrolledPhone(configuration) { client, screen, phoneId in
+        try await withEnrolledPhone(configuration) { client, screen, phoneId in
             try await Self.addBiometrics(client, &screen, phoneId: phoneId)
             _ = try await Self.settings(client, phoneId: phoneId, ["maxNumberSecondFactorWithoutPIN": 2, "maxTimeSecondFactorWithoutPIN": 3600])
             for _ in 1...2 {
@@ -285,7 +270,7 @@ import WebApp
     }
 
     @Test func headlessUpgradeRotatesTheAccountKey() async throws {
-        try await Self.withEnrolledPhone { client, screen, phoneId in
+        try await withEnrolledPhone { client, screen, phoneId in
             let session = try await client.startSession("upgrade", user: "alice")
             _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
             var flow = try await screen.nextFlow()
@@ -307,7 +292,7 @@ import WebApp
     /// Seed 002's guarantee: after a PROCESSING update comes WAIT_FOR_INPUT, DONE or ERROR, never
     /// another PROCESSING; and once an interaction has a result, every later update carries one.
     @Test func processingIsAlwaysFollowedByAnAnswer() async throws {
-        try await Self.withEnrolledPhone { client, screen, phoneId in
+        try await withEnrolledPhone { client, screen, phoneId in
             var updates: [Flow] = []
             func record(until done: (Flow) -> Bool) async throws {
                 while true {
@@ -348,7 +333,7 @@ import WebApp
     }
 
     @Test func settingsAreCheckedAndRemovingAllAccountsResetsThePhone() async throws {
-        try await Self.withEnrolledPhone { client, screen, phoneId in
+        try await withEnrolledPhone { client, screen, phoneId in
             let refusals: [([String: Any], String)] = [
                 (["pinLength": 4], "PIN_SET"), (["maxNumberSecondFactorWithoutPIN": -1], "INVALID_FIELD"),
                 (["pinChangeStyle": "other"], "MALFORMED_JSON"), (["biometricsDisabled": "yes"], "MALFORMED_JSON"),

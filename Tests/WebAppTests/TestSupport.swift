@@ -8,6 +8,7 @@ import HummingbirdWSTesting
 import HummingbirdWebSocket
 import Phone
 import PushService
+import TestDoubles
 import Testing
 import WebApp
 
@@ -138,4 +139,31 @@ func enrol(_ client: some TestClientProtocol, _ screen: inout Screen, phoneId: S
     _ = try await screen.settledFlow()
     try await screen.send(["action": "inputSecondFactor", "pin": pin])
     #expect(try await screen.settledFlow().state == .done)
+}
+
+/// A live app with a phone enrolled for alice, its screen open.
+func withEnrolledPhone(_ configuration: AppConfiguration = testConfiguration(),
+                       _ body: @escaping @Sendable (any TestClientProtocol, inout Screen, String) async throws -> Void) async throws {
+    let app = try await buildApplication(configuration)
+    try await app.test(.live) { client in
+        let phone = try await client.createPhone()
+        try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
+            var screen = Screen(inbound, outbound)
+            _ = try await screen.next()
+            try await enrol(client, &screen, phoneId: phone.id, user: "alice")
+            try await body(client, &screen, phone.id)
+        }
+    }
+}
+
+/// The same, with waits recorded instead of slept (or the given ones) and jitter always one half.
+func withEnrolledPhone(clock: TestClock = TestClock(Date()), sleep: (@Sendable (Duration) async throws -> Void)? = nil,
+                       _ body: @escaping @Sendable (any TestClientProtocol, inout Screen, String, SleepRecorder) async throws -> Void)
+    async throws {
+    let sleeper = SleepRecorder()
+    var configuration = testConfiguration()
+    configuration.sleep = sleep ?? { sleeper.sleep($0) }
+    configuration.random = { 0.5 }
+    configuration.now = { clock.now() }
+    try await withEnrolledPhone(configuration) { client, screen, phoneId in try await body(client, &screen, phoneId, sleeper) }
 }
