@@ -26,10 +26,14 @@ public struct WireHTTPClient: Sendable {
 
     let http: HTTPClient
     let timeout: TimeAmount
+    /// The `Authorization` a URL gets (this server's own access key goes only to itself).
+    let authorization: @Sendable (String) -> String?
 
-    public init(http: HTTPClient = .shared, timeout: TimeAmount = .seconds(10)) {
+    public init(http: HTTPClient = .shared, timeout: TimeAmount = .seconds(10),
+                authorization: @escaping @Sendable (String) -> String? = { _ in nil }) {
         self.http = http
         self.timeout = timeout
+        self.authorization = authorization
     }
 
     public func post(_ url: String, json body: some Encodable) async throws(TransportError) -> Answer {
@@ -46,6 +50,7 @@ public struct WireHTTPClient: Sendable {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "application/json")
+        if let authorization = authorization(url) { request.headers.add(name: "Authorization", value: authorization) }
         request.body = .bytes(ByteBuffer(data: bytes))
         do {
             let response = try await http.execute(request, timeout: timeout)

@@ -22,6 +22,8 @@ public actor PhoneService {
         public var pinDerivation: PinKeyDerivation
         public var pinPolicy: PinPolicy
         public var requestTimeout: TimeAmount
+        /// The `Authorization` header for a backend URL (this server's access key, to itself only).
+        public var authorization: @Sendable (String) -> String?
         /// The retry policy of a DeviceInformationChange the phone makes by itself (a refreshed
         /// FCM token), and of one a caller gives none for.
         public var deviceChangeRetry: RetryPolicy
@@ -38,6 +40,7 @@ public actor PhoneService {
 
         public init(allowedBackends: @escaping @Sendable () -> [String], pinDerivation: PinKeyDerivation = .init(profile: .interactive),
                     pinPolicy: PinPolicy = .default, requestTimeout: TimeAmount = .seconds(10),
+                    authorization: @escaping @Sendable (String) -> String? = { _ in nil },
                     deviceChangeRetry: RetryPolicy = defaultDeviceChangeRetry,
                     sessionFetchRetry: RetryPolicy = defaultSessionFetchRetry,
                     sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
@@ -46,6 +49,7 @@ public actor PhoneService {
             self.pinDerivation = pinDerivation
             self.pinPolicy = pinPolicy
             self.requestTimeout = requestTimeout
+            self.authorization = authorization
             self.deviceChangeRetry = deviceChangeRetry
             self.sessionFetchRetry = sessionFetchRetry
             self.sleep = sleep
@@ -84,7 +88,8 @@ public actor PhoneService {
                 now: @escaping @Sendable () -> Date = Date.init, faults: FaultInjector? = nil) {
         self.database = database
         self.configuration = configuration
-        network = BackendClient(wire: WireHTTPClient(http: http, timeout: configuration.requestTimeout), faults: faults,
+        network = BackendClient(wire: WireHTTPClient(http: http, timeout: configuration.requestTimeout,
+                                                               authorization: configuration.authorization), faults: faults,
                                 timeout: .seconds(Int64(configuration.requestTimeout.nanoseconds / 1_000_000_000)),
                                 sleep: configuration.sleep)
         self.now = now

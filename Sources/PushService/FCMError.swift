@@ -25,6 +25,10 @@ public struct FCMError: Error, Equatable, Sendable, CustomStringConvertible {
     public static func quotaExceeded(_ message: String) -> FCMError {
         FCMError(code: 429, status: "RESOURCE_EXHAUSTED", errorCode: "QUOTA_EXCEEDED", message: message)
     }
+    /// A send without the bearer token the push service was started with.
+    public static let unauthenticated = FCMError(
+        code: 401, status: "UNAUTHENTICATED", errorCode: "UNAUTHENTICATED",
+        message: "Request is missing required authentication credential: send 'Authorization: Bearer' with the push token.")
     public static func internalError(_ message: String) -> FCMError {
         FCMError(code: 500, status: "INTERNAL", errorCode: "INTERNAL", message: message)
     }

@@ -7,6 +7,17 @@ import SodiumKit
 public struct AppConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
+    /// The URL people and phones use to reach this server (QR codes, deep links, the phones'
+    /// allow-list and the host names answered follow it); nil: `http://host:port`.
+    public var publicURL: String?
+    /// Required on every route when set. Listening off loopback without one, the server makes
+    /// one at start and prints it; on loopback none is needed.
+    public var accessKey: String?
+    /// A connection that sends nothing for this long (no request, or half of one) is closed.
+    public var idleTimeout: Duration = .seconds(30)
+    /// When set, the FCM endpoint takes only sends with `Authorization: Bearer TOKEN`, as FCM
+    /// takes only OAuth tokens; the demo backend sends it too.
+    public var pushToken: String?
     /// Folder for `phones.sqlite`, `backend.sqlite` and `push.sqlite`; nil keeps everything in memory (tests).
     public var dataDirectory: String? = "authphone-data"
     public var publicDirectory: String

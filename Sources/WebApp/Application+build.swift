@@ -1,12 +1,15 @@
 import Backend
+import BackendAPI
 import Faults
 import Foundation
 import GRDB
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import Mustache
 import NIOCore
+import OutOfBand
 import Phone
 import PushService
 import SodiumKit
@@ -15,16 +18,28 @@ import SodiumKit
 /// `authphone serve` and the tests both call this.
 public func buildApplication(_ configuration: AppConfiguration, logger: Logger = Logger(label: "authphone"))
     async throws -> some ApplicationProtocol {
-    let selfURL = ServerURL("http://\(configuration.host):\(configuration.port)")
+    let publicURL = configuration.publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+    // Listening on every address, the parts inside reach each other on loopback.
+    let ownHost = Doors.wildcards.contains(configuration.host) ? "127.0.0.1" : configuration.host
+    let selfURL = ServerURL(publicURL ?? "http://\(ownHost):\(configuration.port)")
+    let accessKey = try configuration.accessKey ?? (Doors.isLoopback(configuration.host) ? nil : Base64URL.encode(Sodium.randomBytes(24)))
+    let doors = Doors(listenHost: configuration.host, publicURL: publicURL, accessKey: accessKey, pushToken: configuration.pushToken)
+    // This server's own parts reach each other over HTTP, through the same doors as anyone.
+    let ownAuthorization: @Sendable (String) -> String? = { url in
+        guard let key = configuration.pushToken ?? accessKey, url.hasPrefix(selfURL.get() + "/") else { return nil }
+        return "Bearer \(key)"
+    }
     let (phoneDatabase, backendDatabase, pushDatabase) = try openDatabases(configuration)
     let faults = FaultInjector(now: configuration.now, random: configuration.random)
     let backend = try DemoBackend(database: backendDatabase, configuration: configuration.backend,
-                                  baseURL: { selfURL.get() }, now: configuration.now, sleep: configuration.sleep, faults: faults)
+                                  baseURL: { selfURL.get() }, now: configuration.now,
+                                  wire: WireHTTPClient(authorization: ownAuthorization), sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
     let phones = PhoneService(
         database: phoneDatabase,
         configuration: .init(allowedBackends: { [backendURL ?? selfURL.get()] },
                              pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
+                             authorization: { url in accessKey.flatMap { url.hasPrefix(selfURL.get() + "/") ? "Bearer \($0)" : nil } },
                              sleep: configuration.sleep, random: configuration.random),
         now: configuration.now, faults: faults)
     let push = try PushService(writer: pushDatabase, configuration: configuration.push, now: configuration.now,
@@ -34,12 +49,14 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
 
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: LogRequestsMiddleware(.debug))
+    router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorMappingMiddleware())
+    router.add(middleware: DoorMiddleware(doors: doors))
     router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: false, logger: logger)
         .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml"))
     router.add(middleware: RequestGuardMiddleware())
     router.addRoutes(PhonesController(phones: phones, push: push).endpoints, atPath: "/api/phones")
-    PushController(push: push).addRoutes(to: router)
+    PushController(push: push, token: configuration.pushToken).addRoutes(to: router)
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: "/api/backend")
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
     router.addRoutes(try PagesController(templates: templates, phones: phones).endpoints)
@@ -47,18 +64,28 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
 
     let webSocketRouter = Router(context: AppRequestContext.self)
     webSocketRouter.add(middleware: ErrorMappingMiddleware())
+    webSocketRouter.add(middleware: DoorMiddleware(doors: doors))
     StreamController(phones: phones, backend: backend, push: push, faults: faults).addRoutes(to: webSocketRouter)
 
+    let webSocketResponder = webSocketRouter.buildResponder()
     return Application(
         router: router,
-        server: .http1WebSocketUpgrade(
-            webSocketRouter: webSocketRouter,
-            configuration: .init(ws: .init(maxFrameSize: StreamController.maxMessageSize, validateUTF8: true))),
+        server: HTTPServerBuilder { responder in
+            DoorGuardedChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),
+                                         ws: .init(maxFrameSize: StreamController.maxMessageSize, validateUTF8: true))),
+                doors: doors, firstRequestTimeout: TimeAmount(configuration.idleTimeout))
+        },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "AuthPhone"),
         services: [PushOpener(phones: phones, push: push, logger: logger)],
         onServerRunning: { channel in
-            if let port = channel.localAddress?.port { selfURL.set("http://\(configuration.host):\(port)") }
+            if publicURL == nil, let port = channel.localAddress?.port { selfURL.set("http://\(ownHost):\(port)") }
             logger.info("AuthPhone is listening on \(selfURL.get())")
+            if let accessKey, configuration.accessKey == nil {
+                logger.notice("Off loopback every route needs the access key: open \(selfURL.get())/?\(Doors.keyParameter)=\(accessKey)")
+            }
         },
         logger: logger)
 }

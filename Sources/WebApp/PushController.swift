@@ -7,6 +7,8 @@ import PushService
 /// a Firebase client or `curl` written for FCM works unchanged against this base URL.
 struct PushController {
     let push: PushService
+    /// When set, the bearer token every send must carry.
+    let token: String?
 
     struct Sent: ResponseEncodable {
         let name: String
@@ -23,12 +25,18 @@ struct PushController {
         }
     }
 
+    private static func carries(_ token: String, _ authorization: String?) -> Bool {
+        guard let authorization, authorization.hasPrefix("Bearer ") else { return false }
+        return Doors.constantTimeEqual(String(authorization.dropFirst(7)), token)
+    }
+
     func addRoutes(to router: Router<AppRequestContext>) {
         // The path segment is `messages:send`, literal colon included.
         router.post("/v1/projects/{project}/{method}") { request, context -> Sent in
             guard context.parameters.get("method") == "messages:send" else {
                 throw FCMErrorResponse(error: .invalidArgument("Unknown method: only messages:send is served"))
             }
+            if let token, !Self.carries(token, request.headers[.authorization]) { throw FCMErrorResponse(error: .unauthenticated) }
             let project = try context.parameters.require("project")
             let body: ByteBuffer
             do { body = try await request.body.collect(upTo: context.maxUploadSize) } catch {

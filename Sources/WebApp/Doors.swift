@@ -1,0 +1,119 @@
+import Foundation
+import HTTPTypes
+
+/// Who may come in: a request must name one of this server's own hosts (so a page on another
+/// domain that rebinds its name to this address gets nowhere), come from this server's own
+/// pages when a browser sends it, and, off loopback, carry the access key. Pure, so every rule
+/// is tested without a socket; `DoorMiddleware` and `UpgradeDoorHandler` apply it.
+struct Doors: Sendable {
+    /// Host names (lower case, no port) this server answers to.
+    let hostNames: Set<String>
+    /// Required on every route when set: a bearer token from scripts, a cookie from pages.
+    let accessKey: String?
+    /// FCM senders can send one bearer token only: on the FCM route the push token, when set,
+    /// stands in for the access key.
+    let pushToken: String?
+
+    static let cookieName = "authphone_key"
+    /// The query parameter a page's link carries the key in, once.
+    static let keyParameter = "key"
+
+    /// A refusal as the edge answers it: the status, a stable code and what is wrong.
+    struct Refusal: Error, Equatable {
+        let status: HTTPResponse.Status
+        let code: String
+        let message: String
+
+        var apiError: APIError { APIError(status, code, message) }
+    }
+
+    /// The listen address (unless it is a wildcard), `localhost` and the loopback addresses,
+    /// and the host of the public URL people use.
+    init(listenHost: String, publicURL: String?, accessKey: String?, pushToken: String? = nil) {
+        var names: Set<String> = ["localhost", "127.0.0.1", "::1"]
+        if !Self.wildcards.contains(listenHost) { names.insert(Self.bare(listenHost.lowercased())) }
+        if let host = publicURL.flatMap({ URL(string: $0)?.host }) { names.insert(Self.bare(host.lowercased())) }
+        hostNames = names
+        self.accessKey = accessKey
+        self.pushToken = pushToken
+    }
+
+    static let pushRoutePrefix = "/v1/projects/"
+
+    static let wildcards: Set<String> = ["0.0.0.0", "::", "[::]", ""]
+
+    /// Loopback needs no key: only this machine's own users reach it.
+    static func isLoopback(_ host: String) -> Bool {
+        let host = bare(host.lowercased())
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// Host, then Origin, then the key. `upgrade` is a WebSocket handshake, which browsers send
+    /// across sites without asking: its Origin must be this server's.
+    func admit(method: HTTPRequest.Method, path: String, authority: String?, headers: HTTPFields, query: String?) -> Refusal? {
+        guard let authority, !authority.isEmpty else {
+            return Refusal(status: .badRequest, code: "HOST_MISSING", message: "the request names no host (HTTP/1.1 needs a Host header)")
+        }
+        guard hostNames.contains(Self.hostName(of: authority)) else {
+            return Refusal(status: .misdirectedRequest, code: "UNKNOWN_HOST",
+                           message: "this server answers only to its own names (\(hostNames.sorted().joined(separator: ", "))), not \(Self.hostName(of: authority))")
+        }
+        let stateChanging = ![.get, .head, .options].contains(method)
+        if stateChanging || headers[.upgrade] != nil, let origin = headers[.origin], !Self.sameOrigin(origin, authority: authority) {
+            return Refusal(status: .forbidden, code: "FORBIDDEN_ORIGIN", message: "requests from \(origin) are not allowed")
+        }
+        let keys = [accessKey, path.hasPrefix(Self.pushRoutePrefix) ? pushToken : nil].compactMap { $0 }
+        if accessKey != nil, !keys.contains(where: { presentsKey($0, headers: headers, query: query) }) {
+            return Refusal(status: .unauthorized, code: "ACCESS_KEY_REQUIRED",
+                           message: "this server needs its access key: open the link it printed at start, or send 'Authorization: Bearer KEY'")
+        }
+        return nil
+    }
+
+    /// The key as a bearer token, the page's cookie, or the link's `?key=`.
+    private func presentsKey(_ key: String, headers: HTTPFields, query: String?) -> Bool {
+        let offered = [headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil },
+                       Self.cookie(Self.cookieName, in: headers), Self.linkKey(in: query)]
+        return offered.contains { $0.map { Self.constantTimeEqual($0, key) } ?? false }
+    }
+
+    /// Browsers send the page's http(s) origin; `ws://host` is what non-browser WebSocket
+    /// clients (swift-websocket's among them) send, and no web page can.
+    static func sameOrigin(_ origin: String, authority: String) -> Bool {
+        let hostname = hostName(of: authority)
+        return ["http://\(authority)", "https://\(authority)", "ws://\(hostname)", "wss://\(hostname)"].contains(origin.lowercased())
+    }
+
+    /// `Host: [::1]:8080` → `::1`, `Example.COM:80` → `example.com`.
+    static func hostName(of authority: String) -> String {
+        let lower = authority.lowercased()
+        if lower.hasPrefix("["), let end = lower.firstIndex(of: "]") { return String(lower[lower.index(after: lower.startIndex)..<end]) }
+        return String(lower.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+    }
+
+    private static func bare(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    }
+
+    static func cookie(_ name: String, in headers: HTTPFields) -> String? {
+        for line in headers[values: .cookie] {
+            for pair in line.split(separator: ";") {
+                let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0] == name { return String(parts[1]) }
+            }
+        }
+        return nil
+    }
+
+    static func linkKey(in query: String?) -> String? {
+        guard let query else { return nil }
+        return URLComponents(string: "?" + query)?.queryItems?.first { $0.name == keyParameter }?.value
+    }
+
+    /// Comparing keys byte by byte in a time that does not depend on where they differ.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
