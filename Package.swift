@@ -85,7 +85,9 @@ let package = Package(
         .testTarget(name: "OutOfBandTests", dependencies: ["OutOfBand"]),
         .testTarget(name: "PushServiceTests", dependencies: ["PushService", "OutOfBand", "TestDoubles"]),
         .testTarget(name: "AuthFlowTests", dependencies: ["AuthFlow"]),
-        .testTarget(name: "BackendTests", dependencies: ["Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "TestDoubles"]),
+        .testTarget(name: "BackendTests", dependencies: [
+            "Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "OTPTests", dependencies: ["OTP"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "TestDoubles"]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "TestDoubles"]),

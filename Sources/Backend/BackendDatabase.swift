@@ -115,6 +115,11 @@ public struct BackendDatabase: Sendable {
                 t.column("updatedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("backend-v7-device-key") { db in
+            // the device's own key: registered with its second factor, and the key a session was redeemed with
+            try db.alter(table: "secondFactorAccount") { t in t.add(column: "devicePublicKey", .blob) }
+            try db.alter(table: "session") { t in t.add(column: "devicePublicKey", .blob) }
+        }
         return migrator
     }
 }
@@ -151,6 +156,8 @@ struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var transactionSignature: String?
     /// Free text the user sent with the confirmation.
     var userInput: String?
+    /// The key of the device that redeemed the session; its requests are signed by it.
+    var devicePublicKey: Data?
 
     enum Columns {
         static let token = Column(CodingKeys.token)
@@ -205,6 +212,9 @@ struct SecondFactorRecord: Codable, Sendable, FetchableRecord, PersistableRecord
     var penalisedUntil: Date?
     var updatedAt: Date
     var biometricPublicKey: Data?
+    /// The device's own key; nil for a device registered before devices had one, until its
+    /// next accepted PIN binds the key it then uses.
+    var devicePublicKey: Data?
 }
 
 struct SecondFactorPolicyRecord: Codable, Sendable, FetchableRecord, PersistableRecord {

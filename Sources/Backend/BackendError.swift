@@ -32,6 +32,8 @@ public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible 
     }
     static let wrongDevice = BackendError(.forbidden, "WRONG_DEVICE", "the session was redeemed by another device")
     static let invalidSignature = BackendError(.forbidden, "INVALID_SIGNATURE", "the signature does not verify")
+    static let deviceKeyMismatch = BackendError(
+        .forbidden, "DEVICE_KEY_MISMATCH", "this device id is registered with another device key: the request is not from that device")
     static func accountNotFound(_ id: String) -> BackendError {
         BackendError(.notFound, "ACCOUNT_NOT_FOUND", "no account \(id) for this device")
     }

@@ -197,8 +197,15 @@ public final class DemoBackend: Sendable {
 
     // MARK: phone side (the wire in BackendAPI)
 
+    /// The device proves it holds the key it presents, and a device the Second Factor Server
+    /// knows must present the key it registered: a stranger with its (public) device id is
+    /// refused before anything changes.
     public func redeem(_ request: RedeemRequest) async throws(BackendError) -> RedeemResponse {
         try Self.checkDeviceId(request.deviceId)
+        let deviceKey = try Self.publicKey(request.devicePublicKey, field: "devicePublicKey")
+        guard Self.verify(request.deviceSignature, SignedMessage.redeem(token: request.token, deviceId: request.deviceId,
+                                                                        devicePublicKey: request.devicePublicKey), key: deviceKey)
+        else { throw BackendError.invalidSignature }
         let time = now()
         let (record, existing) = try await write { db in
             guard var record = try SessionRecord.filter(SessionRecord.Columns.token == request.token).fetchOne(db) else {
@@ -206,8 +213,12 @@ public final class DemoBackend: Sendable {
             }
             guard record.status == .pending else { throw BackendError.tokenAlreadyRedeemed }
             guard record.expiresAt > time else { throw BackendError.tokenExpired }
+            if let registered = try SecondFactorRecord.fetchOne(db, key: request.deviceId)?.devicePublicKey, registered != deviceKey {
+                throw BackendError.deviceKeyMismatch
+            }
             record.status = .redeemed
             record.deviceId = request.deviceId
+            record.devicePublicKey = deviceKey
             record.updatedAt = time
             try record.update(db)
             let existing = record.type == WireSessionType.enrol.rawValue
@@ -229,6 +240,8 @@ public final class DemoBackend: Sendable {
         if let userInput = request.userInput { try Self.checkText(userInput, field: "userInput", limit: ReadableText.maximumUserInputLength) }
         let (record, secondFactor) = try await write { db in
             var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
+            try Self.checkDeviceSignature(request.deviceSignature, record, SignedMessage.confirm(
+                sessionId: record.id, challenge: record.challenge, accountId: request.accountId ?? ""))
             let policy = try self.secondFactorPolicy(db)
             if record.sessionType != .enrol {
                 guard let accountId = request.accountId, let signature = request.signature else {
@@ -271,11 +284,12 @@ public final class DemoBackend: Sendable {
             let policy = try self.secondFactorPolicy(db)
             let message = SignedMessage.enrol(sessionId: record.id, challenge: record.challenge, accountPublicKey: request.accountPublicKey)
             guard Self.verify(request.accountSignature, message, key: Data(accountKey)) else { throw BackendError.invalidSignature }
+            try Self.checkDeviceSignature(request.deviceSignature, record, message)
 
             let secondFactor: SecondFactorRecord
             if let registered = try SecondFactorRecord.fetchOne(db, key: request.deviceId) {
                 let (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature, message: message,
-                                                           policy: policy, now: time)
+                                                       policy: policy, now: time, deviceKey: record.devicePublicKey)
                 try updated.update(db)
                 guard outcome == .accepted else {
                     Self.afterRejection(&record, updated)
@@ -288,7 +302,8 @@ public final class DemoBackend: Sendable {
                 // First PIN of this device here: the proof shows the phone holds the PIN key it registers.
                 guard Self.verify(request.pinSignature, message, key: Data(pinKey)) else { throw BackendError.invalidSignature }
                 secondFactor = SecondFactorRecord(deviceId: request.deviceId, pinPublicKey: Data(pinKey), failedAttempts: 0,
-                                                  isBlocked: false, penalisedUntil: nil, updatedAt: time, biometricPublicKey: nil)
+                                                  isBlocked: false, penalisedUntil: nil, updatedAt: time, biometricPublicKey: nil,
+                                                  devicePublicKey: record.devicePublicKey)
                 try secondFactor.insert(db)
             }
             var account = AccountRecord(id: UUID().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
@@ -375,7 +390,8 @@ public final class DemoBackend: Sendable {
                 registered.updatedAt = time
                 (outcome, updated) = (.accepted, registered)
             } else {
-                (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature ?? "", message: message, policy: policy, now: time)
+                (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature ?? "", message: message, policy: policy,
+                                                   now: time, deviceKey: record.devicePublicKey)
             }
             var final = updated
             if outcome == .accepted {
@@ -431,7 +447,7 @@ public final class DemoBackend: Sendable {
                 token: try Self.randomToken(), status: .confirmed, challenge: try Self.randomToken(),
                 deviceId: request.deviceId, accountId: account.id, failure: nil, otplogin: false,
                 createdAt: time, expiresAt: time.addingTimeInterval(self.configuration.sessionLifetime), updatedAt: time,
-                delivery: "phone", dispatch: nil)
+                delivery: "phone", dispatch: nil, devicePublicKey: secondFactor.devicePublicKey)
             try record.insert(db)
             let policy = try self.secondFactorPolicy(db)
             return (record, ManagementResponse(sessionId: record.id, expiresAt: record.expiresAt, challenge: record.challenge,
@@ -515,12 +531,13 @@ public final class DemoBackend: Sendable {
     /// The phone ended the flow without success (cancelled, blocked, no account).
     public func abandon(sessionId: String, _ request: AbandonRequest) async throws(BackendError) {
         let time = now()
-        guard (1...64).contains(request.code.count), request.code.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-            throw BackendError.invalid("code", "must be 1 to 64 letters, digits or underscores")
+        guard AbandonRequest.codes.contains(request.code) else {
+            throw BackendError.invalid("code", "must be one of \(AbandonRequest.codes.sorted().joined(separator: ", "))")
         }
         let record = try await write { db in
             guard var record = try SessionRecord.fetchOne(db, key: sessionId) else { throw BackendError.sessionNotFound(sessionId) }
             guard record.deviceId == request.deviceId else { throw BackendError.wrongDevice }
+            try Self.checkDeviceSignature(request.deviceSignature, record, SignedMessage.abandon(sessionId: record.id, code: request.code))
             guard !record.status.isFinal else { throw BackendError.wrongState(record.status, expected: "not finished") }
             record.status = request.code == "USER_CANCELED" ? .canceled : .failed
             record.failure = request.code
@@ -581,9 +598,11 @@ public final class DemoBackend: Sendable {
 
     /// Checks a PIN proof and counts the outcome. Runs inside the caller's write transaction, so
     /// concurrent proofs are serialised and can never get more tries than the policy allows.
-    /// Blocked or penalised: refused without touching the counters.
+    /// Blocked or penalised: refused without touching the counters. `deviceKey` is the key the
+    /// request was signed with: a device registered before devices had keys has its PIN
+    /// counted only once a right PIN has bound that key to it.
     static func checkPin(_ account: SecondFactorRecord, signature: String, message: [UInt8], policy: SecondFactorPolicy,
-                         now: Date) -> (SecondFactorResponse.Result, SecondFactorRecord) {
+                         now: Date, deviceKey: Data?) -> (SecondFactorResponse.Result, SecondFactorRecord) {
         if account.isBlocked { return (.rejected, account) }
         if let until = account.penalisedUntil, until > now { return (.penalised, account) }
         var updated = account
@@ -591,8 +610,10 @@ public final class DemoBackend: Sendable {
         if verify(signature, message, key: account.pinPublicKey) {
             updated.failedAttempts = 0
             updated.penalisedUntil = nil
+            if updated.devicePublicKey == nil { updated.devicePublicKey = deviceKey }
             return (.accepted, updated)
         }
+        guard account.devicePublicKey != nil, account.devicePublicKey == deviceKey else { return (.rejected, account) }
         updated.failedAttempts += 1
         updated.isBlocked = updated.failedAttempts >= policy.maxAttempts
         let penalty = policy.penalty(afterFailures: updated.failedAttempts)
@@ -632,6 +653,18 @@ public final class DemoBackend: Sendable {
             throw BackendError.accountNotFound(id)
         }
         return account
+    }
+
+    /// The request is signed by the key of the device that redeemed the session.
+    private static func checkDeviceSignature(_ signature: String, _ record: SessionRecord, _ message: [UInt8]) throws(BackendError) {
+        guard let key = record.devicePublicKey, verify(signature, message, key: key) else { throw BackendError.invalidSignature }
+    }
+
+    static func publicKey(_ text: String, field: String) throws(BackendError) -> Data {
+        guard let key = Base64URL.decode(text), key.count == Ed25519.publicKeyLength else {
+            throw BackendError.invalid(field, "must be a base64url Ed25519 public key")
+        }
+        return Data(key)
     }
 
     static func verify(_ signature: String, _ message: [UInt8], key: Data) -> Bool {

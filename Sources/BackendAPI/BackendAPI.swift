@@ -46,13 +46,22 @@ public struct WireSecondFactorAccount: Codable, Sendable, Equatable {
     }
 }
 
+/// A device's requests that no account key signs (redeem, an enrolment's confirm and proof,
+/// abandon) are signed by the device's own key: the device id alone is public and proves nothing.
 public struct RedeemRequest: Codable, Sendable {
     public var token: String
     public var deviceId: String
+    /// The device's own Ed25519 key; a device the Second Factor Server knows must present the
+    /// key it registered with, and the session is bound to it.
+    public var devicePublicKey: String
+    /// Over `SignedMessage.redeem`.
+    public var deviceSignature: String
 
-    public init(token: String, deviceId: String) {
+    public init(token: String, deviceId: String, devicePublicKey: String, deviceSignature: String) {
         self.token = token
         self.deviceId = deviceId
+        self.devicePublicKey = devicePublicKey
+        self.deviceSignature = deviceSignature
     }
 }
 
@@ -101,12 +110,15 @@ public struct ConfirmRequest: Codable, Sendable {
     public var signature: String?
     /// Free text the user typed when confirming, for the relying party (nextAuth's userInput).
     public var userInput: String?
+    /// The device key's signature over `SignedMessage.confirm` (with an empty account for an enrolment).
+    public var deviceSignature: String
 
-    public init(deviceId: String, accountId: String?, signature: String?, userInput: String? = nil) {
+    public init(deviceId: String, accountId: String?, signature: String?, userInput: String? = nil, deviceSignature: String) {
         self.deviceId = deviceId
         self.accountId = accountId
         self.signature = signature
         self.userInput = userInput
+        self.deviceSignature = deviceSignature
     }
 }
 
@@ -160,9 +172,13 @@ public struct EnrolRequest: Codable, Sendable {
     /// The phone's X25519 public key for the offline OTP key (seed 004); without it the
     /// account has no offline OTP.
     public var otpPublicKey: String?
+    /// The device key's signature over the same message: only the device itself may have its
+    /// PIN checked (and a wrong one counted).
+    public var deviceSignature: String
 
     public init(deviceId: String, accountPublicKey: String, accountSignature: String, pinPublicKey: String, pinSignature: String,
-                deviceName: String?, fcmToken: String?, otpPublicKey: String? = nil) {
+                deviceName: String?, fcmToken: String?, otpPublicKey: String? = nil, deviceSignature: String) {
+        self.deviceSignature = deviceSignature
         self.deviceId = deviceId
         self.accountPublicKey = accountPublicKey
         self.accountSignature = accountSignature
@@ -372,13 +388,21 @@ public struct SecondFactorResponse: Codable, Sendable, Equatable {
     }
 }
 
+/// The phone ended the session's flow without success, for one of the reasons a phone can
+/// have; signed by the device key over `SignedMessage.abandon`.
 public struct AbandonRequest: Codable, Sendable {
     public var deviceId: String
     public var code: String
+    public var deviceSignature: String
 
-    public init(deviceId: String, code: String) {
+    /// What a phone may report: the user cancelled, it has no account for the session, or no
+    /// second factor it holds can pass. Anything else is the server's own finding.
+    public static let codes: Set<String> = ["USER_CANCELED", "NO_ACCOUNTS_FOR_SERVER", "PIN_BLOCKED"]
+
+    public init(deviceId: String, code: String, deviceSignature: String) {
         self.deviceId = deviceId
         self.code = code
+        self.deviceSignature = deviceSignature
     }
 }
 
@@ -419,6 +443,12 @@ public struct FCMSend: Codable, Sendable {
 /// The exact bytes each party signs. Domain-separated so that no signature can be replayed as
 /// another kind, and bound to the session and its current single-use challenge.
 public enum SignedMessage {
+    public static func redeem(token: String, deviceId: String, devicePublicKey: String) -> [UInt8] {
+        Array("authphone/v1 redeem\n\(token)\n\(deviceId)\n\(devicePublicKey)".utf8)
+    }
+    public static func abandon(sessionId: String, code: String) -> [UInt8] {
+        Array("authphone/v1 abandon\n\(sessionId)\n\(code)".utf8)
+    }
     public static func server(sessionId: String, challenge: String) -> [UInt8] {
         Array("authphone/v1 server\n\(sessionId)\n\(challenge)".utf8)
     }

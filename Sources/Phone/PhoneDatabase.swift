@@ -86,6 +86,11 @@ public struct PhoneDatabase: Sendable {
                 t.add(column: "otpKey", .blob)
             }
         }
+        migrator.registerMigration("phone-v6-device-key") { db in
+            // the device's own Ed25519 key (its seed), which signs what no account key does
+            try db.alter(table: "phone") { t in t.add(column: "deviceKeySeed", .blob).notNull().defaults(to: Data()) }
+            try db.execute(sql: "UPDATE phone SET deviceKeySeed = randomblob(32)")
+        }
         return migrator
     }
 }
@@ -116,6 +121,8 @@ struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var lastPinAt: Date?
     var pushNotificationsDisabled = false
     var otpCountdown = PhoneSettings.defaultOTPCountdown
+    /// The device key's seed; a new device identity gets a new one.
+    var deviceKeySeed = Data()
 
     enum Columns {
         static let createdAt = Column(CodingKeys.createdAt)

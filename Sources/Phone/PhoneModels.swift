@@ -1,5 +1,6 @@
 import AuthFlow
 import Foundation
+import SodiumKit
 
 /// A simulated phone as lists show it.
 public struct PhoneSummary: Codable, Sendable, Equatable {
@@ -166,6 +167,11 @@ public struct DeviceInformationView: Codable, Sendable, Equatable {
 }
 
 extension PhoneRecord {
+    /// The device's own key, which signs the requests no account key signs.
+    func deviceKey() throws(PhoneError) -> Ed25519.KeyPair {
+        do { return try Ed25519.KeyPair(seed: GuardedBytes(copying: Array(deviceKeySeed))) } catch { throw .crypto(error.description) }
+    }
+
     var summary: PhoneSummary {
         PhoneSummary(id: id, name: name, deviceId: deviceId, fcmToken: fcmToken, createdAt: createdAt)
     }

@@ -41,9 +41,7 @@ extension PhoneService {
             let reason = sessionStarts[phoneId]?.session.stopReason ?? "stopped"
             // A generated OTP still needs the session at the backend; a cancel ends it there too.
             if reason == FlowError.userCanceled.code {
-                let _: Acknowledged? = try? await client(phoneId).post(
-                    prepared.response.server.url, BackendRoutes.abandon(prepared.response.sessionId),
-                    AbandonRequest(deviceId: prepared.phone.deviceId, code: reason))
+                try? await abandon(prepared.response.sessionId, at: prepared.response.server.url, code: reason, phone: prepared.phone)
             }
             throw PhoneError(.conflict, "SESSION_STOPPED", "the session was stopped on the phone (\(reason)) before it arrived")
         }

@@ -107,7 +107,8 @@ public actor PhoneService {
         }
         let record = PhoneRecord(id: UUID().uuidString.lowercased(), name: name, deviceId: UUID().uuidString,
                                  fcmToken: try Self.makeFCMToken(), pinLength: configuration.pinPolicy.length,
-                                 pinSalt: nil, createdAt: now(), openPushesAtOnce: false)
+                                 pinSalt: nil, createdAt: now(), openPushesAtOnce: false,
+                                 deviceKeySeed: Data(try Self.random(Ed25519.seedLength)))
         try await write { db in try record.insert(db) }
         return record.summary
     }
@@ -160,8 +161,10 @@ public actor PhoneService {
     /// The accounts stay on their servers.
     public func removeAllAccounts(phoneId: String) async throws(PhoneError) -> PhoneDetail {
         try refuseDuringFlow(phoneId)
+        let seed = Data(try Self.random(Ed25519.seedLength))
         return try await change(phoneId) { phone throws(PhoneError) in
             phone.deviceId = UUID().uuidString
+            phone.deviceKeySeed = seed
             phone.pinSalt = nil
             phone.biometricSecretKey = nil
             phone.biometricKeySetVersion = nil
@@ -205,7 +208,7 @@ public actor PhoneService {
         let local = try await phoneAndAccounts(phoneId)
         try refuseDuringFlow(phoneId)
         guard !starting.contains(phoneId) else { throw .flowActive }
-        try checkAllowed(payload.redeemData.redeemURL)
+        try checkRedeemURL(payload.redeemData.redeemURL)
         starting.insert(phoneId)
         defer { starting.remove(phoneId) }
         announceSessionStart(phoneId, payload: payload, accounts: local.1, countdown: local.0.otpCountdown)
@@ -226,8 +229,13 @@ public actor PhoneService {
     func redeemAndCheck(_ phoneId: String, payload: OutOfBandPayload,
                         local: (PhoneRecord, [AccountRecord])) async throws(PhoneError) -> PreparedFlow {
         let (phone, onPhone) = local
+        let deviceKey = try phone.deviceKey()
+        let devicePublicKey = Base64URL.encode(deviceKey.publicKey)
         let session: RedeemResponse = try await client(phoneId).post(
-            payload.redeemData.redeemURL.absoluteString, "", RedeemRequest(token: payload.redeemData.token, deviceId: phone.deviceId))
+            payload.redeemData.redeemURL.absoluteString, "", RedeemRequest(
+                token: payload.redeemData.token, deviceId: phone.deviceId, devicePublicKey: devicePublicKey,
+                deviceSignature: Base64URL.encode(deviceKey.sign(SignedMessage.redeem(
+                    token: payload.redeemData.token, deviceId: phone.deviceId, devicePublicKey: devicePublicKey)))))
         guard let serverURL = URL(string: session.server.url) else { throw .serverResponse("the server URL is not a URL") }
         try checkAllowed(serverURL)
         guard let serverKey = Base64URL.decode(session.server.publicKey),
@@ -449,9 +457,12 @@ public actor PhoneService {
                 signature = Base64URL.encode(key.sign(SignedMessage.confirm(
                     sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)))
             }
+            let deviceSignature = try phone.deviceKey().sign(SignedMessage.confirm(
+                sessionId: active.sessionId, challenge: active.challenge, accountId: accountID ?? ""))
             let response: ConfirmResponse = try await client(phone.id).post(
                 active.serverURL, BackendRoutes.confirm(active.sessionId),
-                ConfirmRequest(deviceId: phone.deviceId, accountId: accountID, signature: signature, userInput: userInput))
+                ConfirmRequest(deviceId: phone.deviceId, accountId: accountID, signature: signature, userInput: userInput,
+                               deviceSignature: Base64URL.encode(deviceSignature)))
             return update(phoneId) {
                 $0.challenge = response.challenge
                 return $0.machine.sessionConfirmed(secondFactorAccount: response.secondFactor.map(Self.secondFactorAccount))
@@ -486,7 +497,8 @@ public actor PhoneService {
                 EnrolRequest(deviceId: phone.deviceId, accountPublicKey: publicKey,
                              accountSignature: Base64URL.encode(accountKey.sign(message)),
                              pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message)),
-                             deviceName: phone.name, fcmToken: phone.fcmToken, otpPublicKey: otpPublicKey))
+                             deviceName: phone.name, fcmToken: phone.fcmToken, otpPublicKey: otpPublicKey,
+                             deviceSignature: Base64URL.encode(try phone.deviceKey().sign(message))))
             if response.result == .accepted, let accountId = response.accountId {
                 let otp = try response.otp.map { answer throws(PhoneError) in
                     try Self.otpKey(answer, keyPair: otpKeyPair, phonePublicKey: otpPublicKey, sessionId: active.sessionId,
@@ -565,10 +577,16 @@ public actor PhoneService {
 
         case .abandonSession(let error):
             // Best effort: the flow has ended on the phone whether or not the backend hears it.
-            let _: Acknowledged? = try? await client(phone.id).post(active.serverURL, BackendRoutes.abandon(active.sessionId),
-                                                   AbandonRequest(deviceId: phone.deviceId, code: error.code))
+            try? await abandon(active.sessionId, at: active.serverURL, code: error.code, phone: phone)
             return .none
         }
+    }
+
+    /// Tells the backend the flow ended without success, signed by the device key; best effort.
+    func abandon(_ sessionId: String, at serverURL: String, code: String, phone: PhoneRecord) async throws(PhoneError) {
+        let signature = try phone.deviceKey().sign(SignedMessage.abandon(sessionId: sessionId, code: code))
+        let _: Acknowledged = try await client(phone.id).post(serverURL, BackendRoutes.abandon(sessionId), AbandonRequest(
+            deviceId: phone.deviceId, code: code, deviceSignature: Base64URL.encode(signature)))
     }
 
     /// The PIN's proof for the session's current challenge; an accepted PIN restarts the
@@ -727,6 +745,23 @@ public actor PhoneService {
 
     private func publish(_ phoneId: String) {
         if let flow = flows[phoneId]?.machine.flow { events.send(.flowUpdate(flow), to: phoneId) }
+    }
+
+    /// A payload may make the phone POST to a backend's redeem route and nowhere else: another
+    /// route of an allowed server (another phone's token rotation, say) is refused like a foreign
+    /// server, before any connection. The redeem answer decides the rest.
+    func checkRedeemURL(_ url: URL) throws(PhoneError) {
+        try checkAllowed(url)
+        let exact = configuration.allowedBackends().compactMap { base in
+            URL(string: (base.hasSuffix("/") ? String(base.dropLast()) : base) + BackendRoutes.redeem)
+        }
+        let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath
+        guard url.query == nil, url.fragment == nil, url.user == nil, url.password == nil,
+              exact.contains(where: { origin(of: $0) == origin(of: url) && $0.path == path }) else {
+            throw PhoneError(.forbidden, "REDEEM_URL_NOT_ALLOWED",
+                             "a payload's redeem_url must be the backend's redeem route \(BackendRoutes.redeem), not \(path ?? url.absoluteString)",
+                             sdkCode: 52)
+        }
     }
 
     func checkAllowed(_ url: URL?) throws(PhoneError) {

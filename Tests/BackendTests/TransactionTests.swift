@@ -106,7 +106,8 @@ import Testing
         #expect(redeemed.accountId == alice)
         let confirm = SignedMessage.confirm(sessionId: redeemed.sessionId, challenge: redeemed.challenge, accountId: alice)
         let answer = try await backend.confirm(sessionId: redeemed.sessionId, ConfirmRequest(
-            deviceId: device.id, accountId: alice, signature: Base64URL.encode(device.accountKey.sign(confirm)), userInput: "desk 4"))
+            deviceId: device.id, accountId: alice, signature: Base64URL.encode(device.accountKey.sign(confirm)), userInput: "desk 4",
+            deviceSignature: device.deviceSignature(confirm)))
         #expect(!answer.challenge.isEmpty)
         #expect(try await backend.session(id: session.id).userInput == "desk 4")
     }

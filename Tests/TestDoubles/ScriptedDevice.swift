@@ -14,6 +14,8 @@ public struct ScriptedDevice: Sendable {
 
     public let id = UUID().uuidString
     public let accountKey = try! Ed25519.KeyPair.generate()
+    /// The device's own key: it signs redeem, an enrolment's confirm and proof, and abandon.
+    public let deviceKey = try! Ed25519.KeyPair.generate()
     let salt = [UInt8](repeating: 3, count: PinKeyDerivation.saltLength)
     let derivation = PinKeyDerivation(profile: .fast)
 
@@ -23,7 +25,19 @@ public struct ScriptedDevice: Sendable {
 
     public func redeem(_ backend: DemoBackend, _ session: BackendSession) async throws -> RedeemResponse {
         let payload = try OutOfBandDecoder.decode(qrText: session.qrText)
-        return try await backend.redeem(RedeemRequest(token: payload.redeemData.token, deviceId: id))
+        return try await backend.redeem(redeemRequest(token: payload.redeemData.token))
+    }
+
+    public func redeemRequest(token: String, deviceId: String? = nil) -> RedeemRequest {
+        let deviceId = deviceId ?? id
+        let publicKey = Base64URL.encode(deviceKey.publicKey)
+        return RedeemRequest(token: token, deviceId: deviceId, devicePublicKey: publicKey, deviceSignature: Base64URL.encode(
+            deviceKey.sign(SignedMessage.redeem(token: token, deviceId: deviceId, devicePublicKey: publicKey))))
+    }
+
+    /// The device key's signature over `message`, as the wire carries it.
+    public func deviceSignature(_ message: [UInt8]) -> String {
+        Base64URL.encode(deviceKey.sign(message))
     }
 
     /// Enrols `user` with `pin` and returns the account id.
@@ -37,14 +51,16 @@ public struct ScriptedDevice: Sendable {
     public func enrolment(_ backend: DemoBackend, user: String, pin: String,
                    otpPublicKey: [UInt8]? = nil) async throws -> (answer: SecondFactorResponse, redeemed: RedeemResponse) {
         let redeemed = try await redeem(backend, try await backend.createSession(type: .enrol, userId: user, displayName: nil))
-        let confirmed = try await backend.confirm(sessionId: redeemed.sessionId, ConfirmRequest(deviceId: id, accountId: nil, signature: nil))
+        let confirmed = try await backend.confirm(sessionId: redeemed.sessionId, ConfirmRequest(
+            deviceId: id, accountId: nil, signature: nil,
+            deviceSignature: deviceSignature(SignedMessage.confirm(sessionId: redeemed.sessionId, challenge: redeemed.challenge, accountId: ""))))
         let publicKey = Base64URL.encode(accountKey.publicKey)
         let message = SignedMessage.enrol(sessionId: redeemed.sessionId, challenge: confirmed.challenge, accountPublicKey: publicKey)
         let pinKey = try pinKey(pin)
         let answer = try await backend.enrol(sessionId: redeemed.sessionId, EnrolRequest(
             deviceId: id, accountPublicKey: publicKey, accountSignature: Base64URL.encode(accountKey.sign(message)),
             pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message)),
-            deviceName: "scripted", fcmToken: nil, otpPublicKey: otpPublicKey.map(Base64URL.encode)))
+            deviceName: "scripted", fcmToken: nil, otpPublicKey: otpPublicKey.map(Base64URL.encode), deviceSignature: deviceSignature(message)))
         return (answer, redeemed)
     }
 
@@ -53,9 +69,9 @@ public struct ScriptedDevice: Sendable {
                           transaction: String? = nil) async throws -> (String, String) {
         let created = try await backend.createSession(type: type, userId: user, displayName: nil, transaction: transaction)
         let redeemed = try await redeem(backend, created)
-        let signature = accountKey.sign(SignedMessage.confirm(sessionId: redeemed.sessionId, challenge: redeemed.challenge, accountId: account))
-        let confirmed = try await backend.confirm(sessionId: redeemed.sessionId,
-                                                  ConfirmRequest(deviceId: id, accountId: account, signature: Base64URL.encode(signature)))
+        let message = SignedMessage.confirm(sessionId: redeemed.sessionId, challenge: redeemed.challenge, accountId: account)
+        let confirmed = try await backend.confirm(sessionId: redeemed.sessionId, ConfirmRequest(
+            deviceId: id, accountId: account, signature: Base64URL.encode(accountKey.sign(message)), deviceSignature: deviceSignature(message)))
         return (redeemed.sessionId, confirmed.challenge)
     }
 

@@ -47,6 +47,40 @@ import WebApp
         }
     }
 
+    /// A payload may make the phone post to the backend's redeem route only: another route of the
+    /// allowed server (here: rotating another phone's FCM token) is refused before any request,
+    /// whether the payload comes as QR text, as a deep link or as a push the user opens.
+    @Test func aRedeemURLNamingAnotherRouteOfTheAllowedServerIsRefused() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let attacker = try await client.createPhone("attacker")
+            let victim = try await client.createPhone("victim")
+            let session = try await client.startSession("enrol", user: "mallory")
+            let genuine = try OutOfBandDecoder.decode(qrText: session.qrText).redeemData.redeemURL.absoluteString
+            let base = String(genuine.dropLast(BackendRoutes.redeem.count))
+            let targets = ["\(base)/api/phones/\(victim.id)/fcm-token/rotate", "\(base)/api/backend/redeem/../../phones/\(victim.id)/fcm-token/rotate",
+                           "\(base)/api/backend/redeem?then=rotate", "\(base)/api/backend/redeem/", "\(base)/API/backend/redeem"]
+            for target in targets {
+                let payload = OutOfBandPayload(redeemData: .init(token: "t", redeemURL: try #require(URL(string: target))))
+                for body in [["qr": payload.qrText], ["link": payload.deepLink]] {
+                    let answer = try await client.send(.post, "/api/phones/\(attacker.id)/oob", json: body)
+                    #expect(answer.status == .forbidden, "\(target)")
+                    #expect(answer.errorCode == "REDEEM_URL_NOT_ALLOWED")
+                    #expect(try answer.decode(ErrorWithSDKCode.self).error.sdkCode == 52)
+                }
+            }
+            let pushed = OutOfBandPayload(redeemData: .init(token: "t", redeemURL: try #require(URL(string: targets[0]))))
+            let sent = try await client.send(.post, "/v1/projects/authphone/messages:send", json: [
+                "message": ["token": attacker.fcmToken, "data": PushMessage.data(for: pushed)]])
+            #expect(sent.status == .ok)
+            let inbox = try await client.send(.get, "/api/phones/\(attacker.id)/inbox").decode(PushDeliveryTests.Inbox.self)
+            let opened = try await client.send(.post, "/api/phones/\(attacker.id)/inbox/\(try #require(inbox.messages.first).id)/open")
+            #expect(opened.errorCode == "REDEEM_URL_NOT_ALLOWED")
+            #expect(try await client.phoneDetail(victim.id).fcmToken == victim.fcmToken)
+            #expect(try await client.backendSession(session.id).status == .pending)
+        }
+    }
+
     @Test func unknownTokensAndSecondFlowsAreRefused() async throws {
         let app = try await buildApplication(testConfiguration())
         try await app.test(.live) { client in
