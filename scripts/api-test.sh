@@ -2,7 +2,7 @@
 # Runs the API test: starts AuthPhone on a free port with a throw-away database, and two
 # throw-away variants (sessions that expire after 10 s; phones whose backend is down) for the
 # examples only they can answer, checks Public/openapi.yaml against them with pytest, and stops
-# them again whatever happens.
+# them again whatever happens. Tests/api/test_durability.py starts and kills servers of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/test-servers.sh
@@ -16,7 +16,8 @@ offline_port=$(free_port)
 dead_port=$(free_port) # nothing listens there
 start_server offline "$offline_port" --pin-kdf fast --in-memory --backend-url "http://127.0.0.1:$dead_port"
 
-if ! AUTHPHONE_URL="http://127.0.0.1:$port" \
+if ! AUTHPHONE_BINARY="$binary" \
+    AUTHPHONE_URL="http://127.0.0.1:$port" \
     AUTHPHONE_EXPIRY_URL="http://127.0.0.1:$expiry_port" \
     AUTHPHONE_OFFLINE_URL="http://127.0.0.1:$offline_port" \
     AUTHPHONE_OFFLINE_BACKEND="http://127.0.0.1:$dead_port" \

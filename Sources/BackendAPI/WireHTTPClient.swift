@@ -13,6 +13,8 @@ public struct WireHTTPClient: Sendable {
         public let retryAfter: Duration?
 
         public var isSuccess: Bool { (200..<300).contains(status) }
+        /// A redirect, which the wire does not follow.
+        public var isRedirect: Bool { (300..<400).contains(status) }
 
         public func decode<T: Decodable>(_ type: T.Type) throws -> T {
             try WireJSON.decoder().decode(T.self, from: body)
@@ -29,7 +31,16 @@ public struct WireHTTPClient: Sendable {
     /// The `Authorization` a URL gets (this server's own access key goes only to itself).
     let authorization: @Sendable (String) -> String?
 
-    public init(http: HTTPClient = .shared, timeout: TimeAmount = .seconds(10),
+    /// The process's one client for the wire: `HTTPClient.shared`'s settings (and, like it, it
+    /// lives as long as the process) but no redirects followed, so a signed request goes only to
+    /// the URL that was checked against an allow-list, never to one a server names in an answer.
+    public static let noRedirects: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    public init(http: HTTPClient = noRedirects, timeout: TimeAmount = .seconds(10),
                 authorization: @escaping @Sendable (String) -> String? = { _ in nil }) {
         self.http = http
         self.timeout = timeout

@@ -12,8 +12,12 @@ public struct PhoneDatabase: Sendable {
         try Self.migrator.migrate(writer)
     }
 
+    /// A file database in WAL mode, `synchronous = FULL`: an account just enrolled and the
+    /// biometric uses counted against the PIN-less limit survive a power loss too.
     public static func open(path: String) throws -> PhoneDatabase {
-        try PhoneDatabase(DatabasePool(path: path))
+        let pool = try DatabasePool(path: path)
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        return try PhoneDatabase(pool)
     }
 
     public static func inMemory() throws -> PhoneDatabase {

@@ -84,7 +84,7 @@ public actor PhoneService {
     /// Phones whose out-of-band payload is being redeemed: a second one must wait its turn.
     var starting: Set<String> = []
 
-    public init(database: PhoneDatabase, configuration: Configuration, http: HTTPClient = .shared,
+    public init(database: PhoneDatabase, configuration: Configuration, http: HTTPClient = WireHTTPClient.noRedirects,
                 now: @escaping @Sendable () -> Date = Date.init, faults: FaultInjector? = nil) {
         self.database = database
         self.configuration = configuration
@@ -243,6 +243,10 @@ public actor PhoneService {
               Ed25519.verify(signature: signature, message: SignedMessage.server(sessionId: session.sessionId, challenge: session.challenge),
                              publicKey: serverKey)
         else { throw .serverAuthentication("the session is not signed by the server's key") }
+        // The backend refuses such a text when the session starts; one that arrives anyway is not shown.
+        if let text = session.transaction, let problem = ReadableText.problem(in: text, limit: ReadableText.maximumTransactionLength) {
+            throw .serverResponse("the transaction text \(problem)")
+        }
 
         // A server is known by the key pinned at enrolment, so it may move (another port, a new
         // host name); the same URL with another key is an impostor or a reset server.

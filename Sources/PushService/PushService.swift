@@ -53,6 +53,15 @@ public final class PushService: Sendable {
         try Self.migrator.migrate(writer)
     }
 
+    /// A file database in WAL mode. `synchronous = FULL` because a message FCM answered 200 for
+    /// must still be in the inbox after a power loss, not only after a crash (GRDB's pool would
+    /// leave it at NORMAL).
+    public static func openDatabase(path: String) throws -> DatabasePool {
+        let pool = try DatabasePool(path: path)
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        return pool
+    }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("push-v1") { db in

@@ -95,5 +95,5 @@ private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneDa
     guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try DatabaseQueue()) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return (try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"),
-            try DatabasePool(path: directory + "/push.sqlite"))
+            try PushService.openDatabase(path: directory + "/push.sqlite"))
 }

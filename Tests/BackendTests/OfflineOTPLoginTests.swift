@@ -93,19 +93,22 @@ private let k: TimeInterval = 1_800_000_000
         #expect(refused == (accepted ? nil : "OTP_REJECTED"))
     }
 
-    @Test func aValueIsAcceptedOnceAndAnOlderStepNotAfterANewerSuccess() async throws {
+    /// Each value is bound to its session, so the replay rule is one success per account and step
+    /// (RFC 6238 §5.2): after a login at step k, another live session's code of step k, or of the
+    /// step before, is refused, while the next step's is fine.
+    @Test func aStepIsUsedOnceEvenByAnotherLiveSession() async throws {
         let backend = try await makeBackend()
         let phone = try await OTPDevice.enrol(backend)
-        let first = try await login(backend)
-        let second = try await login(backend)
-        let olderCode = try phone.code(for: second, at: k - 1) // the previous step, never used
+        let (first, second, third) = (try await login(backend), try await login(backend), try await login(backend))
         let code = try phone.code(for: first, at: k)
         _ = try await backend.otpLogin(sessionId: first.id, otp: code)
         #expect(await refusal { try await backend.otpLogin(sessionId: first.id, otp: code) } == "SESSION_STATE")
-        #expect(await refusal { try await backend.otpLogin(sessionId: second.id, otp: olderCode) } == "OTP_REJECTED")
+        clock.advance(119) // still step k
+        #expect(await refusal { try await backend.otpLogin(sessionId: second.id, otp: try phone.code(for: second, at: k + 119)) } == "OTP_REJECTED")
+        #expect(await refusal { try await backend.otpLogin(sessionId: third.id, otp: try phone.code(for: third, at: k - 1)) } == "OTP_REJECTED")
         #expect(try await backend.session(id: second.id).status == .pending)
-        // the next step's code for that session is fine
-        clock.advance(120)
+        #expect(try await backend.session(id: third.id).status == .pending)
+        clock.advance(1)
         _ = try await backend.otpLogin(sessionId: second.id, otp: try phone.code(for: second, at: k + 120))
     }
 

@@ -46,29 +46,42 @@ import Testing
         #expect(right.secondFactor.failedAttempts == 5)
     }
 
-    @Test func aChangedPolicyAppliesFromTheNextPinAndOutlivesARestart() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+    /// Two wrong PINs, the policy changed between them, on a backend over the file at `path`;
+    /// the backend is gone when this returns.
+    func twoWrongPinsAroundAPolicyChange(_ device: ScriptedDevice, path: String, to custom: SecondFactorPolicy) async throws -> String {
         let backend = try makeBackend(try BackendDatabase.open(path: path))
-        let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
-        var (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
+        let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
         let first = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
         #expect(first.secondFactor.maxAttempts == 3)
-        challenge = try #require(first.challenge)
 
-        let custom = SecondFactorPolicy(maxAttempts: 4, penalties: [0, 30])
         _ = try await backend.setSecondFactorPolicy(custom)
-        let second = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
+        let second = try await device.provePin(backend, session: session, challenge: try #require(first.challenge), account: account, pin: "111000")
         #expect(second.secondFactor.failedAttempts == 2)
         #expect(second.secondFactor.maxAttempts == 4)
         #expect(second.secondFactor.penalisedFor == 30)
+        return account
+    }
+
+    @Test func aChangedPolicyAppliesFromTheNextPinAndOutlivesARestart() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let device = ScriptedDevice()
+        let custom = SecondFactorPolicy(maxAttempts: 4, penalties: [0, 30])
+        let account = try await twoWrongPinsAroundAPolicyChange(device, path: path, to: custom)
+        // SQLite removes the write-ahead log when the last connection closes: the first backend is shut.
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
 
         let reopened = try makeBackend(try BackendDatabase.open(path: path))
         #expect(try await reopened.secondFactorPolicy() == custom)
-        (session, challenge) = try await device.confirmedSession(reopened, user: "alice", account: account)
+        // the counters and the penalty survived too: the right PIN waits out the 30 s
+        let (session, challenge) = try await device.confirmedSession(reopened, user: "alice", account: account)
+        let early = try await device.provePin(reopened, session: session, challenge: challenge, account: account, pin: "260418")
+        #expect(early.result == .penalised)
+        #expect(early.secondFactor.failedAttempts == 2)
+        #expect(early.secondFactor.penalisedFor == 30)
         clock.advance(30)
-        let right = try await device.provePin(reopened, session: session, challenge: challenge, account: account, pin: "260418")
+        let right = try await device.provePin(reopened, session: session, challenge: try #require(early.challenge), account: account, pin: "260418")
         #expect(right.result == .accepted)
     }
 

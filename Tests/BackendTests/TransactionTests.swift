@@ -70,45 +70,83 @@ import Testing
         #expect(!state.loggedin)
     }
 
-    @Test func aTransactionNeedsItsTextAndAnEnrolledUser() async throws {
+    /// The backend's own text check, for a user it would otherwise start the transaction for.
+    @Test(arguments: [
+        ("", "must be 1 to 1000 characters"), ("   ", "must be 1 to 1000 characters"),
+        (String(repeating: "x", count: 1001), "must be 1 to 1000 characters"),
+        ("hidden\u{202E}txet", "must not contain control or invisible formatting characters"),
+        ("nul\u{0}", "must not contain control or invisible formatting characters"),
+    ])
+    func anUnreadableTextIsRefused(_ text: String, _ reason: String) async throws {
         let backend = try makeBackend()
-        await #expect(throws: BackendError.self) { try await backend.createSession(type: .transaction, userId: "alice", displayName: nil) }
-        await #expect(throws: BackendError.self) {
-            try await backend.createSession(type: .login, userId: "alice", displayName: nil, transaction: Self.text)
+        _ = try await ScriptedDevice().enrol(backend, user: "alice", pin: "260418")
+        let before = try await backend.recentSessions().map(\.id)
+        let error = await #expect(throws: BackendError.self) {
+            try await backend.createSession(type: .transaction, userId: "alice", displayName: nil, transaction: text)
         }
-        for bad in ["", "   ", String(repeating: "x", count: 1001), "hidden\u{202E}text", "nul\u{0}"] {
-            await #expect(throws: BackendError.self) {
-                try await backend.createSession(type: .transaction, userId: "alice", displayName: nil, transaction: bad)
-            }
-        }
-        do {
-            _ = try await backend.createSession(type: .transaction, userId: "nobody", displayName: nil, transaction: Self.text)
-            Issue.record("a transaction for a user without accounts was started")
-        } catch {
-            #expect(error.code == "USER_NOT_ENROLLED")
-        }
-        #expect(try await backend.recentSessions().isEmpty)
+        #expect(error?.code == "INVALID_FIELD")
+        #expect(error?.message.hasPrefix("the field 'transaction' \(reason)") == true)
+        #expect(try await backend.recentSessions().map(\.id) == before)
     }
 
-    @Test func aPreselectedAccountMustBeTheUsersAndIsTheOnlyOneThatConfirms() async throws {
+    @Test func aTransactionNeedsItsTextAndAnEnrolledUser() async throws {
+        let backend = try makeBackend()
+        _ = try await ScriptedDevice().enrol(backend, user: "alice", pin: "260418")
+        let refusals: [(WireSessionType, String, String?, String)] = [
+            (.transaction, "alice", nil, "INVALID_FIELD"),
+            (.login, "alice", Self.text, "INVALID_FIELD"),
+            (.transaction, "nobody", Self.text, "USER_NOT_ENROLLED"),
+        ]
+        for (type, user, text, code) in refusals {
+            let error = await #expect(throws: BackendError.self) {
+                try await backend.createSession(type: type, userId: user, displayName: nil, transaction: text)
+            }
+            #expect(error?.code == code)
+        }
+        #expect(try await backend.recentSessions().count == 1) // the enrolment
+    }
+
+    /// A login or transaction may pre-select one of the user's accounts; another account of the
+    /// same user on the same device cannot confirm it, and the refusal changes nothing.
+    @Test(arguments: [WireSessionType.login, .transaction])
+    func aPreselectedAccountMustBeTheUsersAndIsTheOnlyOneThatConfirms(_ type: WireSessionType) async throws {
         let backend = try makeBackend()
         let device = ScriptedDevice()
         let alice = try await device.enrol(backend, user: "alice", pin: "260418")
+        let aliceAgain = try await device.enrol(backend, user: "alice", pin: "260418")
         let bob = try await device.enrol(backend, user: "bob", pin: "260418")
-        await #expect(throws: BackendError.self) {
-            try await backend.createSession(type: .login, userId: "alice", displayName: nil, accountId: bob)
+        let text = type == .transaction ? Self.text : nil
+        for (user, account) in [("alice", bob), ("nobody", alice)] {
+            let error = await #expect(throws: BackendError.self) {
+                try await backend.createSession(type: type, userId: user, displayName: nil, transaction: text, accountId: account)
+            }
+            #expect(error?.code == "ACCOUNT_NOT_FOUND")
         }
         await #expect(throws: BackendError.self) {
             try await backend.createSession(type: .enrol, userId: "alice", displayName: nil, accountId: alice)
         }
-        let session = try await backend.createSession(type: .login, userId: "alice", displayName: nil, accountId: alice)
+        let session = try await backend.createSession(type: type, userId: "alice", displayName: nil, transaction: text, accountId: alice)
         let redeemed = try await device.redeem(backend, session)
         #expect(redeemed.accountId == alice)
-        let confirm = SignedMessage.confirm(sessionId: redeemed.sessionId, challenge: redeemed.challenge, accountId: alice)
-        let answer = try await backend.confirm(sessionId: redeemed.sessionId, ConfirmRequest(
-            deviceId: device.id, accountId: alice, signature: Base64URL.encode(device.accountKey.sign(confirm)), userInput: "desk 4",
-            deviceSignature: device.deviceSignature(confirm)))
-        #expect(!answer.challenge.isEmpty)
-        #expect(try await backend.session(id: session.id).userInput == "desk 4")
+
+        func confirm(_ account: String) async throws(BackendError) -> ConfirmResponse {
+            let message = SignedMessage.confirm(sessionId: redeemed.sessionId, challenge: redeemed.challenge, accountId: account)
+            return try await backend.confirm(sessionId: redeemed.sessionId, ConfirmRequest(
+                deviceId: device.id, accountId: account, signature: Base64URL.encode(device.accountKey.sign(message)), userInput: "desk 4",
+                deviceSignature: device.deviceSignature(message)))
+        }
+        let refused = await #expect(throws: BackendError.self) { try await confirm(aliceAgain) }
+        #expect(refused?.code == "ACCOUNT_NOT_FOUND")
+        let unchanged = try await backend.session(id: session.id)
+        #expect(unchanged.status == .redeemed)
+        #expect(unchanged.accountId == alice)
+        #expect(unchanged.userInput == nil)
+
+        // the challenge was not used up: the pre-selected account confirms with it
+        #expect(!(try await confirm(alice)).challenge.isEmpty)
+        let confirmed = try await backend.session(id: session.id)
+        #expect(confirmed.status == .confirmed)
+        #expect(confirmed.accountId == alice)
+        #expect(confirmed.userInput == "desk 4")
     }
 }

@@ -136,6 +136,30 @@ import Testing
         #expect(try await service.inbox(token: "t1").count == 4)
     }
 
+    /// A send counts for `rateWindow` seconds after it, the last of them included: 59 s later it
+    /// still fills the window, 60 s later it has left it; a refused send counts for nothing.
+    @Test func theWindowEndsSixtySecondsAfterASend() async throws {
+        let service = try makeService(rateLimit: 2)
+        try await service.register(token: "t1")
+        func outcome() async -> String {
+            do { _ = try await send(service, to: "t1") } catch { return error.errorCode }
+            return "sent"
+        }
+        #expect(await outcome() == "sent") // at 0
+        clock.advance(30)
+        #expect(await outcome() == "sent") // at 30
+        clock.advance(29)
+        #expect(await outcome() == "QUOTA_EXCEEDED") // at 59: both still count
+        clock.advance(1)
+        #expect(await outcome() == "sent") // at 60: the one at 0 has left, the refusal at 59 never counted
+        #expect(await outcome() == "QUOTA_EXCEEDED") // at 60: the ones at 30 and 60
+        clock.advance(29)
+        #expect(await outcome() == "QUOTA_EXCEEDED") // at 89
+        clock.advance(1)
+        #expect(await outcome() == "sent") // at 90
+        #expect(try await service.inbox(token: "t1").count == 4)
+    }
+
     @Test func aSubscriberGetsNewMessages() async throws {
         let service = try makeService()
         try await service.register(token: "t1")

@@ -207,22 +207,23 @@ import WebApp
         #"{"error": {"code": \#(code), "message": "m", "status": "\#(status)", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "\#(errorCode)"}]}}"#
     }
 
+    static let fcmRoute = "/v1/projects/{project}/{method}"
+
+    /// How the push of a new enrolment went, sent by a backend whose FCM endpoint is `pushURL`.
+    static func dispatch(to pushURL: String, sleeper: SleepRecorder) async throws -> String? {
+        let backend = try DemoBackend(database: .inMemory(), configuration: .init(pushURL: pushURL),
+                                      baseURL: { "http://127.0.0.1:8080" }, sleep: { sleeper.sleep($0) })
+        return try await backend.createSession(type: .enrol, userId: "alice", displayName: nil, delivery: .push(token: "t")).dispatch
+    }
+
     func dispatch(through script: Script) async throws -> (String?, [Duration]) {
-        let router = Router()
-        router.post("/v1/projects/{project}/{method}") { _, _ -> Response in
+        let sleeper = SleepRecorder()
+        let dispatch = try await withServer(answering: Self.fcmRoute, { _, _ in
             let (status, retryAfter, body) = script.next()
             var headers: HTTPFields = [.contentType: "application/json"]
             if let retryAfter { headers[.retryAfter] = retryAfter }
             return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
-        }
-        let stub = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        let sleeper = SleepRecorder()
-        let dispatch = try await stub.test(.live) { client in
-            let port = try #require(client.port)
-            let backend = try DemoBackend(database: .inMemory(), configuration: .init(pushURL: "http://127.0.0.1:\(port)"),
-                                          baseURL: { "http://127.0.0.1:8080" }, sleep: { sleeper.sleep($0) })
-            return try await backend.createSession(type: .enrol, userId: "alice", displayName: nil, delivery: .push(token: "t")).dispatch
-        }
+        }) { pushURL in try await Self.dispatch(to: pushURL, sleeper: sleeper) }
         return (dispatch, sleeper.recorded)
     }
 
@@ -249,5 +250,20 @@ import WebApp
         let (invalid, moreWaits) = try await dispatch(through: Script([(.badRequest, nil, Self.fcmError(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT"))]))
         #expect(invalid == "dispatchError: INVALID_ARGUMENT")
         #expect(moreWaits.isEmpty)
+    }
+
+    /// An FCM endpoint that redirects elsewhere is not followed: the other server hears nothing.
+    @Test func aRedirectIsNotFollowed() async throws {
+        let hits = Hits()
+        let dispatch = try await withServer(answering: Self.fcmRoute, { _, _ in
+            hits.add()
+            return Response(status: .ok)
+        }) { elsewhere in
+            try await withServer(answering: Self.fcmRoute, { request, _ in
+                Response(status: .temporaryRedirect, headers: [.location: elsewhere + request.uri.path])
+            }) { pushURL in try await Self.dispatch(to: pushURL, sleeper: SleepRecorder()) }
+        }
+        #expect(dispatch == "dispatchError: HTTP 307")
+        #expect(hits.count == 0)
     }
 }

@@ -1,12 +1,15 @@
 import AuthFlow
+@testable import Backend
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSTesting
 import HummingbirdWebSocket
 import Logging
 import OutOfBand
-import Phone
+@testable import Phone
+import PushService
 import SodiumKit
 import Synchronization
 import Testing
@@ -45,8 +48,8 @@ final class LogCapture: Sendable {
 @Suite(.timeLimit(.minutes(2))) struct SecretsAndDurabilityTests {
     static let pin = "260418"
 
-    /// Enrols on one server process, stops it, and logs in on a new one over the same files;
-    /// afterwards neither the logs nor the database files contain the PIN.
+    /// Enrols on one server, stops it, and logs in on a new one over the same files; neither the
+    /// logs nor the database files (and their write-ahead logs) contain the PIN.
     @Test func acknowledgedStateSurvivesARestartAndThePinIsNowhere() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authphone-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -81,14 +84,34 @@ final class LogCapture: Sendable {
                 #expect(try await screen.settledFlow().state == .done)
                 #expect(try await client.backendSession(login.id).status == .loggedin)
             }
+            // While the server runs, so the write-ahead logs are there too; a search of an empty
+            // folder would find no PIN either.
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+            #expect(Set(files).isSuperset(of: ["phones.sqlite", "phones.sqlite-wal", "backend.sqlite", "backend.sqlite-wal",
+                                               "push.sqlite", "push.sqlite-wal"]), "\(files)")
+            for file in files {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
+                #expect(bytes.range(of: Data(Self.pin.utf8)) == nil, "the PIN is in \(file)")
+            }
         }
 
         #expect(!logs.all.isEmpty)
         #expect(logs.all.allSatisfy { !$0.contains(Self.pin) })
-        for file in try FileManager.default.contentsOfDirectory(atPath: directory) {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
-            #expect(bytes.range(of: Data(Self.pin.utf8)) == nil, "the PIN is in \(file)")
-        }
+    }
+
+    /// Every commit is synced (`synchronous = FULL`, 2), so it survives a power loss too: the
+    /// backend's PIN and OTP counters, the push inboxes, the phones' accounts and counts. A
+    /// SIGKILL loses nothing committed in WAL mode either way (Tests/api/test_durability.py).
+    @Test func countersAndInboxesAreSyncedOnEveryCommit() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authphone-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let backend = try BackendDatabase.open(path: directory + "/backend.sqlite")
+        let push = try PushService.openDatabase(path: directory + "/push.sqlite")
+        let phones = try PhoneDatabase.open(path: directory + "/phones.sqlite")
+        #expect(try await phones.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
+        #expect(try await backend.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
+        #expect(try await push.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
     }
 
     /// A phone of its own, talking to the live server's backend over HTTP as `--backend-url`
@@ -97,8 +120,7 @@ final class LogCapture: Sendable {
         let app = try await buildApplication(testConfiguration())
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            let phones = PhoneService(database: try .inMemory(), configuration: .init(
-                allowedBackends: { ["http://127.0.0.1:\(port)"] }, pinDerivation: PinKeyDerivation(profile: .fast)))
+            let phones = try remotePhones(allowing: { ["http://127.0.0.1:\(port)"] })
             let phone = try await phones.createPhone(name: "remote")
 
             let enrol = try await client.startSession("enrol", user: "alice")

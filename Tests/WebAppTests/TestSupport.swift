@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import AuthFlow
 import Backend
 import BackendAPI
@@ -6,8 +7,14 @@ import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSTesting
 import HummingbirdWebSocket
+import Logging
+import NIOCore
+import OutOfBand
 import Phone
 import PushService
+import ServiceLifecycle
+import SodiumKit
+import Synchronization
 import TestDoubles
 import Testing
 import WebApp
@@ -166,4 +173,70 @@ func withEnrolledPhone(clock: TestClock = TestClock(Date()), sleep: (@Sendable (
     configuration.random = { 0.5 }
     configuration.now = { clock.now() }
     try await withEnrolledPhone(configuration) { client, screen, phoneId in try await body(client, &screen, phoneId, sleeper) }
+}
+
+/// A phone of the test's own that talks over HTTP to the backends `allowed` names, as
+/// `--backend-url` would make it.
+func remotePhones(allowing allowed: @escaping @Sendable () -> [String]) throws -> PhoneService {
+    PhoneService(database: try .inMemory(), configuration: .init(allowedBackends: allowed, pinDerivation: PinKeyDerivation(profile: .fast)))
+}
+
+/// The requests a server of the test's own got.
+final class Hits: Sendable {
+    private let counted = Mutex(0)
+    var count: Int { counted.withLock { $0 } }
+    func add() { counted.withLock { $0 += 1 } }
+}
+
+/// A server of the test's own on a free local port: `answer` answers POSTs to `path`, given the
+/// request and the server's base URL; `body` runs while it listens and gets that base URL.
+func withServer<T: Sendable>(answering path: String = BackendRoutes.redeem,
+                             _ answer: @escaping @Sendable (Request, String) async throws -> Response,
+                             _ body: @escaping @Sendable (String) async throws -> T) async throws -> T {
+    let router = Router()
+    router.post(RouterPath(path)) { request, _ in try await answer(request, "http://\(request.head.authority ?? "")") }
+    return try await Application(router: router).test(.live) { client in
+        try await body("http://127.0.0.1:\(try #require(client.port))")
+    }
+}
+
+/// A redeem answer for a session at `base`, signed by `serverKey` unless `signedBy` forges it.
+func redeemAnswer(at base: String, serverKey: Ed25519.KeyPair, type: WireSessionType = .login, transaction: String? = nil,
+                  signedBy: Ed25519.KeyPair? = nil) throws -> Response {
+    let session = UUID().uuidString.lowercased(), challenge = UUID().uuidString
+    let answer = RedeemResponse(
+        sessionId: session, type: type, expiresAt: Date().addingTimeInterval(300),
+        server: WireServer(name: "Scripted backend", url: base, publicKey: Base64URL.encode(serverKey.publicKey)),
+        announceInfo: [:], displayName: nil, existingAccounts: nil, userId: "alice", transaction: transaction, challenge: challenge,
+        serverSignature: Base64URL.encode((signedBy ?? serverKey).sign(SignedMessage.server(sessionId: session, challenge: challenge))))
+    return Response(status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(data: try WireJSON.encoder().encode(answer))))
+}
+
+/// A payload that sends the phone to `base`'s redeem route.
+func payload(redeemingAt base: String) throws -> OutOfBandPayload {
+    OutOfBandPayload(redeemData: .init(token: UUID().uuidString, redeemURL: try #require(URL(string: base + BackendRoutes.redeem))))
+}
+
+/// Serves an app on the port its configuration names while `body` runs, with the server's base
+/// URL: `test(.live)` always takes a free port, so it cannot bring a server back at its old one.
+func serving<T: Sendable>(_ configuration: AppConfiguration, _ body: @escaping @Sendable (String) async throws -> T) async throws -> T {
+    let app = try await buildApplication(configuration)
+    let services = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "serving")))
+    let base = "http://\(configuration.host):\(configuration.port)"
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await services.run() }
+        do {
+            // waiting for the real server to listen, as scripts/lib/test-servers.sh does
+            while (try? await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/health"), timeout: .seconds(1))) == nil {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let value = try await body(base)
+            await services.triggerGracefulShutdown()
+            return value
+        } catch {
+            await services.triggerGracefulShutdown()
+            throw error
+        }
+    }
 }

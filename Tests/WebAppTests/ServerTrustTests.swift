@@ -1,0 +1,105 @@
+import AsyncHTTPClient
+import Backend
+import BackendAPI
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import OutOfBand
+import Phone
+import SodiumKit
+import Synchronization
+import Testing
+import WebApp
+
+/// What a phone refuses from a backend on its allow-list: a session its pinned key did not sign,
+/// a text the backend should never have sent, a redirect elsewhere. Each backend here is a server
+/// of the test's own (or a real one restarted), since the phone reaches backends over HTTP only.
+@Suite(.timeLimit(.minutes(2))) struct ServerTrustTests {
+    /// Starts a session at `base` on a phone of its own; the refusal it ends in.
+    static func refusal(redeemingAt base: String) async throws -> PhoneError? {
+        let phones = try remotePhones(allowing: { [base] })
+        let phone = try await phones.createPhone(name: "remote")
+        let error = await #expect(throws: PhoneError.self) { try await phones.startOutOfBand(phoneId: phone.id, payload: payload(redeemingAt: base)) }
+        #expect(await phones.currentFlow(phoneId: phone.id) == nil)
+        return error
+    }
+
+    @Test(arguments: ["hidden\u{202E}txet", "nul\u{0}", "   ", String(repeating: "x", count: ReadableText.maximumTransactionLength + 1)])
+    func aTransactionTextTheBackendShouldHaveRefusedIsNotShown(_ text: String) async throws {
+        let key = try Ed25519.KeyPair.generate()
+        let error = try await withServer({ _, base in try redeemAnswer(at: base, serverKey: key, type: .transaction, transaction: text) }) { base in
+            try await Self.refusal(redeemingAt: base)
+        }
+        #expect(error?.code == "SERVER_ERROR")
+        #expect(error?.message.contains("the transaction text must") == true)
+    }
+
+    @Test func aSessionNotSignedByTheServersKeyIsRefused() async throws {
+        let (key, forger) = (try Ed25519.KeyPair.generate(), try Ed25519.KeyPair.generate())
+        let error = try await withServer({ _, base in try redeemAnswer(at: base, serverKey: key, signedBy: forger) }) { base in
+            try await Self.refusal(redeemingAt: base)
+        }
+        #expect(error?.code == "SERVER_AUTHENTICATION_FAILED")
+        #expect(error?.sdkCode == 48)
+    }
+
+    /// The backend restarted at the same URL with a fresh database, so with a new server key: the
+    /// phone refuses the login with 48 and its account stays as it was.
+    @Test func aBackendAtTheSameURLWithAnotherKeyIsRefused() async throws {
+        let backendURL = Mutex("")
+        let phones = try remotePhones(allowing: { [backendURL.withLock { $0 }] })
+        let phone = try await phones.createPhone(name: "remote")
+        let port = try await buildApplication(testConfiguration()).test(.live) { client in
+            let port = try #require(client.port)
+            backendURL.withLock { $0 = "http://127.0.0.1:\(port)" }
+            let enrolment = try await client.startSession("enrol", user: "alice")
+            _ = try await phones.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: enrolment.qrText))
+            try await phones.confirmSession(phoneId: phone.id, accountID: nil)
+            try await phones.inputPin(phoneId: phone.id, pin: GuardedBytes(copying: Array("260418".utf8)))
+            #expect(await phones.currentFlow(phoneId: phone.id)?.state == .done)
+            return port
+        }
+        let enrolled = try await phones.phone(id: phone.id)
+        #expect(enrolled.accounts.count == 1)
+
+        var configuration = testConfiguration()
+        configuration.port = port
+        try await serving(configuration) { base in
+            var request = HTTPClientRequest(url: base + "/api/backend/sessions")
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: #"{"type": "login", "userId": "alice"}"#))
+            let created = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            #expect(created.status == .created)
+            let login = try WireJSON.decoder().decode(BackendSession.self, from: try await created.body.collect(upTo: 1 << 20))
+            let error = await #expect(throws: PhoneError.self) {
+                try await phones.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: login.qrText))
+            }
+            #expect(error?.code == "SERVER_AUTHENTICATION_FAILED")
+            #expect(error?.sdkCode == 48)
+        }
+        let after = try await phones.phone(id: phone.id)
+        #expect(after.accounts == enrolled.accounts)
+        #expect(after.flow == enrolled.flow)
+    }
+
+    /// An allowed backend that answers the redeem with 307 to another server: the phone's signed
+    /// request does not follow it, the other server hears nothing, and the error says why.
+    @Test func thePhoneFollowsNoRedirect() async throws {
+        let hits = Hits()
+        let key = try Ed25519.KeyPair.generate()
+        let error = try await withServer({ _, base in
+            hits.add()
+            return try redeemAnswer(at: base, serverKey: key)
+        }) { elsewhere in
+            try await withServer({ _, _ in
+                Response(status: .temporaryRedirect, headers: [.location: elsewhere + BackendRoutes.redeem])
+            }) { allowed in try await Self.refusal(redeemingAt: allowed) }
+        }
+        #expect(error?.code == "SERVER_ERROR")
+        #expect(error?.httpStatus == 307)
+        #expect(error?.message.contains("a redirect, which the phone does not follow") == true)
+        #expect(hits.count == 0)
+    }
+}
