@@ -18,38 +18,47 @@ public struct PinPolicy: Sendable, Equatable, Codable {
     }
 
     /// The 20 most common four-digit PINs (DataGenetics, 2012).
-    public static let commonFourDigitPins: [String] = [
+    public static let commonFourDigitPins: [[UInt8]] = [
         "1234", "1111", "0000", "1212", "7777", "1004", "2000", "4444", "2222", "6969",
         "9999", "3333", "5555", "6666", "1122", "1313", "8888", "4321", "2001", "1010",
-    ]
+    ].map { Array($0.utf8) }
 
     /// Six-digit PINs seen most in leaked PIN and password sets that the patterns below miss.
-    static let commonSixDigitPins: [String] = ["696969", "159753", "112233", "102030", "147258", "789456", "123321", "159357"]
+    static let commonSixDigitPins: [[UInt8]] = ["696969", "159753", "112233", "102030", "147258", "789456", "123321", "159357"]
+        .map { Array($0.utf8) }
 
-    /// Checks a PIN being set. Verification of an existing PIN never goes through this.
-    public func validate(_ pin: some Collection<UInt8>) throws(PinPolicyError) {
-        guard pin.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { throw .notDigits }
-        guard pin.count == length else { throw .wrongLength(expected: length, got: pin.count) }
-        if let reason = Self.commonReason(Array(pin)) { throw .common(reason) }
+    /// Checks a PIN being set, where it lies (guarded memory): nothing here copies it.
+    /// Verification of an existing PIN never goes through this.
+    public func validate<Pin: RandomAccessCollection<UInt8>>(_ pin: Pin) throws(PinPolicyError) where Pin.Index == Int {
+        try Self.checkFormat(pin, length: length)
+        if let reason = Self.commonReason(pin) { throw .common(reason) }
     }
 
-    /// Why a PIN is easy to guess, or nil when it is not.
-    public static func commonReason(_ pin: [UInt8]) -> String? {
-        let digits = pin.map { Int($0) - Int(UInt8(ascii: "0")) }
-        guard !digits.isEmpty, digits.allSatisfy({ (0...9).contains($0) }) else { return nil }
-        let text = String(decoding: pin, as: UTF8.self)
-        if Set(digits).count == 1 { return "it repeats a single digit" }
-        if zip(digits, digits.dropFirst()).allSatisfy({ $1 == ($0 + 1) % 10 }) { return "it is a run of ascending digits" }
-        if zip(digits, digits.dropFirst()).allSatisfy({ $1 == ($0 + 9) % 10 }) { return "it is a run of descending digits" }
-        if commonFourDigitPins.contains(text) { return "it is one of the 20 most common four-digit PINs" }
-        for period in 1...(digits.count / 2) where digits.count % period == 0 && period < digits.count {
-            if digits.indices.allSatisfy({ digits[$0] == digits[$0 % period] }) { return "it repeats a short pattern" }
+    /// `length` ASCII digits: the only PINs worth deriving a key from or sending a proof of.
+    public static func checkFormat(_ pin: some Collection<UInt8>, length: Int) throws(PinPolicyError) {
+        guard !pin.isEmpty, pin.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { throw .notDigits }
+        guard pin.count == length else { throw .wrongLength(expected: length, got: pin.count) }
+    }
+
+    /// Why a PIN is easy to guess, or nil when it is not. Reads the digits in place.
+    public static func commonReason<Pin: RandomAccessCollection<UInt8>>(_ pin: Pin) -> String? where Pin.Index == Int {
+        let zero = Int(UInt8(ascii: "0"))
+        func digit(_ index: Int) -> Int { Int(pin[pin.startIndex + index]) - zero }
+        let count = pin.count
+        guard count > 0, (0..<count).allSatisfy({ (0...9).contains(digit($0)) }) else { return nil }
+        let steps = 1..<count
+        if steps.allSatisfy({ digit($0) == digit(0) }) { return "it repeats a single digit" }
+        if steps.allSatisfy({ digit($0) == (digit($0 - 1) + 1) % 10 }) { return "it is a run of ascending digits" }
+        if steps.allSatisfy({ digit($0) == (digit($0 - 1) + 9) % 10 }) { return "it is a run of descending digits" }
+        if commonFourDigitPins.contains(where: { $0.elementsEqual(pin) }) { return "it is one of the 20 most common four-digit PINs" }
+        for period in 1...(count / 2) where count % period == 0 && period < count {
+            if (0..<count).allSatisfy({ digit($0) == digit($0 % period) }) { return "it repeats a short pattern" }
         }
-        if commonSixDigitPins.contains(text) { return "it is one of the most common six-digit PINs" }
+        if commonSixDigitPins.contains(where: { $0.elementsEqual(pin) }) { return "it is one of the most common six-digit PINs" }
         return nil
     }
 
-    public static func isCommon(_ pin: [UInt8]) -> Bool { commonReason(pin) != nil }
+    public static func isCommon<Pin: RandomAccessCollection<UInt8>>(_ pin: Pin) -> Bool where Pin.Index == Int { commonReason(pin) != nil }
 }
 
 /// Why a PIN was refused. Messages never contain the PIN.
@@ -66,7 +75,7 @@ public struct PinPolicyError: Error, Equatable, Sendable, CustomStringConvertibl
     static func wrongLength(expected: Int, got: Int) -> PinPolicyError {
         PinPolicyError(code: "INVALID_PIN_FORMAT", message: "the PIN must have \(expected) digits, not \(got)")
     }
-    static let notDigits = PinPolicyError(code: "INVALID_PIN_FORMAT", message: "the PIN must contain only the digits 0 to 9")
+    static let notDigits = PinPolicyError(code: "INVALID_PIN_FORMAT", message: "the PIN must be the digits 0 to 9, at least one")
     static func common(_ reason: String) -> PinPolicyError {
         PinPolicyError(code: "PIN_TOO_COMMON", message: "the PIN is too easy to guess: \(reason)")
     }

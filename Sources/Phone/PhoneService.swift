@@ -385,8 +385,15 @@ public actor PhoneService {
             && flow.previousInteractionResult?.interactionType != .verifySecondFactor
         if nevisChange, oldPin == nil { throw PhoneError(.badRequest, "MISSING_FIELD", "the PIN change needs 'oldPin' with the new 'pin'") }
         if !nevisChange, oldPin != nil { throw .invalid("oldPin", "goes only with a PIN change that asks old and new together") }
+        // A PIN of the wrong shape is refused before anything: no key is derived, nothing is sent
+        // or counted, and the screen asks again.
+        let (phone, _) = try await phoneAndAccounts(phoneId)
+        for entry in [pin, oldPin].compactMap({ $0 }) {
+            do { try entry.withBytes { bytes throws(PinPolicyError) in try PinPolicy.checkFormat(bytes, length: phone.pinLength) } } catch {
+                throw PhoneError(.badRequest, error.code, error.message)
+            }
+        }
         if flow.currentInteraction?.type == .setSecondFactor, flow.currentInteraction?.secondFactorInfo == .pinOnly {
-            let (phone, _) = try await phoneAndAccounts(phoneId)
             let policy = (try? PinPolicy(length: phone.pinLength)) ?? configuration.pinPolicy
             do { try pin.withBytes { bytes throws(PinPolicyError) in try policy.validate(bytes) } } catch {
                 throw PhoneError(.badRequest, error.code, error.message)

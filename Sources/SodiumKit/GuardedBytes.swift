@@ -10,16 +10,15 @@ public final class GuardedBytes: @unchecked Sendable {
     private var length: Int
     private let lock = NSLock()
 
-    /// Takes ownership of a copy of `bytes`; the caller should zero its own copy.
-    public init(copying bytes: [UInt8]) throws(SodiumError) {
+    /// Takes ownership of a copy of `bytes`, byte by byte, so no other copy is made on the way
+    /// (a String's `utf8` goes straight in); the caller should zero its own copy where it can.
+    public init(copying bytes: some Collection<UInt8>) throws(SodiumError) {
         try Sodium.ready()
         capacity = max(bytes.count, 1)
         guard let p = sodium_malloc(capacity) else { throw .outOfMemory }
         pointer = p
         length = bytes.count
-        bytes.withUnsafeBytes { source in
-            if let base = source.baseAddress { p.copyMemory(from: base, byteCount: source.count) }
-        }
+        for (offset, byte) in bytes.enumerated() { p.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self) }
         sodium_mprotect_noaccess(p)
     }
 

@@ -201,7 +201,7 @@ struct StreamController {
     }
 
     private static func guarded(_ pin: String) throws -> GuardedBytes {
-        do { return try GuardedBytes(copying: Array(pin.utf8)) } catch {
+        do { return try GuardedBytes(copying: pin.utf8) } catch {
             throw APIError(.serviceUnavailable, "CRYPTO_ERROR", error.description)
         }
     }
