@@ -96,13 +96,9 @@ public final class DemoBackend: Sendable {
     public func createSession(type: WireSessionType, userId: String, displayName: String?, transaction: String? = nil,
                               accountId: String? = nil, delivery: Delivery = .qr) async throws(BackendError) -> BackendSession {
         let userId = userId.trimmingCharacters(in: .whitespaces)
-        guard (1...128).contains(userId.count), !userId.contains(where: \.isNewline) else {
-            throw BackendError.invalid("userId", "must be 1 to 128 characters on one line")
-        }
+        if let problem = ReadableText.nameProblem(in: userId, limit: 128) { throw BackendError.invalid("userId", problem) }
         let name = (displayName?.trimmingCharacters(in: .whitespaces)).flatMap { $0.isEmpty ? nil : $0 } ?? userId
-        guard name.count <= 128, !name.contains(where: \.isNewline) else {
-            throw BackendError.invalid("displayName", "must be at most 128 characters on one line")
-        }
+        if let problem = ReadableText.nameProblem(in: name, limit: 128) { throw BackendError.invalid("displayName", problem) }
         switch (type, transaction) {
         case (.transaction, nil): throw BackendError.invalid("transaction", "is required for a transaction")
         case (.transaction, let text?): try Self.checkText(text, field: "transaction", limit: ReadableText.maximumTransactionLength)

@@ -19,9 +19,7 @@ extension PhoneService {
         do { policy = try (retry ?? configuration.deviceChangeRetry).validated() } catch {
             throw PhoneError(.badRequest, error.code, error.message)
         }
-        if let name = change.name, !(1...64).contains(name.trimmingCharacters(in: .whitespaces).count) || name.contains(where: \.isNewline) {
-            throw .invalid("name", "must be 1 to 64 characters on one line")
-        }
+        if let name = change.name, let problem = ReadableText.nameProblem(in: name, limit: 64) { throw .invalid("name", problem) }
         if change.disablePushNotifications == true, change.fcmToken != nil {
             throw .invalid("disablePushNotifications", "cannot go with a new fcmToken (a token enables pushes)")
         }

@@ -102,9 +102,7 @@ public actor PhoneService {
 
     public func createPhone(name: String) async throws(PhoneError) -> PhoneSummary {
         let name = name.trimmingCharacters(in: .whitespaces)
-        guard (1...64).contains(name.count), !name.contains(where: \.isNewline) else {
-            throw .invalid("name", "must be 1 to 64 characters on one line")
-        }
+        if let problem = ReadableText.nameProblem(in: name, limit: 64) { throw .invalid("name", problem) }
         let record = PhoneRecord(id: UUID().uuidString.lowercased(), name: name, deviceId: UUID().uuidString,
                                  fcmToken: try Self.makeFCMToken(), pinLength: configuration.pinPolicy.length,
                                  pinSalt: nil, createdAt: now(), openPushesAtOnce: false,

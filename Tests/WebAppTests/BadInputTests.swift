@@ -81,6 +81,32 @@ import WebApp
         }
     }
 
+    /// A NUL (which SQLite would cut the name at), other control characters and invisible
+    /// formatting such as a right-to-left override are refused in every name, naming the field.
+    @Test func namesWithHiddenCharactersAreRefusedAndNothingIsStored() async throws {
+        let hidden = ["victim\u{0}evil", "bob\u{7}", "eve\u{202E}lanigiro", "a\u{2066}b", "zero\u{200B}width", "line\u{2028}break", "tab\there"]
+        try await withEnrolledPhone { client, _, phoneId in
+            for name in hidden {
+                let phone = try await client.send(.post, "/api/phones", json: ["name": name])
+                #expect(phone.status == .badRequest, "\(name.debugDescription)")
+                #expect(try phone.decode(WireErrorBody.self).error.message.hasPrefix("the field 'name' "))
+                for (field, body) in [("userId", ["type": "enrol", "userId": name]),
+                                      ("displayName", ["type": "enrol", "userId": "carol", "displayName": name])] {
+                    let session = try await client.send(.post, "/api/backend/sessions", json: body)
+                    #expect(session.status == .badRequest, "\(field) \(name.debugDescription)")
+                    #expect(try session.decode(WireErrorBody.self).error.message.hasPrefix("the field '\(field)' "))
+                }
+                let rename = try await client.send(.put, "/api/phones/\(phoneId)/device-information", json: ["name": name])
+                #expect(rename.status == .badRequest)
+                #expect(try rename.decode(WireErrorBody.self).error.message.hasPrefix("the field 'name' "))
+            }
+            #expect(try await client.send(.get, "/api/phones").decode(PhoneList.self).phones.count == 1)
+            let sessions = try JSONSerialization.jsonObject(with: try await client.send(.get, "/api/backend/sessions").body) as? [String: Any]
+            #expect((sessions?["sessions"] as? [Any])?.count == 1) // alice's enrolment alone
+            #expect(try await client.phoneDetail(phoneId).name == "Test phone")
+        }
+    }
+
     @Test func unknownTokensAndSecondFlowsAreRefused() async throws {
         let app = try await buildApplication(testConfiguration())
         try await app.test(.live) { client in
