@@ -33,6 +33,7 @@ let package = Package(
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
         ]),
         .target(name: "Broadcast"),
+        .target(name: "StrictJSON"),
         .target(name: "Retry"),
         .target(name: "OTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Faults", dependencies: ["Broadcast"]),
@@ -47,11 +48,11 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "PushService", dependencies: [
-            "Broadcast", "Faults", "OutOfBand",
+            "Broadcast", "Faults", "OutOfBand", "StrictJSON",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "WebApp", dependencies: [
-            "Phone", "Backend", "PushService", "AuthFlow", "Faults", "OutOfBand", "Retry",
+            "Phone", "Backend", "PushService", "AuthFlow", "Faults", "OutOfBand", "Retry", "StrictJSON",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -89,6 +90,7 @@ let package = Package(
             "Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "OTPTests", dependencies: ["OTP"]),
+        .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "TestDoubles"]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "TestDoubles"]),
         .testTarget(name: "WebAppTests", dependencies: [

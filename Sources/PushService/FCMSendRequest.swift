@@ -1,5 +1,6 @@
 import Foundation
 import OutOfBand
+import StrictJSON
 
 /// An FCM HTTP v1 send request, checked the way FCM checks it for what AuthPhone covers.
 /// Pure: bytes in, a validated request or an `FCMError` out.
@@ -17,6 +18,9 @@ public struct FCMSendRequest: Equatable, Sendable {
     ]
 
     public static func parse(_ bytes: [UInt8]) throws(FCMError) -> FCMSendRequest {
+        // FCM's own parser (protobuf JSON) refuses a key given twice and anything else RFC 8259 does.
+        let kinds: [String: StrictJSON.Kind]
+        do { kinds = try StrictJSON.scan(bytes) } catch { throw .invalidArgument("Invalid JSON payload received. \(error.message)") }
         guard let value = try? JSONSerialization.jsonObject(with: Data(bytes)), let root = value as? [String: Any] else {
             throw .invalidArgument("Invalid JSON payload received.")
         }
@@ -24,10 +28,12 @@ public struct FCMSendRequest: Equatable, Sendable {
             throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\": Cannot find field.")
         }
         let validateOnly: Bool
-        switch root["validate_only"] ?? root["validateOnly"] {
-        case nil: validateOnly = false
-        case let flag as Bool: validateOnly = flag
-        default: throw .invalidArgument("Invalid value at 'validate_only' (TYPE_BOOL)")
+        let flagName = root["validate_only"] != nil ? "validate_only" : "validateOnly"
+        switch (root[flagName], kinds[flagName]) {
+        case (nil, _): validateOnly = false
+        // Foundation reads 0 and 1 as booleans too; FCM takes only true and false.
+        case (let flag as Bool, .bool?): validateOnly = flag
+        default: throw .invalidArgument("Invalid value at '\(flagName)' (TYPE_BOOL)")
         }
         guard let message = root["message"] as? [String: Any] else {
             throw .invalidArgument("Request contains an invalid argument: 'message' is required and must be an object.")

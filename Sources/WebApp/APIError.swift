@@ -87,8 +87,8 @@ struct APIError: HTTPResponseError, Equatable {
         }
     }
 
-    static func malformedJSON(_ error: Error) -> APIError {
-        APIError(.badRequest, "MALFORMED_JSON", "the request body is not what this route takes: \(describe(error))")
+    static func malformedJSON(_ error: Error, what: String = "the request body") -> APIError {
+        APIError(.badRequest, "MALFORMED_JSON", "\(what) is not what this route takes: \(describe(error))")
     }
 
     /// A Swift type as JSON calls it.
@@ -118,23 +118,6 @@ struct APIError: HTTPResponseError, Equatable {
             return context.codingPath.isEmpty ? "it is not valid JSON" : "the field '\(path(context.codingPath))' is invalid"
         default:
             return "it could not be read"
-        }
-    }
-}
-
-extension Request {
-    /// Decodes the JSON body within the context's size limit; every failure is an APIError.
-    func decodeJSON<T: Decodable>(as type: T.Type, context: AppRequestContext) async throws -> T {
-        let body = try await collectJSONBody(context: context)
-        do { return try WireJSON.decoder().decode(T.self, from: body) } catch {
-            throw APIError.malformedJSON(error)
-        }
-    }
-
-    /// The body's bytes, refused past the context's size limit.
-    func collectJSONBody(context: AppRequestContext) async throws -> Data {
-        do { return Data(buffer: try await body.collect(upTo: context.maxUploadSize)) } catch {
-            throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the request body is larger than \(context.maxUploadSize) bytes")
         }
     }
 }

@@ -6,8 +6,8 @@ import Hummingbird
 struct BackendController {
     let backend: DemoBackend
 
-    struct CreateSession: Decodable {
-        enum Delivery: String, Decodable {
+    struct CreateSession: Codable {
+        enum Delivery: String, Codable {
             case qr, push
         }
         let type: WireSessionType
@@ -27,7 +27,7 @@ struct BackendController {
     }
 
     /// A preset by name, or the two numbers; never both.
-    struct PolicyChange: Decodable {
+    struct PolicyChange: Codable {
         let preset: String?
         let maxAttempts: Int?
         let penalties: [Int]?
@@ -64,7 +64,7 @@ struct BackendController {
     }
 
     /// What a relying party sends to log a session in with an offline OTP.
-    struct OTPLogin: Decodable {
+    struct OTPLogin: Codable {
         let otp: String
     }
 

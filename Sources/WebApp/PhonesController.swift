@@ -5,6 +5,7 @@ import Hummingbird
 import OutOfBand
 import Phone
 import PushService
+import StrictJSON
 import Retry
 
 /// `/api/phones`: the simulated phones, their local data, out-of-band input, and the inbox of
@@ -13,7 +14,7 @@ struct PhonesController {
     let phones: PhoneService
     let push: PushService
 
-    struct CreatePhone: Decodable {
+    struct CreatePhone: Codable {
         let name: String
     }
 
@@ -26,30 +27,30 @@ struct PhonesController {
     }
 
     /// `{"name"?, "fcmToken"?, "disablePushNotifications"?, "retryPolicy"?}`.
-    struct ChangeDeviceInformation: Decodable {
+    struct ChangeDeviceInformation: Codable {
         let name: String?
         let fcmToken: String?
         let disablePushNotifications: Bool?
         let retryPolicy: RetryPolicyBody?
     }
 
-    struct DeleteAuthenticator: Decodable {
+    struct DeleteAuthenticator: Codable {
         let userId: String
         let aaid: String?
     }
 
     /// `{"retryPolicy"?}` for a token refresh.
-    struct RotateToken: Decodable {
+    struct RotateToken: Codable {
         let retryPolicy: RetryPolicyBody?
     }
 
     /// nextAuth's generateOTP: the account to generate it for (needed with several).
-    struct GenerateOTP: Decodable {
+    struct GenerateOTP: Codable {
         let account: String?
     }
 
     /// A flow the phone starts itself.
-    struct StartFlow: Decodable {
+    struct StartFlow: Codable {
         let type: FlowType
     }
 
@@ -82,8 +83,9 @@ struct PhonesController {
             return EditedResponse(status: .accepted, response: FlowStarted(flow: try await phones.startManagement(phoneId: id, type: input.type)))
         }
         // The simulated sensor: enrol one more fingerprint or face, or remove them all.
-        routes.post("{id}/sensor/features") { _, context in
-            try await phones.enrolBiometricFeature(phoneId: context.parameters.require("id"))
+        routes.post("{id}/sensor/features") { request, context in
+            try await request.expectNoBody(context: context)
+            return try await phones.enrolBiometricFeature(phoneId: context.parameters.require("id"))
         }
         routes.delete("{id}/sensor/features") { _, context in
             try await phones.removeBiometricFeatures(phoneId: context.parameters.require("id"))
@@ -167,7 +169,8 @@ struct PhonesController {
         }
         // Opening a notification: the app decodes the push and starts the operation. The
         // message leaves the inbox only once the operation has started.
-        routes.post("{id}/inbox/{message}/open") { _, context -> EditedResponse<FlowStarted> in
+        routes.post("{id}/inbox/{message}/open") { request, context -> EditedResponse<FlowStarted> in
+            try await request.expectNoBody(context: context)
             let phone = try await phones.phone(id: context.parameters.require("id"))
             let messageId = try context.parameters.require("message")
             guard let message = try await push.inbox(token: phone.fcmToken).first(where: { $0.id == messageId }) else {
@@ -182,6 +185,9 @@ struct PhonesController {
     /// `{"qr": text}`, `{"link": url}` or `{"push": FCM JSON}`: exactly one of them.
     static func payload(from request: Request, context: AppRequestContext) async throws -> OutOfBandPayload {
         let body = try await request.collectJSONBody(context: context)
+        do { _ = try StrictJSON.scan(body) } catch {
+            throw APIError(.badRequest, "MALFORMED_JSON", "the request body is not strict JSON: \(error.message)")
+        }
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
             throw APIError(.badRequest, "MALFORMED_JSON", "the request body must be a JSON object")
         }
@@ -208,7 +214,7 @@ extension LocalData: ResponseEncodable {}
 /// A retry policy as JSON: `{"type": "none"}`, `{"type": "constant", "maxRetries", "delay"}` or
 /// `{"type": "exponential", "maxRetries", "initialDelay", "maximumDelay", "multiplier"}`, delays
 /// in seconds. Exponential waits use full jitter.
-struct RetryPolicyBody: Decodable {
+struct RetryPolicyBody: Codable {
     let type: String
     let maxRetries: Int?
     let delay: Double?

@@ -12,8 +12,11 @@ struct RequestGuardMiddleware: RouterMiddleware {
         guard request.method != .get, request.method != .head, request.method != .options else {
             return try await next(request, context)
         }
-        // DELETE carries no body, and a browser preflights it cross-site anyway.
-        guard request.method != .delete else { return try await next(request, context) }
+        // DELETE acts on its path alone (a browser preflights it cross-site anyway).
+        guard request.method != .delete else {
+            try await request.expectNoBody(context: context)
+            return try await next(request, context)
+        }
         // Neither type is one a cross-site form can send without a preflight.
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         if request.uri.path.hasSuffix(Self.imageRouteSuffix) {

@@ -19,8 +19,8 @@ struct StreamController {
     static let maxMessageSize = 16 * 1024
 
     /// A message from the phone's screen.
-    struct PhoneInput: Decodable {
-        enum Action: String, Decodable {
+    struct PhoneInput: Codable {
+        enum Action: String, Codable {
             case confirmSession, confirmTransaction, inputSecondFactor, cancel
         }
         let action: Action
@@ -32,9 +32,14 @@ struct StreamController {
         /// The simulated biometric prompt's outcome.
         let biometrics: BiometricPrompt?
 
-        enum BiometricPrompt: String, Decodable {
+        enum BiometricPrompt: String, Codable {
             case match, noMatch
         }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case action, account, userInput, pin, oldPin, biometrics
+        }
+        static let fields = Set(CodingKeys.allCases.map(\.rawValue))
     }
 
     /// What a screen may fall behind by before it loses its oldest messages.
@@ -171,8 +176,9 @@ struct StreamController {
     /// Carries out one message from the screen; anything wrong with it is an APIError.
     private func handle(_ text: String, phoneId: String) async throws {
         let input: PhoneInput
-        do { input = try WireJSON.decoder().decode(PhoneInput.self, from: Data(text.utf8)) } catch {
-            throw APIError(.badRequest, "MALFORMED_MESSAGE", "the message is not understood: \(APIError.describe(error))")
+        do { input = try StrictBody.decode(PhoneInput.self, from: Data(text.utf8), what: "the message",
+                                                knownFields: PhoneInput.fields) } catch {
+            throw APIError(.badRequest, "MALFORMED_MESSAGE", error.message)
         }
         switch input.action {
         case .confirmSession:

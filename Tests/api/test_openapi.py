@@ -30,7 +30,9 @@ import os
 import pathlib
 import re
 import secrets
+import socket
 import struct
+import subprocess
 import threading
 import time
 import urllib.parse
@@ -53,6 +55,7 @@ EXPIRY_URL = os.environ.get("AUTHPHONE_EXPIRY_URL", "").rstrip("/")
 OFFLINE_URL = os.environ.get("AUTHPHONE_OFFLINE_URL", "").rstrip("/")
 OFFLINE_BACKEND = os.environ.get("AUTHPHONE_OFFLINE_BACKEND", "").rstrip("/")
 TIMEOUT = float(os.environ.get("AUTHPHONE_TIMEOUT", "20"))
+BINARY = os.environ.get("AUTHPHONE_BINARY", "")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "Public" / "openapi.yaml"
@@ -72,7 +75,13 @@ NOT_REPLAYED = {
     "startOutOfBand 410 tokenExpired": "AUTHPHONE_EXPIRY_URL",
     "redeemToken 410 tokenExpired": "AUTHPHONE_EXPIRY_URL",
     "responses/SessionExpired sessionExpired": "AUTHPHONE_EXPIRY_URL",
+    "responses/AccessKeyRequired accessKeyRequired": "AUTHPHONE_BINARY",
+    "responses/SendPushUnauthorized accessKeyRequired": "AUTHPHONE_BINARY",
+    "responses/SendPushUnauthorized unauthenticated": "AUTHPHONE_BINARY",
 }
+
+# Headers every answer carries (the doors of docs/protocol.md, "Who may call").
+SECURITY_HEADERS = {"Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options", "Referrer-Policy"}
 
 # Operations whose answer carries no Content-Type today (see test_openapi_yaml_content_type).
 NO_CONTENT_TYPE = {"getOpenAPI"}
@@ -288,6 +297,8 @@ class Api:
 
     def check(self, op, response, example):
         status = str(response.status_code)
+        missing = SECURITY_HEADERS - set(response.headers)
+        assert not missing, f"{op} answered without {sorted(missing)}: {describe(response)}"
         documented = op.op["responses"]
         assert status in documented, f"{op} answered the undocumented status {status}: {describe(response)}"
         content = documented[status].get("content")
@@ -439,14 +450,31 @@ class Device:
         self.api = api
         self.id = f"API-TEST-{uuid.uuid4()}".upper()
         self.pin_seed = secrets.token_bytes(32)
+        self.device_seed = secrets.token_bytes(32)  # the device's own key: signs what no account key signs
+        self.public_key = b64(ed25519.public_key(self.device_seed))
         self.account_seeds = {}
         self.challenges = {}
         self.server_keys = {}  # session id -> the server's Ed25519 key, from the redeem answer
         self.otp_keys = {}  # account id -> (reference, the offline OTP key)
 
+    def sign(self, message):
+        """The device key's signature over `message` (text), base64url."""
+        return b64(ed25519.sign(self.device_seed, message.encode()))
+
+    def redeeming(self, token, device_id=None):
+        """A redeem request's fields for `token`, signed by this device's key (for `device_id`,
+        its own id unless given)."""
+        device_id = self.id if device_id is None else device_id
+        return {"token": token, "deviceId": device_id, "devicePublicKey": self.public_key,
+                "deviceSignature": self.sign(f"authphone/v1 redeem\n{token}\n{device_id}\n{self.public_key}")}
+
+    def confirming(self, session_id, account=""):
+        """The device key's signature of a confirm (an enrolment's names no account)."""
+        return self.sign(f"authphone/v1 confirm\n{session_id}\n{self.challenges[session_id]}\n{account}")
+
     def redeem(self, session, example):
         token = payload_of(session["qrText"])["nma_data"]["token"]
-        _, answer = self.api.call("redeemToken", example, merge={"token": token, "deviceId": self.id}, expect=200)
+        _, answer = self.api.call("redeemToken", example, merge=self.redeeming(token), expect=200)
         assert answer["sessionId"] == session["id"]
         message = f"authphone/v1 server\n{answer['sessionId']}\n{answer['challenge']}".encode()
         assert ed25519.verify(unb64(answer["server"]["publicKey"]), message, unb64(answer["serverSignature"])), \
@@ -456,7 +484,7 @@ class Device:
         return answer
 
     def confirm(self, session_id, example, account=None):
-        merge = {"deviceId": self.id}
+        merge = {"deviceId": self.id, "deviceSignature": self.confirming(session_id, account or "")}
         if account:
             message = f"authphone/v1 confirm\n{session_id}\n{self.challenges[session_id]}\n{account}".encode()
             merge |= {"accountId": account, "signature": b64(ed25519.sign(self.account_seeds[account], message))}
@@ -473,7 +501,8 @@ class Device:
         merge = {"deviceId": self.id, "accountPublicKey": account_key,
                  "accountSignature": b64(ed25519.sign(account_seed, message)),
                  "pinPublicKey": b64(ed25519.public_key(self.pin_seed)),
-                 "pinSignature": b64(ed25519.sign(self.pin_seed, message))}
+                 "pinSignature": b64(ed25519.sign(self.pin_seed, message)),
+                 "deviceSignature": b64(ed25519.sign(self.device_seed, message))}
         otp_secret = secrets.token_bytes(32)
         if otp:
             merge["otpPublicKey"] = b64(x25519.public_key(otp_secret))
@@ -490,6 +519,12 @@ class Device:
             self.otp_keys[answer["accountId"]] = (
                 half["reference"], x25519.client_receive_key(otp_secret, unb64(half["serverPublicKey"])))
         return answer["accountId"]
+
+    def abandon(self, session_id, code="USER_CANCELED", example=None, expect=200, device_id=None):
+        """Ends a session's flow without success, signed by this device's key."""
+        body = {"deviceId": self.id if device_id is None else device_id, "code": code,
+                "deviceSignature": self.sign(f"authphone/v1 abandon\n{session_id}\n{code}")}
+        return self.api.call("abandonSession", example, path={"id": session_id}, merge=body, expect=expect)[1]
 
     def otp(self, account, session, step=None):
         """The offline OTP of `account` for a login session's QR code, as docs/otp.md computes it."""
@@ -623,6 +658,18 @@ def enrol_phone(api, phone, user, pin=PIN):
                         "the end of the enrolment")["flow"]["state"] == "DONE"
     screen.close()
     return api.call("getSession", path={"id": session["id"]}, expect=200)[1]["accountId"]
+
+
+def wait_for(check, what, within=TIMEOUT):
+    """Polls `check` until it gives something true (the awaited state, returned); `within`
+    seconds bound it only when it never comes."""
+    deadline = time.monotonic() + within
+    while True:
+        result = check()
+        if result:
+            return result
+        assert time.monotonic() < deadline, f"{what} never happened"
+        time.sleep(0.05)
 
 
 def in_background(call):
@@ -782,7 +829,7 @@ def test_walk_phones_and_enrolment(api):
     for name in ("malformedQr", "emptyQr", "twoPayloads", "notAnObject", "ftpLink", "joseContentType", "version2",
                  "missingNmaData", "pushWithoutPayload", "foreignServer"):
         api.call("startOutOfBand", name, path={"id": other["id"]})
-    for name in ("unknownToken", "notABackend"):
+    for name in ("unknownToken", "notTheRedeemRoute"):
         request = OPS["startOutOfBand"].request_examples[name][0]
         api.call("startOutOfBand", name, path={"id": other["id"]},
                  merge={"qr": request["qr"].replace("http://127.0.0.1:49111", server)})
@@ -818,16 +865,14 @@ def test_walk_phones_and_enrolment(api):
     api.call("updatePhoneSettings", "phoneNotFound", path={"id": NO_PHONE}, body={"openPushesAtOnce": True},
              expect=404)
 
-    # The console saw the session change, each time the whole session.
-    console.settimeout(1)
+    # The console saw the session change, each time the whole session, up to its end.
     seen = []
-    try:
-        while True:
-            message = json.loads(console.recv())
-            check_schema(message, schema("ConsoleMessage"), "a console message")
-            seen.append(message["session"])
-    except websocket.WebSocketTimeoutException:
-        pass
+    deadline = time.monotonic() + TIMEOUT
+    while not any(s["id"] == session["id"] and s["status"] == "enrolled" for s in seen):
+        assert time.monotonic() < deadline, f"the console never showed the enrolment: {seen[-3:]}"
+        message = json.loads(console.recv())
+        check_schema(message, schema("ConsoleMessage"), "a console message")
+        seen.append(message["session"])
     console.close()
     statuses = [s["status"] for s in seen if s["id"] == session["id"]]
     assert statuses[:1] == ["pending"] and statuses[-1] == "enrolled", statuses
@@ -881,10 +926,8 @@ def test_walk_login_by_push_and_cancel(api):
     api.call("updatePhoneSettings", path={"id": phone["id"]}, body={"openPushesAtOnce": True}, expect=200)
     _, pushed = api.call("createSession", body={"type": "login", "userId": user, "delivery": "push"}, expect=201)
     assert screen.flow("WAIT_FOR_INPUT", "CONFIRM")["session"]["id"] == pushed["id"]
-    deadline = time.monotonic() + TIMEOUT
-    while api.call("getInbox", path={"id": phone["id"]}, expect=200)[1]["messages"]:
-        assert time.monotonic() < deadline, "the opened push stayed in the inbox"
-        time.sleep(0.1)
+    wait_for(lambda: not api.call("getInbox", path={"id": phone["id"]}, expect=200)[1]["messages"],
+             "the opened push leaving the inbox")
     screen.send({"action": "cancel"})
     screen.flow("ERROR")
     screen.close()
@@ -926,13 +969,13 @@ def test_walk_push_service(api):
     api.call("getInbox", "phoneNotFound", path={"id": NO_PHONE}, expect=404)
     api.call("clearInbox", "phoneNotFound", path={"id": NO_PHONE}, expect=404)
 
-    # A push whose payload points at no backend: the phone cannot redeem it.
+    # A push whose payload points at no redeem route: the phone refuses it before any request.
     server = origin_of(payload_of(new_session(api, "login", uniq("nobody"))["qrText"])["nma_data"]["redeem_url"])
     nma_data = json.dumps({"redeem_url": f"{server}/nowhere", "token": "abc"}, separators=(",", ":"))
     api.call("sendPush", path={"project": "authphone"}, body={"message": {"token": token, "data": {
         "nma_data": nma_data, "nma_data_content_type": "application/json", "nma_data_version": "1"}}}, expect=200)
     message = api.call("getInbox", path={"id": phone["id"]}, expect=200)[1]["messages"][0]
-    api.call("openInboxMessage", "notABackend", path={"id": phone["id"], "message": message["id"]}, expect=502)
+    api.call("openInboxMessage", "notTheRedeemRoute", path={"id": phone["id"], "message": message["id"]}, expect=403)
 
     api.call("sendPush", "unregistered", path={"project": "authphone"}, expect=404)
     api.call("sendPush", "senderIdMismatch", path={"project": "other"}, merge={"message": {"token": token}},
@@ -957,7 +1000,7 @@ def test_walk_phone_wire(api):
     enrol = new_session(api, "enrol", user, displayName="Frank")
     device.redeem(enrol, "enrol")
     token = payload_of(enrol["qrText"])["nma_data"]["token"]
-    api.call("redeemToken", "redeemAgain", merge={"token": token, "deviceId": device.id}, expect=409)
+    api.call("redeemToken", "redeemAgain", merge=device.redeeming(token), expect=409)
     api.call("enrolAccount", "beforeConfirm", path={"id": enrol["id"]}, merge={"deviceId": device.id}, expect=409)
     api.call("confirmSession", "wrongDevice", path={"id": enrol["id"]}, expect=403)
     device.confirm(enrol["id"], "enrol")
@@ -968,8 +1011,8 @@ def test_walk_phone_wire(api):
 
     login = new_session(api, "login", user)
     device.redeem(login, "login")
-    api.call("confirmSession", "loginWithoutAccount", path={"id": login["id"]}, merge={"deviceId": device.id},
-             expect=400)
+    api.call("confirmSession", "loginWithoutAccount", path={"id": login["id"]},
+             merge={"deviceId": device.id, "deviceSignature": device.confirming(login["id"])}, expect=400)
     device.confirm(login["id"], "login", account=account)
     assert device.verify(login["id"], account, "wrongPin", right=False)["result"] == "rejected"
     assert device.verify(login["id"], account, "rightPin")["result"] == "accepted"
@@ -989,14 +1032,20 @@ def test_walk_phone_wire(api):
     _, status = api.call("getSession", path={"id": transaction["id"]}, expect=200)
     assert status["status"] == "signed" and status["transactionSigned"] is True and status["loggedin"] is False
 
+    # Only the device itself: a stranger with its (public) id and a key of its own is refused.
     cancelled = new_session(api, "login", user)
+    stranger = Device(api)
+    cancelled_token = payload_of(cancelled["qrText"])["nma_data"]["token"]
+    api.call("redeemToken", "otherDeviceKey", merge=stranger.redeeming(cancelled_token, device.id), expect=403)
+    api.call("redeemToken", "badDeviceSignature", expect=403,
+             merge=stranger.redeeming(cancelled_token, device.id) | {"devicePublicKey": device.public_key})
     device.redeem(cancelled, "login")
-    api.call("abandonSession", "cancel", path={"id": cancelled["id"]}, merge={"deviceId": device.id}, expect=200)
-    api.call("abandonSession", "cancelAgain", path={"id": cancelled["id"]}, merge={"deviceId": device.id},
-             expect=409)
+    stranger.abandon(cancelled["id"], "USER_CANCELED", "strangerAbandons", expect=403, device_id=device.id)
+    device.abandon(cancelled["id"], "USER_CANCELED", "cancel")
+    device.abandon(cancelled["id"], "USER_CANCELED", "cancelAgain", expect=409)
     api.call("abandonSession", "badCode", path={"id": cancelled["id"]}, expect=400)
-    api.call("abandonSession", "sessionNotFound", path={"id": NO_SESSION},
-             body={"deviceId": device.id, "code": "USER_CANCELED"}, expect=404)
+    device.abandon(cancelled["id"], "SESSION_EXPIRED", "inventedCode", expect=400)
+    device.abandon(NO_SESSION, "USER_CANCELED", "sessionNotFound", expect=404)
     _, status = api.call("getSession", path={"id": cancelled["id"]}, expect=200)
     assert status["status"] == "canceled" and status["failure"] == "USER_CANCELED"
 
@@ -1007,7 +1056,7 @@ def test_walk_phone_wire(api):
                                                   "timestamp": utc_now(-3600)[1]}, expect=400)
     api.call("pendingOperations", "otherDevice", merge={"accountId": account, "timestamp": utc_now()[1]}, expect=403)
 
-    api.call("redeemToken", "unknownToken", expect=404)
+    api.call("redeemToken", "unknownToken", merge=device.redeeming("abc"), expect=404)
     api.call("redeemToken", "emptyDeviceId", expect=400)
     api.call("redeemToken", "missingDeviceId", expect=400)
     api.call("confirmSession", "sessionNotFound", path={"id": NO_SESSION}, expect=404)
@@ -1393,11 +1442,13 @@ def test_walk_offline_otp(api):
         login = new_session(api, "login", user)
         scanned = time.time()
         api.call("startOutOfBand", "serverConnectionError", path=path, body={"qr": login["qrText"]}, expect=502)
+        answered = time.time()
         started = next_start(screen, lambda s: s["state"] == "STARTING" and s["connectionError"],
                              "the session starting")
         assert started["otpAvailable"] is True and [a["id"] for a in started["accounts"]] == [account]
         assert started["error"]["code"] == "SERVER_CONNECTION_ERROR" and "nextAttemptAt" in started
-        assert 50 <= moment(started["otpOfferAt"]) - scanned <= 62, "the default countdown is 60 s"
+        # the countdown starts during the scan (dates are whole seconds)
+        assert scanned - 1 <= moment(started["otpOfferAt"]) - 60 <= answered + 1, "the default countdown is 60 s"
         session_message(screen, started["id"], lambda s: s["attempts"] >= 2, "a retry in the background")
         _, detail = api.call("getPhone", "sessionStarting", path=path, expect=200)
         assert detail["session"]["id"] == started["id"] and detail["session"]["state"] == "STARTING"
@@ -1458,11 +1509,13 @@ def test_walk_offline_otp(api):
         _, fault = api.call("addFault", "phoneOffline", merge={"phoneId": phone["id"]}, expect=201)
         api.call("addFault", "offlineBackend", expect=400)
         login = new_session(api, "login", user)
+        scanned = time.time()
         _, refusal = api.call("startOutOfBand", path=path, body={"qr": login["qrText"]}, expect=502)
+        answered = time.time()
         assert refusal["error"]["code"] == "SERVER_CONNECTION_ERROR" and refusal["error"]["sdkCode"] == 70
         offered = next_start(screen, lambda s: s["state"] == "STARTING" and s["connectionError"],
                              "the session starting offline")
-        assert abs(moment(offered["otpOfferAt"]) - time.time()) <= 5, "offline: the OTP is offered at once"
+        assert scanned - 1 <= moment(offered["otpOfferAt"]) <= answered + 1, "offline: the OTP is offered at once"
         assert sorted(a["id"] for a in offered["accounts"]) == sorted([account, other_account])
         api.call("generateOTP", "accountRequired", path=path, expect=400)
         _, stopped = api.call("generateOTP", "chosenAccount", path=path, merge={"account": other_account},
@@ -1507,17 +1560,21 @@ def test_walk_offline_otp(api):
     device.confirm(enrol["id"], None)
     api.call("enrolAccount", "badOtpKey", path={"id": enrol["id"]}, merge={"deviceId": device.id}, expect=400)
     wire_account = device.enrol(enrol["id"], "otpKey", otp=True)
-    # the previous step's code is accepted once, then the current one, then no other code of that step
-    if time.time() % 120 > 115:
-        time.sleep(120 - time.time() % 120 + 0.5)  # not across a step's end
-    step = otp_step()
-    first, second, third = (new_session(api, "login", wire_user) for _ in range(3))
-    for login, at in ((first, step - 1), (second, step)):
-        _, logged = api.call("otpLogin", path={"id": login["id"]}, body={"otp": device.otp(wire_account, login, at)},
-                             expect=200)
+    # the previous step's code is accepted once, then the current one, then no other code of that
+    # step; should a step end in between, on a fresh account again (steps are 120 s: once at most)
+    for _ in range(2):
+        step = otp_step()
+        first, second, third = (new_session(api, "login", wire_user) for _ in range(3))
+        answers = [api.call("otpLogin", path={"id": login["id"]}, body={"otp": device.otp(wire_account, login, at)})
+                   for login, at in ((first, step - 1), (second, step), (third, step))]
+        if otp_step() == step:
+            break
+        wire_account = device.enrol_user(wire_user, examples=False, otp=True)
+    for response, logged in answers[:2]:
+        assert response.status_code == 200, describe(response)
         assert logged["otplogin"] is True and logged["accountId"] == wire_account
-    _, refusal = api.call("otpLogin", path={"id": third["id"]}, body={"otp": device.otp(wire_account, third, step)},
-                          expect=403)
+    response, refusal = answers[2]
+    assert response.status_code == 403, describe(response)
     assert refusal["error"]["code"] == "OTP_REJECTED", "a step that already logged in takes no second code"
     FINISHED.add("otp")
 
@@ -1579,9 +1636,7 @@ def test_every_operation_answers(api):
     enrol_phone(api, otp_phone, otp_user)
 
     def redeem():
-        token = payload_of(wire["qrText"])["nma_data"]["token"]
-        device.challenges[wire["id"]] = api.call(
-            "redeemToken", body={"token": token, "deviceId": device.id}, expect=200)[1]["challenge"]
+        device.redeem(wire, None)
 
     def verify():
         device.redeem(login, "login")
@@ -1597,8 +1652,7 @@ def test_every_operation_answers(api):
 
     def abandon_it():
         device.redeem(abandon, "login")
-        api.call("abandonSession", path={"id": abandon["id"]}, body={"deviceId": device.id, "code": "USER_CANCELED"},
-                 expect=200)
+        device.abandon(abandon["id"])
 
     def cancel_a_retry():
         api.call("addFault", body={"target": "phone", "phoneId": slow["id"], "kind": "unreachable", "count": 2}, expect=201)
@@ -1606,7 +1660,7 @@ def test_every_operation_answers(api):
         try:
             change = in_background(lambda: requests.put(
                 f"{BASE_URL}/api/phones/{slow['id']}/device-information", timeout=TIMEOUT,
-                json={"name": "Sweep slow", "retryPolicy": {"type": "constant", "maxRetries": 1, "delay": 5}}))
+                json={"name": "Sweep slow", "retryPolicy": {"type": "constant", "maxRetries": 1, "delay": 600}}))
             screen.until(lambda m: m["type"] == "operation" and m["operation"]["state"] == "waiting", "a wait")
             api.call("cancelOperation", path={"id": slow["id"]})
             Api.check(api, OPS["changeDeviceInformation"], change(), None)  # checked, not counted as the sweep's
@@ -1752,13 +1806,14 @@ def test_expiry():
     short.call("setServerFlags", body={"flags": {"ENABLE_OTP": True}}, expect=200)
     device = Device(short)
     device.redeem(redeemed, "enrol")
-    time.sleep(max(0.0, (datetime.datetime.fromisoformat(redeemed["expiresAt"].replace("Z", "+00:00"))
-                         - datetime.datetime.now(datetime.timezone.utc)).total_seconds()) + 1.5)
+    for session in (scanned, redeemed, late_login):  # the server's own clock says when
+        wait_for(lambda: short.call("getSession", path={"id": session["id"]}, expect=200)[1]["status"] == "expired",
+                 f"the expiry of {session['id']}", within=moment(session["expiresAt"]) - time.time() + TIMEOUT)
     short.call("startOutOfBand", "tokenExpired", path={"id": phone["id"]}, body={"qr": scanned["qrText"]}, expect=410)
     token = payload_of(scanned["qrText"])["nma_data"]["token"]
-    short.call("redeemToken", "tokenExpired", body={"token": token, "deviceId": device.id}, expect=410)
-    short.call("confirmSession", "sessionExpired", path={"id": redeemed["id"]}, body={"deviceId": device.id},
-               expect=410)
+    short.call("redeemToken", "tokenExpired", body=device.redeeming(token), expect=410)
+    short.call("confirmSession", "sessionExpired", path={"id": redeemed["id"]},
+               body={"deviceId": device.id, "deviceSignature": device.confirming(redeemed["id"])}, expect=410)
     short.call("otpLogin", "sessionExpired", path={"id": late_login["id"]}, body={"otp": "2XPP7Q R5BDD0"}, expect=410)
     assert short.call("getSession", path={"id": scanned["id"]}, expect=200)[1]["status"] == "expired"
     FINISHED.add("expiry")
@@ -1783,12 +1838,15 @@ def test_backend_unreachable():
 
 @pytest.mark.parametrize("stream", ["phone", "console"])
 def test_websocket_refuses_foreign_origin(api, stream):
-    """hummingbird-websocket answers every refused upgrade with 400 (not the 403 a plain request gets)."""
+    """A refused upgrade answers as a plain request does: 403 FORBIDDEN_ORIGIN with the error body."""
     phone = new_phone(api, "WebSocket phone")
     path = f"/api/phones/{phone['id']}/stream" if stream == "phone" else "/api/backend/stream"
     with pytest.raises(websocket.WebSocketBadStatusException) as refused:
         websocket.create_connection(BASE_URL.replace("http", "ws", 1) + path, origin=FOREIGN_ORIGIN, timeout=TIMEOUT)
-    assert refused.value.status_code == 400
+    assert refused.value.status_code == 403
+    body = json.loads(refused.value.resp_body)
+    check_schema(body, schema("ForbiddenOriginError"), "a refused upgrade's body")
+    assert body == pointer("#/components/examples/ForbiddenOrigin")["value"]
 
 
 def test_websocket_refusals_and_own_origin(api):
@@ -1811,15 +1869,72 @@ def test_websocket_refusals_and_own_origin(api):
     same_site.close()
 
 
+def sweep_path(op):
+    return {"id": NO_PHONE if "/api/phones/" in op.path else NO_SESSION, "message": str(uuid.uuid4()),
+            "account": str(uuid.uuid4()), "project": "authphone"}
+
+
+def test_doors_refuse_foreign_hosts(api):
+    """Every operation answers only to the server's own names: 421 UNKNOWN_HOST otherwise."""
+    for op in OPS.values():
+        api.call(op.id, "unknownHost", path=sweep_path(op), headers={"Host": "evil.example"}, expect=421)
+    FINISHED.add("doors")
+
+
+@pytest.fixture(scope="module")
+def keyed():
+    """A server of the test's own with an access key and a push token (AUTHPHONE_BINARY)."""
+    if not BINARY or not os.access(BINARY, os.X_OK):
+        pytest.skip("AUTHPHONE_BINARY is not set")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    key, token = secrets.token_urlsafe(18), secrets.token_urlsafe(18)
+    process = subprocess.Popen([BINARY, "serve", "--port", str(port), "--in-memory", "--pin-kdf", "fast",
+                                "--access-key", key, "--push-token", token],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while True:  # up when it refuses us for want of the key
+            assert process.poll() is None, "the keyed server stopped"
+            try:
+                if requests.get(url + "/health", timeout=1).status_code == 401:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "the keyed server never answered"
+            time.sleep(0.05)
+        yield Api(url), key, token
+    finally:
+        process.terminate()
+        process.wait(TIMEOUT)
+
+
+def test_doors_need_the_access_key(keyed):
+    """With an access key every operation needs it; with a push token the FCM route needs that."""
+    api, key, token = keyed
+    for op in OPS.values():
+        api.call(op.id, "accessKeyRequired", path=sweep_path(op), expect=401)
+    api.call("health", "ok", headers={"Authorization": f"Bearer {key}"}, expect=200)
+    send = {"message": {"token": "not-registered", "data": {"k": "v"}}}
+    api.call("sendPush", "unauthenticated", path={"project": "authphone"}, body=send,
+             headers={"Authorization": f"Bearer {key}"}, expect=401)
+    api.call("sendPush", "unregistered", path={"project": "authphone"}, body=send,
+             headers={"Authorization": f"Bearer {token}"}, expect=404)
+    FINISHED.add("keyed")
+
+
 def test_zz_every_example_replayed():
     """Every named example was replayed by the tests above (run last, in file order)."""
     needed = {"phones", "login", "push", "wire", "policy", "pictures", "guard", "second factors", "local data",
-              "management wire", "otp"}
+              "management wire", "otp", "doors"}
     if not needed <= FINISHED:
         pytest.skip(f"the replaying tests {sorted(needed - FINISHED)} did not all pass")
     excused = {key for key, why in NOT_REPLAYED.items()
                if not (why == "AUTHPHONE_EXPIRY_URL" and "expiry" in FINISHED)
-               and not (why == "AUTHPHONE_OFFLINE_URL" and "offline" in FINISHED)}
+               and not (why == "AUTHPHONE_OFFLINE_URL" and "offline" in FINISHED)
+               and not (why == "AUTHPHONE_BINARY" and "keyed" in FINISHED)}
     assert set(NOT_REPLAYED) <= example_keys(), f"NOT_REPLAYED names no example: {set(NOT_REPLAYED) - example_keys()}"
     missing = sorted(example_keys() - REPLAYED - excused)
     assert not missing, f"named examples never replayed: {missing}"

@@ -1,0 +1,49 @@
+import StrictJSON
+import Testing
+
+struct StrictJSONTests {
+    func scan(_ text: String) throws(StrictJSON.Problem) -> [String: StrictJSON.Kind] { try StrictJSON.scan(Array(text.utf8)) }
+
+    @Test func pathsAndKindsOfWhatIsGiven() throws {
+        let kinds = try scan(#" {"a": {"b": [1, -2.5e3, {"c": null}]}, "t": true, "s": "x\"\u00e9\ud83d\ude00"} "#)
+        #expect(kinds == ["": .object, "a": .object, "a.b": .array, "a.b[]": .object, "a.b[].c": .null,
+                          "t": .bool, "s": .string])
+        #expect(try scan("[]") == ["": .array])
+        #expect(try scan("0") == ["": .number])
+    }
+
+    static let refusals: [(text: String, why: String)] = [
+        (#"{"name": "a", "name": "b"}"#, "the key 'name' appears twice in the body"),
+        (#"{"a": {"x": 1, "\u0078": 2}}"#, "the key 'x' appears twice in 'a'"),
+        (#"{"a": 1,}"#, "a trailing comma before '}'"),
+        (#"[1, 2,]"#, "a trailing comma before ']'"),
+        (#"{"a": 1} // note"#, "there is more after the JSON value"),
+        (#"{"a": 01}"#, "expected ',' or '}'"),
+        (#"{"a": 1.}"#, "a number needs digits after '.'"),
+        (#"{"a": NaN}"#, "expected a JSON value"),
+        (#"{'a': 1}"#, "expected a key in quotes"),
+        ("{\"a\": \"tab\there\"}", "a control character inside a string must be escaped"),
+        (#"{"a": "\ud800"}"#, "a lone high surrogate"),
+        (#"{"a": "\x"}"#, "an unknown escape"),
+        (#"{"a": tru}"#, "expected 'true'"),
+        (#"{"a": "open"#, "a string is not closed"),
+        ("", "the JSON ends where a value should be"),
+    ]
+
+    @Test func whatIsNotStrictJSONIsRefusedWithWhy() {
+        for (text, why) in Self.refusals {
+            #expect {
+                try scan(text)
+            } throws: { error in
+                (error as? StrictJSON.Problem)?.message.hasPrefix(why) == true
+            }
+        }
+    }
+
+    @Test func nestingHasALimit() throws {
+        let deep = String(repeating: "[", count: StrictJSON.maximumDepth + 2) + String(repeating: "]", count: StrictJSON.maximumDepth + 2)
+        #expect(throws: StrictJSON.Problem.self) { try scan(deep) }
+        let fine = String(repeating: "[", count: StrictJSON.maximumDepth) + String(repeating: "]", count: StrictJSON.maximumDepth)
+        #expect(try scan(fine)[""] == .array)
+    }
+}
