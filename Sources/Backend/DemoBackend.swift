@@ -753,7 +753,7 @@ public final class DemoBackend: Sendable {
         } catch let error as BackendError {
             throw error
         } catch {
-            throw BackendError(.unavailable, "DATABASE_ERROR", "the backend database failed: \(error)")
+            throw BackendError(.unavailable, "DATABASE_ERROR", "the backend database failed")
         }
     }
 
@@ -761,7 +761,7 @@ public final class DemoBackend: Sendable {
         do { return try await database.writer.read(body) } catch let error as BackendError {
             throw error
         } catch {
-            throw BackendError(.unavailable, "DATABASE_ERROR", "the backend database failed: \(error)")
+            throw BackendError(.unavailable, "DATABASE_ERROR", "the backend database failed")
         }
     }
 }

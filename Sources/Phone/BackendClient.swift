@@ -42,7 +42,7 @@ struct BackendClient: Sendable {
             throw error
         }
         do { return try answer.decode(Response.self) } catch {
-            throw .serverResponse("the answer could not be read: \(error)")
+            throw .serverResponse("the answer could not be read: \(WireJSON.describe(error))")
         }
     }
 

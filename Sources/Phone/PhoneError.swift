@@ -56,5 +56,6 @@ public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
     }
     static func biometricsUnavailable(_ why: String) -> PhoneError { PhoneError(.conflict, "BIOMETRICS_UNAVAILABLE", why) }
     static func crypto(_ detail: String) -> PhoneError { PhoneError(.unavailable, "CRYPTO_ERROR", detail) }
-    static func storage(_ detail: Error) -> PhoneError { PhoneError(.unavailable, "STORAGE_ERROR", "the phone's storage failed: \(detail)") }
+    /// Without SQLite's words: they name statements and tables, which are no business of the caller's.
+    static let storageFailed = PhoneError(.unavailable, "STORAGE_ERROR", "the phone's storage failed")
 }

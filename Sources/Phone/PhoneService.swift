@@ -843,10 +843,10 @@ public actor PhoneService {
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
-        do { return try await database.writer.write(body) } catch { throw .storage(error) }
+        do { return try await database.writer.write(body) } catch { throw .storageFailed }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
-        do { return try await database.writer.read(body) } catch { throw .storage(error) }
+        do { return try await database.writer.read(body) } catch { throw .storageFailed }
     }
 }

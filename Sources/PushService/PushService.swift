@@ -137,7 +137,7 @@ public final class PushService: Sendable {
                 try Bool.fetchOne(db, sql: "SELECT retiredAt IS NULL FROM registration WHERE token = ?", arguments: [request.token]) ?? false
             }
         } catch {
-            throw .internalError("the push service's storage failed: \(error)")
+            throw .internalError("the push service's storage failed")
         }
         guard registered else { throw .unregistered(request.token) }
         let id = UUID().uuidString.lowercased()
@@ -169,7 +169,7 @@ public final class PushService: Sendable {
         do {
             try await writer.write { db in try InboxRecord(delivered, token: token).insert(db) }
         } catch {
-            throw .internalError("the push service's storage failed: \(error)")
+            throw .internalError("the push service's storage failed")
         }
         deliveries.send(delivered, to: token)
         allDeliveries.send((token, delivered))

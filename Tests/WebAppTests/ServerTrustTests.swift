@@ -35,6 +35,15 @@ import WebApp
         #expect(error?.message.contains("the transaction text must") == true)
     }
 
+    /// An answer the phone cannot read is named by its field, without the decoder's internals.
+    @Test func anUnreadableAnswerIsDescribedWithoutDecoderInternals() async throws {
+        let error = try await withServer({ _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"sessionId": 5}"#)))
+        }) { base in try await Self.refusal(redeemingAt: base) }
+        #expect(error?.code == "SERVER_ERROR")
+        #expect(error?.message == "the server answered something unexpected: the answer could not be read: the field 'sessionId' must be a string")
+    }
+
     @Test func aSessionNotSignedByTheServersKeyIsRefused() async throws {
         let (key, forger) = (try Ed25519.KeyPair.generate(), try Ed25519.KeyPair.generate())
         let error = try await withServer({ _, base in try redeemAnswer(at: base, serverKey: key, signedBy: forger) }) { base in

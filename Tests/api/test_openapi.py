@@ -1537,7 +1537,7 @@ def test_walk_offline_otp(api):
 
         # An OTP generated while the session is still on its way (a slow backend): the session
         # arrives stopped, and the scan answers 409; the OTP still logs in.
-        api.call("addFault", body={"target": "phone", "phoneId": phone["id"], "kind": "latency", "maximumMs": 1500,
+        api.call("addFault", body={"target": "phone", "phoneId": phone["id"], "kind": "latency", "maximumMs": 5000,
                                    "count": 1}, expect=201)
         login = new_session(api, "login", other_user)
         scan = in_background(lambda: Api(BASE_URL).call("startOutOfBand", "sessionStopped", path=path,
