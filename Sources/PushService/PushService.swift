@@ -3,7 +3,6 @@ import Faults
 import Foundation
 import GRDB
 import OutOfBand
-import Synchronization
 
 /// A stand-in for Firebase Cloud Messaging: it knows the registration tokens of the simulated
 /// phones, accepts FCM HTTP v1 sends for them, and keeps each phone's messages in an inbox
@@ -34,7 +33,6 @@ public final class PushService: Sendable {
     let writer: any DatabaseWriter
     let configuration: Configuration
     let now: @Sendable () -> Date
-    private let recentSends = Mutex<[String: [Date]]>([:])
     /// New messages, per registration token.
     public let deliveries = KeyedBroadcaster<String, InboxMessage>()
     /// Every new message with its token, for whatever acts on all phones' pushes.
@@ -76,6 +74,13 @@ public final class PushService: Sendable {
                 t.column("name", .text).notNull()
                 t.column("message", .jsonText).notNull()
                 t.column("receivedAt", .datetime).notNull()
+            }
+        }
+        migrator.registerMigration("push-v2-rate-window") { db in
+            // the sends each token's rate window still counts, so a restart does not reset the guard
+            try db.create(table: "recentSend") { t in
+                t.column("token", .text).notNull().indexed()
+                t.column("sentAt", .double).notNull()
             }
         }
         return migrator
@@ -143,7 +148,7 @@ public final class PushService: Sendable {
         let id = UUID().uuidString.lowercased()
         let name = "projects/\(project)/messages/\(id)"
         if request.validateOnly { return name }
-        try admit(request.token)
+        try await admit(request.token)
 
         var message = request.message
         message.messageId = id
@@ -175,16 +180,22 @@ public final class PushService: Sendable {
         allDeliveries.send((token, delivered))
     }
 
-    /// Counts the send against the token's window; refuses it past the limit.
-    private func admit(_ token: String) throws(FCMError) {
-        let time = now()
+    /// Counts the send against the token's window (kept in the database: a restart does not
+    /// reset the guard); refuses it past the limit, counting nothing.
+    private func admit(_ token: String) async throws(FCMError) {
+        let time = now().timeIntervalSince1970
         let window = configuration.rateWindow, limit = configuration.rateLimit
-        let admitted = recentSends.withLock { sends -> Bool in
-            var recent = (sends[token] ?? []).filter { time.timeIntervalSince($0) < window }
-            defer { sends[token] = recent }
-            guard recent.count < limit else { return false }
-            recent.append(time)
-            return true
+        let admitted: Bool
+        do {
+            admitted = try await writer.write { db in
+                try db.cachedStatement(sql: "DELETE FROM recentSend WHERE token = ? AND sentAt <= ?").execute(arguments: [token, time - window])
+                let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM recentSend WHERE token = ?"), arguments: [token]) ?? 0
+                guard count < limit else { return false }
+                try db.cachedStatement(sql: "INSERT INTO recentSend (token, sentAt) VALUES (?, ?)").execute(arguments: [token, time])
+                return true
+            }
+        } catch {
+            throw .internalError("the push service's storage failed")
         }
         guard admitted else {
             throw .quotaExceeded("Too many messages to this device: at most \(limit) in \(Int(window)) s (push bombing guard).")

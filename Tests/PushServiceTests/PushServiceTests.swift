@@ -160,6 +160,26 @@ import Testing
         #expect(try await service.inbox(token: "t1").count == 4)
     }
 
+    /// The push bombing guard outlives the process: a restart on the same file starts with the
+    /// window as it was, and only the clock empties it.
+    @Test func theRateWindowSurvivesARestart() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) } }
+        let clock = clock
+        func start() throws -> PushService {
+            try PushService(writer: PushService.openDatabase(path: file), configuration: .init(project: "demo", rateLimit: 2), now: { clock.now() })
+        }
+        var service: PushService? = try start()
+        try await service?.register(token: "t1")
+        for _ in 1...2 { _ = try await send(try #require(service), to: "t1") }
+        service = nil // the first server is gone; its file stays
+        let restarted = try start()
+        let refused = await #expect(throws: FCMError.self) { try await send(restarted, to: "t1") }
+        #expect(refused?.errorCode == "QUOTA_EXCEEDED")
+        clock.advance(60)
+        _ = try await send(restarted, to: "t1")
+    }
+
     @Test func aSubscriberGetsNewMessages() async throws {
         let service = try makeService()
         try await service.register(token: "t1")
