@@ -17,6 +17,8 @@ struct Push: AsyncParsableCommand {
     @Option(help: "Base URL of the push service.") var server = "http://127.0.0.1:8080"
     @Option(help: "Firebase project id.") var project = "authphone"
     @Flag(help: "Ask the push service to check the message without delivering it.") var validateOnly = false
+    @Option(help: "Bearer token for the push service: its --push-token or access key (default: AUTHPHONE_PUSH_TOKEN, else AUTHPHONE_ACCESS_KEY).")
+    var bearer: String?
 
     func run() async throws {
         let input = try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
@@ -29,7 +31,10 @@ struct Push: AsyncParsableCommand {
         if validateOnly { request["validate_only"] = true }
         let body = try JSONSerialization.data(withJSONObject: request)
 
-        let answer = try await WireHTTPClient().post(server + FCMSend.path(project: project), bytes: body)
+        let environment = ProcessInfo.processInfo.environment
+        let token = bearer ?? environment["AUTHPHONE_PUSH_TOKEN"] ?? environment["AUTHPHONE_ACCESS_KEY"]
+        let answer = try await WireHTTPClient(authorization: { _ in token.map { "Bearer \($0)" } })
+            .post(server + FCMSend.path(project: project), bytes: body)
         let text = String(buffer: answer.body)
         guard answer.isSuccess else {
             FileHandle.standardError.write(Data("HTTP \(answer.status): \(text)\n".utf8))
