@@ -2,6 +2,7 @@ import AuthFlow
 import BackendAPI
 import Foundation
 import GRDB
+import OTP
 import OutOfBand
 import Retry
 import SodiumKit
@@ -175,14 +176,10 @@ extension PhoneService {
         guard accounts.contains(where: { $0.userId == userId }) else {
             throw PhoneError(.notFound, "USER_NOT_FOUND", "this phone has no account for the user \(userId)")
         }
-        _ = try await change(phoneId) { phone throws(PhoneError) in
+        _ = try await change(phoneId, removing: aaid == "BIOMETRICS" ? nil : .ofUser(userId)) { phone throws(PhoneError) in
             if aaid != "PIN" {
                 phone.biometricSecretKey = nil
                 phone.biometricKeySetVersion = nil
-            }
-        } also: { db, phone in
-            if aaid != "BIOMETRICS" {
-                _ = try AccountRecord.filter(AccountRecord.Columns.phoneId == phone.id && Column("userId") == userId).deleteAll(db)
             }
         }
         return try await localData(phoneId: phoneId)
@@ -201,9 +198,7 @@ extension PhoneService {
         let _: Acknowledged = try await client(phoneId).post(account.serverURL, BackendRoutes.accountRemoval, AccountRemovalRequest(
             deviceId: phone.deviceId, accountId: accountId, timestamp: time,
             signature: Base64URL.encode(key.sign(SignedMessage.removeAccount(accountId: accountId, timestamp: time)))))
-        _ = try await change(phoneId) { _ throws(PhoneError) in } also: { db, _ in
-            _ = try AccountRecord.deleteOne(db, key: accountId)
-        }
+        _ = try await change(phoneId, removing: .one(accountId)) { _ throws(PhoneError) in }
         return try await localData(phoneId: phoneId)
     }
 }

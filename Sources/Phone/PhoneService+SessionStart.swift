@@ -4,6 +4,7 @@ import Foundation
 import OTP
 import OutOfBand
 import Retry
+import SodiumKit
 
 /// A scanned session before its flow (seed 004): the lifecycle, the payload it came from (whose
 /// token is the OTP's session data) and the background retry, if one is planned.

@@ -29,14 +29,14 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         guard let key = configuration.pushToken ?? accessKey, url.hasPrefix(selfURL.get() + "/") else { return nil }
         return "Bearer \(key)"
     }
-    let (phoneDatabase, backendDatabase, pushDatabase) = try openDatabases(configuration)
+    let (phoneStore, backendDatabase, pushDatabase) = try openDatabases(configuration)
     let faults = FaultInjector(now: configuration.now, random: configuration.random)
     let backend = try DemoBackend(database: backendDatabase, configuration: configuration.backend,
                                   baseURL: { selfURL.get() }, now: configuration.now,
                                   wire: WireHTTPClient(authorization: ownAuthorization), sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
     let phones = PhoneService(
-        database: phoneDatabase,
+        store: phoneStore,
         configuration: .init(allowedBackends: { [backendURL ?? selfURL.get()] },
                              pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
                              authorization: { url in accessKey.flatMap { url.hasPrefix(selfURL.get() + "/") ? "Bearer \($0)" : nil } },
@@ -91,7 +91,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
 }
 
 /// One SQLite file per part, as if they ran on three machines.
-private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneDatabase, BackendDatabase, any DatabaseWriter) {
+private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendDatabase, any DatabaseWriter) {
     guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try DatabaseQueue()) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return (try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"),

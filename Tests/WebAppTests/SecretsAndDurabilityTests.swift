@@ -108,7 +108,7 @@ final class LogCapture: Sendable {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let backend = try BackendDatabase.open(path: directory + "/backend.sqlite")
         let push = try PushService.openDatabase(path: directory + "/push.sqlite")
-        let phones = try PhoneDatabase.open(path: directory + "/phones.sqlite")
+        let phones = try PhoneStore.open(path: directory + "/phones.sqlite")
         #expect(try await phones.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
         #expect(try await backend.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
         #expect(try await push.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)

@@ -178,7 +178,7 @@ func withEnrolledPhone(clock: TestClock = TestClock(Date()), sleep: (@Sendable (
 /// A phone of the test's own that talks over HTTP to the backends `allowed` names, as
 /// `--backend-url` would make it.
 func remotePhones(allowing allowed: @escaping @Sendable () -> [String]) throws -> PhoneService {
-    PhoneService(database: try .inMemory(), configuration: .init(allowedBackends: allowed, pinDerivation: PinKeyDerivation(profile: .fast)))
+    PhoneService(store: try .inMemory(), configuration: .init(allowedBackends: allowed, pinDerivation: PinKeyDerivation(profile: .fast)))
 }
 
 /// The requests a server of the test's own got.

@@ -1,0 +1,99 @@
+import AuthFlow
+import BackendAPI
+import Foundation
+import OTP
+import OutOfBand
+import SodiumKit
+
+/// The phones themselves: making one, its settings and simulated sensor, and the reset that
+/// removes all its accounts.
+extension PhoneService {
+    public func createPhone(name: String) async throws(PhoneError) -> PhoneSummary {
+        let name = name.trimmingCharacters(in: .whitespaces)
+        if let problem = ReadableText.nameProblem(in: name, limit: 64) { throw .invalid("name", problem) }
+        let record = PhoneRecord(id: UUID().uuidString.lowercased(), name: name, deviceId: UUID().uuidString,
+                                 fcmToken: try Self.makeFCMToken(), pinLength: configuration.pinPolicy.length,
+                                 pinSalt: nil, createdAt: now(), openPushesAtOnce: false,
+                                 deviceKeySeed: Data(try Self.random(Ed25519.seedLength)))
+        try await store.insert(record)
+        return record.summary
+    }
+
+    public func phones() async throws(PhoneError) -> [PhoneSummary] {
+        try await store.phones().map(\.summary)
+    }
+
+    public func phone(id: String) async throws(PhoneError) -> PhoneDetail {
+        let (phone, accounts) = try await phoneAndAccounts(id)
+        return PhoneDetail(id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
+                           createdAt: phone.createdAt, hasPin: phone.pinSalt != nil, pinLength: phone.pinLength,
+                           accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics, pushNotifications: !phone.pushNotificationsDisabled,
+                           flow: flows[id]?.machine.flow, session: sessionStarts[id]?.session)
+    }
+
+    /// The phone that holds a push registration token, if any.
+    public func phone(fcmToken: String) async throws(PhoneError) -> PhoneDetail? {
+        guard let id = try await store.phoneId(fcmToken: fcmToken) else {
+            return nil
+        }
+        return try await phone(id: id)
+    }
+
+    public func update(phoneId: String, settings: PhoneSettingsChange) async throws(PhoneError) -> PhoneDetail {
+        try await change(phoneId) { phone throws(PhoneError) in try phone.apply(settings) }
+    }
+
+    /// The simulated sensor: another fingerprint or face enrolled in the OS. As on a real phone,
+    /// this invalidates the biometric key; the SDK finds out at its next use.
+    public func enrolBiometricFeature(phoneId: String) async throws(PhoneError) -> PhoneDetail {
+        try await change(phoneId) { phone throws(PhoneError) in
+            guard phone.biometricSensor else { throw .biometricsUnavailable("this phone has no biometric sensor") }
+            guard phone.enrolledFeatures < 10 else { throw PhoneError(.conflict, "TOO_MANY_FEATURES", "the sensor holds at most 10 features") }
+            phone.enrolledFeatures += 1
+            phone.featureSetVersion += 1
+        }
+    }
+
+    /// Every enrolled feature removed from the OS: no biometric can match any more.
+    public func removeBiometricFeatures(phoneId: String) async throws(PhoneError) -> PhoneDetail {
+        try await change(phoneId) { phone throws(PhoneError) in
+            phone.enrolledFeatures = 0
+            phone.featureSetVersion += 1
+        }
+    }
+
+    /// Seed 000's last resort: remove all accounts, which resets the SDK: no PIN, no biometric
+    /// key, and a new device identity (the server's counters for the old one stay behind).
+    /// The accounts stay on their servers.
+    public func removeAllAccounts(phoneId: String) async throws(PhoneError) -> PhoneDetail {
+        try refuseDuringFlow(phoneId)
+        let seed = Data(try Self.random(Ed25519.seedLength))
+        return try await change(phoneId, removing: .all) { phone throws(PhoneError) in
+            phone.deviceId = UUID().uuidString
+            phone.deviceKeySeed = seed
+            phone.pinSalt = nil
+            phone.biometricSecretKey = nil
+            phone.biometricKeySetVersion = nil
+            phone.biometricUsesSinceLastPin = 0
+            phone.lastPinAt = nil
+        }
+    }
+
+    /// Local data changes wait until the flow that may be using them has ended.
+    func refuseDuringFlow(_ phoneId: String) throws(PhoneError) {
+        if let active = flows[phoneId], !active.machine.flow.state.isFinal { throw .flowActive }
+        // a scanned session still starting becomes a flow as soon as its backend answers
+        if sessionStarts[phoneId]?.session.state == .starting { throw .flowActive }
+    }
+
+    /// Changes the phone's record (and, in the same transaction, removes accounts) and tells its screen.
+    func change(_ phoneId: String, removing accounts: PhoneStore.Accounts? = nil,
+                _ body: (inout PhoneRecord) throws(PhoneError) -> Void) async throws(PhoneError) -> PhoneDetail {
+        var (phone, _) = try await phoneAndAccounts(phoneId)
+        try body(&phone)
+        try await store.update(phone, removing: accounts)
+        let detail = try await self.phone(id: phoneId)
+        events.send(.phoneChanged(detail), to: phoneId)
+        return detail
+    }
+}

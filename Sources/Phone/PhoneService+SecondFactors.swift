@@ -1,0 +1,214 @@
+import AuthFlow
+import BackendAPI
+import Foundation
+import OTP
+import OutOfBand
+import SodiumKit
+
+/// The second factors: the PIN and the simulated biometric prompt as the user gives them, their
+/// proofs at the Second Factor Server, and the keys a PIN change or ADD_BIOMETRICS registers.
+extension PhoneService {
+    /// A PIN; for the Nevis PIN change also the old one. Both are wiped when this returns,
+    /// whatever happened. A new PIN that breaks the policy, or equals the old one, is refused
+    /// before anything is sent: the flow asks again (seed 003's recoverable errors).
+    public func inputPin(phoneId: String, pin: GuardedBytes, oldPin: GuardedBytes? = nil) async throws(PhoneError) {
+        defer {
+            pin.reset()
+            oldPin?.reset()
+        }
+        guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
+        let flow = active.machine.flow
+        let nevisChange = flow.type == .changePin && flow.currentInteraction?.type == .setSecondFactor
+            && flow.previousInteractionResult?.interactionType != .verifySecondFactor
+        if nevisChange, oldPin == nil { throw PhoneError(.badRequest, "MISSING_FIELD", "the PIN change needs 'oldPin' with the new 'pin'") }
+        if !nevisChange, oldPin != nil { throw .invalid("oldPin", "goes only with a PIN change that asks old and new together") }
+        // A PIN of the wrong shape is refused before anything: no key is derived, nothing is sent
+        // or counted, and the screen asks again.
+        let (phone, _) = try await phoneAndAccounts(phoneId)
+        for entry in [pin, oldPin].compactMap({ $0 }) {
+            do { try entry.withBytes { bytes throws(PinPolicyError) in try PinPolicy.checkFormat(bytes, length: phone.pinLength) } } catch {
+                throw PhoneError(.badRequest, error.code, error.message)
+            }
+        }
+        if flow.currentInteraction?.type == .setSecondFactor, flow.currentInteraction?.secondFactorInfo == .pinOnly {
+            let policy = (try? PinPolicy(length: phone.pinLength)) ?? configuration.pinPolicy
+            do { try pin.withBytes { bytes throws(PinPolicyError) in try policy.validate(bytes) } } catch {
+                throw PhoneError(.badRequest, error.code, error.message)
+            }
+            if let oldPin, pin.hasSameBytes(as: oldPin) {
+                throw PhoneError(.badRequest, "OLD_PIN_EQUALS_NEW_PIN", "the new PIN must differ from the old one")
+            }
+        }
+        let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.inputPin() }
+        await run(action, phoneId: phoneId, pin: pin, oldPin: oldPin)
+    }
+
+    /// The simulated biometric prompt: a match goes on to the flow; no match changes nothing
+    /// (the OS prompt failed; the user may try again or use the PIN).
+    public func inputBiometrics(phoneId: String, recognised: Bool) async throws(PhoneError) {
+        guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
+        let (phone, _) = try await phoneAndAccounts(phoneId)
+        guard phone.biometricSensor, phone.enrolledFeatures > 0 else {
+            throw .biometricsUnavailable("the sensor has no enrolled fingerprint or face")
+        }
+        var probe = active.machine
+        do { _ = try probe.inputBiometrics() } catch { throw PhoneError(.conflict, error.code, error.message) }
+        guard recognised else {
+            throw PhoneError(.badRequest, "BIOMETRIC_NOT_RECOGNISED", "the sensor did not recognise the biometric; try again or use the PIN")
+        }
+        let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.inputBiometrics() }
+        await run(action, phoneId: phoneId)
+    }
+
+    /// The PIN's proof, then whatever the flow does with an accepted factor.
+    func verifyPinAtServer(_ step: FlowStep, _ pin: GuardedBytes, accountID: String, then: FlowAction.Completion?) async throws(PhoneError) -> FlowAction {
+        let (phone, accounts, active) = (step.phone, step.accounts, step.active)
+        let phoneId = step.phone.id
+        let response = try await provePin(pin, phone: phone, accounts: accounts, accountID: accountID, active: active)
+        return try await afterVerification(response, then: then, phone: phone, accounts: accounts, accountID: accountID, phoneId: phoneId)
+    }
+
+    /// The biometric key's proof; a key the enrolled features no longer fit is seed 002's BIOMETRICS_REMOVED.
+    func verifyBiometricsAtServer(_ step: FlowStep, accountID: String, then: FlowAction.Completion?) async throws(PhoneError) -> FlowAction {
+        let (phone, accounts, active) = (step.phone, step.accounts, step.active)
+        let phoneId = step.phone.id
+        guard let key = phone.validBiometricKey else { return try await biometricsRemoved(phone, phoneId: phoneId) }
+        let accountKey = try Self.accountKey(accounts, accountID)
+        let biometricKey = try Self.keyPair(key)
+        let message = SignedMessage.verifyPin(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
+        let response: SecondFactorResponse
+        do {
+            response = try await client(phone.id).post(active.serverURL, BackendRoutes.verifyPin(active.sessionId), VerifyPinRequest(
+                deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
+                biometricSignature: Base64URL.encode(biometricKey.sign(message)),
+                clearPinFailures: !phone.disallowPinChangeWithBiometric))
+        } catch where error.code == "BIOMETRICS_NOT_REGISTERED" {
+            return try await biometricsRemoved(phone, phoneId: phoneId)
+        }
+        if response.result == .accepted {
+            try await store.countBiometricUse(phoneId: phone.id)
+        }
+        return try await afterVerification(response, then: then, phone: phone, accounts: accounts, accountID: accountID, phoneId: phoneId)
+    }
+
+    /// The Nevis PIN change: the old PIN proven, then the new one registered, in one user input.
+    func changePinAtServer(_ step: FlowStep, from oldPin: GuardedBytes, to pin: GuardedBytes, accountID: String) async throws(PhoneError) -> FlowAction {
+        let (phone, accounts, active) = (step.phone, step.accounts, step.active)
+        let phoneId = step.phone.id
+        let proof = try await provePin(oldPin, phone: phone, accounts: accounts, accountID: accountID, active: active)
+        guard proof.result == .accepted, let next = proof.challenge else { return secondFactorChecked(proof, phoneId: phoneId) }
+        var verified = active
+        verified.challenge = next
+        return secondFactorChecked(try await registerNewPin(pin, phone: phone, accounts: accounts, accountID: accountID,
+                                                            active: verified), phoneId: phoneId)
+    }
+
+    /// ADD_BIOMETRICS: a new biometric key, registered now or (legacyBioAddFlow) after the PIN.
+    func createBiometricKey(_ step: FlowStep, accountID: String, then: FlowAction.Completion?) async throws(PhoneError) -> FlowAction {
+        let (phone, accounts, active) = (step.phone, step.accounts, step.active)
+        let phoneId = step.phone.id
+        let key = try Self.newKeyPair()
+        let secret = Data(key.exportSecretKey())
+        if then == .registerBiometricKey {
+            _ = try await registerBiometricKey(secret, phone: phone, accounts: accounts, accountID: accountID, active: active)
+        } else {
+            _ = update(phoneId) { $0.pendingBiometricKey = secret; return .none }
+        }
+        return update(phoneId) { $0.machine.biometricKeyCreated() }
+    }
+
+    /// The PIN's proof for the session's current challenge; an accepted PIN restarts the
+    /// PIN-less counts of seed 001.
+    func provePin(_ pin: GuardedBytes, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
+                          active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
+        guard let salt = phone.pinSalt else { throw PhoneError(.conflict, "PIN_NOT_ENROLLED", "this phone has no PIN") }
+        let accountKey = try Self.accountKey(accounts, accountID)
+        let pinKey = try await derivePinKey(pin, salt: Array(salt))
+        let message = SignedMessage.verifyPin(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
+        let response: SecondFactorResponse = try await client(phone.id).post(
+            active.serverURL, BackendRoutes.verifyPin(active.sessionId),
+            VerifyPinRequest(deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
+                             pinSignature: Base64URL.encode(pinKey.sign(message))))
+        if response.result == .accepted { try await store.pinAccepted(phoneId: phone.id, at: now()) }
+        return response
+    }
+
+
+    /// After an accepted factor, the change a management flow makes; then the machine hears the outcome.
+    func afterVerification(_ response: SecondFactorResponse, then: FlowAction.Completion?, phone: PhoneRecord,
+                                   accounts: [AccountRecord], accountID: String, phoneId: String) async throws(PhoneError) -> FlowAction {
+        guard response.result == .accepted, let then else { return secondFactorChecked(response, phoneId: phoneId) }
+        switch then {
+        case .registerBiometricKey:
+            guard let active = flows[phoneId], let secret = active.pendingBiometricKey, let next = response.challenge else {
+                throw .serverResponse("no biometric key to register")
+            }
+            var verified = active
+            verified.challenge = next
+            return secondFactorChecked(try await registerBiometricKey(secret, phone: phone, accounts: accounts, accountID: accountID,
+                                                                      active: verified), phoneId: phoneId)
+        case .removeBiometricKey:
+            try await store.dropBiometricKey(phoneId: phone.id)
+            await phoneChanged(phone.id)
+            return secondFactorChecked(response, phoneId: phoneId)
+        }
+    }
+
+    /// Seed 002's BIOMETRICS_REMOVED: the key no longer fits the enrolled features, so it is
+    /// dropped (biometrics are off) and the flow asks again.
+    func biometricsRemoved(_ phone: PhoneRecord, phoneId: String) async throws(PhoneError) -> FlowAction {
+        try await store.dropBiometricKey(phoneId: phone.id)
+        await phoneChanged(phone.id)
+        return update(phoneId) { $0.machine.biometricsRemoved() }
+    }
+
+    /// A new PIN key (with a new salt) registered at the Second Factor Server, then kept.
+    func registerNewPin(_ pin: GuardedBytes, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
+                                active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
+        let salt = try Self.random(PinKeyDerivation.saltLength)
+        let pinKey = try await derivePinKey(pin, salt: salt)
+        let response = try await setSecondFactor("pin", pinKey, phone: phone, accounts: accounts, accountID: accountID, active: active)
+        try await store.setPinSalt(phoneId: phone.id, Data(salt))
+        try await store.pinAccepted(phoneId: phone.id, at: now())
+        return response
+    }
+
+    /// The biometric key registered at the Second Factor Server, then kept, bound to the
+    /// features enrolled now.
+    func registerBiometricKey(_ secret: Data, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
+                                      active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
+        let response = try await setSecondFactor("biometrics", try Self.keyPair(secret), phone: phone, accounts: accounts,
+                                                 accountID: accountID, active: active)
+        try await store.keepBiometricKey(phoneId: phone.id, secret, featureSetVersion: phone.featureSetVersion)
+        await phoneChanged(phone.id)
+        return response
+    }
+
+    func setSecondFactor(_ factor: String, _ key: Ed25519.KeyPair, phone: PhoneRecord, accounts: [AccountRecord],
+                                 accountID: String, active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
+        let accountKey = try Self.accountKey(accounts, accountID)
+        let publicKey = Base64URL.encode(key.publicKey)
+        let message = SignedMessage.setSecondFactor(sessionId: active.sessionId, challenge: active.challenge, factor: factor,
+                                                    publicKey: publicKey)
+        return try await client(phone.id).post(active.serverURL, BackendRoutes.setSecondFactor(active.sessionId), SetSecondFactorRequest(
+            deviceId: phone.deviceId, accountId: accountID, factor: factor, publicKey: publicKey,
+            accountSignature: Base64URL.encode(accountKey.sign(message)), factorSignature: Base64URL.encode(key.sign(message))))
+    }
+
+    func phoneChanged(_ phoneId: String) async {
+        if let detail = try? await phone(id: phoneId) { events.send(.phoneChanged(detail), to: phoneId) }
+    }
+
+    func secondFactorChecked(_ response: SecondFactorResponse, phoneId: String) -> FlowAction {
+        update(phoneId) {
+            if let next = response.challenge { $0.challenge = next }
+            let account = Self.secondFactorAccount(response.secondFactor)
+            let outcome: SecondFactorOutcome = switch response.result {
+            case .accepted: .accepted(account)
+            case .rejected: .rejected(account)
+            case .penalised: .penalised(account)
+            }
+            return $0.machine.secondFactorChecked(outcome)
+        }
+    }
+}
