@@ -12,6 +12,7 @@ import Retry
 struct PhonesController {
     let phones: PhoneService
     let push: PushService
+    let scanner: QRImageScanner
 
     struct CreatePhone: Decodable {
         let name: String
@@ -152,8 +153,7 @@ struct PhonesController {
             do { image = try await request.body.collect(upTo: QRImageScanner.maximumImageSize) } catch {
                 throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the image is larger than \(QRImageScanner.maximumImageSize) bytes")
             }
-            let text = try await QRImageScanner().scan(Data(buffer: image))
-            let flow = try await phones.startOutOfBand(phoneId: id, payload: OutOfBandDecoder.decode(qrText: text))
+            let flow = try await phones.startOutOfBand(phoneId: id, payload: scanner.payload(in: Data(buffer: image)))
             return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
         }
         routes.get("{id}/inbox") { _, context in
