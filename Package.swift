@@ -24,6 +24,10 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // An uploaded QR picture: decoded to grey levels by libpng or libjpeg-turbo, scanned by libzbar.
+        .systemLibrary(name: "CZbar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(name: "SodiumKit", dependencies: ["CSodium"]),
         .target(name: "OutOfBand"),
         .target(name: "AuthFlow"),
@@ -52,7 +56,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "WebApp", dependencies: [
-            "Phone", "Backend", "PushService", "AuthFlow", "Faults", "OutOfBand", "Retry", "StrictJSON",
+            "Phone", "Backend", "PushService", "AuthFlow", "Faults", "OutOfBand", "Retry", "StrictJSON", "CZbar", "CPNG", "CTurboJPEG",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -95,6 +99,7 @@ let package = Package(
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "TestDoubles"]),
         .testTarget(name: "WebAppTests", dependencies: [
             "WebApp", "Phone", "Backend", "BackendAPI", "Faults", "PushService", "Retry", "SodiumKit", "TestDoubles",
+            "CPNG", // writes the PNG pictures the QR picture tests upload
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

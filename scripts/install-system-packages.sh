@@ -4,7 +4,7 @@
 #   scripts/install-system-packages.sh --test   also what the browser test needs
 set -euo pipefail
 
-packages=(pkg-config libsodium-dev libqrencode-dev libsqlite3-dev zbar-tools)
+packages=(pkg-config libsodium-dev libqrencode-dev libsqlite3-dev libzbar-dev libpng-dev libturbojpeg0-dev)
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(chromium chromium-driver python3-venv)
 fi

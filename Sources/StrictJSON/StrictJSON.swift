@@ -118,16 +118,20 @@ public enum StrictJSON {
             index += 1
             var scalars = String.UnicodeScalarView()
             var run: [UInt8] = []
-            func flush() { scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars); run.removeAll() }
+            func flush() throws(Problem) {
+                guard let text = String(validating: run, as: UTF8.self) else { throw problem("a string is not valid UTF-8") }
+                scalars.append(contentsOf: text.unicodeScalars)
+                run.removeAll()
+            }
             while true {
                 guard let byte = current else { throw problem("a string is not closed") }
                 index += 1
                 switch byte {
                 case UInt8(ascii: "\""):
-                    flush()
+                    try flush()
                     return String(scalars)
                 case UInt8(ascii: "\\"):
-                    flush()
+                    try flush()
                     scalars.append(try escape())
                 case 0x00..<0x20:
                     throw problem("a control character inside a string must be escaped")

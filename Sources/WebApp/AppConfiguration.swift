@@ -34,6 +34,9 @@ public struct AppConfiguration: Sendable {
     /// so that a whole retry schedule runs without sleeping.
     public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
+    /// How long an uploaded QR picture may take to decode and scan before its request answers
+    /// SCAN_TIMED_OUT; tests shorten it to see that answer.
+    public var pictureScanTimeLimit: Duration = .seconds(5)
 
     /// `Public/` and `Templates/` next to the package, found from this file rather than the
     /// working directory so that tests and `swift run` from anywhere see the same files.

@@ -13,6 +13,7 @@ import Retry
 struct PhonesController {
     let phones: PhoneService
     let push: PushService
+    let scanner: QRImageScanner
 
     struct CreatePhone: Codable {
         let name: String
@@ -154,8 +155,7 @@ struct PhonesController {
             do { image = try await request.body.collect(upTo: QRImageScanner.maximumImageSize) } catch {
                 throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the image is larger than \(QRImageScanner.maximumImageSize) bytes")
             }
-            let text = try await QRImageScanner().scan(Data(buffer: image))
-            let flow = try await phones.startOutOfBand(phoneId: id, payload: OutOfBandDecoder.decode(qrText: text))
+            let flow = try await phones.startOutOfBand(phoneId: id, payload: scanner.payload(in: Data(buffer: image)))
             return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
         }
         routes.get("{id}/inbox") { _, context in

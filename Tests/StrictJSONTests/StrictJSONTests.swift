@@ -1,4 +1,4 @@
-import StrictJSON
+@testable import StrictJSON
 import Testing
 
 struct StrictJSONTests {
@@ -37,6 +37,12 @@ struct StrictJSONTests {
             } throws: { error in
                 (error as? StrictJSON.Problem)?.message.hasPrefix(why) == true
             }
+        }
+    }
+
+    @Test func stringsAreUTF8() {
+        #expect(throws: StrictJSON.Problem(message: "a string is not valid UTF-8 (at byte 10)")) {
+            try StrictJSON.scan(Array(#"{"a": ""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8))
         }
     }
 

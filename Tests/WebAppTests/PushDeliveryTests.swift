@@ -156,42 +156,6 @@ import WebApp
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct QRImageTests {
-    /// The QR code as a grey-scale PGM picture, 4 pixels a module, with a quiet zone.
-    static func picture(of text: String) throws -> ByteBuffer {
-        let code = try QRCode(text)
-        let scale = 4, margin = 4, side = (code.width + 2 * margin) * scale
-        var pixels = [UInt8](repeating: 255, count: side * side)
-        for y in 0..<side {
-            for x in 0..<side {
-                let mx = x / scale - margin, my = y / scale - margin
-                if (0..<code.width).contains(mx), (0..<code.width).contains(my), code.isDark(x: mx, y: my) { pixels[y * side + x] = 0 }
-            }
-        }
-        return ByteBuffer(bytes: Array("P5\n\(side) \(side)\n255\n".utf8) + pixels)
-    }
-
-    @Test func anUploadedPictureOfTheQRCodeStartsTheFlow() async throws {
-        let app = try await buildApplication(testConfiguration())
-        try await app.test(.live) { client in
-            let phone = try await client.createPhone()
-            let enrol = try await client.startSession("enrol", user: "alice")
-            let started = try await client.execute(uri: "/api/phones/\(phone.id)/oob/image", method: .post,
-                                                   headers: [.contentType: "image/x-portable-graymap"], body: Self.picture(of: enrol.qrText))
-            #expect(started.status == .accepted)
-            #expect(try await client.phoneDetail(phone.id).flow?.session?.id == enrol.id)
-
-            let blank = try await client.execute(uri: "/api/phones/\(phone.id)/oob/image", method: .post,
-                                                 headers: [.contentType: "image/x-portable-graymap"],
-                                                 body: ByteBuffer(bytes: Array("P5\n8 8\n255\n".utf8) + [UInt8](repeating: 255, count: 64)))
-            #expect(blank.status == .unprocessableContent)
-            let garbage = try await client.execute(uri: "/api/phones/\(phone.id)/oob/image", method: .post,
-                                                   headers: [.contentType: "image/png"], body: ByteBuffer(string: "not an image"))
-            #expect(garbage.status == .badRequest)
-        }
-    }
-}
-
 /// The backend's pushes against an FCM endpoint that fails on purpose (a stub at the network
 /// boundary): what FCM says may succeed later is retried, honouring Retry-After; the rest is not.
 @Suite(.timeLimit(.minutes(2))) struct PushRetryTests {
