@@ -1,37 +1,13 @@
 // The current flow as a diagram of its steps, shown beside the phone screen: the interactions its
-// type goes through, the one it is on, those it passed, and how often a second factor was asked
-// again. The page only ever sees FlowUpdates (the whole flow as it is now), so the diagram keeps a
-// little memory per flow id and picks, among the known variants of a flow type, the one that fits
-// the interactions the flow has actually shown.
+// plan goes through, the one it is on, those it passed, and how often a second factor was asked
+// again. The plan comes with every FlowUpdate (the server's flow machine owns it); the diagram
+// keeps a little memory per flow id for what the updates do not repeat (factors offered, retries).
 import { el, clear } from "./api.js";
 
 /** The step of a flow that has no interaction at all (HEADLESS_UPGRADE): the server's work. */
 const PROCESSING_STEP = "PROCESSING";
 
 const step = (type, factors = []) => ({ type, factors });
-
-/**
- * The interactions of each flow type, in order, with the second factors known in advance. The
- * first variant is the usual one; the others are told apart by the interactions seen (see planFor).
- */
-const PLANS = {
-  ENROL: [
-    { steps: [step("CONFIRM"), step("SET_SECOND_FACTOR", ["PIN"])] },
-    { variant: "phone has a PIN", steps: [step("CONFIRM"), step("VERIFY_SECOND_FACTOR", ["PIN"])] },
-  ],
-  LOGIN: [{ steps: [step("CONFIRM"), step("VERIFY_SECOND_FACTOR")] }],
-  SIGN_TRANSACTION: [{ steps: [step("CONFIRM"), step("CONFIRM_TRANSACTION"), step("VERIFY_SECOND_FACTOR")] }],
-  CHANGE_PIN: [
-    { steps: [step("VERIFY_SECOND_FACTOR"), step("SET_SECOND_FACTOR", ["PIN"])] },
-    { variant: "Nevis style", steps: [step("SET_SECOND_FACTOR", ["PIN"])] },
-  ],
-  ADD_BIOMETRICS: [
-    { steps: [step("VERIFY_SECOND_FACTOR", ["PIN"]), step("SET_SECOND_FACTOR", ["BIOMETRICS"])] },
-    { variant: "legacyBioAddFlow", steps: [step("SET_SECOND_FACTOR", ["BIOMETRICS"]), step("VERIFY_SECOND_FACTOR", ["PIN"])] },
-  ],
-  REMOVE_BIOMETRICS: [{ steps: [step("VERIFY_SECOND_FACTOR")] }],
-  HEADLESS_UPGRADE: [{ steps: [step(PROCESSING_STEP)] }],
-};
 
 const STATUS_TEXT = {
   pending: "pending",
@@ -42,28 +18,13 @@ const STATUS_TEXT = {
   error: "error",
 };
 
-const startsWith = (list, prefix) => prefix.every((item, i) => list[i] === item);
-
-function inOrder(list, items) {
-  let from = 0;
-  for (const item of items) {
-    const i = list.indexOf(item, from);
-    if (i < 0) return false;
-    from = i + 1;
-  }
-  return true;
-}
-
-/**
- * The plan of a flow type that fits the interactions seen, in the order seen. A prefix match is
- * preferred so that a flow starting with SET_SECOND_FACTOR picks the Nevis or legacy variant; an
- * in-order match covers a page opened in the middle of a flow. A flow that fits no known plan
- * shows what it has shown.
- */
-function planFor(type, seen) {
-  const variants = PLANS[type] || [];
-  const fitting = (fits) => variants.find((v) => fits(v.steps.map((s) => s.type), seen));
-  return fitting(startsWith) || fitting(inOrder) || { steps: seen.map((t) => step(t)) };
+/** The flow's plan as the server sends it; a flow without one shows what it has shown. */
+function planOf(flow, seen) {
+  const steps =
+    Array.isArray(flow.plan) && flow.plan.length > 0
+      ? flow.plan.map((s) => step(String(s.interaction), (Array.isArray(s.factors) ? s.factors : []).map(String)))
+      : seen.map((t) => step(t));
+  return { variant: flow.planVariant ? String(flow.planVariant) : null, steps };
 }
 
 function newMemory(id) {
@@ -120,7 +81,7 @@ export class FlowDiagram {
     const memory = this.#remember(flow);
     const type = String(flow.type ?? "");
     const flowState = String(flow.state ?? "");
-    const plan = planFor(type, memory.seen);
+    const plan = planOf(flow, memory.seen);
     box.dataset.flowType = type;
     box.dataset.flowState = flowState;
     box.append(

@@ -106,6 +106,17 @@ public struct FlowMachine: Sendable, Equatable {
             case .set, .changePin: .setSecondFactor
             }
         }
+
+        /// As a screen draws it; a verification that may offer biometrics names its factors only
+        /// when it asks (seed 001's showBiometrics decides then).
+        var planStep: PlanStep {
+            let factors: [SecondFactorType] = switch self {
+            case .confirm, .confirmTransaction, .verify(.pinOrBiometrics): []
+            case .verify(.pinOnly), .changePin: [.pin]
+            case .set(let factor): [factor]
+            }
+            return PlanStep(interaction: interaction.rawValue, factors: factors)
+        }
     }
 
     enum VerifyKind: Equatable, Sendable {
@@ -134,11 +145,14 @@ public struct FlowMachine: Sendable, Equatable {
         case (_, nil, let user?): accounts.filter { $0.userId == user }
         case (_, nil, nil): accounts
         }
-        let (plan, completion) = Self.plan(session.type, phoneHasPin: phoneHasPin, options: options)
+        let planned = Self.plan(session.type, phoneHasPin: phoneHasPin, options: options)
+        let plan = planned.stages
         var machine = FlowMachine(
-            flow: Flow(id: id, type: session.type, state: .waitForInput, secondFactorAccount: secondFactorAccount,
-                       session: session, transaction: session.transaction),
-            step: .finished, plan: plan, completion: completion, options: options)
+            flow: Flow(id: id, type: session.type, state: .waitForInput,
+                       plan: plan.isEmpty ? [PlanStep(interaction: PlanStep.processing, factors: [])] : plan.map(\.planStep),
+                       planVariant: planned.variant,
+                       secondFactorAccount: secondFactorAccount, session: session, transaction: session.transaction),
+            step: .finished, plan: plan, completion: planned.completion, options: options)
         if session.type != .enrol {
             guard !offered.isEmpty else {
                 let error = FlowError.noAccountsForServer(session.server.name)
@@ -158,22 +172,31 @@ public struct FlowMachine: Sendable, Equatable {
         return (machine, action)
     }
 
-    /// The seeds' interactions for each flow type (seed 000's flows, seed 003's Nevis PIN change).
-    static func plan(_ type: FlowType, phoneHasPin: Bool, options: FlowOptions) -> ([Stage], FlowAction.Completion?) {
+    /// A flow type's interactions, what its success changes, and the name of the variant when
+    /// it is not the usual one (seed 000's flows, seed 003's Nevis PIN change).
+    struct Plan {
+        let stages: [Stage]
+        var completion: FlowAction.Completion?
+        var variant: String?
+    }
+
+    static func plan(_ type: FlowType, phoneHasPin: Bool, options: FlowOptions) -> Plan {
         switch type {
-        case .enrol: ([.confirm, phoneHasPin ? .verify(.pinOnly) : .set(.pin)], nil)
-        case .login: ([.confirm, .verify(.pinOrBiometrics)], nil)
-        case .signTransaction: ([.confirm, .confirmTransaction, .verify(.pinOrBiometrics)], nil)
+        case .enrol:
+            phoneHasPin ? Plan(stages: [.confirm, .verify(.pinOnly)], variant: "phone has a PIN") : Plan(stages: [.confirm, .set(.pin)])
+        case .login: Plan(stages: [.confirm, .verify(.pinOrBiometrics)])
+        case .signTransaction: Plan(stages: [.confirm, .confirmTransaction, .verify(.pinOrBiometrics)])
         case .changePin:
             switch options.pinChangeStyle {
-            case .nextAuth: ([.verify(options.disallowPinChangeWithBiometric ? .pinOnly : .pinOrBiometrics), .set(.pin)], nil)
-            case .nevis: ([.changePin], nil)
+            case .nextAuth: Plan(stages: [.verify(options.disallowPinChangeWithBiometric ? .pinOnly : .pinOrBiometrics), .set(.pin)])
+            case .nevis: Plan(stages: [.changePin], variant: "Nevis style")
             }
         case .addBiometrics:
-            (options.legacyBioAddFlow ? [.set(.biometrics), .verify(.pinOnly)] : [.verify(.pinOnly), .set(.biometrics)],
-             .registerBiometricKey)
-        case .removeBiometrics: ([.verify(.pinOrBiometrics)], .removeBiometricKey)
-        case .headlessUpgrade: ([], nil)
+            options.legacyBioAddFlow
+                ? Plan(stages: [.set(.biometrics), .verify(.pinOnly)], completion: .registerBiometricKey, variant: "legacyBioAddFlow")
+                : Plan(stages: [.verify(.pinOnly), .set(.biometrics)], completion: .registerBiometricKey)
+        case .removeBiometrics: Plan(stages: [.verify(.pinOrBiometrics)], completion: .removeBiometricKey)
+        case .headlessUpgrade: Plan(stages: [])
         }
     }
 

@@ -227,11 +227,30 @@ public struct FlowError: Codable, Sendable, Equatable, Error {
     }
 }
 
+/// One step of a flow's plan, as a diagram draws it: an interaction (or the server's work alone,
+/// `PROCESSING`) and the second factors known to be asked there before the flow gets to it.
+public struct PlanStep: Codable, Sendable, Equatable {
+    public var interaction: String
+    public var factors: [SecondFactorType]
+
+    public static let processing = "PROCESSING"
+
+    public init(interaction: String, factors: [SecondFactorType]) {
+        self.interaction = interaction
+        self.factors = factors
+    }
+}
+
 /// One FlowUpdate: the whole flow as it is now.
 public struct Flow: Codable, Sendable, Equatable {
     public var id: String
     public var type: FlowType
     public var state: FlowState
+    /// The interactions this flow goes through, in order: the machine's own plan, so that a
+    /// screen draws it rather than knowing it again.
+    public var plan: [PlanStep] = []
+    /// The plan's variant when it is not its type's usual one ("Nevis style", …).
+    public var planVariant: String?
     public var currentInteraction: Interaction?
     public var previousInteractionResult: InteractionResult?
     public var secondFactorAccount: SecondFactorAccount?

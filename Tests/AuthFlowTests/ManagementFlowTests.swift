@@ -89,6 +89,8 @@ import Testing
         var (machine, action) = Self.start(walk.type, walk.options)
         #expect(action == .none)
         #expect(machine.flow.type == walk.type)
+        // the plan the screen draws is the walk the machine makes
+        #expect(machine.flow.plan.map(\.interaction) == walk.steps.map(\.interaction.rawValue))
         for (index, step) in walk.steps.enumerated() {
             #expect(machine.flow.state == .waitForInput)
             #expect(machine.flow.currentInteraction?.type == step.interaction, "step \(index)")
@@ -104,6 +106,21 @@ import Testing
         }
         #expect(machine.flow.state == .done)
         #expect(machine.flow.currentInteraction == nil)
+    }
+
+    /// The variants a diagram names, and the factors a plan knows before it gets there.
+    @Test func thePlanNamesItsVariantAndTheFactorsKnownInAdvance() {
+        let usual = Self.start(.addBiometrics, Self.bio).0.flow
+        #expect(usual.planVariant == nil)
+        #expect(usual.plan == [PlanStep(interaction: "VERIFY_SECOND_FACTOR", factors: [.pin]),
+                               PlanStep(interaction: "SET_SECOND_FACTOR", factors: [.biometrics])])
+        #expect(Self.start(.addBiometrics, FlowOptions(legacyBioAddFlow: true)).0.flow.planVariant == "legacyBioAddFlow")
+        #expect(Self.start(.changePin, FlowOptions(pinChangeStyle: .nevis)).0.flow.planVariant == "Nevis style")
+        #expect(Self.start(.changePin).0.flow.plan.first == PlanStep(interaction: "VERIFY_SECOND_FACTOR", factors: []))
+        #expect(Self.start(.headlessUpgrade).0.flow.plan == [PlanStep(interaction: PlanStep.processing, factors: [])])
+        let enrolOnAPhoneWithAPin = FlowMachine.start(id: "f", session: Self.session(.enrol), accounts: [], phoneHasPin: true).0.flow
+        #expect(enrolOnAPhoneWithAPin.planVariant == "phone has a PIN")
+        #expect(enrolOnAPhoneWithAPin.plan.last == PlanStep(interaction: "VERIFY_SECOND_FACTOR", factors: [.pin]))
     }
 
     /// Inputs the current interaction does not offer are refused and change nothing.

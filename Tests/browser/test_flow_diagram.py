@@ -2,7 +2,8 @@
 
 Public/ and the harness page (flow_diagram_harness.html) are served by Python's http.server on a
 free port (module scripts need http, not file://); each test feeds the diagram the FlowUpdates a
-flow type goes through and checks its nodes, their statuses and which one is aria-current.
+flow type goes through, each with its plan as the server sends it, and checks its nodes, their
+statuses and which one is aria-current.
 
 Environment:
   AUTHPHONE_SCREENSHOTS  folder for screenshots (default artifacts/screenshots)
@@ -89,11 +90,32 @@ def page(driver, site):
 # helpers
 
 
-class Flow:
-    """A flow as the server changes it; each step returns the FlowUpdate sent (a copy)."""
+# The plans the server's flow machine sends with every FlowUpdate (FlowMachine.plan), by type and
+# variant: (interaction, second factors known in advance).
+PLANS = {
+    ("ENROL", None): [("CONFIRM", []), ("SET_SECOND_FACTOR", ["PIN"])],
+    ("ENROL", "phone has a PIN"): [("CONFIRM", []), ("VERIFY_SECOND_FACTOR", ["PIN"])],
+    ("LOGIN", None): [("CONFIRM", []), ("VERIFY_SECOND_FACTOR", [])],
+    ("SIGN_TRANSACTION", None): [("CONFIRM", []), ("CONFIRM_TRANSACTION", []), ("VERIFY_SECOND_FACTOR", [])],
+    ("CHANGE_PIN", None): [("VERIFY_SECOND_FACTOR", []), ("SET_SECOND_FACTOR", ["PIN"])],
+    ("CHANGE_PIN", "Nevis style"): [("SET_SECOND_FACTOR", ["PIN"])],
+    ("ADD_BIOMETRICS", None): [("VERIFY_SECOND_FACTOR", ["PIN"]), ("SET_SECOND_FACTOR", ["BIOMETRICS"])],
+    ("ADD_BIOMETRICS", "legacyBioAddFlow"): [("SET_SECOND_FACTOR", ["BIOMETRICS"]), ("VERIFY_SECOND_FACTOR", ["PIN"])],
+    ("REMOVE_BIOMETRICS", None): [("VERIFY_SECOND_FACTOR", [])],
+    ("HEADLESS_UPGRADE", None): [("PROCESSING", [])],
+}
 
-    def __init__(self, type_, flow_id=None):
+
+class Flow:
+    """A flow as the server changes it; each step returns the FlowUpdate sent (a copy). The plan
+    comes with every update, as the server sends it; `plan=False` leaves it out."""
+
+    def __init__(self, type_, variant=None, flow_id=None, plan=True):
         self.flow = {"id": flow_id or str(uuid.uuid4()), "type": type_, "state": "PROCESSING"}
+        if plan:
+            self.flow["plan"] = [{"interaction": i, "factors": f} for i, f in PLANS[(type_, variant)]]
+        if variant:
+            self.flow["planVariant"] = variant
 
     def _update(self):
         return copy.deepcopy(self.flow)
@@ -224,7 +246,7 @@ def test_enrol_new_phone(page):
 
 
 def test_enrol_on_a_phone_with_a_pin_verifies_it(page):
-    f = Flow("ENROL")
+    f = Flow("ENROL", "phone has a PIN")
     show(page, f.ask("CONFIRM"))
     show(page, f.give("CONFIRM"))
     view = show(page, f.succeed_then_ask("VERIFY_SECOND_FACTOR", PIN_ONLY))
@@ -314,7 +336,7 @@ def test_change_pin(page):
 
 
 def test_change_pin_nevis_style(page):
-    f = Flow("CHANGE_PIN")
+    f = Flow("CHANGE_PIN", "Nevis style")
     view = show(page, f.ask("SET_SECOND_FACTOR", PIN_ONLY))
     check(view, **pending_ends(SET_SECOND_FACTOR="waiting"))
     assert view["variant"] == "Nevis style"
@@ -340,7 +362,7 @@ def test_add_biometrics(page):
 
 
 def test_add_biometrics_legacy_order(page):
-    f = Flow("ADD_BIOMETRICS")
+    f = Flow("ADD_BIOMETRICS", "legacyBioAddFlow")
     view = show(page, f.ask("SET_SECOND_FACTOR", BIOMETRICS_ONLY))
     check(view, **pending_ends(SET_SECOND_FACTOR="waiting", VERIFY_SECOND_FACTOR="pending"))
     assert view["variant"] == "legacyBioAddFlow"
@@ -351,8 +373,17 @@ def test_add_biometrics_legacy_order(page):
     check(show(page, f.done()), SET_SECOND_FACTOR="completed", VERIFY_SECOND_FACTOR="completed", DONE="done", ERROR="pending")
 
 
+def test_a_flow_without_a_plan_shows_what_it_has_shown(page):
+    """The diagram knows no plans of its own: without one it draws the interactions seen."""
+    f = Flow("LOGIN", plan=False)
+    check(show(page, f.ask("CONFIRM")), **pending_ends(CONFIRM="waiting"))
+    show(page, f.give("CONFIRM"))
+    view = show(page, f.succeed_then_ask("VERIFY_SECOND_FACTOR", PIN_ONLY))
+    check(view, **pending_ends(CONFIRM="completed", VERIFY_SECOND_FACTOR="waiting"))
+
+
 def test_add_biometrics_seen_from_the_middle_keeps_the_usual_order(page):
-    """A page opened at SET_SECOND_FACTOR learns from the previous result that VERIFY came first."""
+    """A page opened at SET_SECOND_FACTOR draws the plan it is sent, VERIFY first."""
     f = Flow("ADD_BIOMETRICS")
     f.ask("VERIFY_SECOND_FACTOR", PIN_ONLY)
     f.give("PIN")
