@@ -47,8 +47,7 @@ import yaml
 from jsonschema.exceptions import best_match
 from openapi_spec_validator import OpenAPIV31SpecValidator
 
-import tiny_ed25519 as ed25519
-import tiny_x25519 as x25519
+from keys import ed25519, x25519
 
 BASE_URL = os.environ.get("AUTHPHONE_URL", "http://127.0.0.1:8080").rstrip("/")
 EXPIRY_URL = os.environ.get("AUTHPHONE_EXPIRY_URL", "").rstrip("/")

@@ -6,28 +6,25 @@ flow type goes through, each with its plan as the server sends it, and checks it
 statuses and which one is aria-current.
 
 Environment:
-  AUTHPHONE_SCREENSHOTS  folder for screenshots (default artifacts/screenshots)
 """
 
 import copy
 import functools
 import http.server
-import os
 import pathlib
 import threading
 import uuid
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import SCREENSHOTS
 
 HERE = pathlib.Path(__file__).resolve().parent
 PUBLIC = HERE.parents[1] / "Public"
 HARNESS = HERE / "flow_diagram_harness.html"
 HARNESS_PATH = "/flow_diagram_harness.html"
-SCREENSHOTS = pathlib.Path(os.environ.get("AUTHPHONE_SCREENSHOTS", "artifacts/screenshots"))
 
 PIN_ONLY = {"allowedSecondFactorTypes": ["PIN"], "requiredSecondFactorTypes": ["PIN"], "showBiometrics": False}
 PIN_OR_BIOMETRICS = {"allowedSecondFactorTypes": ["PIN", "BIOMETRICS"], "requiredSecondFactorTypes": [], "showBiometrics": True}
@@ -59,19 +56,6 @@ def site():
     finally:
         server.shutdown()
         server.server_close()
-
-
-@pytest.fixture
-def driver():
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = "/usr/bin/chromium"
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"]:
-        opts.add_argument(a)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture

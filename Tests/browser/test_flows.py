@@ -3,40 +3,23 @@ text and by push.
 
 The server is started by the caller. Environment:
   AUTHPHONE_URL          base URL of the running server (default http://127.0.0.1:8080)
-  AUTHPHONE_SCREENSHOTS  folder for screenshots (default artifacts/screenshots)
   AUTHPHONE_TIMEOUT      seconds to wait for each step (default 20)
 """
 
 import os
-import pathlib
 import uuid
 
-import pytest
-from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from conftest import SCREENSHOTS
+
 BASE_URL = os.environ.get("AUTHPHONE_URL", "http://127.0.0.1:8080").rstrip("/")
-SCREENSHOTS = pathlib.Path(os.environ.get("AUTHPHONE_SCREENSHOTS", "artifacts/screenshots"))
 TIMEOUT = float(os.environ.get("AUTHPHONE_TIMEOUT", "20"))
 
 PIN = "260418"
 WRONG_PIN = "999888"
-
-
-@pytest.fixture
-def driver():
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = "/usr/bin/chromium"
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"]:
-        opts.add_argument(a)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 # ----------------------------------------------------------------------------------------------
