@@ -53,44 +53,37 @@ import WebApp
         let clock = TestClock()
         var configuration = testConfiguration()
         configuration.now = { clock.now() }
-        let app = try await buildApplication(configuration)
-        try await app.test(.live) { client in
+        try await withEnrolledPhone(configuration) { client, screen, phoneId in
             _ = try await client.send(.put, "/api/backend/second-factor-policy", json: ["preset": "nevis"])
-            let phone = try await client.createPhone()
-            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
-                var screen = Screen(inbound, outbound)
-                _ = try await screen.next()
-                try await enrol(client, &screen, phoneId: phone.id, user: "alice")
-                let session = try await client.startSession("login", user: "alice")
-                _ = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": session.qrText])
-                _ = try await screen.settledFlow()
-                try await screen.send(["action": "confirmSession", "account": try await client.phoneDetail(phone.id).accounts[0].id])
-                var flow = try await screen.settledFlow()
-                #expect(flow.secondFactorAccount == SecondFactorAccount(isBlocked: false, failedAttempts: 0, maxAttempts: 5))
+            let session = try await client.startSession("login", user: "alice")
+            _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
+            _ = try await screen.settledFlow()
+            try await screen.send(["action": "confirmSession", "account": try await client.phoneDetail(phoneId).accounts[0].id])
+            var flow = try await screen.settledFlow()
+            #expect(flow.secondFactorAccount == SecondFactorAccount(isBlocked: false, failedAttempts: 0, maxAttempts: 5))
 
-                for (failures, wait) in [(1, 0), (2, 0), (3, 60)] {
-                    try await screen.send(["action": "inputSecondFactor", "pin": "111000"])
-                    flow = try await screen.settledFlow()
-                    #expect(flow.previousInteractionResult?.type == .pinFail)
-                    #expect(flow.secondFactorAccount?.failedAttempts == failures)
-                    #expect(flow.secondFactorAccount?.penalisedFor == wait)
-                }
-                #expect(flow.secondFactorAccount?.penalisedUntil == clock.now().addingTimeInterval(60))
-
-                clock.advance(25)
-                try await screen.send(["action": "inputSecondFactor", "pin": "260418"])
+            for (failures, wait) in [(1, 0), (2, 0), (3, 60)] {
+                try await screen.send(["action": "inputSecondFactor", "pin": "111000"])
                 flow = try await screen.settledFlow()
-                #expect(flow.currentInteraction?.type == .verifySecondFactor)
                 #expect(flow.previousInteractionResult?.type == .pinFail)
-                #expect(flow.secondFactorAccount?.failedAttempts == 3)
-                #expect(flow.secondFactorAccount?.penalisedFor == 35)
-                #expect(try await client.backendSession(session.id).status == .confirmed)
-
-                clock.advance(35)
-                try await screen.send(["action": "inputSecondFactor", "pin": "260418"])
-                #expect(try await screen.settledFlow().state == .done)
-                #expect(try await client.backendSession(session.id).status == .loggedin)
+                #expect(flow.secondFactorAccount?.failedAttempts == failures)
+                #expect(flow.secondFactorAccount?.penalisedFor == wait)
             }
+            #expect(flow.secondFactorAccount?.penalisedUntil == clock.now().addingTimeInterval(60))
+
+            clock.advance(25)
+            try await screen.send(["action": "inputSecondFactor", "pin": "260418"])
+            flow = try await screen.settledFlow()
+            #expect(flow.currentInteraction?.type == .verifySecondFactor)
+            #expect(flow.previousInteractionResult?.type == .pinFail)
+            #expect(flow.secondFactorAccount?.failedAttempts == 3)
+            #expect(flow.secondFactorAccount?.penalisedFor == 35)
+            #expect(try await client.backendSession(session.id).status == .confirmed)
+
+            clock.advance(35)
+            try await screen.send(["action": "inputSecondFactor", "pin": "260418"])
+            #expect(try await screen.settledFlow().state == .done)
+            #expect(try await client.backendSession(session.id).status == .loggedin)
         }
     }
 }

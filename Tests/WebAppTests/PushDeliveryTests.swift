@@ -23,31 +23,23 @@ import WebApp
     }
 
     @Test func aLoginByPushReachesTheEnrolledPhoneAndOpensIntoTheFlow() async throws {
-        let app = try await buildApplication(testConfiguration())
-        try await app.test(.live) { client in
-            let phone = try await client.createPhone()
-            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
-                var screen = Screen(inbound, outbound)
-                _ = try await screen.next()
-                try await enrol(client, &screen, phoneId: phone.id, user: "alice")
+        try await withEnrolledPhone { client, screen, phoneId in
+            let login = try await client.send(.post, "/api/backend/sessions",
+                                              json: ["type": "login", "userId": "alice", "delivery": "push"]).decode(BackendSession.self)
+            #expect(login.delivery == "push")
+            #expect(login.dispatch == "dispatched")
+            var message = try await screen.next()
+            while message.type != "notification" { message = try await screen.next() }
+            let notification = try #require(message.notification)
+            #expect(notification.message.notification?.title?.hasPrefix("Log in") == true)
 
-                let login = try await client.send(.post, "/api/backend/sessions",
-                                                  json: ["type": "login", "userId": "alice", "delivery": "push"]).decode(BackendSession.self)
-                #expect(login.delivery == "push")
-                #expect(login.dispatch == "dispatched")
-                var message = try await screen.next()
-                while message.type != "notification" { message = try await screen.next() }
-                let notification = try #require(message.notification)
-                #expect(notification.message.notification?.title?.hasPrefix("Log in") == true)
-
-                let opened = try await client.send(.post, "/api/phones/\(phone.id)/inbox/\(notification.id)/open", json: [:])
-                #expect(opened.status == .accepted)
-                let flow = try await screen.settledFlow()
-                #expect(flow.type == .login)
-                #expect(flow.session?.id == login.id)
-                // Opened messages leave the inbox.
-                #expect(try await client.send(.get, "/api/phones/\(phone.id)/inbox").decode(Inbox.self).messages.isEmpty)
-            }
+            let opened = try await client.send(.post, "/api/phones/\(phoneId)/inbox/\(notification.id)/open", json: [:])
+            #expect(opened.status == .accepted)
+            let flow = try await screen.settledFlow()
+            #expect(flow.type == .login)
+            #expect(flow.session?.id == login.id)
+            // Opened messages leave the inbox.
+            #expect(try await client.send(.get, "/api/phones/\(phoneId)/inbox").decode(Inbox.self).messages.isEmpty)
         }
     }
 
@@ -130,28 +122,21 @@ import WebApp
     }
 
     @Test func aPhoneWithoutPushesPullsTheLoginsWaitingForIt() async throws {
-        let app = try await buildApplication(testConfiguration())
-        try await app.test(.live) { client in
-            let phone = try await client.createPhone()
+        try await withEnrolledPhone { client, screen, phoneId in
             let other = try await client.createPhone("other")
-            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
-                var screen = Screen(inbound, outbound)
-                _ = try await screen.next()
-                try await enrol(client, &screen, phoneId: phone.id, user: "alice")
-                #expect(try await client.send(.get, "/api/phones/\(phone.id)/pending").decode(Pending.self).operations.isEmpty)
+            #expect(try await client.send(.get, "/api/phones/\(phoneId)/pending").decode(Pending.self).operations.isEmpty)
 
-                let login = try await client.startSession("login", user: "alice")
-                _ = try await client.startSession("login", user: "bob") // someone else's
-                let pending = try await client.send(.get, "/api/phones/\(phone.id)/pending").decode(Pending.self).operations
-                #expect(pending.map(\.sessionId) == [login.id])
-                // A phone with no account there has nothing waiting.
-                #expect(try await client.send(.get, "/api/phones/\(other.id)/pending").decode(Pending.self).operations.isEmpty)
+            let login = try await client.startSession("login", user: "alice")
+            _ = try await client.startSession("login", user: "bob") // someone else's
+            let pending = try await client.send(.get, "/api/phones/\(phoneId)/pending").decode(Pending.self).operations
+            #expect(pending.map(\.sessionId) == [login.id])
+            // A phone with no account there has nothing waiting.
+            #expect(try await client.send(.get, "/api/phones/\(other.id)/pending").decode(Pending.self).operations.isEmpty)
 
-                _ = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": try #require(pending.first).payload])
-                #expect(try await screen.settledFlow().session?.id == login.id)
-                // Redeemed: no longer pending.
-                #expect(try await client.send(.get, "/api/phones/\(phone.id)/pending").decode(Pending.self).operations.isEmpty)
-            }
+            _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": try #require(pending.first).payload])
+            #expect(try await screen.settledFlow().session?.id == login.id)
+            // Redeemed: no longer pending.
+            #expect(try await client.send(.get, "/api/phones/\(phoneId)/pending").decode(Pending.self).operations.isEmpty)
         }
     }
 }

@@ -13,79 +13,64 @@ import WebApp
     static let text = "Pay 120.00 EUR to ACME Ltd\nIBAN CH93 0076 2011 6238 5295 7"
 
     @Test func aTransactionIsConfirmedSignedAndVerified() async throws {
-        let app = try await buildApplication(testConfiguration())
-        try await app.test(.live) { client in
-            let phone = try await client.createPhone()
-            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
-                var screen = Screen(inbound, outbound)
-                _ = try await screen.next()
-                try await enrol(client, &screen, phoneId: phone.id, user: "alice")
+        try await withEnrolledPhone { client, screen, phoneId in
+            let session = try await client.startSession("transaction", user: "alice", extra: ["transaction": Self.text])
+            #expect(session.transaction == Self.text)
+            _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
+            var flow = try await screen.settledFlow()
+            #expect(flow.type == .signTransaction)
+            #expect(flow.transaction == Self.text)
+            #expect(flow.currentInteraction?.type == .confirm)
 
-                let session = try await client.startSession("transaction", user: "alice", extra: ["transaction": Self.text])
-                #expect(session.transaction == Self.text)
-                _ = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": session.qrText])
-                var flow = try await screen.settledFlow()
-                #expect(flow.type == .signTransaction)
-                #expect(flow.transaction == Self.text)
-                #expect(flow.currentInteraction?.type == .confirm)
+            // The PIN cannot come before the transaction is confirmed.
+            try await screen.send(["action": "confirmSession", "userInput": "approved at the branch"])
+            flow = try await screen.settledFlow()
+            #expect(flow.currentInteraction?.type == .confirmTransaction)
+            try await screen.send(["action": "inputSecondFactor", "pin": "260418"])
+            #expect(try await screen.next().error?.code == "UNEXPECTED_INPUT")
 
-                // The PIN cannot come before the transaction is confirmed.
-                try await screen.send(["action": "confirmSession", "userInput": "approved at the branch"])
-                flow = try await screen.settledFlow()
-                #expect(flow.currentInteraction?.type == .confirmTransaction)
-                try await screen.send(["action": "inputSecondFactor", "pin": "260418"])
-                #expect(try await screen.next().error?.code == "UNEXPECTED_INPUT")
+            try await screen.send(["action": "confirmTransaction"])
+            flow = try await screen.nextFlow()
+            #expect(flow.state == .processing)
+            #expect(flow.currentInteraction?.inputTypes == [.confirm])
+            flow = try await screen.nextFlow()
+            #expect(flow.currentInteraction?.type == .verifySecondFactor)
+            #expect(flow.previousInteractionResult?.interactionType == .confirmTransaction)
+            var state = try await client.backendSession(session.id)
+            #expect(state.transactionSigned)
+            #expect(state.status == .confirmed)
+            #expect(state.userInput == "approved at the branch")
 
-                try await screen.send(["action": "confirmTransaction"])
-                flow = try await screen.nextFlow()
-                #expect(flow.state == .processing)
-                #expect(flow.currentInteraction?.inputTypes == [.confirm])
-                flow = try await screen.nextFlow()
-                #expect(flow.currentInteraction?.type == .verifySecondFactor)
-                #expect(flow.previousInteractionResult?.interactionType == .confirmTransaction)
-                var state = try await client.backendSession(session.id)
-                #expect(state.transactionSigned)
-                #expect(state.status == .confirmed)
-                #expect(state.userInput == "approved at the branch")
-
-                try await screen.send(["action": "inputSecondFactor", "pin": "260418"])
-                #expect(try await screen.settledFlow().state == .done)
-                state = try await client.backendSession(session.id)
-                #expect(state.status == .signed)
-                #expect(!state.loggedin)
-            }
+            try await screen.send(["action": "inputSecondFactor", "pin": "260418"])
+            #expect(try await screen.settledFlow().state == .done)
+            state = try await client.backendSession(session.id)
+            #expect(state.status == .signed)
+            #expect(!state.loggedin)
         }
     }
 
     @Test func aPreselectedLoginOffersOneAccountAndBadUserInputChangesNothing() async throws {
-        let app = try await buildApplication(testConfiguration())
-        try await app.test(.live) { client in
-            let phone = try await client.createPhone()
-            try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
-                var screen = Screen(inbound, outbound)
-                _ = try await screen.next()
-                try await enrol(client, &screen, phoneId: phone.id, user: "alice")
-                try await enrol(client, &screen, phoneId: phone.id, user: "alice")
-                let accounts = try await client.phoneDetail(phone.id).accounts.map(\.id)
-                #expect(accounts.count == 2)
+        try await withEnrolledPhone { client, screen, phoneId in
+            try await enrol(client, &screen, phoneId: phoneId, user: "alice")
+            let accounts = try await client.phoneDetail(phoneId).accounts.map(\.id)
+            #expect(accounts.count == 2)
 
-                let session = try await client.startSession("login", user: "alice", extra: ["accountId": accounts[1]])
-                _ = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["link": session.deepLink])
-                var flow = try await screen.settledFlow()
-                #expect(flow.currentInteraction?.confirmSessionInfo?.accounts.map(\.id) == [accounts[1]])
+            let session = try await client.startSession("login", user: "alice", extra: ["accountId": accounts[1]])
+            _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["link": session.deepLink])
+            var flow = try await screen.settledFlow()
+            #expect(flow.currentInteraction?.confirmSessionInfo?.accounts.map(\.id) == [accounts[1]])
 
-                for bad in [String(repeating: "x", count: 501), "left\u{202E}right"] {
-                    try await screen.send(["action": "confirmSession", "userInput": bad])
-                    let refusal = try await screen.next()
-                    #expect(refusal.error?.code == "INVALID_FIELD")
-                }
-                #expect(try await client.backendSession(session.id).status == .redeemed)
-                try await screen.send(["action": "confirmSession"])
-                flow = try await screen.settledFlow()
-                #expect(flow.currentInteraction?.type == .verifySecondFactor)
-                #expect(try await client.backendSession(session.id).accountId == accounts[1])
-                #expect(try await client.backendSession(session.id).userInput == nil)
+            for bad in [String(repeating: "x", count: 501), "left\u{202E}right"] {
+                try await screen.send(["action": "confirmSession", "userInput": bad])
+                let refusal = try await screen.next()
+                #expect(refusal.error?.code == "INVALID_FIELD")
             }
+            #expect(try await client.backendSession(session.id).status == .redeemed)
+            try await screen.send(["action": "confirmSession"])
+            flow = try await screen.settledFlow()
+            #expect(flow.currentInteraction?.type == .verifySecondFactor)
+            #expect(try await client.backendSession(session.id).accountId == accounts[1])
+            #expect(try await client.backendSession(session.id).userInput == nil)
         }
     }
 
