@@ -1,7 +1,7 @@
 // Seed 004 on the phone's screen: a scanned session while it is STARTING (the OTP on offer, the
 // connection error with the phone's retries and the countdown before the OTP is offered by
 // itself, "Get OTP now"), and the OTP once generated, shown as XXXXXX XXXXXX.
-import { el, postJSON, showError } from "./api.js";
+import { el, postJSON, showError } from "../api.js";
 
 /** Whether the screen shows the session rather than a flow or the home screen. */
 export function showsSession(session, dismissedId) {

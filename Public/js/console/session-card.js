@@ -1,0 +1,93 @@
+// The console's card of the session shown: its details, what came of its push, its QR code and
+// deep link (with copy buttons), and the OTP form while a login waits.
+import { el, clear, shortId, formatDateTime, copyText, flashLabel, safeHref } from "../api.js";
+import { DELIVERY_LABELS, dispatchCode, dispatchInfo, loggedinText, setBadge } from "./session-labels.js";
+
+function metaRow(dl, label, value) {
+  if (value === null || value === undefined || value === "") return;
+  dl.append(el("dt", { text: label }), el("dd", {}, value instanceof Node ? value : String(value)));
+}
+
+/** `otpForm`: {show(session)}. Returns render(session or null). */
+export function createSessionCard(otpForm) {
+  const byId = (id) => document.getElementById(id);
+  const card = byId("session-card");
+  const cardId = byId("session-id");
+  const cardStatus = byId("session-status");
+  const cardMeta = byId("session-meta");
+  const cardDispatch = byId("session-dispatch");
+  const qrImg = byId("session-qr");
+  const qrText = byId("session-qr-text");
+  const deepLink = byId("session-deep-link");
+  const copyQrButton = byId("copy-qr-text");
+  const copyLinkButton = byId("copy-deep-link");
+
+  copyQrButton.addEventListener("click", async () => {
+    const ok = await copyText(qrText.value);
+    flashLabel(copyQrButton, ok ? "Copied" : "Copy failed");
+  });
+  copyLinkButton.addEventListener("click", async () => {
+    const ok = await copyText(deepLink.textContent || "");
+    flashLabel(copyLinkButton, ok ? "Copied" : "Copy failed");
+  });
+
+  function renderDispatch(s) {
+    clear(cardDispatch);
+    if (s.delivery !== "push") {
+      cardDispatch.hidden = true;
+      delete cardDispatch.dataset.dispatch;
+      return;
+    }
+    const raw = s.dispatch === null || s.dispatch === undefined ? "" : String(s.dispatch);
+    const info = raw ? dispatchInfo(raw) : { kind: "warn", text: "Not sent." };
+    cardDispatch.dataset.dispatch = raw;
+    cardDispatch.dataset.kind = info.kind;
+    cardDispatch.append(
+      el("span", { className: "dispatch-label", text: "Push" }),
+      raw ? el("code", { className: "dispatch-code", text: dispatchCode(raw), title: raw }) : null,
+      el("span", { className: "dispatch-text", text: info.text }),
+    );
+    cardDispatch.hidden = false;
+  }
+
+  return function render(s) {
+    if (!s) {
+      card.hidden = true;
+      return;
+    }
+    card.hidden = false;
+    card.dataset.sessionId = String(s.id);
+    card.dataset.type = String(s.type || "");
+    cardId.textContent = shortId(s.id);
+    cardId.title = String(s.id);
+    setBadge(cardStatus, s.status);
+
+    clear(cardMeta);
+    metaRow(cardMeta, "Type", s.type);
+    metaRow(cardMeta, "User", s.userId);
+    metaRow(cardMeta, "Display name", s.displayName);
+    metaRow(cardMeta, "Delivery", s.delivery ? DELIVERY_LABELS[s.delivery] || s.delivery : null);
+    metaRow(cardMeta, "Created", formatDateTime(s.createdAt));
+    metaRow(cardMeta, "Expires", formatDateTime(s.expiresAt));
+    metaRow(cardMeta, "Account", s.accountId ? el("code", { text: String(s.accountId) }) : null);
+    metaRow(cardMeta, "Logged in", s.loggedin === undefined ? null : loggedinText(s.loggedin));
+    metaRow(cardMeta, "OTP login", s.otplogin ? "yes" : null);
+    metaRow(cardMeta, "Transaction", s.transaction ? el("span", { id: "session-transaction-text", className: "pre-text", text: s.transaction }) : null);
+    metaRow(cardMeta, "Signed", s.transaction ? (s.transactionSigned ? "yes, by the account key" : "not yet") : null);
+    metaRow(cardMeta, "User input", s.userInput ? el("span", { id: "session-user-input", className: "pre-text", text: s.userInput }) : null);
+    metaRow(cardMeta, "Failure", s.failure ? (typeof s.failure === "string" ? s.failure : JSON.stringify(s.failure)) : null);
+    renderDispatch(s);
+    otpForm.show(s);
+
+    const src = safeHref(s.qrImageUrl);
+    if (src && qrImg.getAttribute("src") !== src) qrImg.src = src;
+    if (!src) qrImg.removeAttribute("src");
+    if (qrText.value !== (s.qrText || "")) qrText.value = s.qrText || "";
+
+    const link = s.deepLink || "";
+    deepLink.textContent = link;
+    const href = safeHref(link);
+    if (href) deepLink.href = href;
+    else deepLink.removeAttribute("href");
+  };
+}

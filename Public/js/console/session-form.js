@@ -1,0 +1,151 @@
+// The console's "Start a session" form: type, user, the fields each type takes, and for push
+// delivery the phone to send to.
+import { getJSON, postJSON, el, clear, shortId, showError } from "../api.js";
+
+/** `onStarted(session)`: the server's answer. Returns {loadPhones}: the phones, newest first (re-read). */
+export function createSessionForm(onStarted) {
+  const byId = (id) => document.getElementById(id);
+  const form = byId("session-form");
+  const typeSelect = byId("session-type");
+  const userInput = byId("session-user");
+  const displayNameInput = byId("session-display-name");
+  const displayNameField = byId("display-name-field");
+  const transactionField = byId("transaction-field");
+  const transactionInput = byId("session-transaction");
+  const accountField = byId("account-field");
+  const accountInput = byId("session-account");
+  const deliverySelect = byId("session-delivery");
+  const pushPhoneField = byId("push-phone-field");
+  const pushPhoneSelect = byId("session-push-phone");
+  const pushPhoneHint = byId("push-phone-hint");
+  const startButton = byId("start-session");
+  const formError = byId("session-error");
+
+  let phones = []; // Phone, newest first
+  let phonesLoading = null;
+
+  function syncTypeFields() {
+    const type = typeSelect.value;
+    const show = (field, input, on) => {
+      field.hidden = !on;
+      input.disabled = !on;
+    };
+    show(displayNameField, displayNameInput, type === "enrol");
+    show(transactionField, transactionInput, type === "transaction");
+    show(accountField, accountInput, type !== "enrol");
+  }
+
+  function syncDeliveryFields() {
+    const push = deliverySelect.value === "push";
+    pushPhoneField.hidden = !push;
+    pushPhoneSelect.disabled = !push;
+    if (push) loadPhones();
+    syncPushPhoneHint();
+  }
+
+  function syncPushPhoneHint() {
+    const enrol = typeSelect.value === "enrol";
+    const all = pushPhoneSelect.value === "";
+    let text = "";
+    if (!phones.length) text = "No phones yet: create one on the Phones page.";
+    else if (enrol && all) text = "An enrol push goes to one phone: choose it.";
+    else if (all) text = "The push goes to every phone the user enrolled on.";
+    pushPhoneHint.textContent = text;
+    pushPhoneHint.hidden = !text;
+  }
+
+  function renderPhoneOptions() {
+    const chosen = pushPhoneSelect.value;
+    clear(pushPhoneSelect);
+    pushPhoneSelect.append(el("option", { value: "", text: "All phones of this user (login only)" }));
+    for (const p of phones) {
+      if (typeof p.fcmToken !== "string" || !p.fcmToken) continue;
+      pushPhoneSelect.append(el("option", { value: p.fcmToken, dataset: { phoneId: String(p.id) }, text: `${p.name || "(unnamed)"} (${shortId(p.id)})` }));
+    }
+    // keep the choice while that phone is still listed
+    pushPhoneSelect.value = [...pushPhoneSelect.options].some((o) => o.value === chosen) ? chosen : "";
+    syncPushPhoneHint();
+  }
+
+  /** Reads the phones (again); when push is chosen and when the page comes back into view. */
+  function loadPhones() {
+    if (phonesLoading) return phonesLoading;
+    phonesLoading = getJSON("/api/phones")
+      .then((data) => {
+        const list = Array.isArray(data && data.phones) ? data.phones.slice() : [];
+        const time = (p) => {
+          const t = new Date(p.createdAt).getTime();
+          return Number.isNaN(t) ? 0 : t;
+        };
+        phones = list.sort((a, b) => time(b) - time(a));
+        renderPhoneOptions();
+      })
+      .catch((err) => {
+        pushPhoneHint.textContent = `Could not list the phones: ${err.code} ${err.message}`;
+        pushPhoneHint.hidden = false;
+      })
+      .finally(() => {
+        phonesLoading = null;
+      })
+      .then(() => phones);
+    return phonesLoading;
+  }
+
+  typeSelect.addEventListener("change", syncTypeFields);
+  syncTypeFields();
+  deliverySelect.addEventListener("change", syncDeliveryFields);
+  typeSelect.addEventListener("change", syncPushPhoneHint);
+  pushPhoneSelect.addEventListener("change", syncPushPhoneHint);
+  // phones are created in other tabs: refresh the list when this one is looked at again
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && deliverySelect.value === "push") loadPhones();
+  });
+  syncDeliveryFields();
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const type = typeSelect.value;
+    const userId = userInput.value.trim();
+    if (!userId) {
+      showError(formError, { code: "USER_REQUIRED", message: "Enter a user id." });
+      userInput.focus();
+      return;
+    }
+    const body = { type, userId };
+    const displayName = displayNameInput.value.trim();
+    if (type === "enrol" && displayName) body.displayName = displayName;
+    if (type === "transaction") {
+      if (!transactionInput.value.trim()) {
+        showError(formError, { code: "TRANSACTION_REQUIRED", message: "Enter the transaction text the user is to sign." });
+        transactionInput.focus();
+        return;
+      }
+      // sent as typed: the phone signs these exact characters
+      body.transaction = transactionInput.value;
+    }
+    const accountId = accountInput.value.trim();
+    if (type !== "enrol" && accountId) body.accountId = accountId;
+    if (deliverySelect.value === "push") {
+      body.delivery = "push";
+      const token = pushPhoneSelect.value;
+      if (token) body.pushToken = token;
+      else if (type === "enrol") {
+        showError(formError, { code: "PHONE_REQUIRED", message: "An enrol push goes to one phone: choose it." });
+        pushPhoneSelect.focus();
+        return;
+      }
+    }
+
+    startButton.disabled = true;
+    showError(formError, null);
+    try {
+      onStarted(await postJSON("/api/backend/sessions", body));
+    } catch (err) {
+      showError(formError, err);
+    } finally {
+      startButton.disabled = false;
+    }
+  });
+
+  return { loadPhones };
+}

@@ -1,0 +1,42 @@
+// How a backend session's fields read on the console: its status, whether it logged in, and
+// what came of sending its push.
+import { el } from "../api.js";
+
+/** How far a status has come: a list snapshot never steps a session back. */
+export const STATUS_RANK = { pending: 0, redeemed: 1, confirmed: 2, verified: 2, enrolled: 3, loggedin: 3, signed: 3, completed: 3, failed: 3, canceled: 3, expired: 3 };
+
+export const DELIVERY_LABELS = { qr: "QR code / link", push: "Push" };
+
+export function statusBadge(status, attrs = {}) {
+  const s = String(status || "unknown");
+  return el("span", { className: "badge status-" + s.replace(/[^a-z0-9_-]/gi, ""), dataset: { status: s }, text: s, ...attrs });
+}
+
+export function setBadge(node, status) {
+  const s = String(status || "");
+  node.className = "badge status-" + s.replace(/[^a-z0-9_-]/gi, "");
+  node.dataset.status = s;
+  node.textContent = s;
+}
+
+export function loggedinText(value) {
+  if (value === true) return "yes";
+  if (value === false || value === null || value === undefined || value === "") return "—";
+  return String(value);
+}
+
+/** What came of sending the push: {kind: "ok" | "warn" | "error", text}. */
+export function dispatchInfo(dispatch) {
+  const d = String(dispatch);
+  if (d === "dispatched") return { kind: "ok", text: "The push was sent; open it on the phone." };
+  if (d === "dispatchTargetNotFound") return { kind: "warn", text: "No phone to send it to: the user has no phone enrolled, or no phone was chosen. Use the QR code or link." };
+  if (d === "dispatchTargetExpired") return { kind: "warn", text: "The phone's push token is no longer registered. Use the QR code or link." };
+  if (d.startsWith("dispatchError")) return { kind: "error", text: "Sending the push failed" + (d.includes(":") ? ": " + d.slice(d.indexOf(":") + 1).trim() : ".") };
+  return { kind: "warn", text: "" };
+}
+
+/** The dispatch code without its detail ("dispatchError: …" -> "dispatchError"). */
+export function dispatchCode(dispatch) {
+  const d = String(dispatch);
+  return d.includes(":") ? d.slice(0, d.indexOf(":")) : d;
+}

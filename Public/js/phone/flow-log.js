@@ -1,0 +1,110 @@
+// The flow log beside the phone: every flow update, session change and retried operation this
+// screen received, newest first; downloadable as JSON. Its entries are kept in state.log.
+import { el, clear, shortId, formatTime } from "../api.js";
+
+/** Text with line-break opportunities after underscores (SET_SECOND_FACTOR wraps at words). */
+function breakable(text) {
+  const parts = String(text).split(/(?<=_)/);
+  const nodes = [];
+  parts.forEach((part, i) => {
+    if (i > 0) nodes.push(el("wbr"));
+    nodes.push(part);
+  });
+  return nodes;
+}
+
+/** `parts`: the table's body, its empty-state text, the download and clear buttons. */
+export function createFlowLog({ body, empty, downloadButton, clearButton }, { state, phoneId }) {
+  function add(entry, row) {
+    state.log.push(entry);
+    empty.hidden = true;
+    body.insertBefore(row, body.firstChild);
+  }
+
+  function flow(source, flow) {
+    const entry = { receivedAt: new Date().toISOString(), source, flow };
+    const ci = flow.currentInteraction;
+    const prev = flow.previousInteractionResult;
+    const err = flow.error;
+    const flowCell = el(
+      "td",
+      {},
+      el("span", { className: "flow-type", text: flow.type || "?" }),
+      " ",
+      el("code", { className: "muted", text: shortId(flow.id), title: String(flow.id ?? "") }),
+      source !== "flowUpdate" ? el("span", { className: "tag", text: source }) : null,
+    );
+    add(
+      entry,
+      el(
+        "tr",
+        { dataset: { state: String(flow.state || "") } },
+        el("td", { className: "nowrap", text: formatTime(entry.receivedAt) }),
+        flowCell,
+        el("td", {}, el("span", { className: "badge state-" + String(flow.state || "").toLowerCase(), text: flow.state || "" })),
+        el("td", {}, breakable((ci && ci.type) || "—")),
+        el("td", { className: prev && prev.type && prev.type !== "SUCCESS" ? "warn-text" : "" }, breakable((prev && prev.type) || "—")),
+        el("td", { className: err ? "error-text" : "" }, breakable(err ? String(err.code || "ERROR") + (err.sdkCode != null ? ` (${err.sdkCode})` : "") : "—")),
+      ),
+    );
+  }
+
+  /** Seed 004's session lifecycle: STARTING (OTP on offer, connection errors), READY, STOPPED. */
+  function session(session) {
+    const entry = { receivedAt: new Date().toISOString(), source: "session", session };
+    const error = session.error;
+    add(
+      entry,
+      el(
+        "tr",
+        { className: "session-row", dataset: { state: String(session.state || "") } },
+        el("td", { className: "nowrap", text: formatTime(entry.receivedAt) }),
+        el("td", {}, el("span", { className: "flow-type", text: "SESSION" }), " ", el("span", { className: "tag", text: session.otpAvailable ? "OTP available" : session.otp ? "OTP shown" : "no OTP" })),
+        el("td", {}, el("span", { className: "badge", text: String(session.state || "") })),
+        el("td", { text: `attempt ${session.attempts}` }),
+        el("td", { text: session.stopReason || "—" }),
+        el("td", { className: error ? "error-text" : "" }, breakable(error ? String(error.code) + (error.sdkCode != null ? ` (${error.sdkCode})` : "") : "—")),
+      ),
+    );
+  }
+
+  /** Seed 003's retried DeviceInformationChange, one row per progress report. */
+  function operation(progress) {
+    const attempts = Array.isArray(progress.attempts) ? progress.attempts : [];
+    const last = attempts[attempts.length - 1];
+    const entry = { receivedAt: new Date().toISOString(), source: "operation", operation: progress };
+    add(
+      entry,
+      el(
+        "tr",
+        { className: "operation-row", dataset: { state: String(progress.state || "") } },
+        el("td", { className: "nowrap", text: formatTime(entry.receivedAt) }),
+        el("td", {}, el("span", { className: "flow-type", text: "DEVICE_INFORMATION" }), " ", el("span", { className: "tag", text: "retry" })),
+        el("td", {}, el("span", { className: "badge", text: String(progress.state || "").toUpperCase() })),
+        el("td", { text: `attempt ${attempts.length} of ${progress.maxAttempts}` }),
+        el("td", { className: last && last.outcome !== "success" ? "warn-text" : "" }, breakable(last ? last.outcome : "—")),
+        el("td", { className: progress.error ? "error-text" : "" }, breakable(progress.error ? String(progress.error.code) : "—")),
+      ),
+    );
+  }
+
+  downloadButton.addEventListener("click", () => {
+    const data = JSON.stringify({ phoneId, exportedAt: new Date().toISOString(), entries: state.log }, null, 2);
+    const blob = new Blob([data], { type: "application/json" });
+    const url = URL.createObjectURL(blob);
+    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    const a = el("a", { href: url, download: `authphone-flows-${shortId(phoneId)}-${stamp}.json`, className: "offscreen" });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  });
+
+  clearButton.addEventListener("click", () => {
+    state.log = [];
+    clear(body);
+    empty.hidden = false;
+  });
+
+  return { flow, session, operation };
+}

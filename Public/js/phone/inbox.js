@@ -1,0 +1,162 @@
+// The phone's inbox: pushes waiting to be opened, shown by the banner over the screen and as a
+// list on the home screen.
+//
+// The stream replays the inbox on connect, then sends each new push; the same id may come twice.
+// The server does not announce removals, so the page removes what it opened or cleared itself and
+// re-reads the inbox (sync) after a reconnect and when the tab becomes visible again.
+import { api, getJSON, postJSON, el, clear, toDate } from "../api.js";
+import { inboxContent } from "./inbox-list.js";
+import { createPushBanner } from "./push-banner.js";
+import { writeSeenPushes } from "./storage.js";
+
+/**
+ * `bannerParts`: the banner's elements. `context`: state, phoneId, phonePath(suffix), toast,
+ * showStartedFlow(source, answer). Returns {add, sync, render, section}.
+ */
+export function createInbox(bannerParts, { state, phoneId, phonePath, toast, showStartedFlow }) {
+  const inboxPath = () => phonePath("/inbox");
+  const renderBanner = createPushBanner(bannerParts, state, {
+    open,
+    dismiss: () => {
+      markAllSeen();
+      renderBanner(newestFirst());
+    },
+  });
+  let renderTimer = null;
+  let syncing = false;
+  let syncAgain = false;
+  let shownSection = null; // the home screen's list, while it is on the screen
+
+  function add(message) {
+    const id = typeof message.id === "string" ? message.id : "";
+    if (!id || state.gonePushes.has(id) || state.inbox.has(id)) return;
+    state.inboxSeq += 1;
+    state.inbox.set(id, { message, seq: state.inboxSeq });
+    scheduleRender();
+  }
+
+  function remove(ids) {
+    for (const id of ids) {
+      state.inbox.delete(id);
+      state.gonePushes.add(id);
+      state.seenPushes.delete(id);
+    }
+    // the set only guards against late duplicates: keep it small
+    if (state.gonePushes.size > 500) state.gonePushes = new Set([...state.gonePushes].slice(-250));
+    writeSeenPushes(phoneId, state.seenPushes);
+    scheduleRender();
+  }
+
+  /** The banner stops announcing every message waiting now; they stay in the inbox. */
+  function markAllSeen() {
+    for (const id of state.inbox.keys()) state.seenPushes.add(id);
+    writeSeenPushes(phoneId, state.seenPushes);
+  }
+
+  /** Re-reads the inbox; drops local messages the server no longer has. */
+  async function sync() {
+    if (state.notFound) return;
+    if (syncing) {
+      syncAgain = true;
+      return;
+    }
+    syncing = true;
+    const seqAtRequest = state.inboxSeq;
+    try {
+      const data = await getJSON(inboxPath());
+      const list = Array.isArray(data && data.messages) ? data.messages : [];
+      const held = new Set(list.map((m) => m && m.id));
+      // a message that arrived after the request was sent may be missing from the answer: keep it
+      const stale = [...state.inbox].filter(([id, item]) => item.seq <= seqAtRequest && !held.has(id)).map(([id]) => id);
+      if (stale.length) remove(stale);
+      for (const m of list) if (m && typeof m === "object") add(m);
+      // only ids still waiting are worth remembering
+      const before = state.seenPushes.size;
+      for (const id of state.seenPushes) if (!held.has(id) && !state.inbox.has(id)) state.seenPushes.delete(id);
+      if (state.seenPushes.size !== before) writeSeenPushes(phoneId, state.seenPushes);
+    } catch {
+      // the next reconnect or visibility change tries again
+    } finally {
+      syncing = false;
+      if (syncAgain) {
+        syncAgain = false;
+        sync();
+      }
+    }
+  }
+
+  function receivedTime(item) {
+    const d = toDate(item.message.receivedAt);
+    return d ? d.getTime() : 0;
+  }
+
+  /** Waiting messages, newest first. */
+  function newestFirst() {
+    return [...state.inbox.values()].sort((a, b) => receivedTime(b) - receivedTime(a) || b.seq - a.seq);
+  }
+
+  /** Batches the re-render: the inbox replay after a connect comes as one frame per message. */
+  function scheduleRender() {
+    if (renderTimer !== null) return;
+    renderTimer = setTimeout(() => {
+      renderTimer = null;
+      render();
+    }, 0);
+  }
+
+  function render() {
+    renderBanner(newestFirst());
+    // the home screen's list is updated in place (the rest of the screen, the text box included, stays)
+    if (shownSection && shownSection.isConnected) {
+      clear(shownSection);
+      shownSection.append(...sectionContent());
+    }
+  }
+
+  /** The inbox on the home screen. */
+  function section() {
+    shownSection = el("section", { id: "inbox-section", className: "home-section inbox-section" }, ...sectionContent());
+    return shownSection;
+  }
+
+  function sectionContent() {
+    return inboxContent(newestFirst(), { opening: state.openingPush, open, clearAll });
+  }
+
+  async function open(id) {
+    if (state.openingPush !== null) return;
+    if (!state.inbox.has(id)) return;
+    state.openingPush = id;
+    render();
+    try {
+      const answer = await postJSON(inboxPath() + "/" + encodeURIComponent(id) + "/open", {});
+      state.openingPush = null;
+      // the user acted on the notifications: the banner stops announcing the others
+      remove([id]);
+      markAllSeen();
+      render();
+      toast.hide();
+      showStartedFlow("push", answer);
+    } catch (err) {
+      state.openingPush = null;
+      if (err.code === "MESSAGE_NOT_FOUND") remove([id]);
+      render();
+      toast.show(err.code, err.message);
+    }
+  }
+
+  async function clearAll() {
+    const ids = [...state.inbox.keys()];
+    const clearButton = document.getElementById("inbox-clear");
+    if (clearButton) clearButton.disabled = true;
+    try {
+      await api(inboxPath(), { method: "DELETE" });
+      remove(ids);
+    } catch (err) {
+      toast.show(err.code, err.message);
+      if (clearButton && clearButton.isConnected) clearButton.disabled = false;
+    }
+  }
+
+  return { add, sync, render, section };
+}

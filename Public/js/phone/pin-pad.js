@@ -1,0 +1,184 @@
+// The PIN pad and what goes with it: the message line above it, and the countdown of a wrong-PIN
+// penalty that keeps it locked.
+//
+// Digits are kept in a plain array, overwritten with 0 and emptied after use or on cancel. A PIN
+// is only ever sent over the socket; it never goes into the URL, storage, the flow log or the
+// console.
+import { el } from "../api.js";
+
+/** The phone's PIN length (the setting, while no PIN is set), 6 when unknown. */
+export function pinLength(phone) {
+  const n = phone && Number(phone.pinLength);
+  return Number.isInteger(n) && n > 0 && n <= 32 ? n : 6;
+}
+
+/**
+ * A PIN pad: keys 0-9, delete, OK; a row of dots shows how many digits were entered. Keys give no
+ * visual feedback. onSubmit(digits) is called with the digit array when OK is pressed with a full PIN;
+ * the caller must wipe it. The pad listens to the keyboard until onTeardown's hooks run.
+ */
+export function createPinPad({ length, onSubmit, message }, onTeardown) {
+  const digits = [];
+  let locked = false;
+  const dots = el("div", { className: "pin-dots", id: "pin-dots", "aria-label": `0 of ${length} digits entered`, role: "status" });
+  for (let i = 0; i < length; i++) dots.appendChild(el("span", { className: "pin-dot" }));
+
+  function updateDots() {
+    const list = dots.children;
+    for (let i = 0; i < list.length; i++) list[i].classList.toggle("filled", i < digits.length);
+    dots.dataset.count = String(digits.length);
+    dots.setAttribute("aria-label", `${digits.length} of ${length} digits entered`);
+  }
+
+  function wipe() {
+    digits.fill(0);
+    digits.length = 0;
+    updateDots();
+  }
+
+  function press(d) {
+    if (locked || digits.length >= length) return;
+    digits.push(d);
+    updateDots();
+  }
+
+  function del() {
+    if (locked || digits.length === 0) return;
+    digits[digits.length - 1] = 0;
+    digits.pop();
+    updateDots();
+  }
+
+  function ok() {
+    if (locked) return;
+    if (digits.length < length) {
+      message(`Enter ${length} digits.`, "hint");
+      return;
+    }
+    onSubmit(digits);
+  }
+
+  const grid = el("div", { className: "pin-keys", role: "group", "aria-label": "PIN pad" });
+  // A pointer click drops the focus again (keyboard activation, where detail is 0, keeps it).
+  const blurAfterPointer = (event) => {
+    if (event.detail > 0) event.currentTarget.blur();
+  };
+  const key = (d) =>
+    el("button", {
+      type: "button",
+      className: "pin-key",
+      "data-digit": String(d),
+      "aria-label": String(d),
+      text: String(d),
+      on: {
+        click: (event) => {
+          press(d);
+          blurAfterPointer(event);
+        },
+      },
+    });
+  for (const d of [1, 2, 3, 4, 5, 6, 7, 8, 9]) grid.appendChild(key(d));
+  const fnKey = (id, label, text, action) =>
+    el("button", {
+      type: "button",
+      id,
+      className: "pin-key pin-fn",
+      "aria-label": label,
+      text,
+      on: {
+        click: (event) => {
+          blurAfterPointer(event);
+          action();
+        },
+      },
+    });
+  grid.appendChild(fnKey("pin-delete", "Delete", "⌫", del));
+  grid.appendChild(key(0));
+  grid.appendChild(fnKey("pin-ok", "OK", "OK", ok));
+
+  // Typing digits on a keyboard works too (unless focus is in a text field).
+  function onKey(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const t = event.target;
+    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable)) return;
+    if (/^[0-9]$/.test(event.key)) {
+      event.preventDefault();
+      press(Number(event.key));
+    } else if (event.key === "Backspace") {
+      event.preventDefault();
+      del();
+    } else if (event.key === "Enter" && !(t && t.tagName === "BUTTON")) {
+      event.preventDefault();
+      ok();
+    }
+  }
+  document.addEventListener("keydown", onKey);
+  onTeardown(() => {
+    document.removeEventListener("keydown", onKey);
+    wipe();
+  });
+
+  const root = el("div", { id: "pin-pad", className: "pin-pad" }, dots, grid);
+  return {
+    root,
+    wipe,
+    lock() {
+      locked = true;
+      root.dataset.locked = "true";
+    },
+    unlock() {
+      locked = false;
+      delete root.dataset.locked;
+    },
+    setPhase(phase) {
+      root.dataset.phase = phase;
+    },
+  };
+}
+
+/** The line above the pad, and set(text, kind) to change it (kind: "error", "hint" or ""). */
+export function pinMessageBox() {
+  const box = el("p", { id: "pin-message", className: "pin-message", role: "status" });
+  const set = (text, kind) => {
+    box.textContent = text || "";
+    box.dataset.kind = kind || "";
+  };
+  return [box, set];
+}
+
+/** "Failed attempt 2 of 5", when the second factor account has failures. */
+export function attemptsNote(sfa) {
+  if (!(sfa && Number(sfa.failedAttempts) > 0)) return null;
+  const max = sfa.maxAttempts != null ? sfa.maxAttempts : "?";
+  return el("p", { id: "pin-attempts", className: "pin-attempts", text: `Failed attempt ${sfa.failedAttempts} of ${max}` });
+}
+
+/** The line that counts a wrong-PIN penalty down, when one is in force. */
+export function penaltyNote(sfa) {
+  return sfa && Number(sfa.penalisedFor) > 0 ? el("p", { id: "pin-penalty", className: "pin-attempts", role: "timer" }) : null;
+}
+
+/**
+ * The server refuses a PIN during a penalty without counting it, so the pad stays locked until
+ * the wait is over. Counted from the seconds the update gave, not from penalisedUntil: the
+ * server's clock need not be this browser's.
+ */
+export function countDownPenalty(node, seconds, pad, onTeardown) {
+  const deadline = Date.now() + seconds * 1000;
+  pad.lock();
+  let timer = null;
+  const tick = () => {
+    const left = Math.ceil((deadline - Date.now()) / 1000);
+    node.dataset.secondsLeft = String(Math.max(left, 0));
+    if (left > 0) {
+      node.textContent = `Wait ${left} s before the next try.`;
+      return;
+    }
+    clearInterval(timer);
+    node.textContent = "You can try again now.";
+    pad.unlock();
+  };
+  timer = setInterval(tick, 250);
+  onTeardown(() => clearInterval(timer));
+  tick();
+}

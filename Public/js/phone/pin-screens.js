@@ -1,0 +1,140 @@
+// The screens that take a PIN: choose one (SET_SECOND_FACTOR, entered twice) and enter it
+// (VERIFY_SECOND_FACTOR, where biometrics may be offered first and a blocked PIN is told).
+import { el } from "../api.js";
+import { biometricPrompt } from "./biometric.js";
+import { attemptsNote, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox } from "./pin-pad.js";
+import { actions, button, serverName } from "./screen-parts.js";
+
+/** Whether the interaction offers this second factor. */
+export function offers(ci, factor) {
+  const info = ci && ci.secondFactorInfo;
+  return Boolean(info && Array.isArray(info.allowedSecondFactorTypes) && info.allowedSecondFactorTypes.includes(factor));
+}
+
+export function renderSetPin(flow, view) {
+  const length = pinLength(view.state.phone);
+  const chooseText = flow.type === "CHANGE_PIN" ? "Choose a new PIN" : "Choose a PIN";
+  const title = el("h1", { id: "pin-title", className: "screen-title", text: chooseText });
+  const subtitle = el("p", { className: "screen-subtitle", text: `${length} digits. You'll need it to use your account on ${serverName(flow)}.` });
+  const [messageBox, setMessage] = pinMessageBox();
+  const prev = flow.previousInteractionResult;
+  if (prev && prev.type && prev.type !== "SUCCESS") setMessage(`The PIN was not accepted (${prev.type}). Choose another.`, "error");
+
+  const first = [];
+  let phase = "choose";
+  const pad = createPinPad(
+    {
+      length,
+      message: setMessage,
+      onSubmit(digits) {
+        if (phase === "choose") {
+          for (const d of digits) first.push(d);
+          pad.wipe();
+          phase = "repeat";
+          pad.setPhase(phase);
+          title.textContent = "Repeat your PIN";
+          setMessage("", "");
+          return;
+        }
+        const same = first.length === digits.length && first.every((d, i) => d === digits[i]);
+        if (!same) {
+          first.fill(0);
+          first.length = 0;
+          pad.wipe();
+          phase = "choose";
+          pad.setPhase(phase);
+          title.textContent = chooseText;
+          setMessage("The PINs don't match. Start over.", "error");
+          return;
+        }
+        const pin = digits.join("");
+        first.fill(0);
+        first.length = 0;
+        pad.wipe();
+        pad.lock();
+        if (view.send({ action: "inputSecondFactor", pin })) {
+          setMessage("Saving…", "hint");
+          view.setBusy(true);
+        } else {
+          pad.unlock();
+          phase = "choose";
+          pad.setPhase(phase);
+          title.textContent = chooseText;
+        }
+      },
+    },
+    view.onTeardown,
+  );
+  pad.setPhase(phase);
+  view.onTeardown(() => {
+    first.fill(0);
+    first.length = 0;
+  });
+
+  view.screen.append(
+    el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, pad.root),
+    actions(button("cancel", "Cancel", "btn-secondary", () => view.cancelFlow(pad))),
+  );
+}
+
+export function renderVerifyPin(flow, ci, view) {
+  const length = pinLength(view.state.phone);
+  const sfa = flow.secondFactorAccount || null;
+  const prev = flow.previousInteractionResult;
+  const pinOffered = offers(ci, "PIN");
+  const bioOffered = offers(ci, "BIOMETRICS");
+  const title = el("h1", { id: "pin-title", className: "screen-title", text: pinOffered ? "Enter your PIN" : "Use your biometric" });
+  const purpose =
+    {
+      LOGIN: "to log in to",
+      SIGN_TRANSACTION: "to sign the transaction for",
+      CHANGE_PIN: "to change your PIN at",
+      ADD_BIOMETRICS: "to add biometrics at",
+      REMOVE_BIOMETRICS: "to remove biometrics at",
+    }[flow.type] || "for";
+  const subtitle = el("p", { className: "screen-subtitle", text: `${purpose} ${serverName(flow)}` });
+  const [messageBox, setMessage] = pinMessageBox();
+  if (prev && prev.type === "PIN_FAIL") setMessage("Wrong PIN", "error");
+  else if (prev && prev.type === "BIOMETRICS_REMOVED") setMessage("Your enrolled fingerprints changed, so biometrics were turned off. Enter your PIN.", "error");
+  else if (prev && prev.type && prev.type !== "SUCCESS") setMessage(prev.type, "error");
+
+  const penalty = penaltyNote(sfa);
+  const extra = [attemptsNote(sfa), penalty].filter(Boolean);
+  const blocked = !!(sfa && sfa.isBlocked);
+  if (blocked) {
+    const text = bioOffered ? "Your PIN is blocked. A biometric verification unblocks it." : "Your PIN is blocked. This account can no longer be used with a PIN.";
+    extra.push(el("p", { id: "pin-blocked", className: "notice notice-error", text }));
+  }
+
+  const pad = createPinPad(
+    {
+      length,
+      message: setMessage,
+      onSubmit(digits) {
+        const pin = digits.join("");
+        pad.wipe();
+        pad.lock();
+        if (view.send({ action: "inputSecondFactor", pin })) {
+          setMessage("Checking…", "hint");
+          view.setBusy(true);
+        } else {
+          pad.unlock();
+        }
+      },
+    },
+    view.onTeardown,
+  );
+  pad.setPhase("verify");
+  if (!pinOffered) {
+    pad.lock();
+    pad.root.hidden = true;
+  } else if (penalty) {
+    countDownPenalty(penalty, Number(sfa.penalisedFor), pad, view.onTeardown);
+  }
+
+  const buttons = [button("cancel", "Cancel", "btn-secondary", () => view.cancelFlow(pad))];
+  if (bioOffered) buttons.push(button("use-biometrics", "Use biometrics", "btn-primary", () => biometricPrompt("Verify it's you", view)));
+  view.screen.append(el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, ...extra, pad.root), actions(...buttons));
+  // Seed 001: when biometrics are offered the prompt comes first; the PIN stays a way out.
+  if (bioOffered && !(prev && prev.type === "BIOMETRICS_REMOVED")) biometricPrompt("Verify it's you", view);
+}

@@ -1,0 +1,154 @@
+// The phone's screen: shows the home screen, a scanned session (seed 004) or the current flow,
+// whichever the state calls for, and redraws only when that changes. Each drawing may leave
+// tear-down hooks (wipe PIN digits, stop timers, remove key listeners), run before the next.
+import { el, clear } from "../api.js";
+import { renderFlow } from "./flow-screens.js";
+import { renderHome } from "./home.js";
+import { renderSessionStart, showsSession } from "./session-start.js";
+import { writeDismissedFlow } from "./storage.js";
+
+const FINAL_STATES = new Set(["DONE", "ERROR"]);
+
+/**
+ * `app`: state, phoneId, phoneName, phonePath(suffix), send(action), toast,
+ * showStartedFlow(source, answer), inboxSection(). Returns {render, isBusy, showNotFound, tearDown}.
+ */
+export function createScreen(node, app) {
+  const { state } = app;
+  let teardowns = [];
+
+  /** What the screens receive: the app's context, the screen element and its lifetime. */
+  const view = {
+    ...app,
+    screen: node,
+    render,
+    onTeardown: (fn) => teardowns.push(fn),
+    setBusy,
+    cancelFlow,
+    goHome,
+  };
+
+  function currentView() {
+    if (showsSession(state.session, state.dismissedSessionId)) return "SESSION";
+    const flow = state.flow;
+    if (!flow) return "HOME";
+    if (FINAL_STATES.has(flow.state) && flow.id === state.dismissedFlowId) return "HOME";
+    return "FLOW";
+  }
+
+  function tearDown() {
+    const fns = teardowns;
+    teardowns = [];
+    for (const fn of fns) {
+      try {
+        fn();
+      } catch {
+        // ignore
+      }
+    }
+  }
+
+  function setAttrs(attrs) {
+    for (const name of ["state", "interaction", "flowType", "flowId", "prevResult", "busy", "connectionError"]) delete node.dataset[name];
+    for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined && v !== "") node.dataset[k] = String(v);
+  }
+
+  /** Disables the screen's action buttons while an input is on its way to the server. */
+  function setBusy(busy) {
+    node.dataset.busy = busy ? "true" : "false";
+    for (const b of node.querySelectorAll("button.btn")) b.disabled = busy;
+  }
+
+  /** Cancels the flow; `pad`, the PIN pad on the screen, is wiped first. */
+  function cancelFlow(pad) {
+    if (pad) pad.wipe();
+    if (app.send({ action: "cancel" })) setBusy(true);
+  }
+
+  /** "Home" hides only the final flow it was pressed on (dismissal is kept per flow id). */
+  function goHome() {
+    if (state.flow) {
+      state.dismissedFlowId = state.flow.id;
+      writeDismissedFlow(app.phoneId, state.flow.id);
+    }
+    app.toast.hide();
+    render(true);
+  }
+
+  function render(force = false) {
+    if (state.notFound) return;
+    const shown = currentView();
+    let key;
+    if (shown === "HOME") {
+      const p = state.phone || {};
+      key = "HOME:" + JSON.stringify([p.name, p.accounts, p.pinLength, p.hasPin, p.settings, p.biometrics]);
+    } else if (shown === "SESSION") {
+      key = "SESSION:" + JSON.stringify(state.session);
+    } else {
+      key = "FLOW:" + JSON.stringify(state.flow);
+    }
+    if (!force && key === state.renderedKey) return;
+    // the home screen redrawn (a setting changed) keeps its scroll position
+    const scrolled = node.firstElementChild;
+    const scrollTop = shown === "HOME" && String(state.renderedKey).startsWith("HOME:") && scrolled ? scrolled.scrollTop : 0;
+    state.renderedKey = key;
+
+    // keep what the user typed in the out-of-band box across re-renders of the home screen
+    const oob = document.getElementById("oob-text");
+    const oobText = shown === "HOME" && oob ? oob.value : null;
+
+    tearDown();
+    clear(node);
+    node.scrollTop = 0;
+
+    if (shown === "HOME") {
+      setAttrs({ state: "HOME" });
+      renderHome(view, oobText);
+      if (node.firstElementChild) node.firstElementChild.scrollTop = scrollTop;
+      return;
+    }
+    if (shown === "SESSION") {
+      setAttrs({});
+      renderSessionStart(node, state.session, {
+        phoneId: app.phoneId,
+        countdown: state.phone && state.phone.settings ? state.phone.settings.otpCountdown : 0,
+        cancel: () => app.send({ action: "cancel" }),
+        done: () => {
+          state.dismissedSessionId = state.session && state.session.id;
+          render(true);
+        },
+        onTeardown: view.onTeardown,
+      });
+      return;
+    }
+    const flow = state.flow;
+    const ci = flow.currentInteraction || null;
+    setAttrs({
+      state: flow.state,
+      interaction: flow.state === "WAIT_FOR_INPUT" && ci ? ci.type : "",
+      flowType: flow.type,
+      flowId: flow.id,
+      prevResult: flow.previousInteractionResult && flow.previousInteractionResult.type,
+    });
+    renderFlow(flow, view);
+  }
+
+  function showNotFound(err) {
+    tearDown();
+    clear(node);
+    setAttrs({ state: "NOT_FOUND" });
+    node.append(
+      el(
+        "div",
+        { className: "screen-center result result-error" },
+        el("div", { className: "result-icon", "aria-hidden": "true", text: "?" }),
+        el("h1", { className: "screen-title", text: "No such phone" }),
+        el("p", { className: "error-line" }, el("code", { className: "error-code", text: err.code || "PHONE_NOT_FOUND" })),
+        el("p", { className: "screen-subtitle", text: err.message || "" }),
+        el("a", { className: "btn btn-primary", href: "/", text: "All phones" }),
+      ),
+    );
+  }
+
+  return { render, isBusy: () => node.dataset.busy === "true", showNotFound, tearDown };
+}
