@@ -21,7 +21,7 @@ const phoneId = document.body.dataset.phoneId || "";
 const state = {
   phone: null, // PhoneDetail
   flow: null, // current Flow (or null)
-  session: null, // the last scanned session before its flow (seed 004's STARTING, the OTP)
+  session: null, // the last scanned session before its flow (STARTING, the OTP: docs/behaviour.md#offline-otp)
   dismissedSessionId: null, // the session whose OTP the user closed
   dismissedFlowId: readDismissedFlow(phoneId),
   firstMessage: true, // next "phone" message is the snapshot sent on connect

@@ -46,9 +46,9 @@ public enum SecondFactorOutcome: Equatable, Sendable {
     case penalised(SecondFactorAccount)
 }
 
-/// The SDK options that shape a flow (seeds 000, 001, 003), as the phone has them set.
+/// The SDK options that shape a flow (docs/behaviour.md#second-factor-management), as the phone has them set.
 public struct FlowOptions: Sendable, Equatable {
-    /// Seed 001's `showBiometrics` conditions other than the flow type, worked out by the phone:
+    /// The `showBiometrics` conditions (docs/behaviour.md#biometrics) other than the flow type, worked out by the phone:
     /// sensor support, an enrolled feature, an enabled biometric key, `biometricsDisabled` off,
     /// the PIN-less limits not reached.
     public var biometricsAvailable: Bool
@@ -108,7 +108,7 @@ public struct FlowMachine: Sendable, Equatable {
         }
 
         /// As a screen draws it; a verification that may offer biometrics names its factors only
-        /// when it asks (seed 001's showBiometrics decides then).
+        /// when it asks (showBiometrics decides then, docs/behaviour.md#biometrics).
         var planStep: PlanStep {
             let factors: [SecondFactorType] = switch self {
             case .confirm, .confirmTransaction, .verify(.pinOrBiometrics): []
@@ -173,7 +173,7 @@ public struct FlowMachine: Sendable, Equatable {
     }
 
     /// A flow type's interactions, what its success changes, and the name of the variant when
-    /// it is not the usual one (seed 000's flows, seed 003's Nevis PIN change).
+    /// it is not the usual one (docs/behaviour.md#flows, docs/behaviour.md#pin-change-both-ways).
     struct Plan {
         let stages: [Stage]
         var completion: FlowAction.Completion?
@@ -308,7 +308,7 @@ public struct FlowMachine: Sendable, Equatable {
     }
 
     /// The enrolled biometrics changed since the key was made: the key is gone, and the same
-    /// interaction is asked again without the biometric (seed 002's BIOMETRICS_REMOVED).
+    /// interaction is asked again without the biometric (BIOMETRICS_REMOVED, docs/behaviour.md#biometrics).
     public mutating func biometricsRemoved() -> FlowAction {
         guard case .checking(let stage) = step, givenInput == .biometrics else { return .none }
         options.biometricsAvailable = false
@@ -373,7 +373,7 @@ public struct FlowMachine: Sendable, Equatable {
         return .none
     }
 
-    /// Seed 001: biometrics never for enrolment, only where the flow allows them and the phone
+    /// docs/behaviour.md#biometrics: biometrics never for enrolment, only where the flow allows them and the phone
     /// offers them; a blocked PIN leaves the biometric alone, or nothing.
     private func secondFactorInfo(for stage: Stage) -> SecondFactorInfo? {
         let pinBlocked = flow.secondFactorAccount?.isBlocked == true

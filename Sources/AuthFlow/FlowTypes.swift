@@ -1,6 +1,6 @@
 import Foundation
 
-// The vocabulary of nextAuth's FlowUpdate (seeds 000–002). The seeds spell the waiting state
+// The vocabulary of nextAuth's FlowUpdate (docs/behaviour.md#flows). The SDKs' documents spell the waiting state
 // both WAIT_FOR_INPUT and WAIT_FOR_USER_INPUT, and the transaction interaction once as
 // CONFIRM_TRANSCATION; AuthPhone uses WAIT_FOR_INPUT and CONFIRM_TRANSACTION throughout.
 
@@ -83,7 +83,7 @@ public struct ConfirmSessionInfo: Codable, Sendable, Equatable {
 public struct SecondFactorInfo: Codable, Sendable, Equatable {
     public var allowedSecondFactorTypes: [SecondFactorType]
     public var requiredSecondFactorTypes: [SecondFactorType]
-    /// Seed 001's rule: offer the biometric prompt (the PIN stays a way out).
+    /// The rule of docs/behaviour.md#biometrics: offer the biometric prompt (the PIN stays a way out).
     public var showBiometrics: Bool
 
     public init(allowed: [SecondFactorType], required: [SecondFactorType]) {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// nextAuth's session lifecycle before a flow starts (seed 004). Right after a QR code is
+/// nextAuth's session lifecycle before a flow starts (docs/behaviour.md#offline-otp). Right after a QR code is
 /// scanned the session is STARTING: when the phone holds accounts at the server the code names,
 /// an offline OTP can be generated for it (OTPAvailable) while the phone fetches the session.
 /// If the backend cannot be reached the phone keeps trying with backoff, and the screen counts

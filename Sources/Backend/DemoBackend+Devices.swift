@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 extension DemoBackend {
-    /// Seed 003's DeviceInformationChange: the backend keeps the device's name (unique among the
+    /// The SDK's DeviceInformationChange (docs/behaviour.md#device-information-and-fcm-token-changes): the backend keeps the device's name (unique among the
     /// devices of its users) and the token its pushes go to.
     public func changeDeviceInformation(_ request: DeviceInformationChangeRequest) async throws(BackendError) -> DeviceInformation {
         let time = now()

@@ -16,7 +16,7 @@ public enum ServerFlag: String, CaseIterable, Sendable {
     case enableOTP = "ENABLE_OTP"
 }
 
-/// Seed 004's offline fallback at the backend: the OTP key agreed at enrolment, the server flag
+/// The offline fallback at the backend (docs/behaviour.md#offline-otp): the OTP key agreed at enrolment, the server flag
 /// that allows OTP logins, and `otpLogin`, which a relying party calls with the code the user
 /// typed. docs/otp.md has the rules.
 extension DemoBackend {

@@ -169,7 +169,7 @@ public struct EnrolRequest: Codable, Sendable {
     /// Device information: where the backend can push to this phone, and its name.
     public var deviceName: String?
     public var fcmToken: String?
-    /// The phone's X25519 public key for the offline OTP key (seed 004); without it the
+    /// The phone's X25519 public key for the offline OTP key (docs/behaviour.md#offline-otp); without it the
     /// account has no offline OTP.
     public var otpPublicKey: String?
     /// The device key's signature over the same message: only the device itself may have its
@@ -213,7 +213,7 @@ public struct VerifyPinRequest: Codable, Sendable {
     public var accountSignature: String
     public var pinSignature: String?
     public var biometricSignature: String?
-    /// A biometric success clears the PIN's failures, block and penalty (seed 001) unless the
+    /// A biometric success clears the PIN's failures, block and penalty (docs/behaviour.md#failure-counting-blocking-and-penalties) unless the
     /// phone is set to `disallowPinChangeWithBiometric`.
     public var clearPinFailures: Bool?
 

@@ -23,7 +23,7 @@ public enum FaultKind: Hashable, Sendable {
     /// The connection is refused.
     case unreachable
     /// The phone has no network at all (airplane mode): every request fails at once, and the
-    /// phone knows it, as a real one does (seed 004 skips the OTP countdown then).
+    /// phone knows it, as a real one does (the OTP countdown is skipped then, docs/behaviour.md#offline-otp).
     case offline
     /// No answer comes: the request times out.
     case hang
@@ -66,7 +66,7 @@ public struct FaultError: Error, Equatable, Sendable {
     }
 }
 
-/// The faults QA sets on purpose (seed 003's retries made visible): the only stand-in for a
+/// The faults QA sets on purpose (the retries of docs/behaviour.md#device-information-and-fcm-token-changes made visible): the only stand-in for a
 /// broken network, consulted where the parts talk to each other.
 public final class FaultInjector: Sendable {
     public static let lifetimeLimit = 1...3600

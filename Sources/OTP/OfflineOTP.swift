@@ -1,6 +1,6 @@
 import Foundation
 
-/// Seed 004's offline one-time password: 12 Crockford base32 characters, shown as
+/// The offline one-time password (docs/behaviour.md#offline-otp): 12 Crockford base32 characters, shown as
 /// `XXXXXX XXXXXX`. The first 6 (30 bits) name the account, the last 6 (30 bits) are the OTP:
 /// HMAC-SHA256 under the account's key (agreed at enrolment) over the session data of the
 /// login QR code, the account reference and the 2-minute time step, cut to 30 bits by RFC

@@ -25,11 +25,11 @@ public struct PhoneDetail: Codable, Sendable, Equatable {
     public var biometrics: BiometricsState
     public var pushNotifications: Bool
     public var flow: Flow?
-    /// The last scanned session's start (seed 004): STARTING with its OTP offer, or how it ended.
+    /// The last scanned session's start (docs/behaviour.md#offline-otp): STARTING with its OTP offer, or how it ended.
     public var session: SessionStart?
 }
 
-/// What a user (or the app's SDK configuration) sets on a phone: the options seeds 000, 001
+/// What a user (or the app's SDK configuration) sets on a phone: the options docs/behaviour.md#second-factor-management names
 /// and 003 name.
 public struct PhoneSettings: Codable, Sendable, Equatable {
     /// Open an arriving push at once instead of showing its notification (as an app in the
@@ -50,7 +50,7 @@ public struct PhoneSettings: Codable, Sendable, Equatable {
     public var showVisualHash: Bool
     public var pinChangeStyle: FlowOptions.PinChangeStyle
     /// Seconds the screen waits for an unreachable backend before it offers the offline OTP by
-    /// itself (seed 004's suggested minute); the user can ask for it sooner.
+    /// itself (the suggested minute, docs/behaviour.md#offline-otp); the user can ask for it sooner.
     public var otpCountdown: Int
 
     public static let limitRange = 0...31_536_000
@@ -90,7 +90,7 @@ public struct PhoneSettingsChange: Codable, Sendable, Equatable {
     }
 }
 
-/// The simulated sensor and the SDK's view of biometrics (seed 000's `canEnableBiometrics`
+/// The simulated sensor and the SDK's view of biometrics (docs/behaviour.md#biometrics: `canEnableBiometrics`
 /// and `hasEnabledBiometrics`).
 public struct BiometricsState: Codable, Sendable, Equatable {
     /// Fingerprints or faces enrolled in the phone's OS.
@@ -111,7 +111,7 @@ public indirect enum PhoneEvent: Sendable, Equatable {
     case session(SessionStart)
 }
 
-/// A change of the device information (seed 003) as the phone asks for it.
+/// A change of the device information (docs/behaviour.md#device-information-and-fcm-token-changes) as the phone asks for it.
 public struct DeviceInformationChange: Codable, Sendable, Equatable {
     public var name: String?
     public var fcmToken: String?
@@ -157,7 +157,7 @@ public struct DeviceChangeResult: Codable, Sendable, Equatable {
     public var deviceInformation: DeviceInformationView
 }
 
-/// Seed 003's DeviceInformation, as the phone holds it.
+/// The SDK's DeviceInformation (docs/behaviour.md#device-information-and-fcm-token-changes), as the phone holds it.
 public struct DeviceInformationView: Codable, Sendable, Equatable {
     public var name: String
     public var deviceId: String
@@ -187,7 +187,7 @@ extension PhoneRecord {
 
     var hasEnabledBiometrics: Bool { biometricSecretKey != nil }
 
-    /// Seed 000: the device could take a biometric second factor (a sensor with a feature
+    /// docs/behaviour.md#biometrics: the device could take a biometric second factor (a sensor with a feature
     /// enrolled, biometrics not disabled, a PIN to add it with).
     var canEnableBiometrics: Bool { biometricSensor && enrolledFeatures > 0 && !biometricsDisabled && pinSalt != nil }
 
@@ -197,7 +197,7 @@ extension PhoneRecord {
                         lastPinAt: lastPinAt)
     }
 
-    /// Seed 001's `showBiometrics` conditions that belong to the phone rather than the flow.
+    /// The `showBiometrics` conditions (docs/behaviour.md#biometrics) that belong to the phone rather than the flow.
     func biometricsAvailable(now: Date) -> Bool {
         let underCount = maxNumberSecondFactorWithoutPIN == 0 || biometricUsesSinceLastPin < maxNumberSecondFactorWithoutPIN
         let underTime = maxTimeSecondFactorWithoutPIN == 0
@@ -257,7 +257,7 @@ extension AccountRecord {
     }
 }
 
-/// The SDK's LocalData (seed 003): what the phone holds, and nothing the server holds.
+/// The SDK's LocalData (docs/behaviour.md#local-data): what the phone holds, and nothing the server holds.
 public struct LocalData: Codable, Sendable, Equatable {
     public var deviceInformation: DeviceInformationView
     public var accounts: [AccountSummary]
@@ -267,7 +267,7 @@ public struct LocalData: Codable, Sendable, Equatable {
 /// A second factor the phone holds for its accounts. AuthPhone's factors belong to the device,
 /// so every account of a user shares them.
 public struct Authenticator: Codable, Sendable, Equatable {
-    /// `PIN` or `BIOMETRICS` (the seeds' AAIDs, by name).
+    /// `PIN` or `BIOMETRICS` (the SDK's AAIDs, by name).
     public var aaid: String
     public var userIds: [String]
     public var registered: Bool

@@ -9,7 +9,7 @@ import SodiumKit
 import Synchronization
 
 extension PhoneService {
-    /// Seed 003's DeviceInformationChange: tells every backend the phone has accounts at, under
+    /// The SDK's DeviceInformationChange (docs/behaviour.md#device-information-and-fcm-token-changes): tells every backend the phone has accounts at, under
     /// a retry policy, and keeps the change locally once they all have it. Each attempt reaches
     /// the screen as it happens. With nothing to change it succeeds at once, asking no one. A
     /// failure throws the last refusal (or DEVICE_INFORMATION_CHANGE_FAILED, or

@@ -62,7 +62,7 @@ extension PhoneService {
         }
     }
 
-    /// Seed 000's last resort: remove all accounts, which resets the SDK: no PIN, no biometric
+    /// The SDK's last resort (docs/behaviour.md#remove-all-accounts): remove all accounts, which resets the SDK: no PIN, no biometric
     /// key, and a new device identity (the server's counters for the old one stay behind).
     /// The accounts stay on their servers.
     public func removeAllAccounts(phoneId: String) async throws(PhoneError) -> PhoneDetail {

@@ -8,7 +8,7 @@ import SodiumKit
 /// The flows a phone starts itself for its device's second factors (CHANGE_PIN, ADD_BIOMETRICS,
 /// REMOVE_BIOMETRICS), and the account key rotation a backend asks for (HEADLESS_UPGRADE).
 extension PhoneService {
-    /// The flows the phone starts itself (seed 000's sfChangePIN, sfBiometricsAdd,
+    /// The flows the phone starts itself (docs/behaviour.md#second-factor-management: sfChangePIN, sfBiometricsAdd,
     /// sfBiometricsRemove). The device's factors live at the server of its first account.
     public func startManagement(phoneId: String, type: FlowType) async throws(PhoneError) -> Flow {
         let wireType: WireSessionType

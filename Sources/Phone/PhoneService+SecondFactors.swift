@@ -10,7 +10,7 @@ import SodiumKit
 extension PhoneService {
     /// A PIN; for the Nevis PIN change also the old one. Both are wiped when this returns,
     /// whatever happened. A new PIN that breaks the policy, or equals the old one, is refused
-    /// before anything is sent: the flow asks again (seed 003's recoverable errors).
+    /// before anything is sent: the flow asks again (the Nevis change's recoverable errors, docs/behaviour.md#pin-change-both-ways).
     public func inputPin(phoneId: String, pin: GuardedBytes, oldPin: GuardedBytes? = nil) async throws(PhoneError) {
         defer {
             pin.reset()
@@ -68,7 +68,7 @@ extension PhoneService {
         return try await afterVerification(response, then: then, phone: phone, accounts: accounts, accountID: accountID, phoneId: phoneId)
     }
 
-    /// The biometric key's proof; a key the enrolled features no longer fit is seed 002's BIOMETRICS_REMOVED.
+    /// The biometric key's proof; a key the enrolled features no longer fit is BIOMETRICS_REMOVED (docs/behaviour.md#biometrics).
     func verifyBiometricsAtServer(_ step: FlowStep, accountID: String, then: FlowAction.Completion?) async throws(PhoneError) -> FlowAction {
         let (phone, accounts, active) = (step.phone, step.accounts, step.active)
         let phoneId = step.phone.id
@@ -118,7 +118,7 @@ extension PhoneService {
     }
 
     /// The PIN's proof for the session's current challenge; an accepted PIN restarts the
-    /// PIN-less counts of seed 001.
+    /// PIN-less counts (docs/behaviour.md#biometrics).
     func provePin(_ pin: GuardedBytes, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
                           active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
         guard let salt = phone.pinSalt else { throw PhoneError(.conflict, "PIN_NOT_ENROLLED", "this phone has no PIN") }
@@ -154,7 +154,7 @@ extension PhoneService {
         }
     }
 
-    /// Seed 002's BIOMETRICS_REMOVED: the key no longer fits the enrolled features, so it is
+    /// BIOMETRICS_REMOVED (docs/behaviour.md#biometrics): the key no longer fits the enrolled features, so it is
     /// dropped (biometrics are off) and the flow asks again.
     func biometricsRemoved(_ phone: PhoneRecord, phoneId: String) async throws(PhoneError) -> FlowAction {
         try await store.dropBiometricKey(phoneId: phone.id)

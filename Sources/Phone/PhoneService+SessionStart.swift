@@ -6,7 +6,7 @@ import OutOfBand
 import Retry
 import SodiumKit
 
-/// A scanned session before its flow (seed 004): the lifecycle, the payload it came from (whose
+/// A scanned session before its flow (docs/behaviour.md#offline-otp): the lifecycle, the payload it came from (whose
 /// token is the OTP's session data) and the background retry, if one is planned.
 struct StartingSession: Sendable {
     var session: SessionStart

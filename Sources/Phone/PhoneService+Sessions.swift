@@ -9,7 +9,7 @@ import SodiumKit
 /// starts, the user's confirmation or signed transaction, an enrolment, and the pull fallback.
 extension PhoneService {
     /// Redeems a decoded payload at its backend and starts the flow it names. Until the
-    /// session arrives it is STARTING (seed 004): an offline OTP is on offer, and a backend that
+    /// session arrives it is STARTING (docs/behaviour.md#offline-otp): an offline OTP is on offer, and a backend that
     /// cannot be reached is tried again in the background (the caller hears error 70 at once).
     public func startOutOfBand(phoneId: String, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
         let local = try await phoneAndAccounts(phoneId)

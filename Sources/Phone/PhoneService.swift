@@ -74,7 +74,7 @@ public actor PhoneService {
     /// FlowUpdates and local-data changes, per phone id.
     public nonisolated let events = KeyedBroadcaster<String, PhoneEvent>()
     var flows: [String: ActiveFlow] = [:]
-    /// Each phone's last scanned session before its flow (seed 004), with its OTP offer.
+    /// Each phone's last scanned session before its flow (docs/behaviour.md#offline-otp), with its OTP offer.
     var sessionStarts: [String: StartingSession] = [:]
     /// The retried operation each phone is running (one at a time), to cancel it.
     var operations: [String: Task<Result<DeviceChangeResult, PhoneError>, Never>] = [:]
@@ -245,7 +245,7 @@ public actor PhoneService {
         do { return try .generate() } catch { throw .crypto(error.description) }
     }
 
-    /// The offline OTP key (seed 004) from the backend's half, once the server key the phone
+    /// The offline OTP key (docs/behaviour.md#offline-otp) from the backend's half, once the server key the phone
     /// pins vouches for that half and the account's reference.
     static func otpKey(_ answer: WireOTPEnrolment, keyPair: KeyExchange.KeyPair, phonePublicKey: String, sessionId: String,
                                accountId: String, server: WireServer) throws(PhoneError) -> (reference: UInt32, key: [UInt8]) {

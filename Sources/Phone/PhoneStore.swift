@@ -86,7 +86,7 @@ public struct PhoneStore: Sendable {
                 t.add(column: "otpCountdown", .integer).notNull().defaults(to: 60)
             }
             try db.alter(table: "account") { t in
-                // seed 004: the account's reference and the key agreed with its server at enrolment
+                // the offline OTP (docs/behaviour.md#offline-otp): the account's reference and the key agreed with its server at enrolment
                 t.add(column: "otpReference", .integer)
                 t.add(column: "otpKey", .blob)
             }
@@ -154,7 +154,7 @@ public struct PhoneStore: Sendable {
         try await write { db in try db.execute(sql: "UPDATE phone SET pinSalt = ? WHERE id = ?", arguments: [salt, phoneId]) }
     }
 
-    /// An accepted PIN restarts seed 001's PIN-less counts.
+    /// An accepted PIN restarts the PIN-less counts (docs/behaviour.md#biometrics).
     func pinAccepted(phoneId: String, at time: Date) async throws(PhoneError) {
         try await write { db in
             try db.cachedStatement(sql: "UPDATE phone SET biometricUsesSinceLastPin = 0, lastPinAt = ? WHERE id = ?")

@@ -100,7 +100,7 @@ struct BackendController {
             let id = try context.parameters.require("id")
             return try await backend.session(id: id)
         }
-        // The relying party's side of seed 004: the OTP the user read off the phone.
+        // The relying party's side of the offline OTP (docs/behaviour.md#offline-otp): the OTP the user read off the phone.
         routes.post("sessions/{id}/otp-login") { request, context in
             let id = try context.parameters.require("id")
             let input = try await request.decodeJSON(as: OTPLogin.self, context: context)

@@ -109,7 +109,7 @@ struct PhonesController {
         routes.get("{id}/device-information") { _, context in
             try await phones.deviceInformation(context.parameters.require("id"))
         }
-        // Seed 003's DeviceInformationChange, retried under the given policy (or the phone's default).
+        // The SDK's DeviceInformationChange (docs/behaviour.md#device-information-and-fcm-token-changes), retried under the given policy (or the phone's default).
         routes.put("{id}/device-information") { request, context in
             let input = try await request.decodeJSON(as: ChangeDeviceInformation.self, context: context)
             let change = DeviceInformationChange(name: input.name, fcmToken: input.fcmToken,
@@ -138,7 +138,7 @@ struct PhonesController {
             let flow = try await phones.startOutOfBand(phoneId: id, payload: payload)
             return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
         }
-        // Seed 004: the offline OTP for the scanned session, which it ends.
+        // The offline OTP (docs/behaviour.md#offline-otp) for the scanned session, which it ends.
         routes.post("{id}/otp") { request, context in
             let id = try context.parameters.require("id")
             let input = try await request.decodeJSON(as: GenerateOTP.self, context: context)

@@ -37,7 +37,7 @@ struct PushOpener: Service {
 
     /// Starts the message's payload on the phone and takes it out of the inbox once the phone has
     /// it: when its flow starts, or when the backend could not be reached and the phone keeps
-    /// trying by itself (seed 004). A refusal leaves it in the inbox.
+    /// trying by itself (docs/behaviour.md#offline-otp). A refusal leaves it in the inbox.
     static func start(_ message: PushService.InboxMessage, phoneId: String, token: String, phones: PhoneService,
                      push: PushService) async throws -> Flow {
         do {

@@ -52,7 +52,7 @@ struct StreamController {
         case flowUpdate(Flow)
         case notification(PushService.InboxMessage)
         case operation(OperationProgress)
-        /// A scanned session before its flow (seed 004): STARTING with its OTP offer, READY, STOPPED.
+        /// A scanned session before its flow (docs/behaviour.md#offline-otp): STARTING with its OTP offer, READY, STOPPED.
         case session(SessionStart)
         case faults([FaultView])
         case error(code: String, message: String)

@@ -142,7 +142,7 @@ import Testing
         #expect(throws: FlowInputError.self) { try login.inputBiometrics() }
     }
 
-    /// Seed 001: never biometrics for an enrolment.
+    /// docs/behaviour.md#biometrics: never biometrics for an enrolment.
     @Test func enrolmentNeverOffersBiometrics() throws {
         var (machine, _) = FlowMachine.start(id: "f", session: FlowMachineTests.session(.enrol), accounts: [], phoneHasPin: true,
                                              options: Self.bio)
@@ -203,7 +203,7 @@ import Testing
         #expect(removal.flow.error == .pinBlocked)
     }
 
-    /// Seed 003: a wrong old PIN asks again (PIN_FAIL); a penalty asks again uncounted; too many
+    /// The Nevis change (docs/behaviour.md#pin-change-both-ways): a wrong old PIN asks again (PIN_FAIL); a penalty asks again uncounted; too many
     /// end it with PIN_LOCKED.
     @Test func theNevisChangeAsksAgainUntilLocked() throws {
         var (machine, _) = Self.start(.changePin, FlowOptions(pinChangeStyle: .nevis))

@@ -2,7 +2,7 @@ import AuthFlow
 import Foundation
 import Testing
 
-/// Seed 004's session lifecycle, event by event with no I/O: STARTING announces the OTP,
+/// The session lifecycle (docs/behaviour.md#offline-otp), event by event with no I/O: STARTING announces the OTP,
 /// READY withdraws it, generating it stops the session.
 @Suite struct SessionStartTests {
     static let now = Date(timeIntervalSince1970: 1_790_000_000)

@@ -6,7 +6,7 @@ import SodiumKit
 import TestDoubles
 import Testing
 
-/// Seed 003's DeviceInformationChange at the backend.
+/// The SDK's DeviceInformationChange (docs/behaviour.md#device-information-and-fcm-token-changes) at the backend.
 @Suite struct DeviceInformationTests {
     let clock = TestClock()
 

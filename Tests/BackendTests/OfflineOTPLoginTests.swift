@@ -7,7 +7,7 @@ import SodiumKit
 import TestDoubles
 import Testing
 
-/// Seed 004's otpLogin at the backend, on a test clock (security figures 10 to 14): the key
+/// The offline OTP's otpLogin (docs/behaviour.md#offline-otp) at the backend, on a test clock (security figures 10 to 14): the key
 /// agreed at enrolment, the current and previous 2-minute steps only, each value once, only with
 /// ENABLE_OTP, bound to its session, and a limit on wrong codes.
 /// 1_800_000_000 is a step boundary: k·120 with k = 15_000_000.

@@ -9,7 +9,7 @@ import TestDoubles
 import Testing
 import WebApp
 
-/// Seed 003's DeviceInformationChange with its retry policy, the FCM token refresh, and faults
+/// The SDK's DeviceInformationChange (docs/behaviour.md#device-information-and-fcm-token-changes) with its retry policy, the FCM token refresh, and faults
 /// set on purpose, on a live server. Waits go to a recorder: whole schedules run at once.
 @Suite(.timeLimit(.minutes(2))) struct DeviceInformationFlowTests {
     struct Attempt: Decodable {
@@ -213,7 +213,7 @@ import WebApp
             #expect(started.status == .badGateway)
             #expect(started.errorCode == "SERVER_CONNECTION_ERROR")
             #expect(sleeper.recorded.first == .seconds(10)) // it waited for the time-out
-            // seed 004: the phone tries again by itself; the fault is used up, so the session arrives
+            // docs/behaviour.md#offline-otp: the phone tries again by itself; the fault is used up, so the session arrives
             let arrived = try await screen.settledFlow()
             #expect(arrived.type == .login && arrived.state == .waitForInput)
 

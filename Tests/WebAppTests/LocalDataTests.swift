@@ -7,7 +7,7 @@ import Phone
 import Testing
 import WebApp
 
-/// Seed 003's LocalData: deleteAuthenticator touches the phone only; removing an account
+/// LocalData (docs/behaviour.md#local-data): deleteAuthenticator touches the phone only; removing an account
 /// removes it on both sides.
 @Suite(.timeLimit(.minutes(2))) struct LocalDataTests {
     @Test func deleteAuthenticatorIsLocalAndRemoveAccountIsBothSides() async throws {

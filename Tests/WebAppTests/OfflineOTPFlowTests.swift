@@ -7,7 +7,7 @@ import TestDoubles
 import Testing
 import WebApp
 
-/// Seed 004 end to end on a live server: the backend made unreachable for one phone, a login QR
+/// The offline OTP (docs/behaviour.md#offline-otp) end to end on a live server: the backend made unreachable for one phone, a login QR
 /// scanned, the OTP generated on the phone and typed in as a relying party would. Waits go to a
 /// recorder and jitter is one half, so the retry schedule is exact and nothing sleeps.
 @Suite(.timeLimit(.minutes(2))) struct OfflineOTPFlowTests {

@@ -9,7 +9,7 @@ import Testing
 import WebApp
 
 /// CHANGE_PIN, ADD_BIOMETRICS, REMOVE_BIOMETRICS, HEADLESS_UPGRADE and the biometric rules of
-/// seeds 000–003 on a live server, with a scripted phone.
+/// docs/behaviour.md#second-factor-management on a live server, with a scripted phone.
 @Suite(.timeLimit(.minutes(2))) struct SecondFactorFlowTests {
     static let pin = "260418"
     static let newPin = "739105"
@@ -82,7 +82,7 @@ import WebApp
         }
     }
 
-    /// Seed 003: old and new together; recoverable errors ask again, too many wrong old PINs lock.
+    /// The Nevis change (docs/behaviour.md#pin-change-both-ways): old and new together; recoverable errors ask again, too many wrong old PINs lock.
     @Test func theNevisPinChange() async throws {
         try await withEnrolledPhone { client, screen, phoneId in
             _ = try await Self.settings(client, phoneId: phoneId, ["pinChangeStyle": "nevis"])
@@ -230,7 +230,7 @@ import WebApp
         }
     }
 
-    /// Seed 001: after maxNumberSecondFactorWithoutPIN biometric verifications, or
+    /// docs/behaviour.md#biometrics: after maxNumberSecondFactorWithoutPIN biometric verifications, or
     /// maxTimeSecondFactorWithoutPIN after the last PIN, the PIN is asked again.
     @Test func biometricsStopAtThePinLessLimits() async throws {
         let clock = TestClock(Date())
@@ -289,7 +289,7 @@ import WebApp
         }
     }
 
-    /// Seed 002's guarantee: after a PROCESSING update comes WAIT_FOR_INPUT, DONE or ERROR, never
+    /// The SDK's guarantee (docs/behaviour.md#flows): after a PROCESSING update comes WAIT_FOR_INPUT, DONE or ERROR, never
     /// another PROCESSING; and once an interaction has a result, every later update carries one.
     @Test func processingIsAlwaysFollowedByAnAnswer() async throws {
         try await withEnrolledPhone { client, screen, phoneId in

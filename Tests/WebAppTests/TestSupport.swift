@@ -112,7 +112,7 @@ struct Screen {
         }
     }
 
-    /// The next news of a scanned session before its flow (seed 004), skipping other messages.
+    /// The next news of a scanned session before its flow (docs/behaviour.md#offline-otp), skipping other messages.
     mutating func nextSession() async throws -> SessionStart {
         while true {
             let message = try await next()

@@ -5,7 +5,7 @@ its examples fit its schemas, it covers every route in Sources/WebApp), and then
 server: a walk replays the named examples in a realistic order (create a phone, enrol it from
 a QR code, log in by push, act as a device of its own on the phone wire, send pushes, the phone's
 own flows, its local data and device information (through faults on demand), the offline OTP of
-seed 004 (generated on a phone whose backend is unreachable, and computed independently on the
+the offline OTP of docs/behaviour.md (generated on a phone whose backend is unreachable, and computed independently on the
 wire), and the documented refusals), and every answer must have a documented status and a body
 that fits the documented schema; an answer to a named example must be the one documented (same
 status, same codes, same shape). At the end every named example must have been replayed, or be
@@ -492,7 +492,7 @@ class Device:
         return answer
 
     def enrol(self, session_id, example="enrol", otp=False):
-        """Enrols a new account; with `otp`, agrees an offline OTP key as the phone does (seed 004)
+        """Enrols a new account; with `otp`, agrees an offline OTP key as the phone does (docs/behaviour.md#offline-otp)
         and checks the server key's signature over the backend's half."""
         account_seed = secrets.token_bytes(32)
         account_key = b64(ed25519.public_key(account_seed))
@@ -1414,7 +1414,7 @@ def session_message(screen, session_id, predicate, what):
 
 
 def test_walk_offline_otp(api):
-    """Seed 004: a login QR code scanned while the backend is unreachable for the phone (a fault):
+    """The offline OTP (docs/behaviour.md#offline-otp): a login QR code scanned while the backend is unreachable for the phone (a fault):
     502 at once, the session STARTING and retried in the background, the offline OTP generated on
     the phone and typed into the relying party's otpLogin; the server flag, the refusals, the
     lock after 100 wrong codes and its reset by an online login; the offline fault, the account

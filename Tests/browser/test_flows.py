@@ -744,7 +744,7 @@ def _path_ends_with(url, phone_id):
 
 
 def test_offline_otp_when_the_backend_is_unreachable(driver):
-    """Seed 004: the backend made unreachable for one phone; a login QR scanned on it shows the
+    """The offline OTP (docs/behaviour.md#offline-otp): the backend made unreachable for one phone; a login QR scanned on it shows the
     connection error with the countdown; "Get OTP now" shows the code, which the console types in
     for the pending login once ENABLE_OTP is set: the session is logged in, marked otplogin."""
     suffix = uuid.uuid4().hex[:10]

@@ -1,4 +1,4 @@
-// Seed 004 on the console: an offline OTP typed in for a pending login, as a relying party's
+// The offline OTP (docs/behaviour.md#offline-otp) on the console: an offline OTP typed in for a pending login, as a relying party's
 // login page takes it; and the server flag that allows it.
 import { getJSON, postJSON, putJSON, showError } from "../api.js";
 import { STATUS_RANK } from "./session-labels.js";

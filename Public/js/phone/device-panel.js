@@ -1,4 +1,4 @@
-// The device's own panel on the home screen: the simulated biometric sensor, seed 003's device
+// The device's own panel on the home screen: the simulated biometric sensor, the device
 // information (name, FCM token, pushes; told to the backend with retries) and the SDK options.
 import { api, postJSON, putJSON, el, shortId, showError } from "../api.js";
 import { withControl } from "./controls.js";
@@ -46,7 +46,7 @@ const RETRY_POLICIES = {
   exponential: { type: "exponential", maxRetries: 5, initialDelay: 1, maximumDelay: 16, multiplier: 2 },
 };
 
-/** Seed 003's device information: the name, the FCM token and pushes, told to the backend with retries. */
+/** The device information (docs/behaviour.md#device-information-and-fcm-token-changes): the name, the FCM token and pushes, told to the backend with retries. */
 export function deviceSection(phone, view) {
   const errorBox = el("div", { id: "device-error", className: "error", role: "alert", hidden: true });
   const policy = el(
@@ -100,7 +100,7 @@ export function deviceSection(phone, view) {
   );
 }
 
-/** The SDK options of seeds 000, 001 and 003, saved on the server one change at a time. */
+/** The SDK options (docs/behaviour.md#second-factor-management), saved on the server one change at a time. */
 const SETTING_FIELDS = [
   { name: "openPushesAtOnce", kind: "bool", label: "Open pushes at once (no notification)", id: "setting-open-pushes" },
   { name: "biometricSensor", kind: "bool", label: "The phone has a biometric sensor" },

@@ -49,7 +49,7 @@ export function createFlowLog({ body, empty, downloadButton, clearButton }, { st
     );
   }
 
-  /** Seed 004's session lifecycle: STARTING (OTP on offer, connection errors), READY, STOPPED. */
+  /** The session lifecycle (docs/behaviour.md#offline-otp): STARTING (OTP on offer, connection errors), READY, STOPPED. */
   function session(session) {
     const entry = { receivedAt: new Date().toISOString(), source: "session", session };
     const error = session.error;
@@ -68,7 +68,7 @@ export function createFlowLog({ body, empty, downloadButton, clearButton }, { st
     );
   }
 
-  /** Seed 003's retried DeviceInformationChange, one row per progress report. */
+  /** The retried DeviceInformationChange (docs/behaviour.md#device-information-and-fcm-token-changes), one row per progress report. */
   function operation(progress) {
     const attempts = Array.isArray(progress.attempts) ? progress.attempts : [];
     const last = attempts[attempts.length - 1];

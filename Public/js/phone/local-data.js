@@ -1,4 +1,4 @@
-// Seed 003's LocalData on the home screen: the accounts and authenticators this phone holds,
+// LocalData (docs/behaviour.md#local-data) on the home screen: the accounts and authenticators this phone holds,
 // and their removal (here only, or here and at the server).
 import { api, getJSON, postJSON, el } from "../api.js";
 import { confirmButton } from "./controls.js";

@@ -1,4 +1,4 @@
-// Seed 003's PIN change: the old PIN, then the new one twice, sent together. The server answers
+// The Nevis PIN change (docs/behaviour.md#pin-change-both-ways): the old PIN, then the new one twice, sent together. The server answers
 // a wrong old PIN with PIN_FAIL and asks again; a PIN that breaks the policy or equals the old
 // one is refused before anything is checked.
 import { el } from "../api.js";

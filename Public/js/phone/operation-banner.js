@@ -1,4 +1,4 @@
-// Seed 003's retried operation (a DeviceInformationChange), over the phone's screen: "attempt 2
+// The retried operation (docs/behaviour.md#device-information-and-fcm-token-changes) (a DeviceInformationChange), over the phone's screen: "attempt 2
 // of 4, next in 3.2 s", a bar running down to it, Cancel; then how it ended.
 import { api, el, clear } from "../api.js";
 

@@ -135,6 +135,6 @@ export function renderVerifyPin(flow, ci, view) {
   const buttons = [button("cancel", "Cancel", "btn-secondary", () => view.cancelFlow(pad))];
   if (bioOffered) buttons.push(button("use-biometrics", "Use biometrics", "btn-primary", () => biometricPrompt("Verify it's you", view)));
   view.screen.append(el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, ...extra, pad.root), actions(...buttons));
-  // Seed 001: when biometrics are offered the prompt comes first; the PIN stays a way out.
+  // docs/behaviour.md#biometrics: when biometrics are offered the prompt comes first; the PIN stays a way out.
   if (bioOffered && !(prev && prev.type === "BIOMETRICS_REMOVED")) biometricPrompt("Verify it's you", view);
 }

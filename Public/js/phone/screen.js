@@ -1,4 +1,4 @@
-// The phone's screen: shows the home screen, a scanned session (seed 004) or the current flow,
+// The phone's screen: shows the home screen, a scanned session (docs/behaviour.md#offline-otp) or the current flow,
 // whichever the state calls for, and redraws only when that changes. Each drawing may leave
 // tear-down hooks (wipe PIN digits, stop timers, remove key listeners), run before the next.
 import { el, clear } from "../api.js";

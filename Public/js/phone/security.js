@@ -1,4 +1,4 @@
-// Second-factor management on the home screen: the flows the phone starts itself (seed 000),
+// Second-factor management on the home screen: the flows the phone starts itself (docs/behaviour.md#second-factor-management),
 // and the reset that removes every account.
 import { api, postJSON, el } from "../api.js";
 import { confirmButton, startFrom } from "./controls.js";

@@ -1,4 +1,4 @@
-// Seed 004 on the phone's screen: a scanned session while it is STARTING (the OTP on offer, the
+// The offline OTP (docs/behaviour.md#offline-otp) on the phone's screen: a scanned session while it is STARTING (the OTP on offer, the
 // connection error with the phone's retries and the countdown before the OTP is offered by
 // itself, "Get OTP now"), and the OTP once generated, shown as XXXXXX XXXXXX.
 import { el, postJSON, showError } from "../api.js";
