@@ -2,7 +2,6 @@ import Backend
 import BackendAPI
 import Faults
 import Foundation
-import GRDB
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
@@ -29,7 +28,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         guard let key = configuration.pushToken ?? accessKey, url.hasPrefix(selfURL.get() + "/") else { return nil }
         return "Bearer \(key)"
     }
-    let (phoneStore, backendDatabase, pushDatabase) = try openDatabases(configuration)
+    let (phoneStore, backendDatabase, pushStore) = try openDatabases(configuration)
     let faults = FaultInjector(now: configuration.now, random: configuration.random)
     let backend = try DemoBackend(database: backendDatabase, configuration: configuration.backend,
                                   baseURL: { selfURL.get() }, now: configuration.now,
@@ -42,7 +41,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
                              authorization: { url in accessKey.flatMap { url.hasPrefix(selfURL.get() + "/") ? "Bearer \($0)" : nil } },
                              sleep: configuration.sleep, random: configuration.random),
         now: configuration.now, faults: faults)
-    let push = try PushService(writer: pushDatabase, configuration: configuration.push, now: configuration.now,
+    let push = PushService(store: pushStore, configuration: configuration.push, now: configuration.now,
                                faults: faults, sleep: configuration.sleep)
     try await push.register(tokens: phones.phones().map(\.fcmToken))
     let templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
@@ -92,9 +91,9 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
 }
 
 /// One SQLite file per part, as if they ran on three machines.
-private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendDatabase, any DatabaseWriter) {
-    guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try DatabaseQueue()) }
+private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendDatabase, PushStore) {
+    guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory()) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return (try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"),
-            try PushService.openDatabase(path: directory + "/push.sqlite"))
+            try .open(path: directory + "/push.sqlite"))
 }

@@ -67,7 +67,7 @@ import Testing
 
     func makeService(rateLimit: Int = 30) throws -> PushService {
         let clock = clock
-        return try PushService(writer: DatabaseQueue(), configuration: .init(project: "demo", rateLimit: rateLimit), now: { clock.now() })
+        return PushService(store: try .inMemory(), configuration: .init(project: "demo", rateLimit: rateLimit), now: { clock.now() })
     }
 
     func send(_ service: PushService, to token: String, project: String = "demo", validateOnly: Bool = false) async throws(FCMError) -> String {
@@ -167,7 +167,7 @@ import Testing
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) } }
         let clock = clock
         func start() throws -> PushService {
-            try PushService(writer: PushService.openDatabase(path: file), configuration: .init(project: "demo", rateLimit: 2), now: { clock.now() })
+            PushService(store: try .open(path: file), configuration: .init(project: "demo", rateLimit: 2), now: { clock.now() })
         }
         var service: PushService? = try start()
         try await service?.register(token: "t1")

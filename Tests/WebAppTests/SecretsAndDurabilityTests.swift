@@ -9,7 +9,7 @@ import HummingbirdWebSocket
 import Logging
 import OutOfBand
 @testable import Phone
-import PushService
+@testable import PushService
 import SodiumKit
 import Synchronization
 import Testing
@@ -107,11 +107,11 @@ final class LogCapture: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let backend = try BackendDatabase.open(path: directory + "/backend.sqlite")
-        let push = try PushService.openDatabase(path: directory + "/push.sqlite")
+        let push = try PushStore.open(path: directory + "/push.sqlite")
         let phones = try PhoneStore.open(path: directory + "/phones.sqlite")
         #expect(try await phones.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
         #expect(try await backend.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
-        #expect(try await push.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
+        #expect(try await push.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
     }
 
     /// A phone of its own, talking to the live server's backend over HTTP as `--backend-url`

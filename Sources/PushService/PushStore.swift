@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+import OutOfBand
+
+/// The push service's storage: registrations, inboxes and each token's rate window, read and
+/// written through the named operations below and nowhere else.
+public struct PushStore: Sendable {
+    let writer: any DatabaseWriter
+
+    public init(_ writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Self.migrator.migrate(writer)
+    }
+
+    /// A file database in WAL mode. `synchronous = FULL` because a message FCM answered 200 for
+    /// must still be in the inbox after a power loss, not only after a crash (GRDB's pool would
+    /// leave it at NORMAL).
+    public static func open(path: String) throws -> PushStore {
+        let pool = try DatabasePool(path: path)
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        return try PushStore(pool)
+    }
+
+    public static func inMemory() throws -> PushStore {
+        try PushStore(DatabaseQueue())
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("push-v1") { db in
+            try db.create(table: "registration") { t in
+                t.primaryKey("token", .text)
+                t.column("createdAt", .datetime).notNull()
+                t.column("retiredAt", .datetime)
+            }
+            try db.create(table: "inbox") { t in
+                t.primaryKey("id", .text)
+                t.column("token", .text).notNull().indexed().references("registration", onDelete: .cascade)
+                t.column("name", .text).notNull()
+                t.column("message", .jsonText).notNull()
+                t.column("receivedAt", .datetime).notNull()
+            }
+        }
+        migrator.registerMigration("push-v2-rate-window") { db in
+            // the sends each token's rate window still counts, so a restart does not reset the guard
+            try db.create(table: "recentSend") { t in
+                t.column("token", .text).notNull().indexed()
+                t.column("sentAt", .double).notNull()
+            }
+        }
+        return migrator
+    }
+
+    func register(tokens: [String], at time: Date) async throws {
+        try await writer.write { db in
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO registration (token, createdAt) VALUES (?, ?)")
+            for token in tokens { try insert.execute(arguments: [token, time]) }
+        }
+    }
+
+    func retire(token: String, at time: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE registration SET retiredAt = ? WHERE token = ? AND retiredAt IS NULL", arguments: [time, token])
+        }
+    }
+
+    /// A token the service issued and has not retired.
+    func isRegistered(token: String) async throws -> Bool {
+        try await writer.read { db in
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT retiredAt IS NULL FROM registration WHERE token = ?"), arguments: [token]) ?? false
+        }
+    }
+
+    /// Counts a send against the token's window, or refuses it (counting nothing) when the
+    /// window holds `limit` sends already.
+    func admit(token: String, at time: Date, window: TimeInterval, limit: Int) async throws -> Bool {
+        let seconds = time.timeIntervalSince1970
+        return try await writer.write { db in
+            try db.cachedStatement(sql: "DELETE FROM recentSend WHERE token = ? AND sentAt <= ?").execute(arguments: [token, seconds - window])
+            let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM recentSend WHERE token = ?"), arguments: [token]) ?? 0
+            guard count < limit else { return false }
+            try db.cachedStatement(sql: "INSERT INTO recentSend (token, sentAt) VALUES (?, ?)").execute(arguments: [token, seconds])
+            return true
+        }
+    }
+
+    func deliver(_ message: PushService.InboxMessage, to token: String) async throws {
+        try await writer.write { db in try InboxRecord(message, token: token).insert(db) }
+    }
+
+    /// The token's waiting messages, oldest first.
+    func inbox(token: String) async throws -> [PushService.InboxMessage] {
+        try await writer.read { db in
+            try InboxRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM inbox WHERE token = ? ORDER BY receivedAt, id"), arguments: [token])
+                .map(\.inboxMessage)
+        }
+    }
+
+    /// Removes one message (it was opened) and returns it; nil when there is no such message.
+    func take(token: String, id: String) async throws -> PushService.InboxMessage? {
+        try await writer.write { db in
+            guard let record = try InboxRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM inbox WHERE token = ? AND id = ?"),
+                                                        arguments: [token, id]) else { return nil }
+            try record.delete(db)
+            return record.inboxMessage
+        }
+    }
+
+    func clearInbox(token: String) async throws {
+        try await writer.write { db in try db.execute(sql: "DELETE FROM inbox WHERE token = ?", arguments: [token]) }
+    }
+}
+
+struct InboxRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "inbox"
+    var id: String
+    var token: String
+    var name: String
+    var message: PushMessage
+    var receivedAt: Date
+
+    init(_ message: PushService.InboxMessage, token: String) {
+        id = message.id
+        self.token = token
+        name = message.name
+        self.message = message.message
+        receivedAt = message.receivedAt
+    }
+
+    var inboxMessage: PushService.InboxMessage {
+        PushService.InboxMessage(id: id, name: name, receivedAt: receivedAt, message: message)
+    }
+}
