@@ -2,7 +2,6 @@ import BackendAPI
 import Broadcast
 import Faults
 import Foundation
-import GRDB
 import OutOfBand
 import Retry
 import SodiumKit
@@ -38,7 +37,7 @@ public final class DemoBackend: Sendable {
         }
     }
 
-    let database: BackendDatabase
+    let store: BackendStore
     let configuration: Configuration
     /// The backend's own base URL (known once the server listens), for redeem URLs.
     let baseURL: @Sendable () -> String
@@ -51,12 +50,12 @@ public final class DemoBackend: Sendable {
     /// Every change of a session, for the console.
     public let events = Broadcaster<BackendSession>()
 
-    public init(database: BackendDatabase, configuration: Configuration = .init(),
+    public init(database: BackendStore, configuration: Configuration = .init(),
                 baseURL: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date = Date.init,
                 wire: WireHTTPClient = WireHTTPClient(),
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                 faults: FaultInjector? = nil) throws {
-        self.database = database
+        store = database
         self.wire = wire
         self.faults = faults
         self.sleep = sleep
@@ -64,18 +63,7 @@ public final class DemoBackend: Sendable {
         self.configuration = configuration
         self.baseURL = baseURL
         self.now = now
-        serverKey = try Self.loadOrCreateServerKey(database, now: now())
-    }
-
-    private static func loadOrCreateServerKey(_ database: BackendDatabase, now: Date) throws -> Ed25519.KeyPair {
-        try database.writer.write { db in
-            if let stored = try ServerKeyRecord.fetchOne(db, key: 1) {
-                return try Ed25519.KeyPair(secretKey: Array(stored.secretKey))
-            }
-            let key = try Ed25519.KeyPair.generate()
-            try ServerKeyRecord(id: 1, secretKey: Data(key.exportSecretKey()), createdAt: now).insert(db)
-            return key
-        }
+        serverKey = try Ed25519.KeyPair(secretKey: database.serverSecretKey(now: now()) { try Ed25519.KeyPair.generate().exportSecretKey() })
     }
 
     var server: WireServer {
@@ -116,16 +104,16 @@ public final class DemoBackend: Sendable {
             deviceId: nil, accountId: accountId, failure: nil, otplogin: false,
             createdAt: created, expiresAt: created.addingTimeInterval(configuration.sessionLifetime), updatedAt: created,
             delivery: delivery == .qr ? "qr" : "push", dispatch: nil, transactionText: transaction)
-        try await write { db in
+        try await write { tx in
             if let accountId {
-                guard let account = try AccountRecord.fetchOne(db, key: accountId), account.userId == userId else {
+                guard let account = try tx.account(id: accountId), account.userId == userId else {
                     throw BackendError(.notFound, "ACCOUNT_NOT_FOUND", "the user \(userId) has no account \(accountId)")
                 }
             } else if type == .transaction || type == .upgrade,
-                      try AccountRecord.filter(AccountRecord.Columns.userId == userId).fetchCount(db) == 0 {
+                      try !tx.hasAccounts(ofUser: userId) {
                 throw BackendError(.notFound, "USER_NOT_ENROLLED", "the user \(userId) has no account here for a \(type.rawValue)")
             }
-            try record.insert(db)
+            try tx.insert(record)
         }
         guard case .push(let token) = delivery else { return publish(record) }
         publish(record)
@@ -139,12 +127,7 @@ public final class DemoBackend: Sendable {
         if let explicitToken {
             tokens = [explicitToken]
         } else {
-            tokens = try await read { db in
-                try String.fetchAll(db, sql: """
-                    SELECT DISTINCT device.fcmToken FROM device JOIN account ON account.deviceId = device.deviceId
-                    WHERE account.userId = ? AND device.fcmToken IS NOT NULL
-                    """, arguments: [userId])
-            }
+            tokens = try await read { tx in try tx.pushTokens(ofUser: userId) }
         }
         let base = configuration.pushURL ?? baseURL()
         let (title, body): (String, String) = switch record.sessionType {
@@ -164,24 +147,20 @@ public final class DemoBackend: Sendable {
         }
         let outcome = results.isEmpty ? "dispatchTargetNotFound" : results.contains("dispatched") ? "dispatched" : results[0]
         let time = now()
-        // Only the dispatch columns: a phone that opens pushes at once may have redeemed the
-        // session already, and writing the whole record back would undo that.
-        let final = try await write { db -> SessionRecord in
-            _ = try SessionRecord.filter(key: record.id).updateAll(db, Column("dispatch").set(to: outcome), Column("updatedAt").set(to: time))
-            return try SessionRecord.fetchOne(db, key: record.id) ?? record
+        let final = try await write { tx -> SessionRecord in
+            try tx.recordDispatch(outcome, sessionId: record.id, at: time)
+            return try tx.session(id: record.id) ?? record
         }
         return publish(final)
     }
 
     public func session(id: String) async throws(BackendError) -> BackendSession {
-        guard let record = try await read({ db in try SessionRecord.fetchOne(db, key: id) }) else { throw BackendError.sessionNotFound(id) }
+        guard let record = try await read({ tx in try tx.session(id: id) }) else { throw BackendError.sessionNotFound(id) }
         return view(record)
     }
 
     public func recentSessions(limit: Int = 50) async throws(BackendError) -> [BackendSession] {
-        try await read { db in
-            try SessionRecord.order(SessionRecord.Columns.createdAt.desc).limit(limit).fetchAll(db)
-        }.map(view)
+        try await read { tx in try tx.recentSessions(limit: limit) }.map(view)
     }
 
     public func qrCodeSVG(sessionId: String) async throws(BackendError) -> String {
@@ -203,22 +182,22 @@ public final class DemoBackend: Sendable {
                                                                         devicePublicKey: request.devicePublicKey), key: deviceKey)
         else { throw BackendError.invalidSignature }
         let time = now()
-        let (record, existing) = try await write { db in
-            guard var record = try SessionRecord.filter(SessionRecord.Columns.token == request.token).fetchOne(db) else {
+        let (record, existing) = try await write { tx in
+            guard var record = try tx.session(token: request.token) else {
                 throw BackendError.tokenUnknown
             }
             guard record.status == .pending else { throw BackendError.tokenAlreadyRedeemed }
             guard record.expiresAt > time else { throw BackendError.tokenExpired }
-            if let registered = try SecondFactorRecord.fetchOne(db, key: request.deviceId)?.devicePublicKey, registered != deviceKey {
+            if let registered = try tx.secondFactor(deviceId: request.deviceId)?.devicePublicKey, registered != deviceKey {
                 throw BackendError.deviceKeyMismatch
             }
             record.status = .redeemed
             record.deviceId = request.deviceId
             record.devicePublicKey = deviceKey
             record.updatedAt = time
-            try record.update(db)
+            try tx.update(record)
             let existing = record.type == WireSessionType.enrol.rawValue
-                ? try AccountRecord.filter(AccountRecord.Columns.userId == record.userId).fetchAll(db).map(\.displayName) : nil
+                ? try tx.accounts(ofUser: record.userId).map(\.displayName) : nil
             return (record, existing)
         }
         publish(record)
@@ -234,16 +213,16 @@ public final class DemoBackend: Sendable {
     public func confirm(sessionId: String, _ request: ConfirmRequest) async throws(BackendError) -> ConfirmResponse {
         let time = now()
         if let userInput = request.userInput { try Self.checkText(userInput, field: "userInput", limit: ReadableText.maximumUserInputLength) }
-        let (record, secondFactor) = try await write { db in
-            var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
+        let (record, secondFactor) = try await write { tx in
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
             try Self.checkDeviceSignature(request.deviceSignature, record, SignedMessage.confirm(
                 sessionId: record.id, challenge: record.challenge, accountId: request.accountId ?? ""))
-            let policy = try self.secondFactorPolicy(db)
+            let policy = try self.secondFactorPolicy(tx)
             if record.sessionType != .enrol {
                 guard let accountId = request.accountId, let signature = request.signature else {
                     throw BackendError.invalid("accountId", "and a signature are required to confirm a \(record.type)")
                 }
-                let account = try Self.account(db, id: accountId, device: request.deviceId)
+                let account = try Self.account(tx, id: accountId, device: request.deviceId)
                 guard account.userId == record.userId, record.accountId == nil || record.accountId == accountId else {
                     throw BackendError.accountNotFound(accountId)
                 }
@@ -255,8 +234,8 @@ public final class DemoBackend: Sendable {
             record.status = .confirmed
             record.challenge = try Self.randomToken()
             record.updatedAt = time
-            try record.update(db)
-            let secondFactor = try SecondFactorRecord.fetchOne(db, key: request.deviceId)
+            try tx.update(record)
+            let secondFactor = try tx.secondFactor(deviceId: request.deviceId)
             return (record, secondFactor.map { Self.wire($0, policy: policy, now: time) })
         }
         publish(record)
@@ -274,22 +253,22 @@ public final class DemoBackend: Sendable {
         }
         try Self.checkDeviceInformation(name: request.deviceName, nameField: "deviceName", fcmToken: request.fcmToken)
         let otpAgreement = try request.otpPublicKey.map { key throws(BackendError) in try Self.agreeOTPKey(phonePublicKey: key) }
-        let (record, response) = try await write { db in
-            var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
+        let (record, response) = try await write { tx in
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
             guard record.type == WireSessionType.enrol.rawValue else { throw BackendError.wrongState(record.status, expected: "an enrolment") }
-            let policy = try self.secondFactorPolicy(db)
+            let policy = try self.secondFactorPolicy(tx)
             let message = SignedMessage.enrol(sessionId: record.id, challenge: record.challenge, accountPublicKey: request.accountPublicKey)
             guard Self.verify(request.accountSignature, message, key: Data(accountKey)) else { throw BackendError.invalidSignature }
             try Self.checkDeviceSignature(request.deviceSignature, record, message)
 
             let secondFactor: SecondFactorRecord
-            if let registered = try SecondFactorRecord.fetchOne(db, key: request.deviceId) {
+            if let registered = try tx.secondFactor(deviceId: request.deviceId) {
                 let (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature, message: message,
                                                        policy: policy, now: time, deviceKey: record.devicePublicKey)
-                try updated.update(db)
+                try tx.update(updated)
                 guard outcome == .accepted else {
                     Self.afterRejection(&record, updated)
-                    try record.update(db)
+                    try tx.update(record)
                     return (record, SecondFactorResponse(result: .rejected, secondFactor: Self.wire(updated, policy: policy, now: time),
                                                          accountId: nil, challenge: record.challenge))
                 }
@@ -300,24 +279,24 @@ public final class DemoBackend: Sendable {
                 secondFactor = SecondFactorRecord(deviceId: request.deviceId, pinPublicKey: Data(pinKey), failedAttempts: 0,
                                                   isBlocked: false, penalisedUntil: nil, updatedAt: time, biometricPublicKey: nil,
                                                   devicePublicKey: record.devicePublicKey)
-                try secondFactor.insert(db)
+                try tx.insert(secondFactor)
             }
             var account = AccountRecord(id: UUID().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
                                         deviceId: request.deviceId, publicKey: Data(accountKey), createdAt: time)
             var otp: WireOTPEnrolment?
             if let otpAgreement {
-                let reference = try Self.freeOTPReference(db)
+                let reference = try Self.freeOTPReference(tx)
                 account.otpReference = reference
                 account.otpKey = Data(otpAgreement.sharedKey)
                 otp = self.otpEnrolment(otpAgreement, sessionId: record.id, accountId: account.id, reference: reference)
             }
-            try account.insert(db)
-            try DeviceRecord(deviceId: request.deviceId, name: request.deviceName ?? request.deviceId,
-                             fcmToken: request.fcmToken, updatedAt: time).save(db)
+            try tx.insert(account)
+            try tx.save(DeviceRecord(deviceId: request.deviceId, name: request.deviceName ?? request.deviceId,
+                                     fcmToken: request.fcmToken, updatedAt: time))
             record.status = .enrolled
             record.accountId = account.id
             record.updatedAt = time
-            try record.update(db)
+            try tx.update(record)
             return (record, SecondFactorResponse(result: .accepted, secondFactor: Self.wire(secondFactor, policy: policy, now: time),
                                                  accountId: account.id, challenge: nil, otp: otp))
         }
@@ -330,8 +309,8 @@ public final class DemoBackend: Sendable {
     public func confirmTransaction(sessionId: String, _ request: TransactionConfirmRequest) async throws(BackendError)
         -> TransactionConfirmResponse {
         let time = now()
-        let record = try await write { db in
-            var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
+        let record = try await write { tx in
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
             guard record.sessionType == .transaction, let text = record.transactionText else {
                 throw BackendError.wrongState(record.status, expected: "a transaction")
             }
@@ -340,13 +319,13 @@ public final class DemoBackend: Sendable {
             guard request.transaction == text else {
                 throw BackendError(.forbidden, "TRANSACTION_ALTERED", "the transaction text differs from the one this session was started with")
             }
-            let account = try Self.account(db, id: request.accountId, device: request.deviceId)
+            let account = try Self.account(tx, id: request.accountId, device: request.deviceId)
             let message = SignedMessage.transaction(sessionId: record.id, challenge: record.challenge, accountId: account.id, text: text)
             guard Self.verify(request.signature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
             record.transactionSignature = request.signature
             record.challenge = try Self.randomToken()
             record.updatedAt = time
-            try record.update(db)
+            try tx.update(record)
             return record
         }
         publish(record)
@@ -361,19 +340,19 @@ public final class DemoBackend: Sendable {
         guard (request.pinSignature == nil) != (request.biometricSignature == nil) else {
             throw BackendError.invalid("pinSignature", "or 'biometricSignature' is required, not both")
         }
-        let (record, response) = try await write { db in
-            var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
+        let (record, response) = try await write { tx in
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
             guard record.sessionType != .enrol, record.sessionType != .upgrade, record.accountId == request.accountId else {
                 throw BackendError.accountNotFound(request.accountId)
             }
             if record.sessionType == .transaction, record.transactionSignature == nil {
                 throw BackendError.wrongState(record.status, expected: "with its transaction signed first")
             }
-            let account = try Self.account(db, id: request.accountId, device: request.deviceId)
+            let account = try Self.account(tx, id: request.accountId, device: request.deviceId)
             let message = SignedMessage.verifyPin(sessionId: record.id, challenge: record.challenge, accountId: account.id)
             guard Self.verify(request.accountSignature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
-            guard var registered = try SecondFactorRecord.fetchOne(db, key: request.deviceId) else { throw BackendError.secondFactorUnknown }
-            let policy = try self.secondFactorPolicy(db)
+            guard var registered = try tx.secondFactor(deviceId: request.deviceId) else { throw BackendError.secondFactorUnknown }
+            let policy = try self.secondFactorPolicy(tx)
             let (outcome, updated): (SecondFactorResponse.Result, SecondFactorRecord)
             if let biometricSignature = request.biometricSignature {
                 guard let key = registered.biometricPublicKey else { throw BackendError.biometricsNotRegistered }
@@ -402,14 +381,14 @@ public final class DemoBackend: Sendable {
                 default:
                     record.status = .loggedin
                     // a login with the second factor vouches for the user: the offline OTP's failures start afresh
-                    _ = try AccountRecord.filter(key: account.id).updateAll(db, Column("otpFailures").set(to: 0))
+                    try tx.clearOTPFailures(accountId: account.id)
                 }
             } else {
                 Self.afterRejection(&record, updated)
             }
-            try final.update(db)
+            try tx.update(final)
             record.updatedAt = time
-            try record.update(db)
+            try tx.update(record)
             let next = outcome != .accepted || record.status == .verified ? record.challenge : nil
             return (record, SecondFactorResponse(result: outcome, secondFactor: Self.wire(final, policy: policy, now: time),
                                                  accountId: nil, challenge: next))
@@ -432,11 +411,11 @@ public final class DemoBackend: Sendable {
         guard abs(request.timestamp.timeIntervalSince(time)) <= Self.pendingClockSkew else {
             throw BackendError(.badRequest, "STALE_REQUEST", "the request's timestamp is more than \(Int(Self.pendingClockSkew)) s from the server's clock")
         }
-        let (record, response) = try await write { db in
-            let account = try Self.account(db, id: request.accountId, device: request.deviceId)
+        let (record, response) = try await write { tx in
+            let account = try Self.account(tx, id: request.accountId, device: request.deviceId)
             let message = SignedMessage.management(accountId: account.id, type: request.type, timestamp: request.timestamp)
             guard Self.verify(request.signature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
-            guard let secondFactor = try SecondFactorRecord.fetchOne(db, key: request.deviceId) else { throw BackendError.secondFactorUnknown }
+            guard let secondFactor = try tx.secondFactor(deviceId: request.deviceId) else { throw BackendError.secondFactorUnknown }
             if request.type == .removeBiometrics, secondFactor.biometricPublicKey == nil { throw BackendError.biometricsNotRegistered }
             let record = SessionRecord(
                 id: UUID().uuidString.lowercased(), type: request.type.rawValue, userId: account.userId, displayName: account.displayName,
@@ -444,8 +423,8 @@ public final class DemoBackend: Sendable {
                 deviceId: request.deviceId, accountId: account.id, failure: nil, otplogin: false,
                 createdAt: time, expiresAt: time.addingTimeInterval(self.configuration.sessionLifetime), updatedAt: time,
                 delivery: "phone", dispatch: nil, devicePublicKey: secondFactor.devicePublicKey)
-            try record.insert(db)
-            let policy = try self.secondFactorPolicy(db)
+            try tx.insert(record)
+            let policy = try self.secondFactorPolicy(tx)
             return (record, ManagementResponse(sessionId: record.id, expiresAt: record.expiresAt, challenge: record.challenge,
                                                secondFactor: Self.wire(secondFactor, policy: policy, now: time),
                                                biometricsRegistered: secondFactor.biometricPublicKey != nil))
@@ -463,17 +442,17 @@ public final class DemoBackend: Sendable {
         guard let newKey = Base64URL.decode(request.publicKey), newKey.count == Ed25519.publicKeyLength else {
             throw BackendError.invalid("publicKey", "must be a base64url Ed25519 public key")
         }
-        let (record, response) = try await write { db in
-            var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .verified, now: time)
+        let (record, response) = try await write { tx in
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .verified, now: time)
             guard record.sessionType == type else { throw BackendError.wrongState(record.status, expected: "a \(type.rawValue) session") }
             guard record.accountId == request.accountId else { throw BackendError.accountNotFound(request.accountId) }
-            let account = try Self.account(db, id: request.accountId, device: request.deviceId)
+            let account = try Self.account(tx, id: request.accountId, device: request.deviceId)
             let message = SignedMessage.setSecondFactor(sessionId: record.id, challenge: record.challenge, factor: request.factor,
                                                         publicKey: request.publicKey)
             guard Self.verify(request.accountSignature, message, key: account.publicKey),
                   Self.verify(request.factorSignature, message, key: Data(newKey))
             else { throw BackendError.invalidSignature }
-            guard var secondFactor = try SecondFactorRecord.fetchOne(db, key: request.deviceId) else { throw BackendError.secondFactorUnknown }
+            guard var secondFactor = try tx.secondFactor(deviceId: request.deviceId) else { throw BackendError.secondFactorUnknown }
             if type == .changePin {
                 secondFactor.pinPublicKey = Data(newKey)
                 secondFactor.failedAttempts = 0
@@ -483,11 +462,11 @@ public final class DemoBackend: Sendable {
                 secondFactor.biometricPublicKey = Data(newKey)
             }
             secondFactor.updatedAt = time
-            try secondFactor.update(db)
+            try tx.update(secondFactor)
             record.status = .completed
             record.updatedAt = time
-            try record.update(db)
-            let policy = try self.secondFactorPolicy(db)
+            try tx.update(record)
+            let policy = try self.secondFactorPolicy(tx)
             return (record, SecondFactorResponse(result: .accepted, secondFactor: Self.wire(secondFactor, policy: policy, now: time),
                                                  accountId: nil, challenge: nil))
         }
@@ -501,10 +480,10 @@ public final class DemoBackend: Sendable {
         guard let newKey = Base64URL.decode(request.newPublicKey), newKey.count == Ed25519.publicKeyLength else {
             throw BackendError.invalid("newPublicKey", "must be a base64url Ed25519 public key")
         }
-        let record = try await write { db in
-            var record = try Self.activeSession(db, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
+        let record = try await write { tx in
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
             guard record.sessionType == .upgrade else { throw BackendError.wrongState(record.status, expected: "an upgrade") }
-            var account = try Self.account(db, id: request.accountId, device: request.deviceId)
+            var account = try Self.account(tx, id: request.accountId, device: request.deviceId)
             guard account.userId == record.userId, record.accountId == nil || record.accountId == account.id else {
                 throw BackendError.accountNotFound(request.accountId)
             }
@@ -514,11 +493,11 @@ public final class DemoBackend: Sendable {
                   Self.verify(request.newKeySignature, message, key: Data(newKey))
             else { throw BackendError.invalidSignature }
             account.publicKey = Data(newKey)
-            try account.update(db)
+            try tx.update(account)
             record.accountId = account.id
             record.status = .completed
             record.updatedAt = time
-            try record.update(db)
+            try tx.update(record)
             return record
         }
         publish(record)
@@ -530,15 +509,15 @@ public final class DemoBackend: Sendable {
         guard AbandonRequest.codes.contains(request.code) else {
             throw BackendError.invalid("code", "must be one of \(AbandonRequest.codes.sorted().joined(separator: ", "))")
         }
-        let record = try await write { db in
-            guard var record = try SessionRecord.fetchOne(db, key: sessionId) else { throw BackendError.sessionNotFound(sessionId) }
+        let record = try await write { tx in
+            guard var record = try tx.session(id: sessionId) else { throw BackendError.sessionNotFound(sessionId) }
             guard record.deviceId == request.deviceId else { throw BackendError.wrongDevice }
             try Self.checkDeviceSignature(request.deviceSignature, record, SignedMessage.abandon(sessionId: record.id, code: request.code))
             guard !record.status.isFinal else { throw BackendError.wrongState(record.status, expected: "not finished") }
             record.status = request.code == "USER_CANCELED" ? .canceled : .failed
             record.failure = request.code
             record.updatedAt = time
-            try record.update(db)
+            try tx.update(record)
             return record
         }
         publish(record)
@@ -553,17 +532,12 @@ public final class DemoBackend: Sendable {
         guard abs(request.timestamp.timeIntervalSince(time)) <= Self.pendingClockSkew else {
             throw BackendError(.badRequest, "STALE_REQUEST", "the request's timestamp is more than \(Int(Self.pendingClockSkew)) s from the server's clock")
         }
-        let records = try await read { db in
-            guard let account = try AccountRecord.fetchOne(db, key: request.accountId), account.deviceId == request.deviceId,
+        let records = try await read { tx in
+            guard let account = try tx.account(id: request.accountId), account.deviceId == request.deviceId,
                   Self.verify(request.signature, SignedMessage.pending(accountId: account.id, timestamp: request.timestamp),
                               key: account.publicKey)
             else { throw BackendError.invalidSignature }
-            return try SessionRecord
-                .filter(Column("userId") == account.userId
-                    && [WireSessionType.login, .transaction, .upgrade].map(\.rawValue).contains(Column("type"))
-                    && (Column("accountId") == nil || Column("accountId") == account.id)
-                    && Column("status") == SessionStatus.pending.rawValue && Column("expiresAt") > time)
-                .order(SessionRecord.Columns.createdAt.desc).fetchAll(db)
+            return try tx.pendingSessions(of: account, types: [.login, .transaction, .upgrade], at: time)
         }
         return PendingResponse(operations: records.map {
             PendingOperation(sessionId: $0.id, type: $0.sessionType ?? .login, createdAt: $0.createdAt, expiresAt: $0.expiresAt,
@@ -575,21 +549,19 @@ public final class DemoBackend: Sendable {
 
     /// The policy in force: the one set from the console, else the configured one.
     public func secondFactorPolicy() async throws(BackendError) -> SecondFactorPolicy {
-        try await read { db in try self.secondFactorPolicy(db) }
+        try await read { tx in try self.secondFactorPolicy(tx) }
     }
 
     /// Applies from the next PIN checked; counters already reached stay as they are.
     public func setSecondFactorPolicy(_ policy: SecondFactorPolicy) async throws(BackendError) -> SecondFactorPolicy {
         let policy = try policy.validated()
         let time = now()
-        try await write { db in
-            try SecondFactorPolicyRecord(maxAttempts: policy.maxAttempts, penalties: policy.penalties, updatedAt: time).save(db)
-        }
+        try await write { tx in try tx.save(policy, at: time) }
         return policy
     }
 
-    private func secondFactorPolicy(_ db: Database) throws -> SecondFactorPolicy {
-        try SecondFactorPolicyRecord.fetchOne(db, key: 1)?.policy ?? configuration.secondFactorPolicy
+    private func secondFactorPolicy(_ tx: BackendStore.Transaction) throws -> SecondFactorPolicy {
+        try tx.storedPolicy() ?? configuration.secondFactorPolicy
     }
 
     /// Checks a PIN proof and counts the outcome. Runs inside the caller's write transaction, so
@@ -635,17 +607,17 @@ public final class DemoBackend: Sendable {
 
     // MARK: helpers
 
-    private static func activeSession(_ db: Database, id: String, device: String, status: SessionStatus,
+    private static func activeSession(_ tx: BackendStore.Transaction, id: String, device: String, status: SessionStatus,
                                       now: Date) throws -> SessionRecord {
-        guard let record = try SessionRecord.fetchOne(db, key: id) else { throw BackendError.sessionNotFound(id) }
+        guard let record = try tx.session(id: id) else { throw BackendError.sessionNotFound(id) }
         guard record.deviceId == device else { throw BackendError.wrongDevice }
         guard record.expiresAt > now else { throw BackendError.sessionExpired }
         guard record.status == status else { throw BackendError.wrongState(record.status, expected: status.rawValue) }
         return record
     }
 
-    static func account(_ db: Database, id: String, device: String) throws -> AccountRecord {
-        guard let account = try AccountRecord.fetchOne(db, key: id), account.deviceId == device else {
+    static func account(_ tx: BackendStore.Transaction, id: String, device: String) throws -> AccountRecord {
+        guard let account = try tx.account(id: id), account.deviceId == device else {
             throw BackendError.accountNotFound(id)
         }
         return account
@@ -747,9 +719,9 @@ public final class DemoBackend: Sendable {
 
     /// Runs a write transaction; a thrown BackendError rolls it back and passes through, any
     /// other failure becomes a 503 with the reason.
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(BackendError) -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (BackendStore.Transaction) throws -> T) async throws(BackendError) -> T {
         do {
-            return try await database.writer.write { db in try body(db) }
+            return try await store.write(body)
         } catch let error as BackendError {
             throw error
         } catch {
@@ -757,8 +729,8 @@ public final class DemoBackend: Sendable {
         }
     }
 
-    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(BackendError) -> T {
-        do { return try await database.writer.read(body) } catch let error as BackendError {
+    func read<T: Sendable>(_ body: @escaping @Sendable (BackendStore.Transaction) throws -> T) async throws(BackendError) -> T {
+        do { return try await store.read(body) } catch let error as BackendError {
             throw error
         } catch {
             throw BackendError(.unavailable, "DATABASE_ERROR", "the backend database failed")

@@ -91,7 +91,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
 }
 
 /// One SQLite file per part, as if they ran on three machines.
-private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneDatabase, BackendDatabase, any DatabaseWriter) {
+private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneDatabase, BackendStore, any DatabaseWriter) {
     guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try DatabaseQueue()) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return (try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"),

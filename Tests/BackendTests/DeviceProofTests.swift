@@ -10,7 +10,7 @@ import Testing
 /// count wrong PINs against that device nor end its sessions (security figure 27).
 @Suite struct DeviceProofTests {
     let backend: DemoBackend
-    let database: BackendDatabase
+    let database: BackendStore
     let victim = ScriptedDevice()
     let stranger = ScriptedDevice()
 
