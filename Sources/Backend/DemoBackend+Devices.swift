@@ -6,15 +6,13 @@ extension DemoBackend {
     /// devices of its users) and the token its pushes go to.
     public func changeDeviceInformation(_ request: DeviceInformationChangeRequest) async throws(BackendError) -> DeviceInformation {
         let time = now()
-        guard abs(request.timestamp.timeIntervalSince(time)) <= Self.pendingClockSkew else {
-            throw BackendError(.badRequest, "STALE_REQUEST", "the request's timestamp is more than \(Int(Self.pendingClockSkew)) s from the server's clock")
-        }
+        try Self.checkTimestamp(request.timestamp, now: time)
         if request.disablePushNotifications == true, request.fcmToken != nil {
             throw BackendError.invalid("disablePushNotifications", "cannot go with a new fcmToken (a token enables pushes)")
         }
         try Self.checkDeviceInformation(name: request.name, nameField: "name", fcmToken: request.fcmToken)
         return try await write { tx in
-            let account = try Self.account(tx, id: request.accountId, device: request.deviceId)
+            let account = try Self.deviceAccount(tx, id: request.accountId, device: request.deviceId)
             guard Self.verify(request.signature, SignedMessage.deviceChange(request), key: account.publicKey) else {
                 throw BackendError.invalidSignature
             }
@@ -37,11 +35,9 @@ extension DemoBackend {
     /// The phone removes one of its accounts here too; its sessions stay in the history.
     public func removeAccount(_ request: AccountRemovalRequest) async throws(BackendError) {
         let time = now()
-        guard abs(request.timestamp.timeIntervalSince(time)) <= Self.pendingClockSkew else {
-            throw BackendError(.badRequest, "STALE_REQUEST", "the request's timestamp is more than \(Int(Self.pendingClockSkew)) s from the server's clock")
-        }
+        try Self.checkTimestamp(request.timestamp, now: time)
         try await write { tx in
-            let account = try Self.account(tx, id: request.accountId, device: request.deviceId)
+            let account = try Self.deviceAccount(tx, id: request.accountId, device: request.deviceId)
             guard Self.verify(request.signature, SignedMessage.removeAccount(accountId: account.id, timestamp: request.timestamp),
                               key: account.publicKey)
             else { throw BackendError.invalidSignature }
