@@ -57,7 +57,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.add(middleware: RequestGuardMiddleware())
     router.addRoutes(PhonesController(phones: phones, push: push).endpoints, atPath: "/api/phones")
     PushController(push: push, token: configuration.pushToken).addRoutes(to: router)
-    router.addRoutes(BackendController(backend: backend).endpoints, atPath: "/api/backend")
+    router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
     router.addRoutes(try PagesController(templates: templates, phones: phones).endpoints)
     router.get("/health") { _, _ in "ok" }
