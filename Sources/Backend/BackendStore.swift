@@ -1,4 +1,3 @@
-import BackendAPI
 import Foundation
 import GRDB
 

@@ -18,9 +18,9 @@ extension DemoBackend {
     public func createSession(type: WireSessionType, userId: String, displayName: String?, transaction: String? = nil,
                               accountId: String? = nil, delivery: Delivery = .qr) async throws(BackendError) -> BackendSession {
         let userId = userId.trimmingCharacters(in: .whitespaces)
-        if let problem = ReadableText.nameProblem(in: userId, limit: 128) { throw BackendError.invalid("userId", problem) }
+        try Self.checkName(userId, field: "userId", limit: 128)
         let name = (displayName?.trimmingCharacters(in: .whitespaces)).flatMap { $0.isEmpty ? nil : $0 } ?? userId
-        if let problem = ReadableText.nameProblem(in: name, limit: 128) { throw BackendError.invalid("displayName", problem) }
+        try Self.checkName(name, field: "displayName", limit: 128)
         switch (type, transaction) {
         case (.transaction, nil): throw BackendError.invalid("transaction", "is required for a transaction")
         case (.transaction, let text?): try Self.checkText(text, field: "transaction", limit: ReadableText.maximumTransactionLength)

@@ -46,7 +46,7 @@ extension DemoBackend {
     }
 
     static func checkDeviceInformation(name: String?, nameField: String, fcmToken: String?) throws(BackendError) {
-        if let name, let problem = ReadableText.nameProblem(in: name, limit: 64) { throw BackendError.invalid(nameField, problem) }
+        if let name { try checkName(name, field: nameField, limit: 64) }
         if let fcmToken, !(1...4096).contains(fcmToken.utf8.count) || !fcmToken.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
             throw BackendError.invalid("fcmToken", "must be 1 to 4096 printable ASCII characters")
         }

@@ -121,6 +121,10 @@ public final class DemoBackend: Sendable {
         if let problem = ReadableText.problem(in: text, limit: limit) { throw BackendError.invalid(field, problem) }
     }
 
+    static func checkName(_ name: String, field: String, limit: Int) throws(BackendError) {
+        if let problem = ReadableText.nameProblem(in: name, limit: limit) { throw BackendError.invalid(field, problem) }
+    }
+
     static func checkDeviceId(_ id: String) throws(BackendError) {
         guard (1...128).contains(id.utf8.count), id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw BackendError.invalid("deviceId", "must be 1 to 128 printable ASCII characters")
