@@ -1,3 +1,4 @@
+import BackendAPI
 import Foundation
 import OutOfBand
 
@@ -36,7 +37,7 @@ public struct BackendSession: Codable, Sendable, Equatable {
         status = !record.status.isFinal && record.expiresAt <= now ? .expired : record.status
         qrText = payload.qrText
         deepLink = payload.deepLink
-        qrImageUrl = "/api/backend/sessions/\(record.id)/qr.svg"
+        qrImageUrl = BackendRoutes.qrImage(record.id)
         createdAt = record.createdAt
         expiresAt = record.expiresAt
         accountId = record.accountId

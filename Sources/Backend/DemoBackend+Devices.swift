@@ -1,34 +1,25 @@
 import BackendAPI
 import Foundation
-import GRDB
 
 extension DemoBackend {
     /// The SDK's DeviceInformationChange (docs/behaviour.md#device-information-and-fcm-token-changes): the backend keeps the device's name (unique among the
     /// devices of its users) and the token its pushes go to.
     public func changeDeviceInformation(_ request: DeviceInformationChangeRequest) async throws(BackendError) -> DeviceInformation {
         let time = now()
-        guard abs(request.timestamp.timeIntervalSince(time)) <= Self.pendingClockSkew else {
-            throw BackendError(.badRequest, "STALE_REQUEST", "the request's timestamp is more than \(Int(Self.pendingClockSkew)) s from the server's clock")
-        }
+        try Self.checkTimestamp(request.timestamp, now: time)
         if request.disablePushNotifications == true, request.fcmToken != nil {
             throw BackendError.invalid("disablePushNotifications", "cannot go with a new fcmToken (a token enables pushes)")
         }
         try Self.checkDeviceInformation(name: request.name, nameField: "name", fcmToken: request.fcmToken)
-        return try await write { db in
-            let account = try Self.account(db, id: request.accountId, device: request.deviceId)
+        return try await write { tx in
+            let account = try Self.deviceAccount(tx, id: request.accountId, device: request.deviceId)
             guard Self.verify(request.signature, SignedMessage.deviceChange(request), key: account.publicKey) else {
                 throw BackendError.invalidSignature
             }
-            var device = try DeviceRecord.fetchOne(db, key: request.deviceId)
+            var device = try tx.device(id: request.deviceId)
                 ?? DeviceRecord(deviceId: request.deviceId, name: request.deviceId, fcmToken: nil, updatedAt: time)
             if let name = request.name, name != device.name {
-                let taken = try Bool.fetchOne(db, sql: """
-                    SELECT EXISTS (SELECT 1 FROM device
-                        JOIN account AS theirs ON theirs.deviceId = device.deviceId
-                        JOIN account AS mine ON mine.userId = theirs.userId AND mine.deviceId = ?
-                        WHERE device.name = ? AND device.deviceId != ?)
-                    """, arguments: [request.deviceId, name, request.deviceId]) ?? false
-                guard !taken else {
+                guard try !tx.isDeviceName(name, takenBesides: request.deviceId) else {
                     throw BackendError(.conflict, "NAME_ALREADY_EXISTS", "another device of this user is already called \(name)")
                 }
                 device.name = name
@@ -36,7 +27,7 @@ extension DemoBackend {
             if let token = request.fcmToken { device.fcmToken = token }
             if request.disablePushNotifications == true { device.fcmToken = nil }
             device.updatedAt = time
-            try device.save(db)
+            try tx.save(device)
             return DeviceInformation(deviceId: device.deviceId, name: device.name, fcmToken: device.fcmToken)
         }
     }
@@ -44,20 +35,18 @@ extension DemoBackend {
     /// The phone removes one of its accounts here too; its sessions stay in the history.
     public func removeAccount(_ request: AccountRemovalRequest) async throws(BackendError) {
         let time = now()
-        guard abs(request.timestamp.timeIntervalSince(time)) <= Self.pendingClockSkew else {
-            throw BackendError(.badRequest, "STALE_REQUEST", "the request's timestamp is more than \(Int(Self.pendingClockSkew)) s from the server's clock")
-        }
-        try await write { db in
-            let account = try Self.account(db, id: request.accountId, device: request.deviceId)
+        try Self.checkTimestamp(request.timestamp, now: time)
+        try await write { tx in
+            let account = try Self.deviceAccount(tx, id: request.accountId, device: request.deviceId)
             guard Self.verify(request.signature, SignedMessage.removeAccount(accountId: account.id, timestamp: request.timestamp),
                               key: account.publicKey)
             else { throw BackendError.invalidSignature }
-            try account.delete(db)
+            try tx.delete(account)
         }
     }
 
     static func checkDeviceInformation(name: String?, nameField: String, fcmToken: String?) throws(BackendError) {
-        if let name, let problem = ReadableText.nameProblem(in: name, limit: 64) { throw BackendError.invalid(nameField, problem) }
+        if let name { try checkName(name, field: nameField, limit: 64) }
         if let fcmToken, !(1...4096).contains(fcmToken.utf8.count) || !fcmToken.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
             throw BackendError.invalid("fcmToken", "must be 1 to 4096 printable ASCII characters")
         }

@@ -1,6 +1,5 @@
 import BackendAPI
 import Foundation
-import GRDB
 import OTP
 import OutOfBand
 import SodiumKit
@@ -49,18 +48,18 @@ extension DemoBackend {
     }
 
     /// A random 30-bit reference no other account has.
-    static func freeOTPReference(_ db: Database) throws -> UInt32 {
+    static func freeOTPReference(_ tx: BackendStore.Transaction) throws -> UInt32 {
         while true {
             let bytes = try Sodium.randomBytes(4)
             let reference = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) } & (OfflineOTP.referenceCount - 1)
-            if try AccountRecord.filter(AccountRecord.Columns.otpReference == reference).fetchCount(db) == 0 { return reference }
+            if try !tx.isOTPReferenceTaken(reference) { return reference }
         }
     }
 
     // MARK: server flags
 
     public func serverFlags() async throws(BackendError) -> [String: Bool] {
-        let stored = try await read { db in try ServerFlagRecord.fetchAll(db) }
+        let stored = try await read { tx in try tx.serverFlags() }
         var flags = Dictionary(uniqueKeysWithValues: ServerFlag.allCases.map { ($0.rawValue, false) })
         for flag in stored where flags[flag.name] != nil { flags[flag.name] = flag.enabled }
         return flags
@@ -73,9 +72,7 @@ extension DemoBackend {
             throw BackendError(.badRequest, "UNKNOWN_SERVER_FLAG", "'\(unknown.prefix(64))' is not a server flag (there is: \(names))")
         }
         let time = now()
-        try await write { db in
-            for (name, enabled) in change { try ServerFlagRecord(name: name, enabled: enabled, updatedAt: time).save(db) }
-        }
+        try await write { tx in try tx.setServerFlags(change, at: time) }
         return try await serverFlags()
     }
 
@@ -94,19 +91,18 @@ extension DemoBackend {
         let otp: OfflineOTP
         do { otp = try OfflineOTP(parsing: text) } catch { throw BackendError(.badRequest, error.code, error.message) }
         let limit = configuration.maxOTPFailures
-        let check = try await write { db -> OTPCheck in
-            guard try ServerFlagRecord.fetchOne(db, key: ServerFlag.enableOTP.rawValue)?.enabled == true else {
+        let check = try await write { tx -> OTPCheck in
+            guard try tx.isEnabled(.enableOTP) else {
                 throw BackendError(.forbidden, "OTP_DISABLED", "offline OTP logins are off: the server flag ENABLE_OTP is not set")
             }
-            guard var record = try SessionRecord.fetchOne(db, key: sessionId) else { throw BackendError.sessionNotFound(sessionId) }
+            guard var record = try tx.session(id: sessionId) else { throw BackendError.sessionNotFound(sessionId) }
             guard record.sessionType == .login else {
                 throw BackendError(.conflict, "NOT_A_LOGIN", "the session is of the type \(record.type); only a login takes an OTP")
             }
             guard !record.status.isFinal else { throw BackendError.wrongState(record.status, expected: "not finished") }
             guard record.expiresAt > time else { throw BackendError.sessionExpired }
             let reference = Crockford32.encode(UInt64(otp.reference), length: 6)
-            // only accounts enrolled with an OTP key have a reference
-            guard var account = try AccountRecord.filter(AccountRecord.Columns.otpReference == otp.reference).fetchOne(db),
+            guard var account = try tx.account(otpReference: otp.reference),
                   let key = account.otpKey, account.userId == record.userId, record.accountId == nil || record.accountId == account.id
             else {
                 throw BackendError(.forbidden, "OTP_ACCOUNT_UNKNOWN",
@@ -123,17 +119,17 @@ extension DemoBackend {
             }
             guard let step = accepted else {
                 account.otpFailures += 1
-                try account.update(db)
+                try tx.update(account)
                 return .rejected(failures: account.otpFailures)
             }
             account.otpFailures = 0
             account.otpLastStep = step
-            try account.update(db)
+            try tx.update(account)
             record.status = .loggedin
             record.otplogin = true
             record.accountId = account.id
             record.updatedAt = time
-            try record.update(db)
+            try tx.update(record)
             return .loggedIn(record)
         }
         switch check {

@@ -28,9 +28,9 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         guard let key = configuration.pushToken ?? accessKey, url.hasPrefix(selfURL.get() + "/") else { return nil }
         return "Bearer \(key)"
     }
-    let (phoneStore, backendDatabase, pushStore) = try openDatabases(configuration)
+    let (phoneStore, backendStore, pushStore) = try openDatabases(configuration)
     let faults = FaultInjector(now: configuration.now, random: configuration.random)
-    let backend = try DemoBackend(database: backendDatabase, configuration: configuration.backend,
+    let backend = try DemoBackend(store: backendStore, configuration: configuration.backend,
                                   baseURL: { selfURL.get() }, now: configuration.now,
                                   wire: WireHTTPClient(authorization: ownAuthorization), sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
@@ -57,7 +57,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let scanner = QRImageScanner(timeLimit: configuration.pictureScanTimeLimit)
     router.addRoutes(PhonesController(phones: phones, push: push, scanner: scanner).endpoints, atPath: "/api/phones")
     PushController(push: push, token: configuration.pushToken).addRoutes(to: router)
-    router.addRoutes(BackendController(backend: backend).endpoints, atPath: "/api/backend")
+    router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
     router.addRoutes(try PagesController(templates: templates, phones: phones).endpoints)
     router.get("/health") { _, _ in "ok" }
@@ -91,7 +91,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
 }
 
 /// One SQLite file per part, as if they ran on three machines.
-private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendDatabase, PushStore) {
+private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendStore, PushStore) {
     guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory()) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return (try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"),

@@ -2,7 +2,7 @@ import Backend
 import BackendAPI
 import Hummingbird
 
-/// `/api/backend`: the console's view of the demo backend, and the wire its phones speak.
+/// `BackendRoutes.root`: the console's view of the demo backend, and the wire its phones speak.
 struct BackendController {
     let backend: DemoBackend
 
@@ -74,8 +74,9 @@ struct BackendController {
     }
 
     var endpoints: RouteCollection<AppRequestContext> {
+        typealias Template = BackendRoutes.Template
         let routes = RouteCollection(context: AppRequestContext.self)
-        routes.post("sessions") { request, context -> EditedResponse<BackendSession> in
+        routes.post(RouterPath(Template.sessions)) { request, context -> EditedResponse<BackendSession> in
             let input = try await request.decodeJSON(as: CreateSession.self, context: context)
             if input.delivery == .qr, input.pushToken != nil {
                 throw APIError(.badRequest, "INVALID_FIELD", "the field 'pushToken' goes with \"delivery\": \"push\"")
@@ -85,85 +86,85 @@ struct BackendController {
                                                           transaction: input.transaction, accountId: input.accountId, delivery: delivery)
             return EditedResponse(status: .created, response: session)
         }
-        routes.get("second-factor-policy") { _, _ in PolicyView(try await backend.secondFactorPolicy()) }
-        routes.put("second-factor-policy") { request, context in
+        routes.get(RouterPath(Template.secondFactorPolicy)) { _, _ in PolicyView(try await backend.secondFactorPolicy()) }
+        routes.put(RouterPath(Template.secondFactorPolicy)) { request, context in
             let change = try await request.decodeJSON(as: PolicyChange.self, context: context)
             return PolicyView(try await backend.setSecondFactorPolicy(change.policy()))
         }
-        routes.get("server-flags") { _, _ in ServerFlags(flags: try await backend.serverFlags()) }
-        routes.put("server-flags") { request, context in
+        routes.get(RouterPath(Template.serverFlags)) { _, _ in ServerFlags(flags: try await backend.serverFlags()) }
+        routes.put(RouterPath(Template.serverFlags)) { request, context in
             let change = try await request.decodeJSON(as: ServerFlags.self, context: context)
             return ServerFlags(flags: try await backend.setServerFlags(change.flags))
         }
-        routes.get("sessions") { _, _ in SessionList(sessions: try await backend.recentSessions()) }
-        routes.get("sessions/{id}") { _, context in
-            let id = try context.parameters.require("id")
+        routes.get(RouterPath(Template.sessions)) { _, _ in SessionList(sessions: try await backend.recentSessions()) }
+        routes.get(RouterPath(Template.session)) { _, context in
+            let id = try context.parameters.require(BackendRoutes.sessionParameter)
             return try await backend.session(id: id)
         }
         // The relying party's side of the offline OTP (docs/behaviour.md#offline-otp): the OTP the user read off the phone.
-        routes.post("sessions/{id}/otp-login") { request, context in
-            let id = try context.parameters.require("id")
+        routes.post(RouterPath(Template.otpLogin)) { request, context in
+            let id = try context.parameters.require(BackendRoutes.sessionParameter)
             let input = try await request.decodeJSON(as: OTPLogin.self, context: context)
             return try await backend.otpLogin(sessionId: id, otp: input.otp)
         }
-        routes.get("sessions/{id}/qr.svg") { _, context in
-            let id = try context.parameters.require("id")
+        routes.get(RouterPath(Template.qrImage)) { _, context in
+            let id = try context.parameters.require(BackendRoutes.sessionParameter)
             let svg = try await backend.qrCodeSVG(sessionId: id)
             return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store"],
                             body: .init(byteBuffer: ByteBuffer(string: svg)))
         }
 
         // The phone's side: each takes the wire request and answers the wire response.
-        routes.post("redeem") { request, context in
+        routes.post(RouterPath(Template.redeem)) { request, context in
             let input = try await request.decodeJSON(as: RedeemRequest.self, context: context)
             return try await backend.redeem(input)
         }
-        routes.post("sessions/{id}/confirm") { request, context in
-            let id = try context.parameters.require("id")
+        routes.post(RouterPath(Template.confirm)) { request, context in
+            let id = try context.parameters.require(BackendRoutes.sessionParameter)
             let input = try await request.decodeJSON(as: ConfirmRequest.self, context: context)
             return try await backend.confirm(sessionId: id, input)
         }
-        routes.post("sessions/{id}/enrol") { request, context in
-            let id = try context.parameters.require("id")
+        routes.post(RouterPath(Template.enrol)) { request, context in
+            let id = try context.parameters.require(BackendRoutes.sessionParameter)
             let input = try await request.decodeJSON(as: EnrolRequest.self, context: context)
             return try await backend.enrol(sessionId: id, input)
         }
-        routes.post("sessions/{id}/verify") { request, context in
-            let id = try context.parameters.require("id")
+        routes.post(RouterPath(Template.verifyPin)) { request, context in
+            let id = try context.parameters.require(BackendRoutes.sessionParameter)
             let input = try await request.decodeJSON(as: VerifyPinRequest.self, context: context)
             return try await backend.verifyPin(sessionId: id, input)
         }
-        routes.post("sessions/{id}/transaction") { request, context in
-            let id = try context.parameters.require("id")
+        routes.post(RouterPath(Template.confirmTransaction)) { request, context in
+            let id = try context.parameters.require(BackendRoutes.sessionParameter)
             let input = try await request.decodeJSON(as: TransactionConfirmRequest.self, context: context)
             return try await backend.confirmTransaction(sessionId: id, input)
         }
-        routes.post("devices") { request, context in
+        routes.post(RouterPath(Template.devices)) { request, context in
             try await backend.changeDeviceInformation(request.decodeJSON(as: DeviceInformationChangeRequest.self, context: context))
         }
-        routes.post("accounts/remove") { request, context in
+        routes.post(RouterPath(Template.accountRemoval)) { request, context in
             try await backend.removeAccount(request.decodeJSON(as: AccountRemovalRequest.self, context: context))
             return Acknowledged()
         }
-        routes.post("management") { request, context in
+        routes.post(RouterPath(Template.management)) { request, context in
             try await backend.startManagement(request.decodeJSON(as: ManagementRequest.self, context: context))
         }
-        routes.post("sessions/{id}/second-factor") { request, context in
-            let id = try context.parameters.require("id")
+        routes.post(RouterPath(Template.setSecondFactor)) { request, context in
+            let id = try context.parameters.require(BackendRoutes.sessionParameter)
             let input = try await request.decodeJSON(as: SetSecondFactorRequest.self, context: context)
             return try await backend.setSecondFactor(sessionId: id, input)
         }
-        routes.post("sessions/{id}/rotate") { request, context in
-            let id = try context.parameters.require("id")
+        routes.post(RouterPath(Template.rotate)) { request, context in
+            let id = try context.parameters.require(BackendRoutes.sessionParameter)
             let input = try await request.decodeJSON(as: RotateKeyRequest.self, context: context)
             try await backend.rotateKey(sessionId: id, input)
             return Acknowledged()
         }
-        routes.post("pending") { request, context in
+        routes.post(RouterPath(Template.pending)) { request, context in
             try await backend.pendingOperations(request.decodeJSON(as: PendingRequest.self, context: context))
         }
-        routes.post("sessions/{id}/abandon") { request, context in
-            let id = try context.parameters.require("id")
+        routes.post(RouterPath(Template.abandon)) { request, context in
+            let id = try context.parameters.require(BackendRoutes.sessionParameter)
             let input = try await request.decodeJSON(as: AbandonRequest.self, context: context)
             try await backend.abandon(sessionId: id, input)
             return Acknowledged()

@@ -94,8 +94,8 @@ try measure("offline OTP: parse and check two steps") {
 
 /// otpLogin at the demo backend, each logging a session in (a write transaction). Each login
 /// is another account's: an account's OTP is accepted once a time step.
-@MainActor func otpLogins(_ database: BackendDatabase, label: String) async throws {
-    let backend = try DemoBackend(database: database, configuration: .init(sessionLifetime: 3600), baseURL: { "http://127.0.0.1:8080" })
+@MainActor func otpLogins(_ database: BackendStore, label: String) async throws {
+    let backend = try DemoBackend(store: database, configuration: .init(sessionLifetime: 3600), baseURL: { "http://127.0.0.1:8080" })
     _ = try await backend.setServerFlags(["ENABLE_OTP": true])
     let device = ScriptedDevice()
     let total = quick ? 200 : 2000

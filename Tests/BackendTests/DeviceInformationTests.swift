@@ -12,7 +12,7 @@ import Testing
 
     func makeBackend() throws -> DemoBackend {
         let clock = clock
-        return try DemoBackend(database: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+        return try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
     }
 
     func change(_ device: ScriptedDevice, account: String, name: String? = nil, token: String? = nil, disable: Bool? = nil,

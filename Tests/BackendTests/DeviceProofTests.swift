@@ -10,13 +10,13 @@ import Testing
 /// count wrong PINs against that device nor end its sessions (security figure 27).
 @Suite struct DeviceProofTests {
     let backend: DemoBackend
-    let database: BackendDatabase
+    let database: BackendStore
     let victim = ScriptedDevice()
     let stranger = ScriptedDevice()
 
     init() throws {
         database = try .inMemory()
-        backend = try DemoBackend(database: database, baseURL: { "http://127.0.0.1:8080" })
+        backend = try DemoBackend(store: database, baseURL: { "http://127.0.0.1:8080" })
     }
 
     func token(_ session: BackendSession) throws -> String {

@@ -19,7 +19,7 @@ private let k: TimeInterval = 1_800_000_000
 
     func makeBackend(maxOTPFailures: Int = OTPFailureLimit.maximum, enabled: Bool = true) async throws -> DemoBackend {
         let clock = clock
-        let backend = try DemoBackend(database: .inMemory(), configuration: .init(sessionLifetime: 3600, maxOTPFailures: maxOTPFailures),
+        let backend = try DemoBackend(store: .inMemory(), configuration: .init(sessionLifetime: 3600, maxOTPFailures: maxOTPFailures),
                                       baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
         if enabled { _ = try await backend.setServerFlags(["ENABLE_OTP": true]) }
         return backend

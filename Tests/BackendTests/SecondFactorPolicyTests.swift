@@ -7,9 +7,9 @@ import Testing
 @Suite struct SecondFactorPolicyTests {
     let clock = TestClock()
 
-    func makeBackend(_ database: BackendDatabase? = nil) throws -> DemoBackend {
+    func makeBackend(_ database: BackendStore? = nil) throws -> DemoBackend {
         let clock = clock
-        return try DemoBackend(database: database ?? .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+        return try DemoBackend(store: database ?? .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
     }
 
     /// The Nevis Access App's table, set at run time: no wait after the 1st and 2nd failure, 60 s
@@ -49,7 +49,7 @@ import Testing
     /// Two wrong PINs, the policy changed between them, on a backend over the file at `path`;
     /// the backend is gone when this returns.
     func twoWrongPinsAroundAPolicyChange(_ device: ScriptedDevice, path: String, to custom: SecondFactorPolicy) async throws -> String {
-        let backend = try makeBackend(try BackendDatabase.open(path: path))
+        let backend = try makeBackend(try BackendStore.open(path: path))
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
         let first = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
@@ -72,7 +72,7 @@ import Testing
         // SQLite removes the write-ahead log when the last connection closes: the first backend is shut.
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
 
-        let reopened = try makeBackend(try BackendDatabase.open(path: path))
+        let reopened = try makeBackend(try BackendStore.open(path: path))
         #expect(try await reopened.secondFactorPolicy() == custom)
         // the counters and the penalty survived too: the right PIN waits out the 30 s
         let (session, challenge) = try await device.confirmedSession(reopened, user: "alice", account: account)

@@ -11,7 +11,7 @@ import Testing
 
     func makeBackend(_ policy: SecondFactorPolicy = .nextAuth) throws -> DemoBackend {
         let clock = clock
-        return try DemoBackend(database: .inMemory(), configuration: .init(secondFactorPolicy: policy),
+        return try DemoBackend(store: .inMemory(), configuration: .init(secondFactorPolicy: policy),
                                baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
     }
 
@@ -136,7 +136,7 @@ import Testing
 
     @Test func onlyAFreshRequestSignedByTheAccountGetsAnAnswer() async throws {
         let clock = clock
-        let backend = try DemoBackend(database: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+        let backend = try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         let login = try await backend.createSession(type: .login, userId: "alice", displayName: nil)

@@ -14,7 +14,7 @@ import Testing
 
     func makeBackend() throws -> DemoBackend {
         let clock = clock
-        return try DemoBackend(database: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+        return try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
     }
 
     func sign(_ device: ScriptedDevice, _ session: String, _ challenge: String, _ account: String, _ text: String) -> String {

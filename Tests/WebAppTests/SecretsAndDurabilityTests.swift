@@ -106,7 +106,7 @@ final class LogCapture: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authphone-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let backend = try BackendDatabase.open(path: directory + "/backend.sqlite")
+        let backend = try BackendStore.open(path: directory + "/backend.sqlite")
         let push = try PushStore.open(path: directory + "/push.sqlite")
         let phones = try PhoneStore.open(path: directory + "/phones.sqlite")
         #expect(try await phones.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)

@@ -1,10 +1,10 @@
-import BackendAPI
 import Foundation
 import GRDB
 
 /// The demo backend's own database: sessions, accounts, the server key and the Second Factor
-/// Server's counters. It shares no table with the phones.
-public struct BackendDatabase: Sendable {
+/// Server's counters. It shares no table with the phones. Every read and write goes through
+/// the named operations of a `Transaction`, so the flows hold no SQL.
+public struct BackendStore: Sendable {
     let writer: any DatabaseWriter
 
     public init(_ writer: any DatabaseWriter) throws {
@@ -14,15 +14,40 @@ public struct BackendDatabase: Sendable {
 
     /// A file database in WAL mode. `synchronous = FULL` because the PIN failure counters guard
     /// a secret: a counted failure must survive a crash (GRDB's pool would leave it at NORMAL).
-    public static func open(path: String) throws -> BackendDatabase {
+    public static func open(path: String) throws -> BackendStore {
         let pool = try DatabasePool(path: path)
         try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
-        return try BackendDatabase(pool)
+        return try BackendStore(pool)
     }
 
     /// For tests.
-    public static func inMemory() throws -> BackendDatabase {
-        try BackendDatabase(DatabaseQueue())
+    public static func inMemory() throws -> BackendStore {
+        try BackendStore(DatabaseQueue())
+    }
+
+    /// The operations of one database transaction: whatever a flow checks and changes inside
+    /// `write` is atomic, as the Second Factor Server's counting needs.
+    struct Transaction {
+        let db: Database
+    }
+
+    /// Runs `body` in one write transaction; a thrown error rolls it back.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+        try await writer.write { db in try body(Transaction(db: db)) }
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+        try await writer.read { db in try body(Transaction(db: db)) }
+    }
+
+    /// The server's signing key: the stored one, or else the one `generate` makes, stored now.
+    func serverSecretKey(now: Date, generate: () throws -> [UInt8]) throws -> [UInt8] {
+        try writer.write { db in
+            if let stored = try ServerKeyRecord.fetchOne(db, key: 1) { return Array(stored.secretKey) }
+            let secretKey = try generate()
+            try ServerKeyRecord(id: 1, secretKey: Data(secretKey), createdAt: now).insert(db)
+            return secretKey
+        }
     }
 
     static var migrator: DatabaseMigrator {
@@ -122,115 +147,4 @@ public struct BackendDatabase: Sendable {
         }
         return migrator
     }
-}
-
-public enum SessionStatus: String, Codable, Sendable, DatabaseValueConvertible {
-    /// `verified`: a management flow's factor was accepted and its change may follow;
-    /// `completed`: a management flow or key rotation made its change.
-    case pending, redeemed, confirmed, verified, enrolled, loggedin, signed, completed, failed, canceled, expired
-
-    var isFinal: Bool { [.enrolled, .loggedin, .signed, .completed, .failed, .canceled, .expired].contains(self) }
-}
-
-struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "session"
-    var id: String
-    var type: String
-    var userId: String
-    var displayName: String
-    var token: String
-    var status: SessionStatus
-    var challenge: String
-    var deviceId: String?
-    var accountId: String?
-    var failure: String?
-    var otplogin: Bool
-    var createdAt: Date
-    var expiresAt: Date
-    var updatedAt: Date
-    var delivery: String
-    /// How the push went, in nevisFIDO's words (`dispatched`, `dispatchTargetNotFound`, …).
-    var dispatch: String?
-    /// A transaction's text, and the account key's signature over it once the user confirmed.
-    var transactionText: String?
-    var transactionSignature: String?
-    /// Free text the user sent with the confirmation.
-    var userInput: String?
-    /// The key of the device that redeemed the session; its requests are signed by it.
-    var devicePublicKey: Data?
-
-    enum Columns {
-        static let token = Column(CodingKeys.token)
-        static let createdAt = Column(CodingKeys.createdAt)
-    }
-
-    var sessionType: WireSessionType? { WireSessionType(rawValue: type) }
-}
-
-struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "account"
-    var id: String
-    var userId: String
-    var displayName: String
-    var deviceId: String
-    var publicKey: Data
-    var createdAt: Date
-    var otpReference: UInt32?
-    var otpKey: Data?
-    var otpFailures = 0
-    var otpLastStep: Int64?
-
-    enum Columns {
-        static let userId = Column(CodingKeys.userId)
-        static let otpReference = Column(CodingKeys.otpReference)
-    }
-}
-
-/// A server flag (nextAuth's serverFlags) as set from the console or the REST API.
-struct ServerFlagRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "serverFlag"
-    var name: String
-    var enabled: Bool
-    var updatedAt: Date
-}
-
-/// Device information the phone gave at enrolment.
-struct DeviceRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "device"
-    var deviceId: String
-    var name: String
-    var fcmToken: String?
-    var updatedAt: Date
-}
-
-struct SecondFactorRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "secondFactorAccount"
-    var deviceId: String
-    var pinPublicKey: Data
-    var failedAttempts: Int
-    var isBlocked: Bool
-    var penalisedUntil: Date?
-    var updatedAt: Date
-    var biometricPublicKey: Data?
-    /// The device's own key; nil for a device registered before devices had one, until its
-    /// next accepted PIN binds the key it then uses.
-    var devicePublicKey: Data?
-}
-
-struct SecondFactorPolicyRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "secondFactorPolicy"
-    var id = 1
-    var maxAttempts: Int
-    /// JSON array of seconds.
-    var penalties: [Int]
-    var updatedAt: Date
-
-    var policy: SecondFactorPolicy { SecondFactorPolicy(maxAttempts: maxAttempts, penalties: penalties) }
-}
-
-struct ServerKeyRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "serverKey"
-    var id: Int
-    var secretKey: Data
-    var createdAt: Date
 }

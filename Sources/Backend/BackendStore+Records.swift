@@ -1,0 +1,113 @@
+import BackendAPI
+import Foundation
+import GRDB
+
+public enum SessionStatus: String, Codable, Sendable, DatabaseValueConvertible {
+    /// `verified`: a management flow's factor was accepted and its change may follow;
+    /// `completed`: a management flow or key rotation made its change.
+    case pending, redeemed, confirmed, verified, enrolled, loggedin, signed, completed, failed, canceled, expired
+
+    var isFinal: Bool { [.enrolled, .loggedin, .signed, .completed, .failed, .canceled, .expired].contains(self) }
+}
+
+struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "session"
+    var id: String
+    var type: String
+    var userId: String
+    var displayName: String
+    var token: String
+    var status: SessionStatus
+    var challenge: String
+    var deviceId: String?
+    var accountId: String?
+    var failure: String?
+    var otplogin: Bool
+    var createdAt: Date
+    var expiresAt: Date
+    var updatedAt: Date
+    var delivery: String
+    /// How the push went, in nevisFIDO's words (`dispatched`, `dispatchTargetNotFound`, …).
+    var dispatch: String?
+    /// A transaction's text, and the account key's signature over it once the user confirmed.
+    var transactionText: String?
+    var transactionSignature: String?
+    /// Free text the user sent with the confirmation.
+    var userInput: String?
+    /// The key of the device that redeemed the session; its requests are signed by it.
+    var devicePublicKey: Data?
+
+    enum Columns {
+        static let createdAt = Column(CodingKeys.createdAt)
+    }
+
+    var sessionType: WireSessionType? { WireSessionType(rawValue: type) }
+}
+
+struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "account"
+    var id: String
+    var userId: String
+    var displayName: String
+    var deviceId: String
+    var publicKey: Data
+    var createdAt: Date
+    var otpReference: UInt32?
+    var otpKey: Data?
+    var otpFailures = 0
+    var otpLastStep: Int64?
+
+    enum Columns {
+        static let userId = Column(CodingKeys.userId)
+        static let otpReference = Column(CodingKeys.otpReference)
+    }
+}
+
+/// A server flag (nextAuth's serverFlags) as set from the console or the REST API.
+struct ServerFlagRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "serverFlag"
+    var name: String
+    var enabled: Bool
+    var updatedAt: Date
+}
+
+/// Device information the phone gave at enrolment.
+struct DeviceRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "device"
+    var deviceId: String
+    var name: String
+    var fcmToken: String?
+    var updatedAt: Date
+}
+
+struct SecondFactorRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "secondFactorAccount"
+    var deviceId: String
+    var pinPublicKey: Data
+    var failedAttempts: Int
+    var isBlocked: Bool
+    var penalisedUntil: Date?
+    var updatedAt: Date
+    var biometricPublicKey: Data?
+    /// The device's own key; nil for a device registered before devices had one, until its
+    /// next accepted PIN binds the key it then uses.
+    var devicePublicKey: Data?
+}
+
+struct SecondFactorPolicyRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "secondFactorPolicy"
+    var id = 1
+    var maxAttempts: Int
+    /// JSON array of seconds.
+    var penalties: [Int]
+    var updatedAt: Date
+
+    var policy: SecondFactorPolicy { SecondFactorPolicy(maxAttempts: maxAttempts, penalties: penalties) }
+}
+
+struct ServerKeyRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "serverKey"
+    var id: Int
+    var secretKey: Data
+    var createdAt: Date
+}

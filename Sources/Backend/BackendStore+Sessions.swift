@@ -1,0 +1,63 @@
+import BackendAPI
+import Foundation
+import GRDB
+
+/// The sessions' reads and writes. The ones every login out of band runs use cached statements:
+/// GRDB's query interface builds and prepares its SQL again on each call.
+extension BackendStore.Transaction {
+    func session(id: String) throws -> SessionRecord? {
+        try SessionRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM session WHERE id = ?"), arguments: [id])
+    }
+
+    func session(token: String) throws -> SessionRecord? {
+        try SessionRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM session WHERE token = ?"), arguments: [token])
+    }
+
+    func recentSessions(limit: Int) throws -> [SessionRecord] {
+        try SessionRecord.order(SessionRecord.Columns.createdAt.desc).limit(limit).fetchAll(db)
+    }
+
+    /// The user's sessions of the given types still waiting for a phone, for this account or
+    /// any of the user's, newest first.
+    func pendingSessions(of account: AccountRecord, types: [WireSessionType], at time: Date) throws -> [SessionRecord] {
+        try SessionRecord
+            .filter(Column("userId") == account.userId
+                && types.map(\.rawValue).contains(Column("type"))
+                && (Column("accountId") == nil || Column("accountId") == account.id)
+                && Column("status") == SessionStatus.pending.rawValue && Column("expiresAt") > time)
+            .order(SessionRecord.Columns.createdAt.desc).fetchAll(db)
+    }
+
+    func insert(_ session: SessionRecord) throws {
+        try session.insert(db)
+    }
+
+    func update(_ session: SessionRecord) throws {
+        try db.cachedStatement(sql: """
+            UPDATE session SET type = ?, userId = ?, displayName = ?, token = ?, status = ?, challenge = ?, deviceId = ?,
+                accountId = ?, failure = ?, otplogin = ?, createdAt = ?, expiresAt = ?, updatedAt = ?, delivery = ?,
+                dispatch = ?, transactionText = ?, transactionSignature = ?, userInput = ?, devicePublicKey = ?
+            WHERE id = ?
+            """).execute(arguments: [
+                session.type, session.userId, session.displayName, session.token, session.status, session.challenge,
+                session.deviceId, session.accountId, session.failure, session.otplogin, session.createdAt, session.expiresAt,
+                session.updatedAt, session.delivery, session.dispatch, session.transactionText, session.transactionSignature,
+                session.userInput, session.devicePublicKey, session.id,
+            ])
+    }
+
+    /// Only the dispatch columns: a phone that opens pushes at once may have redeemed the
+    /// session already, and writing the whole record back would undo that.
+    func recordDispatch(_ outcome: String, sessionId: String, at time: Date) throws {
+        try db.cachedStatement(sql: "UPDATE session SET dispatch = ?, updatedAt = ? WHERE id = ?")
+            .execute(arguments: [outcome, time, sessionId])
+    }
+
+    /// The tokens of the devices that hold an account of the user and take pushes.
+    func pushTokens(ofUser userId: String) throws -> [String] {
+        try String.fetchAll(db.cachedStatement(sql: """
+            SELECT DISTINCT device.fcmToken FROM device JOIN account ON account.deviceId = device.deviceId
+            WHERE account.userId = ? AND device.fcmToken IS NOT NULL
+            """), arguments: [userId])
+    }
+}

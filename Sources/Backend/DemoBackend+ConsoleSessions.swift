@@ -1,0 +1,151 @@
+import BackendAPI
+import Foundation
+import OutOfBand
+import Retry
+
+/// The console's side of a session: starting it, handing it to the phone as QR code, link or
+/// push, and showing how it stands.
+extension DemoBackend {
+    /// How a session reaches the phone: shown as QR code and link, or pushed (to the given
+    /// registration token, or else to every device the user enrolled).
+    public enum Delivery: Sendable, Equatable {
+        case qr
+        case push(token: String?)
+    }
+
+    /// Starts a session. A login or transaction may pre-select one of the user's accounts; a
+    /// transaction needs its text and a user with an account here.
+    public func createSession(type: WireSessionType, userId: String, displayName: String?, transaction: String? = nil,
+                              accountId: String? = nil, delivery: Delivery = .qr) async throws(BackendError) -> BackendSession {
+        let userId = userId.trimmingCharacters(in: .whitespaces)
+        try Self.checkName(userId, field: "userId", limit: 128)
+        let name = (displayName?.trimmingCharacters(in: .whitespaces)).flatMap { $0.isEmpty ? nil : $0 } ?? userId
+        try Self.checkName(name, field: "displayName", limit: 128)
+        switch (type, transaction) {
+        case (.transaction, nil): throw BackendError.invalid("transaction", "is required for a transaction")
+        case (.transaction, let text?): try Self.checkText(text, field: "transaction", limit: ReadableText.maximumTransactionLength)
+        case (_, .some): throw BackendError.invalid("transaction", "goes only with the type transaction")
+        case (_, nil): break
+        }
+        if WireSessionType.management.contains(type) {
+            throw BackendError.invalid("type", "\(type.rawValue) is started by the phone itself, not by the backend")
+        }
+        if accountId != nil, type == .enrol { throw BackendError.invalid("accountId", "cannot be chosen for an enrolment") }
+        let created = now()
+        let record = SessionRecord(
+            id: UUID().uuidString.lowercased(), type: type.rawValue, userId: userId, displayName: name,
+            token: try Self.randomToken(), status: .pending, challenge: try Self.randomToken(),
+            deviceId: nil, accountId: accountId, failure: nil, otplogin: false,
+            createdAt: created, expiresAt: created.addingTimeInterval(configuration.sessionLifetime), updatedAt: created,
+            delivery: delivery == .qr ? "qr" : "push", dispatch: nil, transactionText: transaction)
+        try await write { tx in
+            if let accountId {
+                guard let account = try tx.account(id: accountId), account.userId == userId else {
+                    throw BackendError(.notFound, "ACCOUNT_NOT_FOUND", "the user \(userId) has no account \(accountId)")
+                }
+            } else if type == .transaction || type == .upgrade,
+                      try !tx.hasAccounts(ofUser: userId) {
+                throw BackendError(.notFound, "USER_NOT_ENROLLED", "the user \(userId) has no account here for a \(type.rawValue)")
+            }
+            try tx.insert(record)
+        }
+        guard case .push(let token) = delivery else { return publish(record) }
+        publish(record)
+        return try await dispatch(record, to: token)
+    }
+
+    /// Sends the session's payload through the FCM v1 API and records how it went.
+    private func dispatch(_ record: SessionRecord, to explicitToken: String?) async throws(BackendError) -> BackendSession {
+        let userId = record.userId
+        let tokens: [String]
+        if let explicitToken {
+            tokens = [explicitToken]
+        } else {
+            tokens = try await read { tx in try tx.pushTokens(ofUser: userId) }
+        }
+        let base = configuration.pushURL ?? baseURL()
+        let (title, body): (String, String) = switch record.sessionType {
+        case .login: ("Log in to \(configuration.serverName)?", "Confirm the login of \(record.userId) on this phone.")
+        case .transaction: ("Confirm a transaction at \(configuration.serverName)", "A transaction for \(record.userId) waits for you.")
+        default: ("Add an account at \(configuration.serverName)", "Enrol \(record.displayName) on this phone.")
+        }
+        var results: [String] = []
+        for token in tokens {
+            let message = FCMSend(token: token, data: PushMessage.data(for: payload(for: record)), title: title, body: body)
+            let url = base + FCMSend.path(project: configuration.pushProject)
+            let (sent, attempts) = await pushRetrying.run { [self] _ -> AttemptOutcome<Bool> in
+                if let struck = await pushFault() { return struck }
+                return await Self.send(message, to: url, wire: wire)
+            }
+            results.append(sent != nil ? "dispatched" : attempts.last?.outcome ?? "dispatchError")
+        }
+        let outcome = results.isEmpty ? "dispatchTargetNotFound" : results.contains("dispatched") ? "dispatched" : results[0]
+        let time = now()
+        let final = try await write { tx -> SessionRecord in
+            try tx.recordDispatch(outcome, sessionId: record.id, at: time)
+            return try tx.session(id: record.id) ?? record
+        }
+        return publish(final)
+    }
+
+    /// One FCM send, judged as FCM's documentation says: 429, 500, 503 and no answer may succeed
+    /// later (honouring Retry-After); UNREGISTERED and other refusals will not.
+    private static func send(_ message: FCMSend, to url: String, wire: WireHTTPClient) async -> AttemptOutcome<Bool> {
+        let answer: WireHTTPClient.Answer
+        do { answer = try await wire.post(url, json: message) } catch {
+            return .retryable(reason: "dispatchError: \(error.description)", retryAfter: nil)
+        }
+        if answer.isSuccess { return .success(true) }
+        let code = (try? answer.decode(FCMErrorBody.self))?.error.details.first?.errorCode ?? "HTTP \(answer.status)"
+        if [429, 500, 503].contains(answer.status) {
+            return .retryable(reason: "dispatchError: \(code)", retryAfter: answer.retryAfter)
+        }
+        return .failure(reason: code == "UNREGISTERED" ? "dispatchTargetExpired" : "dispatchError: \(code)")
+    }
+
+    /// A fault set on the push service strikes the backend's send as the network would; a late
+    /// answer (nil) lets the send go on.
+    private func pushFault() async -> AttemptOutcome<Bool>? {
+        guard let faults, let fault = faults.strike([.push], requests: true) else { return nil }
+        switch fault {
+        case .unreachable:
+            return .retryable(reason: "dispatchError: connection refused (a fault set on purpose)", retryAfter: nil)
+        case .hang:
+            try? await sleep(.seconds(10))
+            return .retryable(reason: "dispatchError: no answer (a fault set on purpose)", retryAfter: nil)
+        case .status(let code, let retryAfter):
+            let reason = "dispatchError: HTTP \(code) (a fault set on purpose)"
+            return [429, 500, 503].contains(code) ? .retryable(reason: reason, retryAfter: retryAfter.map { .seconds($0) }) : .failure(reason: reason)
+        case .latency(let minimum, let maximum):
+            try? await sleep(faults.latency(minimum, maximum))
+            return nil
+        case .dropPush, .delayPush, .offline:
+            return nil
+        }
+    }
+
+    /// The part of FCM's error answer the backend reads.
+    private struct FCMErrorBody: Decodable {
+        struct Inner: Decodable {
+            struct Detail: Decodable { let errorCode: String }
+            let details: [Detail]
+        }
+        let error: Inner
+    }
+
+    public func session(id: String) async throws(BackendError) -> BackendSession {
+        guard let record = try await read({ tx in try tx.session(id: id) }) else { throw BackendError.sessionNotFound(id) }
+        return view(record)
+    }
+
+    public func recentSessions(limit: Int = 50) async throws(BackendError) -> [BackendSession] {
+        try await read { tx in try tx.recentSessions(limit: limit) }.map(view)
+    }
+
+    public func qrCodeSVG(sessionId: String) async throws(BackendError) -> String {
+        let session = try await session(id: sessionId)
+        do { return try QRCode(session.qrText).svg() } catch {
+            throw BackendError(.unavailable, "QR_ENCODING_FAILED", error.message)
+        }
+    }
+}

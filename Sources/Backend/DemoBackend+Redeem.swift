@@ -1,0 +1,201 @@
+import BackendAPI
+import Foundation
+import OutOfBand
+
+/// The phone's side of a session the console started: it redeems the token, confirms (choosing
+/// an account), and enrols, or signs a transaction before its second factor is checked; it may
+/// give up at any step. A phone without pushes pulls its pending logins.
+extension DemoBackend {
+    /// The device proves it holds the key it presents, and a device the Second Factor Server
+    /// knows must present the key it registered: a stranger with its (public) device id is
+    /// refused before anything changes.
+    public func redeem(_ request: RedeemRequest) async throws(BackendError) -> RedeemResponse {
+        try Self.checkDeviceId(request.deviceId)
+        let deviceKey = try Self.decodePublicKey(request.devicePublicKey, field: "devicePublicKey")
+        guard Self.verify(request.deviceSignature, SignedMessage.redeem(token: request.token, deviceId: request.deviceId,
+                                                                        devicePublicKey: request.devicePublicKey), key: deviceKey)
+        else { throw BackendError.invalidSignature }
+        let time = now()
+        let (record, existing) = try await write { tx in
+            guard var record = try tx.session(token: request.token) else {
+                throw BackendError.tokenUnknown
+            }
+            guard record.status == .pending else { throw BackendError.tokenAlreadyRedeemed }
+            guard record.expiresAt > time else { throw BackendError.tokenExpired }
+            if let registered = try tx.secondFactor(deviceId: request.deviceId)?.devicePublicKey, registered != deviceKey {
+                throw BackendError.deviceKeyMismatch
+            }
+            record.status = .redeemed
+            record.deviceId = request.deviceId
+            record.devicePublicKey = deviceKey
+            record.updatedAt = time
+            try tx.update(record)
+            let existing = record.type == WireSessionType.enrol.rawValue
+                ? try tx.accounts(ofUser: record.userId).map(\.displayName) : nil
+            return (record, existing)
+        }
+        publish(record)
+        let type = record.sessionType ?? .login
+        return RedeemResponse(
+            sessionId: record.id, type: type, expiresAt: record.expiresAt, server: server,
+            announceInfo: ["Service": configuration.serverName, "User": record.userId],
+            displayName: type == .enrol ? record.displayName : nil, existingAccounts: existing,
+            userId: record.userId, accountId: record.accountId, transaction: record.transactionText, challenge: record.challenge,
+            serverSignature: Base64URL.encode(serverKey.sign(SignedMessage.server(sessionId: record.id, challenge: record.challenge))))
+    }
+
+    public func confirm(sessionId: String, _ request: ConfirmRequest) async throws(BackendError) -> ConfirmResponse {
+        let time = now()
+        if let userInput = request.userInput { try Self.checkText(userInput, field: "userInput", limit: ReadableText.maximumUserInputLength) }
+        let (record, secondFactor) = try await write { tx in
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
+            try Self.checkDeviceSignature(request.deviceSignature, record, SignedMessage.confirm(
+                sessionId: record.id, challenge: record.challenge, accountId: request.accountId ?? ""))
+            let policy = try self.secondFactorPolicy(tx)
+            if record.sessionType != .enrol {
+                guard let accountId = request.accountId, let signature = request.signature else {
+                    throw BackendError.invalid("accountId", "and a signature are required to confirm a \(record.type)")
+                }
+                let account = try Self.deviceAccount(tx, id: accountId, device: request.deviceId)
+                guard account.userId == record.userId, record.accountId == nil || record.accountId == accountId else {
+                    throw BackendError.accountNotFound(accountId)
+                }
+                let message = SignedMessage.confirm(sessionId: record.id, challenge: record.challenge, accountId: accountId)
+                guard Self.verify(signature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
+                record.accountId = accountId
+            }
+            record.userInput = request.userInput
+            record.status = .confirmed
+            record.challenge = try Self.randomToken()
+            record.updatedAt = time
+            try tx.update(record)
+            let secondFactor = try tx.secondFactor(deviceId: request.deviceId)
+            return (record, secondFactor.map { Self.wireState(of: $0, policy: policy, now: time) })
+        }
+        publish(record)
+        return ConfirmResponse(secondFactor: secondFactor, challenge: record.challenge)
+    }
+
+    /// Registers a new account; the PIN is set (first enrolment of the device here) or proven.
+    public func enrol(sessionId: String, _ request: EnrolRequest) async throws(BackendError) -> SecondFactorResponse {
+        let time = now()
+        let accountKey = try Self.decodePublicKey(request.accountPublicKey, field: "accountPublicKey")
+        let pinKey = try Self.decodePublicKey(request.pinPublicKey, field: "pinPublicKey")
+        try Self.checkDeviceInformation(name: request.deviceName, nameField: "deviceName", fcmToken: request.fcmToken)
+        let otpAgreement = try request.otpPublicKey.map { key throws(BackendError) in try Self.agreeOTPKey(phonePublicKey: key) }
+        let (record, response) = try await write { tx in
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
+            guard record.type == WireSessionType.enrol.rawValue else { throw BackendError.wrongState(record.status, expected: "an enrolment") }
+            let policy = try self.secondFactorPolicy(tx)
+            let message = SignedMessage.enrol(sessionId: record.id, challenge: record.challenge, accountPublicKey: request.accountPublicKey)
+            guard Self.verify(request.accountSignature, message, key: accountKey) else { throw BackendError.invalidSignature }
+            try Self.checkDeviceSignature(request.deviceSignature, record, message)
+
+            let secondFactor: SecondFactorRecord
+            if let registered = try tx.secondFactor(deviceId: request.deviceId) {
+                let (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature, message: message,
+                                                       policy: policy, now: time, deviceKey: record.devicePublicKey)
+                try tx.update(updated)
+                guard outcome == .accepted else {
+                    Self.afterRejection(&record, updated)
+                    try tx.update(record)
+                    return (record, SecondFactorResponse(result: .rejected, secondFactor: Self.wireState(of: updated, policy: policy, now: time),
+                                                         accountId: nil, challenge: record.challenge))
+                }
+                secondFactor = updated
+            } else {
+                // First PIN of this device here: the proof shows the phone holds the PIN key it registers.
+                guard Self.verify(request.pinSignature, message, key: pinKey) else { throw BackendError.invalidSignature }
+                secondFactor = SecondFactorRecord(deviceId: request.deviceId, pinPublicKey: pinKey, failedAttempts: 0,
+                                                  isBlocked: false, penalisedUntil: nil, updatedAt: time, biometricPublicKey: nil,
+                                                  devicePublicKey: record.devicePublicKey)
+                try tx.insert(secondFactor)
+            }
+            var account = AccountRecord(id: UUID().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
+                                        deviceId: request.deviceId, publicKey: accountKey, createdAt: time)
+            var otp: WireOTPEnrolment?
+            if let otpAgreement {
+                let reference = try Self.freeOTPReference(tx)
+                account.otpReference = reference
+                account.otpKey = Data(otpAgreement.sharedKey)
+                otp = self.otpEnrolment(otpAgreement, sessionId: record.id, accountId: account.id, reference: reference)
+            }
+            try tx.insert(account)
+            try tx.save(DeviceRecord(deviceId: request.deviceId, name: request.deviceName ?? request.deviceId,
+                                     fcmToken: request.fcmToken, updatedAt: time))
+            record.status = .enrolled
+            record.accountId = account.id
+            record.updatedAt = time
+            try tx.update(record)
+            return (record, SecondFactorResponse(result: .accepted, secondFactor: Self.wireState(of: secondFactor, policy: policy, now: time),
+                                                 accountId: account.id, challenge: nil, otp: otp))
+        }
+        publish(record)
+        return response
+    }
+
+    /// The user confirmed the transaction: the phone signed the text it showed. Any other text,
+    /// or a signature over any other text, is refused and changes nothing.
+    public func confirmTransaction(sessionId: String, _ request: TransactionConfirmRequest) async throws(BackendError)
+        -> TransactionConfirmResponse {
+        let time = now()
+        let record = try await write { tx in
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
+            guard record.sessionType == .transaction, let text = record.transactionText else {
+                throw BackendError.wrongState(record.status, expected: "a transaction")
+            }
+            guard record.transactionSignature == nil else { throw BackendError.wrongState(record.status, expected: "not yet signed") }
+            guard record.accountId == request.accountId else { throw BackendError.accountNotFound(request.accountId) }
+            guard request.transaction == text else {
+                throw BackendError(.forbidden, "TRANSACTION_ALTERED", "the transaction text differs from the one this session was started with")
+            }
+            let account = try Self.deviceAccount(tx, id: request.accountId, device: request.deviceId)
+            let message = SignedMessage.transaction(sessionId: record.id, challenge: record.challenge, accountId: account.id, text: text)
+            guard Self.verify(request.signature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
+            record.transactionSignature = request.signature
+            record.challenge = try Self.randomToken()
+            record.updatedAt = time
+            try tx.update(record)
+            return record
+        }
+        publish(record)
+        return TransactionConfirmResponse(challenge: record.challenge)
+    }
+
+    /// The phone ended the flow without success (cancelled, blocked, no account).
+    public func abandon(sessionId: String, _ request: AbandonRequest) async throws(BackendError) {
+        let time = now()
+        guard AbandonRequest.codes.contains(request.code) else {
+            throw BackendError.invalid("code", "must be one of \(AbandonRequest.codes.sorted().joined(separator: ", "))")
+        }
+        let record = try await write { tx in
+            guard var record = try tx.session(id: sessionId) else { throw BackendError.sessionNotFound(sessionId) }
+            guard record.deviceId == request.deviceId else { throw BackendError.wrongDevice }
+            try Self.checkDeviceSignature(request.deviceSignature, record, SignedMessage.abandon(sessionId: record.id, code: request.code))
+            guard !record.status.isFinal else { throw BackendError.wrongState(record.status, expected: "not finished") }
+            record.status = request.code == "USER_CANCELED" ? .canceled : .failed
+            record.failure = request.code
+            record.updatedAt = time
+            try tx.update(record)
+            return record
+        }
+        publish(record)
+    }
+
+    /// The login sessions waiting for the account's user: what a phone without pushes pulls.
+    public func pendingOperations(_ request: PendingRequest) async throws(BackendError) -> PendingResponse {
+        let time = now()
+        try Self.checkTimestamp(request.timestamp, now: time)
+        let records = try await read { tx in
+            guard let account = try tx.account(id: request.accountId), account.deviceId == request.deviceId,
+                  Self.verify(request.signature, SignedMessage.pending(accountId: account.id, timestamp: request.timestamp),
+                              key: account.publicKey)
+            else { throw BackendError.invalidSignature }
+            return try tx.pendingSessions(of: account, types: [.login, .transaction, .upgrade], at: time)
+        }
+        return PendingResponse(operations: records.map {
+            PendingOperation(sessionId: $0.id, type: $0.sessionType ?? .login, createdAt: $0.createdAt, expiresAt: $0.expiresAt,
+                             payload: payload(for: $0).qrText)
+        })
+    }
+}

@@ -1,0 +1,132 @@
+import BackendAPI
+import Foundation
+
+/// The Second Factor Server: it checks the PIN or biometric proof of a session and counts wrong
+/// PINs against the policy in force, inside the flow's one write transaction.
+extension DemoBackend {
+    /// The second-factor proof of a login, transaction or management flow, checked by the Second
+    /// Factor Server: the PIN (counted against the policy) or the biometric key (which, as seed
+    /// 001 says, clears the PIN's failures unless the phone asks otherwise).
+    public func verifyPin(sessionId: String, _ request: VerifyPinRequest) async throws(BackendError) -> SecondFactorResponse {
+        let time = now()
+        guard (request.pinSignature == nil) != (request.biometricSignature == nil) else {
+            throw BackendError.invalid("pinSignature", "or 'biometricSignature' is required, not both")
+        }
+        let (record, response) = try await write { tx in
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
+            guard record.sessionType != .enrol, record.sessionType != .upgrade, record.accountId == request.accountId else {
+                throw BackendError.accountNotFound(request.accountId)
+            }
+            if record.sessionType == .transaction, record.transactionSignature == nil {
+                throw BackendError.wrongState(record.status, expected: "with its transaction signed first")
+            }
+            let account = try Self.deviceAccount(tx, id: request.accountId, device: request.deviceId)
+            let message = SignedMessage.verifyPin(sessionId: record.id, challenge: record.challenge, accountId: account.id)
+            guard Self.verify(request.accountSignature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
+            guard var registered = try tx.secondFactor(deviceId: request.deviceId) else { throw BackendError.secondFactorUnknown }
+            let policy = try self.secondFactorPolicy(tx)
+            let (outcome, updated): (SecondFactorResponse.Result, SecondFactorRecord)
+            if let biometricSignature = request.biometricSignature {
+                guard let key = registered.biometricPublicKey else { throw BackendError.biometricsNotRegistered }
+                guard Self.verify(biometricSignature, message, key: key) else { throw BackendError.invalidSignature }
+                if request.clearPinFailures != false {
+                    registered.failedAttempts = 0
+                    registered.isBlocked = false
+                    registered.penalisedUntil = nil
+                }
+                registered.updatedAt = time
+                (outcome, updated) = (.accepted, registered)
+            } else {
+                (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature ?? "", message: message, policy: policy,
+                                                   now: time, deviceKey: record.devicePublicKey)
+            }
+            var final = updated
+            if outcome == .accepted {
+                switch record.sessionType {
+                case .transaction: record.status = .signed
+                case .changePin, .addBiometrics:
+                    record.status = .verified
+                    record.challenge = try Self.randomToken()
+                case .removeBiometrics:
+                    final.biometricPublicKey = nil
+                    record.status = .completed
+                default:
+                    record.status = .loggedin
+                    // a login with the second factor vouches for the user: the offline OTP's failures start afresh
+                    try tx.clearOTPFailures(accountId: account.id)
+                }
+            } else {
+                Self.afterRejection(&record, updated)
+            }
+            try tx.update(final)
+            record.updatedAt = time
+            try tx.update(record)
+            let next = outcome != .accepted || record.status == .verified ? record.challenge : nil
+            return (record, SecondFactorResponse(result: outcome, secondFactor: Self.wireState(of: final, policy: policy, now: time),
+                                                 accountId: nil, challenge: next))
+        }
+        publish(record)
+        return response
+    }
+
+    /// The policy in force: the one set from the console, else the configured one.
+    public func secondFactorPolicy() async throws(BackendError) -> SecondFactorPolicy {
+        try await read { tx in try self.secondFactorPolicy(tx) }
+    }
+
+    /// Applies from the next PIN checked; counters already reached stay as they are.
+    public func setSecondFactorPolicy(_ policy: SecondFactorPolicy) async throws(BackendError) -> SecondFactorPolicy {
+        let policy = try policy.validated()
+        let time = now()
+        try await write { tx in try tx.save(policy, at: time) }
+        return policy
+    }
+
+    func secondFactorPolicy(_ tx: BackendStore.Transaction) throws -> SecondFactorPolicy {
+        try tx.storedPolicy() ?? configuration.secondFactorPolicy
+    }
+
+    /// Checks a PIN proof and counts the outcome. Runs inside the caller's write transaction, so
+    /// concurrent proofs are serialised and can never get more tries than the policy allows.
+    /// Blocked or penalised: refused without touching the counters. `deviceKey` is the key the
+    /// request was signed with: a device registered before devices had keys has its PIN
+    /// counted only once a right PIN has bound that key to it.
+    static func checkPin(_ account: SecondFactorRecord, signature: String, message: [UInt8], policy: SecondFactorPolicy,
+                         now: Date, deviceKey: Data?) -> (SecondFactorResponse.Result, SecondFactorRecord) {
+        if account.isBlocked { return (.rejected, account) }
+        if let until = account.penalisedUntil, until > now { return (.penalised, account) }
+        var updated = account
+        updated.updatedAt = now
+        if verify(signature, message, key: account.pinPublicKey) {
+            updated.failedAttempts = 0
+            updated.penalisedUntil = nil
+            if updated.devicePublicKey == nil { updated.devicePublicKey = deviceKey }
+            return (.accepted, updated)
+        }
+        guard account.devicePublicKey != nil, account.devicePublicKey == deviceKey else { return (.rejected, account) }
+        updated.failedAttempts += 1
+        updated.isBlocked = updated.failedAttempts >= policy.maxAttempts
+        let penalty = policy.penalty(afterFailures: updated.failedAttempts)
+        updated.penalisedUntil = penalty > 0 && !updated.isBlocked ? now.addingTimeInterval(TimeInterval(penalty)) : nil
+        return (.rejected, updated)
+    }
+
+    /// A refused proof fails the session once the factor is blocked; otherwise the next try
+    /// needs a fresh challenge.
+    static func afterRejection(_ record: inout SessionRecord, _ secondFactor: SecondFactorRecord) {
+        if secondFactor.isBlocked {
+            record.status = .failed
+            record.failure = "PIN_BLOCKED"
+        } else {
+            record.challenge = (try? randomToken()) ?? record.challenge
+        }
+    }
+
+    /// The counters as the phone shows them, a penalty as the seconds left from `now`.
+    static func wireState(of record: SecondFactorRecord, policy: SecondFactorPolicy, now: Date) -> WireSecondFactorAccount {
+        let remaining = record.penalisedUntil.map { max(0, Int($0.timeIntervalSince(now).rounded(.up))) } ?? 0
+        return WireSecondFactorAccount(isBlocked: record.isBlocked, failedAttempts: record.failedAttempts,
+                                       maxAttempts: policy.maxAttempts, penalisedFor: remaining,
+                                       penalisedUntil: remaining > 0 ? record.penalisedUntil : nil)
+    }
+}
