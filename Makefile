@@ -5,19 +5,28 @@ CONFIG ?= debug
 ARGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: run test build setup setup-test unit-test api-test browser-test load-smoke fuzz bench clean
+.PHONY: run test build setup setup-test lint format unit-test api-test browser-test load-smoke fuzz bench clean
 
 run: setup
 	swift build -c $(CONFIG) --product authphone
 	.build/$(CONFIG)/authphone serve $(ARGS)
 
-test: setup-test
+test: setup-test lint
 	swift build --build-tests
 	swift test --skip-build
 	scripts/fuzz.sh 10
 	scripts/api-test.sh
 	scripts/browser-test.sh
 	scripts/load-smoke.sh
+
+# The formatter's configuration is .swift-format; `make format` applies it.
+SWIFT_SOURCES = Package.swift Sources Tests Fuzz
+
+lint:
+	swift format lint --strict --recursive --parallel $(SWIFT_SOURCES)
+
+format:
+	swift format --in-place --recursive --parallel $(SWIFT_SOURCES)
 
 unit-test: setup
 	swift build --build-tests

@@ -5,7 +5,7 @@ let package = Package(
     name: "AuthPhone",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "authphone", targets: ["authphone"]),
+        .executable(name: "authphone", targets: ["authphone"])
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -31,56 +31,70 @@ let package = Package(
         .target(name: "SodiumKit", dependencies: ["CSodium"]),
         .target(name: "OutOfBand"),
         .target(name: "AuthFlow"),
-        .target(name: "BackendAPI", dependencies: [
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOFoundationCompat", package: "swift-nio"),
-        ]),
+        .target(
+            name: "BackendAPI",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]),
         .target(name: "Broadcast"),
         .target(name: "StrictJSON"),
         .target(name: "Retry"),
         .target(name: "OTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Faults", dependencies: ["Broadcast"]),
-        .target(name: "Phone", dependencies: [
-            "AuthFlow", "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-        ]),
-        .target(name: "Backend", dependencies: [
-            "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit", "CQRencode",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
-        .target(name: "PushService", dependencies: [
-            "Broadcast", "Faults", "OutOfBand", "StrictJSON",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
-        .target(name: "WebApp", dependencies: [
-            "Phone", "Backend", "PushService", "AuthFlow", "Faults", "OutOfBand", "Retry", "StrictJSON", "CZbar", "CPNG", "CTurboJPEG",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdCore", package: "hummingbird"),
-            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-            .product(name: "Mustache", package: "swift-mustache"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "Phone",
+            dependencies: [
+                "AuthFlow", "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
+        .target(
+            name: "Backend",
+            dependencies: [
+                "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit", "CQRencode",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .target(
+            name: "PushService",
+            dependencies: [
+                "Broadcast", "Faults", "OutOfBand", "StrictJSON",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .target(
+            name: "WebApp",
+            dependencies: [
+                "Phone", "Backend", "PushService", "AuthFlow", "Faults", "OutOfBand", "Retry", "StrictJSON", "CZbar", "CPNG", "CTurboJPEG",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Drives a running server over its API and WebSockets, as scripts and pages do.
-        .target(name: "LoadGenerator", dependencies: [
-            "Retry",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-            .product(name: "Histogram", package: "hdrhistogram-swift"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOFoundationCompat", package: "swift-nio"),
-        ]),
-        .executableTarget(name: "authphone", dependencies: [
-            "WebApp", "Backend", "BackendAPI", "LoadGenerator", "PushService", "SodiumKit",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "LoadGenerator",
+            dependencies: [
+                "Retry",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]),
+        .executableTarget(
+            name: "authphone",
+            dependencies: [
+                "WebApp", "Backend", "BackendAPI", "LoadGenerator", "PushService", "SodiumKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Test doubles at the true boundaries (the clock, waiting) and a device that speaks the wire
         // to a backend without HTTP, shared by the test targets and the benchmarks.
         .target(name: "TestDoubles", dependencies: ["Backend", "BackendAPI", "OutOfBand", "SodiumKit"], path: "Tests/TestDoubles"),
@@ -90,21 +104,25 @@ let package = Package(
         .testTarget(name: "OutOfBandTests", dependencies: ["OutOfBand"]),
         .testTarget(name: "PushServiceTests", dependencies: ["PushService", "OutOfBand", "TestDoubles"]),
         .testTarget(name: "AuthFlowTests", dependencies: ["AuthFlow"]),
-        .testTarget(name: "BackendTests", dependencies: [
-            "Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        .testTarget(
+            name: "BackendTests",
+            dependencies: [
+                "Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "OTPTests", dependencies: ["OTP"]),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "TestDoubles"]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "TestDoubles"]),
-        .testTarget(name: "WebAppTests", dependencies: [
-            "WebApp", "Phone", "Backend", "BackendAPI", "Faults", "PushService", "Retry", "SodiumKit", "TestDoubles",
-            "CPNG", // writes the PNG pictures the QR picture tests upload
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
-            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-        ]),
+        .testTarget(
+            name: "WebAppTests",
+            dependencies: [
+                "WebApp", "Phone", "Backend", "BackendAPI", "Faults", "PushService", "Retry", "SodiumKit", "TestDoubles",
+                "CPNG",  // writes the PNG pictures the QR picture tests upload
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
     ]
 )

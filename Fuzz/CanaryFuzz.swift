@@ -7,7 +7,7 @@ public func fuzzCanary(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     switch String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self) {
     case "crash": fatalError("canary: crash marker")
     case "hang": while true { sleep(1) }
-    case "oom": return CInt([UInt8](repeating: 1, count: 1 << 30).count & 1) // 1 GiB, over the canary's limit
+    case "oom": return CInt([UInt8](repeating: 1, count: 1 << 30).count & 1)  // 1 GiB, over the canary's limit
     default: return 0
     }
 }

@@ -7,12 +7,14 @@ public func fuzzFCMSend(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let request = try? FCMSendRequest.parse(Array(UnsafeBufferPointer(start: data, count: size))) else { return 0 }
     let message = request.message
     precondition(!request.token.isEmpty, "a parsed request has an empty token")
-    let payload = message.data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    let payload =
+        message.data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
         + (message.notification?.title?.utf8.count ?? 0) + (message.notification?.body?.utf8.count ?? 0)
     precondition(payload <= FCMSendRequest.payloadLimit, "a parsed request is over FCM's payload limit")
     for key in message.data.keys {
-        precondition(!FCMSendRequest.reservedKeys.contains(key) && !FCMSendRequest.reservedPrefixes.contains(where: key.hasPrefix),
-                     "a parsed request uses the reserved data key \(key)")
+        precondition(
+            !FCMSendRequest.reservedKeys.contains(key) && !FCMSendRequest.reservedPrefixes.contains(where: key.hasPrefix),
+            "a parsed request uses the reserved data key \(key)")
     }
     // What was accepted, written out again, parses to the same request.
     var fields: [String: Any] = ["token": request.token, "data": message.data]

@@ -65,8 +65,10 @@ public struct FlowOptions: Sendable, Equatable {
         case nevis
     }
 
-    public init(biometricsAvailable: Bool = false, disallowPinChangeWithBiometric: Bool = false,
-                legacyBioAddFlow: Bool = false, pinChangeStyle: PinChangeStyle = .nextAuth) {
+    public init(
+        biometricsAvailable: Bool = false, disallowPinChangeWithBiometric: Bool = false,
+        legacyBioAddFlow: Bool = false, pinChangeStyle: PinChangeStyle = .nextAuth
+    ) {
         self.biometricsAvailable = biometricsAvailable
         self.disallowPinChangeWithBiometric = disallowPinChangeWithBiometric
         self.legacyBioAddFlow = legacyBioAddFlow
@@ -110,11 +112,12 @@ public struct FlowMachine: Sendable, Equatable {
         /// As a screen draws it; a verification that may offer biometrics names its factors only
         /// when it asks (showBiometrics decides then, docs/behaviour.md#biometrics).
         var planStep: PlanStep {
-            let factors: [SecondFactorType] = switch self {
-            case .confirm, .confirmTransaction, .verify(.pinOrBiometrics): []
-            case .verify(.pinOnly), .changePin: [.pin]
-            case .set(let factor): [factor]
-            }
+            let factors: [SecondFactorType] =
+                switch self {
+                case .confirm, .confirmTransaction, .verify(.pinOrBiometrics): []
+                case .verify(.pinOnly), .changePin: [.pin]
+                case .set(let factor): [factor]
+                }
             return PlanStep(interaction: interaction.rawValue, factors: factors)
         }
     }
@@ -136,22 +139,26 @@ public struct FlowMachine: Sendable, Equatable {
     /// server (a session may pre-select one: then it is the only one offered); a management
     /// flow passes the one account it acts through. `phoneHasPin` tells whether enrolment sets
     /// a PIN or verifies it.
-    public static func start(id: String, session: SessionInfo, accounts: [AccountSummary], phoneHasPin: Bool,
-                             secondFactorAccount: SecondFactorAccount? = nil,
-                             options: FlowOptions = FlowOptions()) -> (FlowMachine, FlowAction) {
-        let offered: [AccountSummary] = switch (session.type, session.preselectedAccountId, session.userId) {
-        case (.enrol, _, _): accounts
-        case (_, let preselected?, _): accounts.filter { $0.id == preselected }
-        case (_, nil, let user?): accounts.filter { $0.userId == user }
-        case (_, nil, nil): accounts
-        }
+    public static func start(
+        id: String, session: SessionInfo, accounts: [AccountSummary], phoneHasPin: Bool,
+        secondFactorAccount: SecondFactorAccount? = nil,
+        options: FlowOptions = FlowOptions()
+    ) -> (FlowMachine, FlowAction) {
+        let offered: [AccountSummary] =
+            switch (session.type, session.preselectedAccountId, session.userId) {
+            case (.enrol, _, _): accounts
+            case (_, let preselected?, _): accounts.filter { $0.id == preselected }
+            case (_, nil, let user?): accounts.filter { $0.userId == user }
+            case (_, nil, nil): accounts
+            }
         let planned = Self.plan(session.type, phoneHasPin: phoneHasPin, options: options)
         let plan = planned.stages
         var machine = FlowMachine(
-            flow: Flow(id: id, type: session.type, state: .waitForInput,
-                       plan: plan.isEmpty ? [PlanStep(interaction: PlanStep.processing, factors: [])] : plan.map(\.planStep),
-                       planVariant: planned.variant,
-                       secondFactorAccount: secondFactorAccount, session: session, transaction: session.transaction),
+            flow: Flow(
+                id: id, type: session.type, state: .waitForInput,
+                plan: plan.isEmpty ? [PlanStep(interaction: PlanStep.processing, factors: [])] : plan.map(\.planStep),
+                planVariant: planned.variant,
+                secondFactorAccount: secondFactorAccount, session: session, transaction: session.transaction),
             step: .finished, plan: plan, completion: planned.completion, options: options)
         if session.type != .enrol {
             guard !offered.isEmpty else {
@@ -212,7 +219,11 @@ public struct FlowMachine: Sendable, Equatable {
             guard accountID == nil else { throw .accountNotExpected }
         default:
             let id: String
-            if let accountID { id = accountID } else if info.accounts.count == 1 { id = info.accounts[0].id } else {
+            if let accountID {
+                id = accountID
+            } else if info.accounts.count == 1 {
+                id = info.accounts[0].id
+            } else {
                 throw .accountRequired
             }
             guard info.accounts.contains(where: { $0.id == id }) else { throw .unknownAccount(id) }
@@ -255,10 +266,11 @@ public struct FlowMachine: Sendable, Equatable {
             throw .unexpected("inputSecondFactor", flow)
         }
         guard offered.contains(.biometrics) else { throw .factorNotOffered(.biometrics, flow) }
-        let action: FlowAction = switch stage {
-        case .set: .createBiometricKey(accountID: account, then: finalCompletion)
-        default: .verifySecondFactor(accountID: account, with: .biometrics, then: finalCompletion)
-        }
+        let action: FlowAction =
+            switch stage {
+            case .set: .createBiometricKey(accountID: account, then: finalCompletion)
+            default: .verifySecondFactor(accountID: account, with: .biometrics, then: finalCompletion)
+            }
         startChecking(stage, input: .biometrics)
         return action
     }
@@ -301,7 +313,7 @@ public struct FlowMachine: Sendable, Equatable {
             flow.previousInteractionResult = InteractionResult(type: .pinFail, interactionType: stage.interaction, inputTypes: [givenInput])
             if account.isBlocked {
                 finish(error: stage == .changePin ? .pinLocked : .pinBlocked)
-                return .none // the Second Factor Server blocked it and ended the session itself
+                return .none  // the Second Factor Server blocked it and ended the session itself
             }
             return ask(stage)
         }
@@ -312,8 +324,9 @@ public struct FlowMachine: Sendable, Equatable {
     public mutating func biometricsRemoved() -> FlowAction {
         guard case .checking(let stage) = step, givenInput == .biometrics else { return .none }
         options.biometricsAvailable = false
-        flow.previousInteractionResult = InteractionResult(type: .biometricsRemoved, interactionType: stage.interaction,
-                                                           inputTypes: [.biometrics])
+        flow.previousInteractionResult = InteractionResult(
+            type: .biometricsRemoved, interactionType: stage.interaction,
+            inputTypes: [.biometrics])
         return ask(stage)
     }
 
@@ -368,8 +381,9 @@ public struct FlowMachine: Sendable, Equatable {
         }
         step = .awaiting(stage)
         flow.state = .waitForInput
-        flow.currentInteraction = Interaction(type: stage.interaction, confirmSessionInfo: confirmSessionInfo,
-                                              secondFactorInfo: secondFactorInfo, inputTypes: [])
+        flow.currentInteraction = Interaction(
+            type: stage.interaction, confirmSessionInfo: confirmSessionInfo,
+            secondFactorInfo: secondFactorInfo, inputTypes: [])
         return .none
     }
 

@@ -187,8 +187,10 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     /// SIGN_TRANSACTION: the text the user confirms and the phone signs, byte for byte.
     public var transaction: String?
 
-    public init(id: String, type: FlowType, expiresAt: Date, server: ServerInfo, announceInfo: [String: String] = [:],
-                enrolInfo: EnrolInfo? = nil, userId: String? = nil, preselectedAccountId: String? = nil, transaction: String? = nil) {
+    public init(
+        id: String, type: FlowType, expiresAt: Date, server: ServerInfo, announceInfo: [String: String] = [:],
+        enrolInfo: EnrolInfo? = nil, userId: String? = nil, preselectedAccountId: String? = nil, transaction: String? = nil
+    ) {
         self.id = id
         self.type = type
         self.expiresAt = expiresAt

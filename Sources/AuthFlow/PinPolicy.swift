@@ -69,8 +69,9 @@ public struct PinPolicyError: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String { "\(code): \(message)" }
 
     static func unsupportedLength(_ length: Int) -> PinPolicyError {
-        PinPolicyError(code: "INVALID_PIN_POLICY",
-                       message: "a PIN length must be between \(PinPolicy.allowedLengths.lowerBound) and \(PinPolicy.allowedLengths.upperBound), not \(length)")
+        PinPolicyError(
+            code: "INVALID_PIN_POLICY",
+            message: "a PIN length must be between \(PinPolicy.allowedLengths.lowerBound) and \(PinPolicy.allowedLengths.upperBound), not \(length)")
     }
     static func wrongLength(expected: Int, got: Int) -> PinPolicyError {
         PinPolicyError(code: "INVALID_PIN_FORMAT", message: "the PIN must have \(expected) digits, not \(got)")

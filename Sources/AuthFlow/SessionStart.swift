@@ -57,8 +57,10 @@ public struct SessionStart: Codable, Sendable, Equatable {
     /// A fetch failed. A connection error (`retryIn` seconds set) with an OTP to offer keeps the
     /// session STARTING and plans the next attempt; without one more attempt the OTP stays on
     /// offer. Anything else, or nothing to offer, stops the session.
-    public mutating func fetchFailed(_ failure: FlowError, connection: Bool, retryIn: TimeInterval?, phoneOffline: Bool,
-                                     countdown: TimeInterval, now: Date) -> Action {
+    public mutating func fetchFailed(
+        _ failure: FlowError, connection: Bool, retryIn: TimeInterval?, phoneOffline: Bool,
+        countdown: TimeInterval, now: Date
+    ) -> Action {
         guard state == .starting else { return .none }
         attempts += 1
         error = failure
@@ -92,8 +94,9 @@ public struct SessionStart: Codable, Sendable, Equatable {
     /// The account an OTP is asked for: the one given, or the only one there is.
     public func otpAccount(_ requested: String?) throws(FlowInputError) -> AccountSummary {
         guard state == .starting, otpAvailable else {
-            throw FlowInputError(code: "OTP_NOT_AVAILABLE",
-                                 message: "an OTP can be generated only while a scanned session is starting (now \(state.rawValue))")
+            throw FlowInputError(
+                code: "OTP_NOT_AVAILABLE",
+                message: "an OTP can be generated only while a scanned session is starting (now \(state.rawValue))")
         }
         if let requested {
             guard let account = accounts.first(where: { $0.id == requested }) else { throw .unknownAccount(requested) }

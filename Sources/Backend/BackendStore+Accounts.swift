@@ -32,14 +32,16 @@ extension BackendStore.Transaction {
     }
 
     func update(_ account: AccountRecord) throws {
-        try db.cachedStatement(sql: """
-            UPDATE account SET userId = ?, displayName = ?, deviceId = ?, publicKey = ?, createdAt = ?,
-                otpReference = ?, otpKey = ?, otpFailures = ?, otpLastStep = ?
-            WHERE id = ?
-            """).execute(arguments: [
-                account.userId, account.displayName, account.deviceId, account.publicKey, account.createdAt,
-                account.otpReference, account.otpKey, account.otpFailures, account.otpLastStep, account.id,
-            ])
+        try db.cachedStatement(
+            sql: """
+                UPDATE account SET userId = ?, displayName = ?, deviceId = ?, publicKey = ?, createdAt = ?,
+                    otpReference = ?, otpKey = ?, otpFailures = ?, otpLastStep = ?
+                WHERE id = ?
+                """
+        ).execute(arguments: [
+            account.userId, account.displayName, account.deviceId, account.publicKey, account.createdAt,
+            account.otpReference, account.otpKey, account.otpFailures, account.otpLastStep, account.id,
+        ])
     }
 
     func clearOTPFailures(accountId: String) throws {
@@ -58,12 +60,14 @@ extension BackendStore.Transaction {
 
     /// Whether another device of a user who has an account on `deviceId` is called `name`.
     func isDeviceName(_ name: String, takenBesides deviceId: String) throws -> Bool {
-        try Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM device
-                JOIN account AS theirs ON theirs.deviceId = device.deviceId
-                JOIN account AS mine ON mine.userId = theirs.userId AND mine.deviceId = ?
-                WHERE device.name = ? AND device.deviceId != ?)
-            """, arguments: [deviceId, name, deviceId]) ?? false
+        try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM device
+                    JOIN account AS theirs ON theirs.deviceId = device.deviceId
+                    JOIN account AS mine ON mine.userId = theirs.userId AND mine.deviceId = ?
+                    WHERE device.name = ? AND device.deviceId != ?)
+                """, arguments: [deviceId, name, deviceId]) ?? false
     }
 
     func save(_ device: DeviceRecord) throws {
@@ -73,8 +77,9 @@ extension BackendStore.Transaction {
     // MARK: the Second Factor Server
 
     func secondFactor(deviceId: String) throws -> SecondFactorRecord? {
-        try SecondFactorRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM secondFactorAccount WHERE deviceId = ?"),
-                                        arguments: [deviceId])
+        try SecondFactorRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM secondFactorAccount WHERE deviceId = ?"),
+            arguments: [deviceId])
     }
 
     func insert(_ secondFactor: SecondFactorRecord) throws {
@@ -82,14 +87,16 @@ extension BackendStore.Transaction {
     }
 
     func update(_ secondFactor: SecondFactorRecord) throws {
-        try db.cachedStatement(sql: """
-            UPDATE secondFactorAccount SET pinPublicKey = ?, failedAttempts = ?, isBlocked = ?, penalisedUntil = ?,
-                updatedAt = ?, biometricPublicKey = ?, devicePublicKey = ?
-            WHERE deviceId = ?
-            """).execute(arguments: [
-                secondFactor.pinPublicKey, secondFactor.failedAttempts, secondFactor.isBlocked, secondFactor.penalisedUntil,
-                secondFactor.updatedAt, secondFactor.biometricPublicKey, secondFactor.devicePublicKey, secondFactor.deviceId,
-            ])
+        try db.cachedStatement(
+            sql: """
+                UPDATE secondFactorAccount SET pinPublicKey = ?, failedAttempts = ?, isBlocked = ?, penalisedUntil = ?,
+                    updatedAt = ?, biometricPublicKey = ?, devicePublicKey = ?
+                WHERE deviceId = ?
+                """
+        ).execute(arguments: [
+            secondFactor.pinPublicKey, secondFactor.failedAttempts, secondFactor.isBlocked, secondFactor.penalisedUntil,
+            secondFactor.updatedAt, secondFactor.biometricPublicKey, secondFactor.devicePublicKey, secondFactor.deviceId,
+        ])
     }
 
     /// The policy set from the console, if any.

@@ -21,10 +21,12 @@ extension BackendStore.Transaction {
     /// any of the user's, newest first.
     func pendingSessions(of account: AccountRecord, types: [WireSessionType], at time: Date) throws -> [SessionRecord] {
         try SessionRecord
-            .filter(Column("userId") == account.userId
-                && types.map(\.rawValue).contains(Column("type"))
-                && (Column("accountId") == nil || Column("accountId") == account.id)
-                && Column("status") == SessionStatus.pending.rawValue && Column("expiresAt") > time)
+            .filter(
+                Column("userId") == account.userId
+                    && types.map(\.rawValue).contains(Column("type"))
+                    && (Column("accountId") == nil || Column("accountId") == account.id)
+                    && Column("status") == SessionStatus.pending.rawValue && Column("expiresAt") > time
+            )
             .order(SessionRecord.Columns.createdAt.desc).fetchAll(db)
     }
 
@@ -33,17 +35,19 @@ extension BackendStore.Transaction {
     }
 
     func update(_ session: SessionRecord) throws {
-        try db.cachedStatement(sql: """
-            UPDATE session SET type = ?, userId = ?, displayName = ?, token = ?, status = ?, challenge = ?, deviceId = ?,
-                accountId = ?, failure = ?, otplogin = ?, createdAt = ?, expiresAt = ?, updatedAt = ?, delivery = ?,
-                dispatch = ?, transactionText = ?, transactionSignature = ?, userInput = ?, devicePublicKey = ?
-            WHERE id = ?
-            """).execute(arguments: [
-                session.type, session.userId, session.displayName, session.token, session.status, session.challenge,
-                session.deviceId, session.accountId, session.failure, session.otplogin, session.createdAt, session.expiresAt,
-                session.updatedAt, session.delivery, session.dispatch, session.transactionText, session.transactionSignature,
-                session.userInput, session.devicePublicKey, session.id,
-            ])
+        try db.cachedStatement(
+            sql: """
+                UPDATE session SET type = ?, userId = ?, displayName = ?, token = ?, status = ?, challenge = ?, deviceId = ?,
+                    accountId = ?, failure = ?, otplogin = ?, createdAt = ?, expiresAt = ?, updatedAt = ?, delivery = ?,
+                    dispatch = ?, transactionText = ?, transactionSignature = ?, userInput = ?, devicePublicKey = ?
+                WHERE id = ?
+                """
+        ).execute(arguments: [
+            session.type, session.userId, session.displayName, session.token, session.status, session.challenge,
+            session.deviceId, session.accountId, session.failure, session.otplogin, session.createdAt, session.expiresAt,
+            session.updatedAt, session.delivery, session.dispatch, session.transactionText, session.transactionSignature,
+            session.userInput, session.devicePublicKey, session.id,
+        ])
     }
 
     /// Only the dispatch columns: a phone that opens pushes at once may have redeemed the
@@ -55,9 +59,11 @@ extension BackendStore.Transaction {
 
     /// The tokens of the devices that hold an account of the user and take pushes.
     func pushTokens(ofUser userId: String) throws -> [String] {
-        try String.fetchAll(db.cachedStatement(sql: """
-            SELECT DISTINCT device.fcmToken FROM device JOIN account ON account.deviceId = device.deviceId
-            WHERE account.userId = ? AND device.fcmToken IS NOT NULL
-            """), arguments: [userId])
+        try String.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT DISTINCT device.fcmToken FROM device JOIN account ON account.deviceId = device.deviceId
+                    WHERE account.userId = ? AND device.fcmToken IS NOT NULL
+                    """), arguments: [userId])
     }
 }

@@ -15,8 +15,10 @@ extension DemoBackend {
 
     /// Starts a session. A login or transaction may pre-select one of the user's accounts; a
     /// transaction needs its text and a user with an account here.
-    public func createSession(type: WireSessionType, userId: String, displayName: String?, transaction: String? = nil,
-                              accountId: String? = nil, delivery: Delivery = .qr) async throws(BackendError) -> BackendSession {
+    public func createSession(
+        type: WireSessionType, userId: String, displayName: String?, transaction: String? = nil,
+        accountId: String? = nil, delivery: Delivery = .qr
+    ) async throws(BackendError) -> BackendSession {
         let userId = userId.trimmingCharacters(in: .whitespaces)
         try Self.checkName(userId, field: "userId", limit: 128)
         let name = (displayName?.trimmingCharacters(in: .whitespaces)).flatMap { $0.isEmpty ? nil : $0 } ?? userId
@@ -44,7 +46,8 @@ extension DemoBackend {
                     throw BackendError(.notFound, "ACCOUNT_NOT_FOUND", "the user \(userId) has no account \(accountId)")
                 }
             } else if type == .transaction || type == .upgrade,
-                      try !tx.hasAccounts(ofUser: userId) {
+                try !tx.hasAccounts(ofUser: userId)
+            {
                 throw BackendError(.notFound, "USER_NOT_ENROLLED", "the user \(userId) has no account here for a \(type.rawValue)")
             }
             try tx.insert(record)
@@ -64,11 +67,12 @@ extension DemoBackend {
             tokens = try await read { tx in try tx.pushTokens(ofUser: userId) }
         }
         let base = configuration.pushURL ?? baseURL()
-        let (title, body): (String, String) = switch record.sessionType {
-        case .login: ("Log in to \(configuration.serverName)?", "Confirm the login of \(record.userId) on this phone.")
-        case .transaction: ("Confirm a transaction at \(configuration.serverName)", "A transaction for \(record.userId) waits for you.")
-        default: ("Add an account at \(configuration.serverName)", "Enrol \(record.displayName) on this phone.")
-        }
+        let (title, body): (String, String) =
+            switch record.sessionType {
+            case .login: ("Log in to \(configuration.serverName)?", "Confirm the login of \(record.userId) on this phone.")
+            case .transaction: ("Confirm a transaction at \(configuration.serverName)", "A transaction for \(record.userId) waits for you.")
+            default: ("Add an account at \(configuration.serverName)", "Enrol \(record.displayName) on this phone.")
+            }
         var results: [String] = []
         for token in tokens {
             let message = FCMSend(token: token, data: PushMessage.data(for: payload(for: record)), title: title, body: body)

@@ -16,7 +16,8 @@ extension DemoBackend {
             guard Self.verify(request.signature, SignedMessage.deviceChange(request), key: account.publicKey) else {
                 throw BackendError.invalidSignature
             }
-            var device = try tx.device(id: request.deviceId)
+            var device =
+                try tx.device(id: request.deviceId)
                 ?? DeviceRecord(deviceId: request.deviceId, name: request.deviceId, fcmToken: nil, updatedAt: time)
             if let name = request.name, name != device.name {
                 guard try !tx.isDeviceName(name, takenBesides: request.deviceId) else {
@@ -38,8 +39,10 @@ extension DemoBackend {
         try Self.checkTimestamp(request.timestamp, now: time)
         try await write { tx in
             let account = try Self.deviceAccount(tx, id: request.accountId, device: request.deviceId)
-            guard Self.verify(request.signature, SignedMessage.removeAccount(accountId: account.id, timestamp: request.timestamp),
-                              key: account.publicKey)
+            guard
+                Self.verify(
+                    request.signature, SignedMessage.removeAccount(accountId: account.id, timestamp: request.timestamp),
+                    key: account.publicKey)
             else { throw BackendError.invalidSignature }
             try tx.delete(account)
         }

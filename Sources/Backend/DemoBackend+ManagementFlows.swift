@@ -28,9 +28,13 @@ extension DemoBackend {
                 delivery: "phone", dispatch: nil, devicePublicKey: secondFactor.devicePublicKey)
             try tx.insert(record)
             let policy = try self.secondFactorPolicy(tx)
-            return (record, ManagementResponse(sessionId: record.id, expiresAt: record.expiresAt, challenge: record.challenge,
-                                               secondFactor: Self.wireState(of: secondFactor, policy: policy, now: time),
-                                               biometricsRegistered: secondFactor.biometricPublicKey != nil))
+            return (
+                record,
+                ManagementResponse(
+                    sessionId: record.id, expiresAt: record.expiresAt, challenge: record.challenge,
+                    secondFactor: Self.wireState(of: secondFactor, policy: policy, now: time),
+                    biometricsRegistered: secondFactor.biometricPublicKey != nil)
+            )
         }
         publish(record)
         return response
@@ -48,10 +52,11 @@ extension DemoBackend {
             guard record.sessionType == type else { throw BackendError.wrongState(record.status, expected: "a \(type.rawValue) session") }
             guard record.accountId == request.accountId else { throw BackendError.accountNotFound(request.accountId) }
             let account = try Self.deviceAccount(tx, id: request.accountId, device: request.deviceId)
-            let message = SignedMessage.setSecondFactor(sessionId: record.id, challenge: record.challenge, factor: request.factor,
-                                                        publicKey: request.publicKey)
+            let message = SignedMessage.setSecondFactor(
+                sessionId: record.id, challenge: record.challenge, factor: request.factor,
+                publicKey: request.publicKey)
             guard Self.verify(request.accountSignature, message, key: account.publicKey),
-                  Self.verify(request.factorSignature, message, key: newKey)
+                Self.verify(request.factorSignature, message, key: newKey)
             else { throw BackendError.invalidSignature }
             guard var secondFactor = try tx.secondFactor(deviceId: request.deviceId) else { throw BackendError.secondFactorUnknown }
             if type == .changePin {
@@ -68,8 +73,12 @@ extension DemoBackend {
             record.updatedAt = time
             try tx.update(record)
             let policy = try self.secondFactorPolicy(tx)
-            return (record, SecondFactorResponse(result: .accepted, secondFactor: Self.wireState(of: secondFactor, policy: policy, now: time),
-                                                 accountId: nil, challenge: nil))
+            return (
+                record,
+                SecondFactorResponse(
+                    result: .accepted, secondFactor: Self.wireState(of: secondFactor, policy: policy, now: time),
+                    accountId: nil, challenge: nil)
+            )
         }
         publish(record)
         return response
@@ -86,10 +95,11 @@ extension DemoBackend {
             guard account.userId == record.userId, record.accountId == nil || record.accountId == account.id else {
                 throw BackendError.accountNotFound(request.accountId)
             }
-            let message = SignedMessage.rotate(sessionId: record.id, challenge: record.challenge, accountId: account.id,
-                                               newPublicKey: request.newPublicKey)
+            let message = SignedMessage.rotate(
+                sessionId: record.id, challenge: record.challenge, accountId: account.id,
+                newPublicKey: request.newPublicKey)
             guard Self.verify(request.oldKeySignature, message, key: account.publicKey),
-                  Self.verify(request.newKeySignature, message, key: newKey)
+                Self.verify(request.newKeySignature, message, key: newKey)
             else { throw BackendError.invalidSignature }
             account.publicKey = newKey
             try tx.update(account)

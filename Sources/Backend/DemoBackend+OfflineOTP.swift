@@ -33,8 +33,9 @@ extension DemoBackend {
         }
         do {
             let pair = try KeyExchange.KeyPair.generate()
-            return OTPAgreement(phonePublicKey: phonePublicKey, serverPublicKey: pair.publicKey,
-                                sharedKey: try pair.serverSharedKey(clientPublicKey: phoneKey))
+            return OTPAgreement(
+                phonePublicKey: phonePublicKey, serverPublicKey: pair.publicKey,
+                sharedKey: try pair.serverSharedKey(clientPublicKey: phoneKey))
         } catch {
             throw BackendError.invalid("otpPublicKey", "is not a usable X25519 public key")
         }
@@ -42,8 +43,9 @@ extension DemoBackend {
 
     func otpEnrolment(_ agreement: OTPAgreement, sessionId: String, accountId: String, reference: UInt32) -> WireOTPEnrolment {
         let backendHalf = Base64URL.encode(agreement.serverPublicKey)
-        let message = SignedMessage.otpEnrolment(sessionId: sessionId, accountId: accountId, reference: reference,
-                                                 serverPublicKey: backendHalf, phonePublicKey: agreement.phonePublicKey)
+        let message = SignedMessage.otpEnrolment(
+            sessionId: sessionId, accountId: accountId, reference: reference,
+            serverPublicKey: backendHalf, phonePublicKey: agreement.phonePublicKey)
         return WireOTPEnrolment(reference: reference, serverPublicKey: backendHalf, signature: Base64URL.encode(serverKey.sign(message)))
     }
 
@@ -103,14 +105,16 @@ extension DemoBackend {
             guard record.expiresAt > time else { throw BackendError.sessionExpired }
             let reference = Crockford32.encode(UInt64(otp.reference), length: 6)
             guard var account = try tx.account(otpReference: otp.reference),
-                  let key = account.otpKey, account.userId == record.userId, record.accountId == nil || record.accountId == account.id
+                let key = account.otpKey, account.userId == record.userId, record.accountId == nil || record.accountId == account.id
             else {
-                throw BackendError(.forbidden, "OTP_ACCOUNT_UNKNOWN",
-                                   "\(reference) is not the reference of an account of \(record.userId) with an offline OTP for this login")
+                throw BackendError(
+                    .forbidden, "OTP_ACCOUNT_UNKNOWN",
+                    "\(reference) is not the reference of an account of \(record.userId) with an offline OTP for this login")
             }
             guard account.otpFailures < limit else {
-                throw BackendError(.tooManyRequests, "OTP_LOCKED",
-                                   "\(limit) wrong OTPs in a row for this account: its OTP is locked until it logs in online")
+                throw BackendError(
+                    .tooManyRequests, "OTP_LOCKED",
+                    "\(limit) wrong OTPs in a row for this account: its OTP is locked until it logs in online")
             }
             let current = OfflineOTP.step(at: time)
             let accepted = [current, current - 1].first { step in
@@ -136,8 +140,9 @@ extension DemoBackend {
         case .loggedIn(let record):
             return publish(record)
         case .rejected(let failures):
-            throw BackendError(.forbidden, "OTP_REJECTED",
-                               "the OTP is wrong, was used already, or is older than the previous 2-minute step (\(failures) of \(limit) wrong in a row)")
+            throw BackendError(
+                .forbidden, "OTP_REJECTED",
+                "the OTP is wrong, was used already, or is older than the previous 2-minute step (\(failures) of \(limit) wrong in a row)")
         }
     }
 }

@@ -12,8 +12,12 @@ extension DemoBackend {
     public func redeem(_ request: RedeemRequest) async throws(BackendError) -> RedeemResponse {
         try Self.checkDeviceId(request.deviceId)
         let deviceKey = try Self.decodePublicKey(request.devicePublicKey, field: "devicePublicKey")
-        guard Self.verify(request.deviceSignature, SignedMessage.redeem(token: request.token, deviceId: request.deviceId,
-                                                                        devicePublicKey: request.devicePublicKey), key: deviceKey)
+        guard
+            Self.verify(
+                request.deviceSignature,
+                SignedMessage.redeem(
+                    token: request.token, deviceId: request.deviceId,
+                    devicePublicKey: request.devicePublicKey), key: deviceKey)
         else { throw BackendError.invalidSignature }
         let time = now()
         let (record, existing) = try await write { tx in
@@ -30,7 +34,8 @@ extension DemoBackend {
             record.devicePublicKey = deviceKey
             record.updatedAt = time
             try tx.update(record)
-            let existing = record.type == WireSessionType.enrol.rawValue
+            let existing =
+                record.type == WireSessionType.enrol.rawValue
                 ? try tx.accounts(ofUser: record.userId).map(\.displayName) : nil
             return (record, existing)
         }
@@ -49,8 +54,10 @@ extension DemoBackend {
         if let userInput = request.userInput { try Self.checkText(userInput, field: "userInput", limit: ReadableText.maximumUserInputLength) }
         let (record, secondFactor) = try await write { tx in
             var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
-            try Self.checkDeviceSignature(request.deviceSignature, record, SignedMessage.confirm(
-                sessionId: record.id, challenge: record.challenge, accountId: request.accountId ?? ""))
+            try Self.checkDeviceSignature(
+                request.deviceSignature, record,
+                SignedMessage.confirm(
+                    sessionId: record.id, challenge: record.challenge, accountId: request.accountId ?? ""))
             let policy = try self.secondFactorPolicy(tx)
             if record.sessionType != .enrol {
                 guard let accountId = request.accountId, let signature = request.signature else {
@@ -93,26 +100,33 @@ extension DemoBackend {
 
             let secondFactor: SecondFactorRecord
             if let registered = try tx.secondFactor(deviceId: request.deviceId) {
-                let (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature, message: message,
-                                                       policy: policy, now: time, deviceKey: record.devicePublicKey)
+                let (outcome, updated) = Self.checkPin(
+                    registered, signature: request.pinSignature, message: message,
+                    policy: policy, now: time, deviceKey: record.devicePublicKey)
                 try tx.update(updated)
                 guard outcome == .accepted else {
                     Self.afterRejection(&record, updated)
                     try tx.update(record)
-                    return (record, SecondFactorResponse(result: .rejected, secondFactor: Self.wireState(of: updated, policy: policy, now: time),
-                                                         accountId: nil, challenge: record.challenge))
+                    return (
+                        record,
+                        SecondFactorResponse(
+                            result: .rejected, secondFactor: Self.wireState(of: updated, policy: policy, now: time),
+                            accountId: nil, challenge: record.challenge)
+                    )
                 }
                 secondFactor = updated
             } else {
                 // First PIN of this device here: the proof shows the phone holds the PIN key it registers.
                 guard Self.verify(request.pinSignature, message, key: pinKey) else { throw BackendError.invalidSignature }
-                secondFactor = SecondFactorRecord(deviceId: request.deviceId, pinPublicKey: pinKey, failedAttempts: 0,
-                                                  isBlocked: false, penalisedUntil: nil, updatedAt: time, biometricPublicKey: nil,
-                                                  devicePublicKey: record.devicePublicKey)
+                secondFactor = SecondFactorRecord(
+                    deviceId: request.deviceId, pinPublicKey: pinKey, failedAttempts: 0,
+                    isBlocked: false, penalisedUntil: nil, updatedAt: time, biometricPublicKey: nil,
+                    devicePublicKey: record.devicePublicKey)
                 try tx.insert(secondFactor)
             }
-            var account = AccountRecord(id: UUID().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
-                                        deviceId: request.deviceId, publicKey: accountKey, createdAt: time)
+            var account = AccountRecord(
+                id: UUID().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
+                deviceId: request.deviceId, publicKey: accountKey, createdAt: time)
             var otp: WireOTPEnrolment?
             if let otpAgreement {
                 let reference = try Self.freeOTPReference(tx)
@@ -121,14 +135,20 @@ extension DemoBackend {
                 otp = self.otpEnrolment(otpAgreement, sessionId: record.id, accountId: account.id, reference: reference)
             }
             try tx.insert(account)
-            try tx.save(DeviceRecord(deviceId: request.deviceId, name: request.deviceName ?? request.deviceId,
-                                     fcmToken: request.fcmToken, updatedAt: time))
+            try tx.save(
+                DeviceRecord(
+                    deviceId: request.deviceId, name: request.deviceName ?? request.deviceId,
+                    fcmToken: request.fcmToken, updatedAt: time))
             record.status = .enrolled
             record.accountId = account.id
             record.updatedAt = time
             try tx.update(record)
-            return (record, SecondFactorResponse(result: .accepted, secondFactor: Self.wireState(of: secondFactor, policy: policy, now: time),
-                                                 accountId: account.id, challenge: nil, otp: otp))
+            return (
+                record,
+                SecondFactorResponse(
+                    result: .accepted, secondFactor: Self.wireState(of: secondFactor, policy: policy, now: time),
+                    accountId: account.id, challenge: nil, otp: otp)
+            )
         }
         publish(record)
         return response
@@ -137,7 +157,8 @@ extension DemoBackend {
     /// The user confirmed the transaction: the phone signed the text it showed. Any other text,
     /// or a signature over any other text, is refused and changes nothing.
     public func confirmTransaction(sessionId: String, _ request: TransactionConfirmRequest) async throws(BackendError)
-        -> TransactionConfirmResponse {
+        -> TransactionConfirmResponse
+    {
         let time = now()
         let record = try await write { tx in
             var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
@@ -188,14 +209,17 @@ extension DemoBackend {
         try Self.checkTimestamp(request.timestamp, now: time)
         let records = try await read { tx in
             guard let account = try tx.account(id: request.accountId), account.deviceId == request.deviceId,
-                  Self.verify(request.signature, SignedMessage.pending(accountId: account.id, timestamp: request.timestamp),
-                              key: account.publicKey)
+                Self.verify(
+                    request.signature, SignedMessage.pending(accountId: account.id, timestamp: request.timestamp),
+                    key: account.publicKey)
             else { throw BackendError.invalidSignature }
             return try tx.pendingSessions(of: account, types: [.login, .transaction, .upgrade], at: time)
         }
-        return PendingResponse(operations: records.map {
-            PendingOperation(sessionId: $0.id, type: $0.sessionType ?? .login, createdAt: $0.createdAt, expiresAt: $0.expiresAt,
-                             payload: payload(for: $0).qrText)
-        })
+        return PendingResponse(
+            operations: records.map {
+                PendingOperation(
+                    sessionId: $0.id, type: $0.sessionType ?? .login, createdAt: $0.createdAt, expiresAt: $0.expiresAt,
+                    payload: payload(for: $0).qrText)
+            })
     }
 }

@@ -37,8 +37,9 @@ extension DemoBackend {
                 registered.updatedAt = time
                 (outcome, updated) = (.accepted, registered)
             } else {
-                (outcome, updated) = Self.checkPin(registered, signature: request.pinSignature ?? "", message: message, policy: policy,
-                                                   now: time, deviceKey: record.devicePublicKey)
+                (outcome, updated) = Self.checkPin(
+                    registered, signature: request.pinSignature ?? "", message: message, policy: policy,
+                    now: time, deviceKey: record.devicePublicKey)
             }
             var final = updated
             if outcome == .accepted {
@@ -62,8 +63,12 @@ extension DemoBackend {
             record.updatedAt = time
             try tx.update(record)
             let next = outcome != .accepted || record.status == .verified ? record.challenge : nil
-            return (record, SecondFactorResponse(result: outcome, secondFactor: Self.wireState(of: final, policy: policy, now: time),
-                                                 accountId: nil, challenge: next))
+            return (
+                record,
+                SecondFactorResponse(
+                    result: outcome, secondFactor: Self.wireState(of: final, policy: policy, now: time),
+                    accountId: nil, challenge: next)
+            )
         }
         publish(record)
         return response
@@ -91,8 +96,10 @@ extension DemoBackend {
     /// Blocked or penalised: refused without touching the counters. `deviceKey` is the key the
     /// request was signed with: a device registered before devices had keys has its PIN
     /// counted only once a right PIN has bound that key to it.
-    static func checkPin(_ account: SecondFactorRecord, signature: String, message: [UInt8], policy: SecondFactorPolicy,
-                         now: Date, deviceKey: Data?) -> (SecondFactorResponse.Result, SecondFactorRecord) {
+    static func checkPin(
+        _ account: SecondFactorRecord, signature: String, message: [UInt8], policy: SecondFactorPolicy,
+        now: Date, deviceKey: Data?
+    ) -> (SecondFactorResponse.Result, SecondFactorRecord) {
         if account.isBlocked { return (.rejected, account) }
         if let until = account.penalisedUntil, until > now { return (.penalised, account) }
         var updated = account
@@ -125,8 +132,9 @@ extension DemoBackend {
     /// The counters as the phone shows them, a penalty as the seconds left from `now`.
     static func wireState(of record: SecondFactorRecord, policy: SecondFactorPolicy, now: Date) -> WireSecondFactorAccount {
         let remaining = record.penalisedUntil.map { max(0, Int($0.timeIntervalSince(now).rounded(.up))) } ?? 0
-        return WireSecondFactorAccount(isBlocked: record.isBlocked, failedAttempts: record.failedAttempts,
-                                       maxAttempts: policy.maxAttempts, penalisedFor: remaining,
-                                       penalisedUntil: remaining > 0 ? record.penalisedUntil : nil)
+        return WireSecondFactorAccount(
+            isBlocked: record.isBlocked, failedAttempts: record.failedAttempts,
+            maxAttempts: policy.maxAttempts, penalisedFor: remaining,
+            penalisedUntil: remaining > 0 ? record.penalisedUntil : nil)
     }
 }

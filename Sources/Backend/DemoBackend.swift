@@ -24,9 +24,11 @@ public final class DemoBackend: Sendable {
         public static let defaultPushRetry = RetryPolicy.exponential(
             maxRetries: 3, initialDelay: .milliseconds(500), maximumDelay: .seconds(4), multiplier: 2)
 
-        public init(serverName: String = "AuthPhone demo backend", sessionLifetime: TimeInterval = 300,
-                    secondFactorPolicy: SecondFactorPolicy = .nextAuth, pushURL: String? = nil, pushProject: String = "authphone",
-                    pushRetry: RetryPolicy = defaultPushRetry, maxOTPFailures: Int = OTPFailureLimit.maximum) {
+        public init(
+            serverName: String = "AuthPhone demo backend", sessionLifetime: TimeInterval = 300,
+            secondFactorPolicy: SecondFactorPolicy = .nextAuth, pushURL: String? = nil, pushProject: String = "authphone",
+            pushRetry: RetryPolicy = defaultPushRetry, maxOTPFailures: Int = OTPFailureLimit.maximum
+        ) {
             self.serverName = serverName
             self.sessionLifetime = sessionLifetime
             self.secondFactorPolicy = secondFactorPolicy
@@ -50,11 +52,13 @@ public final class DemoBackend: Sendable {
     /// Every change of a session, for the console.
     public let events = Broadcaster<BackendSession>()
 
-    public init(store: BackendStore, configuration: Configuration = .init(),
-                baseURL: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date = Date.init,
-                wire: WireHTTPClient = WireHTTPClient(),
-                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-                faults: FaultInjector? = nil) throws {
+    public init(
+        store: BackendStore, configuration: Configuration = .init(),
+        baseURL: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date = Date.init,
+        wire: WireHTTPClient = WireHTTPClient(),
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        faults: FaultInjector? = nil
+    ) throws {
         self.store = store
         self.wire = wire
         self.faults = faults
@@ -83,8 +87,10 @@ public final class DemoBackend: Sendable {
     }
 
     /// The session this device redeemed, not expired, at the step `status`.
-    static func activeSession(_ tx: BackendStore.Transaction, id: String, device: String, status: SessionStatus,
-                              now: Date) throws -> SessionRecord {
+    static func activeSession(
+        _ tx: BackendStore.Transaction, id: String, device: String, status: SessionStatus,
+        now: Date
+    ) throws -> SessionRecord {
         guard let record = try tx.session(id: id) else { throw BackendError.sessionNotFound(id) }
         guard record.deviceId == device else { throw BackendError.wrongDevice }
         guard record.expiresAt > now else { throw BackendError.sessionExpired }

@@ -29,7 +29,10 @@ public struct QRCode: Sendable, Equatable {
         for y in 0..<width {
             var x = 0
             while x < width {
-                guard isDark(x: x, y: y) else { x += 1; continue }
+                guard isDark(x: x, y: y) else {
+                    x += 1
+                    continue
+                }
                 let start = x
                 while x < width && isDark(x: x, y: y) { x += 1 }
                 path += "M\(start + quietZone) \(y + quietZone)h\(x - start)v1h-\(x - start)z"
@@ -37,9 +40,9 @@ public struct QRCode: Sendable, Equatable {
         }
         let extent = width + 2 * quietZone
         return """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(extent * moduleSize)" height="\(extent * moduleSize)" \
-        viewBox="0 0 \(extent) \(extent)" shape-rendering="crispEdges"><rect width="100%" height="100%" fill="#fff"/>\
-        <path fill="#000" d="\(path)"/></svg>
-        """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(extent * moduleSize)" height="\(extent * moduleSize)" \
+            viewBox="0 0 \(extent) \(extent)" shape-rendering="crispEdges"><rect width="100%" height="100%" fill="#fff"/>\
+            <path fill="#000" d="\(path)"/></svg>
+            """
     }
 }

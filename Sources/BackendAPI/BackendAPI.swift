@@ -85,9 +85,11 @@ public struct RedeemResponse: Codable, Sendable, Equatable {
     /// The server key's signature over `SignedMessage.server`, so the phone can check the pinned key.
     public var serverSignature: String
 
-    public init(sessionId: String, type: WireSessionType, expiresAt: Date, server: WireServer,
-                announceInfo: [String: String], displayName: String?, existingAccounts: [String]?,
-                userId: String?, accountId: String? = nil, transaction: String? = nil, challenge: String, serverSignature: String) {
+    public init(
+        sessionId: String, type: WireSessionType, expiresAt: Date, server: WireServer,
+        announceInfo: [String: String], displayName: String?, existingAccounts: [String]?,
+        userId: String?, accountId: String? = nil, transaction: String? = nil, challenge: String, serverSignature: String
+    ) {
         self.sessionId = sessionId
         self.type = type
         self.expiresAt = expiresAt
@@ -176,8 +178,10 @@ public struct EnrolRequest: Codable, Sendable {
     /// PIN checked (and a wrong one counted).
     public var deviceSignature: String
 
-    public init(deviceId: String, accountPublicKey: String, accountSignature: String, pinPublicKey: String, pinSignature: String,
-                deviceName: String?, fcmToken: String?, otpPublicKey: String? = nil, deviceSignature: String) {
+    public init(
+        deviceId: String, accountPublicKey: String, accountSignature: String, pinPublicKey: String, pinSignature: String,
+        deviceName: String?, fcmToken: String?, otpPublicKey: String? = nil, deviceSignature: String
+    ) {
         self.deviceSignature = deviceSignature
         self.deviceId = deviceId
         self.accountPublicKey = accountPublicKey
@@ -217,8 +221,10 @@ public struct VerifyPinRequest: Codable, Sendable {
     /// phone is set to `disallowPinChangeWithBiometric`.
     public var clearPinFailures: Bool?
 
-    public init(deviceId: String, accountId: String, accountSignature: String, pinSignature: String? = nil,
-                biometricSignature: String? = nil, clearPinFailures: Bool? = nil) {
+    public init(
+        deviceId: String, accountId: String, accountSignature: String, pinSignature: String? = nil,
+        biometricSignature: String? = nil, clearPinFailures: Bool? = nil
+    ) {
         self.deviceId = deviceId
         self.accountId = accountId
         self.accountSignature = accountSignature
@@ -299,8 +305,10 @@ public struct DeviceInformationChangeRequest: Codable, Sendable, Equatable {
     /// The account key's signature over `SignedMessage.deviceChange`.
     public var signature: String
 
-    public init(deviceId: String, accountId: String, name: String?, fcmToken: String?, disablePushNotifications: Bool?,
-                timestamp: Date, signature: String) {
+    public init(
+        deviceId: String, accountId: String, name: String?, fcmToken: String?, disablePushNotifications: Bool?,
+        timestamp: Date, signature: String
+    ) {
         self.deviceId = deviceId
         self.accountId = accountId
         self.name = name
@@ -378,8 +386,10 @@ public struct SecondFactorResponse: Codable, Sendable, Equatable {
     /// Enrolment with an OTP key: the backend's half of it.
     public var otp: WireOTPEnrolment?
 
-    public init(result: Result, secondFactor: WireSecondFactorAccount, accountId: String?, challenge: String?,
-                otp: WireOTPEnrolment? = nil) {
+    public init(
+        result: Result, secondFactor: WireSecondFactorAccount, accountId: String?, challenge: String?,
+        otp: WireOTPEnrolment? = nil
+    ) {
         self.result = result
         self.secondFactor = secondFactor
         self.accountId = accountId
@@ -479,12 +489,15 @@ public enum SignedMessage {
     }
     public static func deviceChange(_ request: DeviceInformationChangeRequest) -> [UInt8] {
         let disable = request.disablePushNotifications == true ? "disable" : ""
-        return Array(("authphone/v1 device\n\(request.accountId)\n\(Int(request.timestamp.timeIntervalSince1970))\n"
-            + "\(request.name ?? "")\n\(request.fcmToken ?? "")\n\(disable)").utf8)
+        return Array(
+            ("authphone/v1 device\n\(request.accountId)\n\(Int(request.timestamp.timeIntervalSince1970))\n"
+                + "\(request.name ?? "")\n\(request.fcmToken ?? "")\n\(disable)").utf8)
     }
     /// Binds the backend's OTP key half and the reference to the enrolment and the phone's half.
-    public static func otpEnrolment(sessionId: String, accountId: String, reference: UInt32, serverPublicKey: String,
-                                    phonePublicKey: String) -> [UInt8] {
+    public static func otpEnrolment(
+        sessionId: String, accountId: String, reference: UInt32, serverPublicKey: String,
+        phonePublicKey: String
+    ) -> [UInt8] {
         Array("authphone/v1 otp\n\(sessionId)\n\(accountId)\n\(reference)\n\(serverPublicKey)\n\(phonePublicKey)".utf8)
     }
     /// Bound to the time so that a captured request stops working within minutes.
@@ -650,7 +663,8 @@ public enum ReadableText {
     public static func nameProblem(in name: String, limit: Int) -> String? {
         let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
         if name.trimmingCharacters(in: .whitespaces).isEmpty || name.count > limit
-            || name.unicodeScalars.contains(where: { hidden.contains($0.properties.generalCategory) }) {
+            || name.unicodeScalars.contains(where: { hidden.contains($0.properties.generalCategory) })
+        {
             return "must be 1 to \(limit) characters on one line, without control or invisible formatting characters"
         }
         return nil

@@ -40,8 +40,10 @@ public struct WireHTTPClient: Sendable {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
-    public init(http: HTTPClient = noRedirects, timeout: TimeAmount = .seconds(10),
-                authorization: @escaping @Sendable (String) -> String? = { _ in nil }) {
+    public init(
+        http: HTTPClient = noRedirects, timeout: TimeAmount = .seconds(10),
+        authorization: @escaping @Sendable (String) -> String? = { _ in nil }
+    ) {
         self.http = http
         self.timeout = timeout
         self.authorization = authorization

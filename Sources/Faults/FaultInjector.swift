@@ -103,8 +103,9 @@ public final class FaultInjector: Sendable {
         }
         if !kind.isRequestFault, target != .push { throw .invalid("kind", "drops and delays pushes: only the push service takes it") }
         let time = now()
-        let fault = Fault(id: UUID().uuidString.lowercased(), target: target, kind: kind, remaining: count, createdAt: time,
-                          expiresAt: time.addingTimeInterval(TimeInterval(lifetime)))
+        let fault = Fault(
+            id: UUID().uuidString.lowercased(), target: target, kind: kind, remaining: count, createdAt: time,
+            expiresAt: time.addingTimeInterval(TimeInterval(lifetime)))
         publish { $0.append(fault) }
         return fault
     }

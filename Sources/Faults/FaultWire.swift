@@ -111,11 +111,12 @@ public struct FaultView: Codable, Sendable, Equatable {
             delaySeconds = seconds
             what = "delivers pushes \(seconds) s late"
         }
-        let subject = switch fault.target {
-        case .phone: "The backend, for this phone,"
-        case .backend: "The backend"
-        case .push: "The push service"
-        }
+        let subject =
+            switch fault.target {
+            case .phone: "The backend, for this phone,"
+            case .backend: "The backend"
+            case .push: "The push service"
+            }
         description = "\(subject) \(what)" + (fault.remaining.map { " (\($0) more)" } ?? "")
     }
 }

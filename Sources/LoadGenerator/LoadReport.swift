@@ -30,8 +30,10 @@ public struct LoadReport: Codable, Sendable {
     public var server: ServerSample?
     public var cores: Int
 
-    init(mode: LoadOptions.Mode, options: LoadOptions, recorder: Recorder, elapsed: Double,
-         setup: (failures: [String: Int], examples: [String: String], seconds: Double), server: ServerSample?) {
+    init(
+        mode: LoadOptions.Mode, options: LoadOptions, recorder: Recorder, elapsed: Double,
+        setup: (failures: [String: Int], examples: [String: String], seconds: Double), server: ServerSample?
+    ) {
         self.mode = mode.rawValue
         url = options.url
         phones = options.phones
@@ -41,9 +43,10 @@ public struct LoadReport: Codable, Sendable {
         perSecond = elapsed > 0 ? Double(completed) / elapsed : 0
         let histogram = recorder.latencies
         let ms = { (microseconds: UInt64) in Double(microseconds) / 1000 }
-        latencyMs = Latency(count: histogram.totalCount, p50: ms(histogram.valueAtPercentile(50)), p95: ms(histogram.valueAtPercentile(95)),
-                            p99: ms(histogram.valueAtPercentile(99)), max: ms(histogram.totalCount > 0 ? histogram.max : 0),
-                            mean: histogram.totalCount > 0 ? histogram.mean / 1000 : 0)
+        latencyMs = Latency(
+            count: histogram.totalCount, p50: ms(histogram.valueAtPercentile(50)), p95: ms(histogram.valueAtPercentile(95)),
+            p99: ms(histogram.valueAtPercentile(99)), max: ms(histogram.totalCount > 0 ? histogram.max : 0),
+            mean: histogram.totalCount > 0 ? histogram.mean / 1000 : 0)
         errors = recorder.errors
         errorExamples = setup.examples.merging(recorder.examples) { first, _ in first }
         setupSeconds = setup.seconds
@@ -67,8 +70,9 @@ public struct LoadReport: Codable, Sendable {
         ]
         for (code, example) in errorExamples.sorted(by: { $0.key < $1.key }) { lines.append("    \(code): \(example.prefix(300))") }
         if let server {
-            lines.append("  server (pid \(server.pid)): RSS \(Self.format(server.rssMiB)) MiB during the run, peak \(Self.format(server.peakRSSMiB)) MiB, "
-                + "CPU \(Self.format(server.cpuPercent)) % (100 % = one core)")
+            lines.append(
+                "  server (pid \(server.pid)): RSS \(Self.format(server.rssMiB)) MiB during the run, peak \(Self.format(server.peakRSSMiB)) MiB, "
+                    + "CPU \(Self.format(server.cpuPercent)) % (100 % = one core)")
         } else {
             lines.append("  server: RSS and CPU not seen (give --server-pid for a process this user can read)")
         }

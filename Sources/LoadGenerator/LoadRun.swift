@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import Histogram
-import Retry
 import NIOCore
+import Retry
 import Synchronization
 
 /// What to run against a server, and for how long: it always stops by itself.
@@ -68,8 +68,10 @@ public enum LoadRun {
         let report: Result<LoadReport, any Error>
         do {
             _ = try await api.call(.GET, "/health")
-            report = .success(options.mode == .logins ? await logins(options, api: api, server: server)
-                : await sockets(options, api: api, server: server))
+            report = .success(
+                options.mode == .logins
+                    ? await logins(options, api: api, server: server)
+                    : await sockets(options, api: api, server: server))
         } catch {
             report = .failure(error)
         }
@@ -107,8 +109,10 @@ public enum LoadRun {
 
     /// Sets up N phones, each with its screen's WebSocket open (enrolled if it will log in),
     /// starts the schedule once all are ready, and runs `work` for each while the server is watched.
-    private static func run(_ mode: LoadOptions.Mode, _ options: LoadOptions, api: ServerAPI, server: ServerProcess?, schedule: Schedule,
-                            work: @escaping @Sendable (ScriptedPhone, Int, Recorder) async -> Void) async -> LoadReport {
+    private static func run(
+        _ mode: LoadOptions.Mode, _ options: LoadOptions, api: ServerAPI, server: ServerProcess?, schedule: Schedule,
+        work: @escaping @Sendable (ScriptedPhone, Int, Recorder) async -> Void
+    ) async -> LoadReport {
         let recorder = Recorder()
         let gate = SetupGate(expected: options.phones, concurrency: options.setupConcurrency)
         let label = "\(mode.rawValue)-" + UUID().uuidString.prefix(8).lowercased()
@@ -136,8 +140,9 @@ public enum LoadRun {
             return await group.reduce(into: nil) { found, sample in found = found ?? sample }
         }
         progress?.cancel()
-        return LoadReport(mode: mode, options: options, recorder: recorder, elapsed: await schedule.elapsed(),
-                          setup: await gate.summary(), server: sample)
+        return LoadReport(
+            mode: mode, options: options, recorder: recorder, elapsed: await schedule.elapsed(),
+            setup: await gate.summary(), server: sample)
     }
 
     /// One login under the time limit; a failure is counted by its code.
@@ -174,7 +179,8 @@ public enum LoadRun {
             let (ready, failed) = await gate.progress()
             let done = recorder.completed
             let errors = recorder.errorCount
-            let line = await schedule.isRunning
+            let line =
+                await schedule.isRunning
                 ? "running: \(done) done (\(done - last)/s), \(errors) errors"
                 : "setting up: \(ready) phones ready, \(failed) failed"
             FileHandle.standardError.write(Data((line + "\n").utf8))

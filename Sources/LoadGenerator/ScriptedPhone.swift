@@ -75,7 +75,7 @@ final class ScriptedPhone: @unchecked Sendable {
     func nextMessage() async throws -> [String: Any] {
         guard let message = try await messages.next() else { throw LoadFailure("CONNECTION", "the phone's WebSocket closed") }
         guard case .text(let text) = message,
-              let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+            let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
         else { return [:] }
         return json
     }
@@ -86,7 +86,8 @@ final class ScriptedPhone: @unchecked Sendable {
         while true {
             let message = try await nextMessage()
             guard message["type"] as? String == "flowUpdate", let flow = message["flow"] as? [String: Any],
-                  let flowId = flow["id"] as? String else { continue }
+                let flowId = flow["id"] as? String
+            else { continue }
             if newFlow, flowId == lastFlowId { continue }
             lastFlowId = flowId
             let current = flow["state"] as? String
@@ -140,16 +141,19 @@ final class ScriptedPhone: @unchecked Sendable {
     /// One out-of-band login: the backend pushes the session through the FCM endpoint, the phone
     /// opens it at once, the user confirms and gives the PIN (each input timed with `timed`).
     func login(_ api: ServerAPI, timed: ((Duration) -> Void)? = nil) async throws {
-        _ = try await api.call(.POST, "/api/backend/sessions",
-                               ["type": "login", "userId": user, "delivery": "push", "pushToken": fcmToken])
+        _ = try await api.call(
+            .POST, "/api/backend/sessions",
+            ["type": "login", "userId": user, "delivery": "push", "pushToken": fcmToken])
         try await confirmAndProvePin(account: accountId, newFlow: true, timed: timed)
     }
 }
 
 extension ScriptedPhone {
     /// Creates a phone on the server and holds its screen's WebSocket open while `body` runs.
-    static func withNewPhone(_ api: ServerAPI, name: String, user: String, pin: String,
-                             _ body: @escaping @Sendable (ScriptedPhone) async throws -> Void) async throws {
+    static func withNewPhone(
+        _ api: ServerAPI, name: String, user: String, pin: String,
+        _ body: @escaping @Sendable (ScriptedPhone) async throws -> Void
+    ) async throws {
         let created = try await api.call(.POST, "/api/phones", ["name": name])
         guard let id = created["id"] as? String, let token = created["fcmToken"] as? String else {
             throw LoadFailure("BAD_ANSWER", "no id or fcmToken in the new phone")
@@ -160,7 +164,7 @@ extension ScriptedPhone {
         do {
             try await WebSocketClient.connect(url: wsURL, configuration: configuration, logger: logger) { inbound, outbound, _ in
                 let phone = ScriptedPhone(id: id, user: user, fcmToken: token, pin: pin, inbound: inbound, outbound: outbound)
-                _ = try await phone.nextMessage() // the snapshot sent on connect
+                _ = try await phone.nextMessage()  // the snapshot sent on connect
                 try await body(phone)
             }
         } catch let failure as LoadFailure {

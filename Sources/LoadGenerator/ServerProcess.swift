@@ -1,7 +1,8 @@
 import Foundation
 import Retry
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The server's process as Linux shows it in /proc: its resident memory and CPU time.
@@ -23,15 +24,16 @@ struct ServerProcess: Sendable {
 
     func reading() -> Reading? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
+            let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
         else { return nil }
         // fields after the command's closing parenthesis: state is field 3, utime 14, stime 15
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        return Reading(at: .now, rssBytes: Self.kilobytes("VmRSS", in: status) * 1024, peakRSSBytes: Self.kilobytes("VmHWM", in: status) * 1024,
-                       cpuSeconds: (user + system) / ticks)
+        return Reading(
+            at: .now, rssBytes: Self.kilobytes("VmRSS", in: status) * 1024, peakRSSBytes: Self.kilobytes("VmHWM", in: status) * 1024,
+            cpuSeconds: (user + system) / ticks)
     }
 
     private static func kilobytes(_ field: String, in status: String) -> UInt64 {
@@ -59,7 +61,8 @@ struct ServerProcess: Sendable {
             guard let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { continue }
             for fd in fds {
                 if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"),
-                   target.hasPrefix("socket:["), inodes.contains(String(target.dropFirst(8).dropLast())) {
+                    target.hasPrefix("socket:["), inodes.contains(String(target.dropFirst(8).dropLast()))
+                {
                     return pid
                 }
             }

@@ -60,8 +60,11 @@ public enum CrockfordError: Error, Equatable, Sendable, CustomStringConvertible 
 
     /// A character as a message can show it: quoted, or by code point when it is invisible.
     private static func shown(_ character: Character) -> String {
-        let visible = character.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.properties.generalCategory != .control
-            && $0.properties.generalCategory != .format }
-        return visible ? "'\(character)'" : character.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
+        let visible = character.unicodeScalars.allSatisfy {
+            !$0.properties.isWhitespace && $0.properties.generalCategory != .control
+                && $0.properties.generalCategory != .format
+        }
+        return visible
+            ? "'\(character)'" : character.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
     }
 }

@@ -39,8 +39,10 @@ public enum HOTP {
 
 public enum TOTP {
     /// The code for the time step that holds `time` (steps of `step` seconds from the epoch).
-    public static func code(key: [UInt8], time: Date, step: Int = 30, digits: Int = 6,
-                            algorithm: HOTP.Algorithm = .sha1) -> String {
+    public static func code(
+        key: [UInt8], time: Date, step: Int = 30, digits: Int = 6,
+        algorithm: HOTP.Algorithm = .sha1
+    ) -> String {
         HOTP.code(key: key, counter: UInt64(max(0, time.timeIntervalSince1970) / Double(step)), digits: digits, algorithm: algorithm)
     }
 }

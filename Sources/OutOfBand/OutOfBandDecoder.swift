@@ -44,7 +44,7 @@ public enum OutOfBandDecoder {
 
         let token = try string(data, "token", in: "nma_data")
         guard (1...512).contains(token.utf8.count),
-              token.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+            token.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
         else { throw .invalidField("nma_data.token", "must be 1 to 512 printable ASCII characters without spaces") }
 
         let redeemURL = try redeemURL(try string(data, "redeem_url", in: "nma_data"))
@@ -53,8 +53,9 @@ public enum OutOfBandDecoder {
             guard let text = value as? String else { throw .invalidField("nma_data.\(key)", "must be a string") }
             attributes[key] = text
         }
-        return OutOfBandPayload(redeemData: .init(token: token, redeemURL: redeemURL), attributes: attributes,
-                                contentType: contentType, version: version)
+        return OutOfBandPayload(
+            redeemData: .init(token: token, redeemURL: redeemURL), attributes: attributes,
+            contentType: contentType, version: version)
     }
 
     static func object(fromJSON bytes: [UInt8], what: String) throws(OutOfBandError) -> [String: Any] {
@@ -76,7 +77,8 @@ public enum OutOfBandDecoder {
     private static func redeemURL(_ text: String) throws(OutOfBandError) -> URL {
         let field = "nma_data.redeem_url"
         guard text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }),
-              let components = URLComponents(string: text), let url = components.url else {
+            let components = URLComponents(string: text), let url = components.url
+        else {
             throw .invalidField(field, "is not a URL")
         }
         guard let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {

@@ -22,12 +22,14 @@ public struct OutOfBandError: Error, Equatable, Sendable, CustomStringConvertibl
         OutOfBandError(code: "INVALID_FIELD", message: "the field '\(field)' \(reason)")
     }
     static func unsupportedContentType(_ value: String) -> OutOfBandError {
-        OutOfBandError(code: "UNSUPPORTED_CONTENT_TYPE",
-                       message: "nma_data_content_type '\(value)' is not supported (only \(OutOfBandPayload.supportedContentType))")
+        OutOfBandError(
+            code: "UNSUPPORTED_CONTENT_TYPE",
+            message: "nma_data_content_type '\(value)' is not supported (only \(OutOfBandPayload.supportedContentType))")
     }
     static func unsupportedVersion(_ value: String) -> OutOfBandError {
-        OutOfBandError(code: "UNSUPPORTED_VERSION",
-                       message: "nma_data_version '\(value)' is not supported (only \(OutOfBandPayload.supportedVersion))")
+        OutOfBandError(
+            code: "UNSUPPORTED_VERSION",
+            message: "nma_data_version '\(value)' is not supported (only \(OutOfBandPayload.supportedVersion))")
     }
     static func invalidLink(_ reason: String) -> OutOfBandError {
         OutOfBandError(code: "INVALID_LINK", message: reason)

@@ -23,9 +23,11 @@ public struct OutOfBandPayload: Equatable, Sendable {
     /// Free-form string attributes that travel with the token (Nevis' `attributeName` and alike).
     public let attributes: [String: String]
 
-    public init(redeemData: RedeemData, attributes: [String: String] = [:],
-                contentType: String = OutOfBandPayload.supportedContentType,
-                version: String = OutOfBandPayload.supportedVersion) {
+    public init(
+        redeemData: RedeemData, attributes: [String: String] = [:],
+        contentType: String = OutOfBandPayload.supportedContentType,
+        version: String = OutOfBandPayload.supportedVersion
+    ) {
         self.contentType = contentType
         self.version = version
         self.redeemData = redeemData

@@ -76,11 +76,13 @@ public enum PushDecoder {
         var notification: PushMessage.Notification?
         if let raw = fields["notification"] {
             guard let object = raw as? [String: Any] else { throw .invalidField(prefix + "notification", "must be an object") }
-            notification = .init(title: try optionalString(object, "title", prefix + "notification."),
-                                 body: try optionalString(object, "body", prefix + "notification."))
+            notification = .init(
+                title: try optionalString(object, "title", prefix + "notification."),
+                body: try optionalString(object, "body", prefix + "notification."))
         }
-        return PushMessage(messageId: try optionalString(fields, "messageId", prefix),
-                           from: try optionalString(fields, "from", prefix), data: data, notification: notification)
+        return PushMessage(
+            messageId: try optionalString(fields, "messageId", prefix),
+            from: try optionalString(fields, "from", prefix), data: data, notification: notification)
     }
 
     private static func optionalString(_ object: [String: Any], _ key: String, _ prefix: String) throws(OutOfBandError) -> String? {

@@ -32,8 +32,9 @@ struct BackendClient: Sendable {
         guard answer.isSuccess else {
             // A redirect is not followed: the phone's signed request goes only where it was sent.
             // A route the server does not have is not a backend's refusal: the URL is wrong.
-            var error = PhoneError.serverResponse(answer.isRedirect
-                ? "HTTP \(answer.status), a redirect, which the phone does not follow" : "HTTP \(answer.status)")
+            var error = PhoneError.serverResponse(
+                answer.isRedirect
+                    ? "HTTP \(answer.status), a redirect, which the phone does not follow" : "HTTP \(answer.status)")
             if !answer.isRedirect, let body = try? answer.decode(WireErrorBody.self), !Self.routingCodes.contains(body.error.code) {
                 error = PhoneError(Self.kind(answer.status), body.error.code, body.error.message)
             }

@@ -72,10 +72,12 @@ public struct PhoneSettingsChange: Codable, Sendable, Equatable {
     public var pinChangeStyle: FlowOptions.PinChangeStyle?
     public var otpCountdown: Int?
 
-    public init(openPushesAtOnce: Bool? = nil, pinLength: Int? = nil, biometricSensor: Bool? = nil, biometricsDisabled: Bool? = nil,
-                legacyBioAddFlow: Bool? = nil, disallowPinChangeWithBiometric: Bool? = nil, maxNumberSecondFactorWithoutPIN: Int? = nil,
-                maxTimeSecondFactorWithoutPIN: Int? = nil, showVisualHash: Bool? = nil, pinChangeStyle: FlowOptions.PinChangeStyle? = nil,
-                otpCountdown: Int? = nil) {
+    public init(
+        openPushesAtOnce: Bool? = nil, pinLength: Int? = nil, biometricSensor: Bool? = nil, biometricsDisabled: Bool? = nil,
+        legacyBioAddFlow: Bool? = nil, disallowPinChangeWithBiometric: Bool? = nil, maxNumberSecondFactorWithoutPIN: Int? = nil,
+        maxTimeSecondFactorWithoutPIN: Int? = nil, showVisualHash: Bool? = nil, pinChangeStyle: FlowOptions.PinChangeStyle? = nil,
+        otpCountdown: Int? = nil
+    ) {
         self.openPushesAtOnce = openPushesAtOnce
         self.pinLength = pinLength
         self.biometricSensor = biometricSensor
@@ -177,12 +179,13 @@ extension PhoneRecord {
     }
 
     var settings: PhoneSettings {
-        PhoneSettings(openPushesAtOnce: openPushesAtOnce, pinLength: pinLength, biometricSensor: biometricSensor,
-                      biometricsDisabled: biometricsDisabled, legacyBioAddFlow: legacyBioAddFlow,
-                      disallowPinChangeWithBiometric: disallowPinChangeWithBiometric,
-                      maxNumberSecondFactorWithoutPIN: maxNumberSecondFactorWithoutPIN,
-                      maxTimeSecondFactorWithoutPIN: maxTimeSecondFactorWithoutPIN, showVisualHash: showVisualHash,
-                      pinChangeStyle: pinChangeStyle, otpCountdown: otpCountdown)
+        PhoneSettings(
+            openPushesAtOnce: openPushesAtOnce, pinLength: pinLength, biometricSensor: biometricSensor,
+            biometricsDisabled: biometricsDisabled, legacyBioAddFlow: legacyBioAddFlow,
+            disallowPinChangeWithBiometric: disallowPinChangeWithBiometric,
+            maxNumberSecondFactorWithoutPIN: maxNumberSecondFactorWithoutPIN,
+            maxTimeSecondFactorWithoutPIN: maxTimeSecondFactorWithoutPIN, showVisualHash: showVisualHash,
+            pinChangeStyle: pinChangeStyle, otpCountdown: otpCountdown)
     }
 
     var hasEnabledBiometrics: Bool { biometricSecretKey != nil }
@@ -192,23 +195,26 @@ extension PhoneRecord {
     var canEnableBiometrics: Bool { biometricSensor && enrolledFeatures > 0 && !biometricsDisabled && pinSalt != nil }
 
     var biometrics: BiometricsState {
-        BiometricsState(enrolledFeatures: enrolledFeatures, canEnableBiometrics: canEnableBiometrics,
-                        hasEnabledBiometrics: hasEnabledBiometrics, verificationsSinceLastPin: biometricUsesSinceLastPin,
-                        lastPinAt: lastPinAt)
+        BiometricsState(
+            enrolledFeatures: enrolledFeatures, canEnableBiometrics: canEnableBiometrics,
+            hasEnabledBiometrics: hasEnabledBiometrics, verificationsSinceLastPin: biometricUsesSinceLastPin,
+            lastPinAt: lastPinAt)
     }
 
     /// The `showBiometrics` conditions (docs/behaviour.md#biometrics) that belong to the phone rather than the flow.
     func biometricsAvailable(now: Date) -> Bool {
         let underCount = maxNumberSecondFactorWithoutPIN == 0 || biometricUsesSinceLastPin < maxNumberSecondFactorWithoutPIN
-        let underTime = maxTimeSecondFactorWithoutPIN == 0
+        let underTime =
+            maxTimeSecondFactorWithoutPIN == 0
             // whole seconds: the stored time keeps milliseconds only
             || lastPinAt.map { Int(now.timeIntervalSince($0).rounded()) < maxTimeSecondFactorWithoutPIN } ?? true
         return canEnableBiometrics && hasEnabledBiometrics && underCount && underTime
     }
 
     func flowOptions(now: Date) -> FlowOptions {
-        FlowOptions(biometricsAvailable: biometricsAvailable(now: now), disallowPinChangeWithBiometric: disallowPinChangeWithBiometric,
-                    legacyBioAddFlow: legacyBioAddFlow, pinChangeStyle: pinChangeStyle)
+        FlowOptions(
+            biometricsAvailable: biometricsAvailable(now: now), disallowPinChangeWithBiometric: disallowPinChangeWithBiometric,
+            legacyBioAddFlow: legacyBioAddFlow, pinChangeStyle: pinChangeStyle)
     }
 
     /// The biometric key, unless the enrolled features changed since it was made.
@@ -228,8 +234,10 @@ extension PhoneRecord {
             }
             pinLength = length
         }
-        for (field, value) in [("maxNumberSecondFactorWithoutPIN", change.maxNumberSecondFactorWithoutPIN),
-                               ("maxTimeSecondFactorWithoutPIN", change.maxTimeSecondFactorWithoutPIN)] {
+        for (field, value) in [
+            ("maxNumberSecondFactorWithoutPIN", change.maxNumberSecondFactorWithoutPIN),
+            ("maxTimeSecondFactorWithoutPIN", change.maxTimeSecondFactorWithoutPIN),
+        ] {
             if let value, !PhoneSettings.limitRange.contains(value) {
                 throw .invalid(field, "must be between 0 (no limit) and \(PhoneSettings.limitRange.upperBound)")
             }
@@ -252,8 +260,9 @@ extension PhoneRecord {
 
 extension AccountRecord {
     var summary: AccountSummary {
-        AccountSummary(id: id, userId: userId, displayName: displayName,
-                       server: ServerSummary(name: serverName, url: serverURL), createdAt: createdAt)
+        AccountSummary(
+            id: id, userId: userId, displayName: displayName,
+            server: ServerSummary(name: serverName, url: serverURL), createdAt: createdAt)
     }
 }
 

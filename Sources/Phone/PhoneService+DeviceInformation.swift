@@ -14,8 +14,10 @@ extension PhoneService {
     /// the screen as it happens. With nothing to change it succeeds at once, asking no one. A
     /// failure throws the last refusal (or DEVICE_INFORMATION_CHANGE_FAILED, or
     /// OPERATION_CANCELLED) with every attempt listed.
-    public func changeDeviceInformation(phoneId: String, _ change: DeviceInformationChange,
-                                        retry: RetryPolicy? = nil) async throws(PhoneError) -> DeviceChangeResult {
+    public func changeDeviceInformation(
+        phoneId: String, _ change: DeviceInformationChange,
+        retry: RetryPolicy? = nil
+    ) async throws(PhoneError) -> DeviceChangeResult {
         let policy: RetryPolicy
         do { policy = try (retry ?? configuration.deviceChangeRetry).validated() } catch {
             throw PhoneError(.badRequest, error.code, error.message)
@@ -29,8 +31,9 @@ extension PhoneService {
             throw PhoneError(.conflict, "OPERATION_ACTIVE", "this phone is already changing its device information; wait or cancel it")
         }
         let id = UUID().uuidString.lowercased()
-        var progress = OperationProgress(id: id, kind: "deviceInformationChange", state: .running, maxAttempts: policy.maxRetries + 1,
-                                         attempts: [])
+        var progress = OperationProgress(
+            id: id, kind: "deviceInformationChange", state: .running, maxAttempts: policy.maxRetries + 1,
+            attempts: [])
         if change.isEmpty {
             progress.state = .succeeded
             return DeviceChangeResult(progress: progress, deviceInformation: try await deviceInformation(phoneId))
@@ -62,8 +65,9 @@ extension PhoneService {
 
     public func deviceInformation(_ phoneId: String) async throws(PhoneError) -> DeviceInformationView {
         let (phone, accounts) = try await phoneAndAccounts(phoneId)
-        return DeviceInformationView(name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
-                                     pushNotifications: !phone.pushNotificationsDisabled, accounts: accounts.map(\.summary))
+        return DeviceInformationView(
+            name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
+            pushNotifications: !phone.pushNotificationsDisabled, accounts: accounts.map(\.summary))
     }
 
     /// The platform refreshed the phone's FCM token (the caller retires the old one at the push
@@ -75,8 +79,10 @@ extension PhoneService {
         return (old, new)
     }
 
-    private func runDeviceChange(_ change: DeviceInformationChange, phone: PhoneRecord, targets: [AccountRecord],
-                                 retrying: Retrying, progress start: OperationProgress) async -> Result<DeviceChangeResult, PhoneError> {
+    private func runDeviceChange(
+        _ change: DeviceInformationChange, phone: PhoneRecord, targets: [AccountRecord],
+        retrying: Retrying, progress start: OperationProgress
+    ) async -> Result<DeviceChangeResult, PhoneError> {
         progresses[phone.id] = start
         defer { progresses[phone.id] = nil }
         let client = client(phone.id)
@@ -116,8 +122,9 @@ extension PhoneService {
                 error = refusal
             } else {
                 progress.state = .failed
-                error = PhoneError(.badGateway, "DEVICE_INFORMATION_CHANGE_FAILED",
-                                   "the device information did not change after \(records.count) attempt(s): \(listed)", sdkCode: 70)
+                error = PhoneError(
+                    .badGateway, "DEVICE_INFORMATION_CHANGE_FAILED",
+                    "the device information did not change after \(records.count) attempt(s): \(listed)", sdkCode: 70)
             }
             progress.error = error.flowError
             error.attempts = progress.attempts
@@ -135,8 +142,10 @@ extension PhoneService {
     /// One attempt ended: the screen learns what happened and when the next one starts.
     private func attempted(_ record: AttemptRecord, nextWait: Duration?, phoneId: String) {
         guard var progress = progresses[phoneId] else { return }
-        progress.attempts.append(OperationProgress.Attempt(number: record.number, waitedBefore: record.waitedBefore.seconds,
-                                                           outcome: record.outcome))
+        progress.attempts.append(
+            OperationProgress.Attempt(
+                number: record.number, waitedBefore: record.waitedBefore.seconds,
+                outcome: record.outcome))
         progress.state = nextWait == nil ? .running : .waiting
         progress.nextAttemptIn = nextWait?.seconds
         progress.nextAttemptAt = nextWait.map { now().addingTimeInterval($0.seconds) }
@@ -161,8 +170,9 @@ extension PhoneService {
             deviceInformation: try await deviceInformation(phoneId), accounts: accounts.map(\.summary),
             authenticators: [
                 Authenticator(aaid: "PIN", userIds: users, registered: phone.pinSalt != nil && !accounts.isEmpty, invalidated: nil),
-                Authenticator(aaid: "BIOMETRICS", userIds: users, registered: phone.hasEnabledBiometrics,
-                              invalidated: phone.hasEnabledBiometrics ? phone.validBiometricKey == nil : nil),
+                Authenticator(
+                    aaid: "BIOMETRICS", userIds: users, registered: phone.hasEnabledBiometrics,
+                    invalidated: phone.hasEnabledBiometrics ? phone.validBiometricKey == nil : nil),
             ])
     }
 
@@ -195,9 +205,11 @@ extension PhoneService {
         try checkAllowed(URL(string: account.serverURL))
         let key = try Self.accountKey(accounts, accountId)
         let time = now()
-        let _: Acknowledged = try await client(phoneId).post(account.serverURL, BackendRoutes.accountRemoval, AccountRemovalRequest(
-            deviceId: phone.deviceId, accountId: accountId, timestamp: time,
-            signature: Base64URL.encode(key.sign(SignedMessage.removeAccount(accountId: accountId, timestamp: time)))))
+        let _: Acknowledged = try await client(phoneId).post(
+            account.serverURL, BackendRoutes.accountRemoval,
+            AccountRemovalRequest(
+                deviceId: phone.deviceId, accountId: accountId, timestamp: time,
+                signature: Base64URL.encode(key.sign(SignedMessage.removeAccount(accountId: accountId, timestamp: time)))))
         _ = try await change(phoneId, removing: .one(accountId)) { _ throws(PhoneError) in }
         return try await localData(phoneId: phoneId)
     }

@@ -11,10 +11,11 @@ extension PhoneService {
     public func createPhone(name: String) async throws(PhoneError) -> PhoneSummary {
         let name = name.trimmingCharacters(in: .whitespaces)
         if let problem = ReadableText.nameProblem(in: name, limit: 64) { throw .invalid("name", problem) }
-        let record = PhoneRecord(id: UUID().uuidString.lowercased(), name: name, deviceId: UUID().uuidString,
-                                 fcmToken: try Self.makeFCMToken(), pinLength: configuration.pinPolicy.length,
-                                 pinSalt: nil, createdAt: now(), openPushesAtOnce: false,
-                                 deviceKeySeed: Data(try Self.random(Ed25519.seedLength)))
+        let record = PhoneRecord(
+            id: UUID().uuidString.lowercased(), name: name, deviceId: UUID().uuidString,
+            fcmToken: try Self.makeFCMToken(), pinLength: configuration.pinPolicy.length,
+            pinSalt: nil, createdAt: now(), openPushesAtOnce: false,
+            deviceKeySeed: Data(try Self.random(Ed25519.seedLength)))
         try await store.insert(record)
         return record.summary
     }
@@ -25,10 +26,12 @@ extension PhoneService {
 
     public func phone(id: String) async throws(PhoneError) -> PhoneDetail {
         let (phone, accounts) = try await phoneAndAccounts(id)
-        return PhoneDetail(id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
-                           createdAt: phone.createdAt, hasPin: phone.pinSalt != nil, pinLength: phone.pinLength,
-                           accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics, pushNotifications: !phone.pushNotificationsDisabled,
-                           flow: flows[id]?.machine.flow, session: sessionStarts[id]?.session)
+        return PhoneDetail(
+            id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
+            createdAt: phone.createdAt, hasPin: phone.pinSalt != nil, pinLength: phone.pinLength,
+            accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics,
+            pushNotifications: !phone.pushNotificationsDisabled,
+            flow: flows[id]?.machine.flow, session: sessionStarts[id]?.session)
     }
 
     /// The phone that holds a push registration token, if any.
@@ -87,8 +90,10 @@ extension PhoneService {
     }
 
     /// Changes the phone's record (and, in the same transaction, removes accounts) and tells its screen.
-    func change(_ phoneId: String, removing accounts: PhoneStore.Accounts? = nil,
-                _ body: (inout PhoneRecord) throws(PhoneError) -> Void) async throws(PhoneError) -> PhoneDetail {
+    func change(
+        _ phoneId: String, removing accounts: PhoneStore.Accounts? = nil,
+        _ body: (inout PhoneRecord) throws(PhoneError) -> Void
+    ) async throws(PhoneError) -> PhoneDetail {
         var (phone, _) = try await phoneAndAccounts(phoneId)
         try body(&phone)
         try await store.update(phone, removing: accounts)

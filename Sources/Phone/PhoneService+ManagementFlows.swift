@@ -37,18 +37,23 @@ extension PhoneService {
         defer { starting.remove(phoneId) }
         let key = try Self.accountKey(accounts, account.id)
         let time = now()
-        let started: ManagementResponse = try await client(phoneId).post(account.serverURL, BackendRoutes.management, ManagementRequest(
-            deviceId: phone.deviceId, accountId: account.id, type: wireType, timestamp: time,
-            signature: Base64URL.encode(key.sign(SignedMessage.management(accountId: account.id, type: wireType, timestamp: time)))))
+        let started: ManagementResponse = try await client(phoneId).post(
+            account.serverURL, BackendRoutes.management,
+            ManagementRequest(
+                deviceId: phone.deviceId, accountId: account.id, type: wireType, timestamp: time,
+                signature: Base64URL.encode(key.sign(SignedMessage.management(accountId: account.id, type: wireType, timestamp: time)))))
         let server = WireServer(name: account.serverName, url: account.serverURL, publicKey: Base64URL.encode(Array(account.serverPublicKey)))
-        let info = SessionInfo(id: started.sessionId, type: type, expiresAt: started.expiresAt,
-                               server: ServerInfo(name: server.name, url: server.url, publicKey: server.publicKey, visualHash: .of(server)),
-                               userId: account.userId, preselectedAccountId: account.id)
-        let (machine, action) = FlowMachine.start(id: UUID().uuidString.lowercased(), session: info, accounts: [account.summary],
-                                                  phoneHasPin: true, secondFactorAccount: Self.secondFactorAccount(started.secondFactor),
-                                                  options: phone.flowOptions(now: time))
-        flows[phoneId] = ActiveFlow(machine: machine, sessionId: started.sessionId, serverURL: account.serverURL,
-                                    server: server, challenge: started.challenge)
+        let info = SessionInfo(
+            id: started.sessionId, type: type, expiresAt: started.expiresAt,
+            server: ServerInfo(name: server.name, url: server.url, publicKey: server.publicKey, visualHash: .of(server)),
+            userId: account.userId, preselectedAccountId: account.id)
+        let (machine, action) = FlowMachine.start(
+            id: UUID().uuidString.lowercased(), session: info, accounts: [account.summary],
+            phoneHasPin: true, secondFactorAccount: Self.secondFactorAccount(started.secondFactor),
+            options: phone.flowOptions(now: time))
+        flows[phoneId] = ActiveFlow(
+            machine: machine, sessionId: started.sessionId, serverURL: account.serverURL,
+            server: server, challenge: started.challenge)
         await run(action, phoneId: phoneId)
         return flows[phoneId]?.machine.flow ?? machine.flow
     }
@@ -60,11 +65,14 @@ extension PhoneService {
         let oldKey = try Self.accountKey(accounts, accountID)
         let newKey = try Self.newKeyPair()
         let publicKey = Base64URL.encode(newKey.publicKey)
-        let message = SignedMessage.rotate(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID,
-                                           newPublicKey: publicKey)
-        let _: Acknowledged = try await client(phone.id).post(active.serverURL, BackendRoutes.rotate(active.sessionId), RotateKeyRequest(
-            deviceId: phone.deviceId, accountId: accountID, newPublicKey: publicKey,
-            oldKeySignature: Base64URL.encode(oldKey.sign(message)), newKeySignature: Base64URL.encode(newKey.sign(message))))
+        let message = SignedMessage.rotate(
+            sessionId: active.sessionId, challenge: active.challenge, accountId: accountID,
+            newPublicKey: publicKey)
+        let _: Acknowledged = try await client(phone.id).post(
+            active.serverURL, BackendRoutes.rotate(active.sessionId),
+            RotateKeyRequest(
+                deviceId: phone.deviceId, accountId: accountID, newPublicKey: publicKey,
+                oldKeySignature: Base64URL.encode(oldKey.sign(message)), newKeySignature: Base64URL.encode(newKey.sign(message))))
         try await store.replaceAccountKey(accountId: accountID, Data(newKey.exportSecretKey()))
         return update(phoneId) { $0.machine.accountKeyRotated() }
     }

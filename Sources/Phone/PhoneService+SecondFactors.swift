@@ -18,7 +18,8 @@ extension PhoneService {
         }
         guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
         let flow = active.machine.flow
-        let nevisChange = flow.type == .changePin && flow.currentInteraction?.type == .setSecondFactor
+        let nevisChange =
+            flow.type == .changePin && flow.currentInteraction?.type == .setSecondFactor
             && flow.previousInteractionResult?.interactionType != .verifySecondFactor
         if nevisChange, oldPin == nil { throw PhoneError(.badRequest, "MISSING_FIELD", "the PIN change needs 'oldPin' with the new 'pin'") }
         if !nevisChange, oldPin != nil { throw .invalid("oldPin", "goes only with a PIN change that asks old and new together") }
@@ -61,7 +62,9 @@ extension PhoneService {
     }
 
     /// The PIN's proof, then whatever the flow does with an accepted factor.
-    func verifyPinAtServer(_ step: FlowStep, _ pin: GuardedBytes, accountID: String, then: FlowAction.Completion?) async throws(PhoneError) -> FlowAction {
+    func verifyPinAtServer(_ step: FlowStep, _ pin: GuardedBytes, accountID: String, then: FlowAction.Completion?) async throws(PhoneError)
+        -> FlowAction
+    {
         let (phone, accounts, active) = (step.phone, step.accounts, step.active)
         let phoneId = step.phone.id
         let response = try await provePin(pin, phone: phone, accounts: accounts, accountID: accountID, active: active)
@@ -78,11 +81,13 @@ extension PhoneService {
         let message = SignedMessage.verifyPin(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
         let response: SecondFactorResponse
         do {
-            response = try await client(phone.id).post(active.serverURL, BackendRoutes.verifyPin(active.sessionId), VerifyPinRequest(
-                deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
-                biometricSignature: Base64URL.encode(biometricKey.sign(message)),
-                clearPinFailures: !phone.disallowPinChangeWithBiometric))
-        } catch where error.code == "BIOMETRICS_NOT_REGISTERED" {
+            response = try await client(phone.id).post(
+                active.serverURL, BackendRoutes.verifyPin(active.sessionId),
+                VerifyPinRequest(
+                    deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
+                    biometricSignature: Base64URL.encode(biometricKey.sign(message)),
+                    clearPinFailures: !phone.disallowPinChangeWithBiometric))
+        } catch  where error.code == "BIOMETRICS_NOT_REGISTERED" {
             return try await biometricsRemoved(phone, phoneId: phoneId)
         }
         if response.result == .accepted {
@@ -92,15 +97,19 @@ extension PhoneService {
     }
 
     /// The Nevis PIN change: the old PIN proven, then the new one registered, in one user input.
-    func changePinAtServer(_ step: FlowStep, from oldPin: GuardedBytes, to pin: GuardedBytes, accountID: String) async throws(PhoneError) -> FlowAction {
+    func changePinAtServer(_ step: FlowStep, from oldPin: GuardedBytes, to pin: GuardedBytes, accountID: String) async throws(PhoneError)
+        -> FlowAction
+    {
         let (phone, accounts, active) = (step.phone, step.accounts, step.active)
         let phoneId = step.phone.id
         let proof = try await provePin(oldPin, phone: phone, accounts: accounts, accountID: accountID, active: active)
         guard proof.result == .accepted, let next = proof.challenge else { return secondFactorChecked(proof, phoneId: phoneId) }
         var verified = active
         verified.challenge = next
-        return secondFactorChecked(try await registerNewPin(pin, phone: phone, accounts: accounts, accountID: accountID,
-                                                            active: verified), phoneId: phoneId)
+        return secondFactorChecked(
+            try await registerNewPin(
+                pin, phone: phone, accounts: accounts, accountID: accountID,
+                active: verified), phoneId: phoneId)
     }
 
     /// ADD_BIOMETRICS: a new biometric key, registered now or (legacyBioAddFlow) after the PIN.
@@ -112,31 +121,38 @@ extension PhoneService {
         if then == .registerBiometricKey {
             _ = try await registerBiometricKey(secret, phone: phone, accounts: accounts, accountID: accountID, active: active)
         } else {
-            _ = update(phoneId) { $0.pendingBiometricKey = secret; return .none }
+            _ = update(phoneId) {
+                $0.pendingBiometricKey = secret
+                return .none
+            }
         }
         return update(phoneId) { $0.machine.biometricKeyCreated() }
     }
 
     /// The PIN's proof for the session's current challenge; an accepted PIN restarts the
     /// PIN-less counts (docs/behaviour.md#biometrics).
-    func provePin(_ pin: GuardedBytes, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
-                          active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
+    func provePin(
+        _ pin: GuardedBytes, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
+        active: ActiveFlow
+    ) async throws(PhoneError) -> SecondFactorResponse {
         guard let salt = phone.pinSalt else { throw PhoneError(.conflict, "PIN_NOT_ENROLLED", "this phone has no PIN") }
         let accountKey = try Self.accountKey(accounts, accountID)
         let pinKey = try await derivePinKey(pin, salt: Array(salt))
         let message = SignedMessage.verifyPin(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
         let response: SecondFactorResponse = try await client(phone.id).post(
             active.serverURL, BackendRoutes.verifyPin(active.sessionId),
-            VerifyPinRequest(deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
-                             pinSignature: Base64URL.encode(pinKey.sign(message))))
+            VerifyPinRequest(
+                deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
+                pinSignature: Base64URL.encode(pinKey.sign(message))))
         if response.result == .accepted { try await store.pinAccepted(phoneId: phone.id, at: now()) }
         return response
     }
 
-
     /// After an accepted factor, the change a management flow makes; then the machine hears the outcome.
-    func afterVerification(_ response: SecondFactorResponse, then: FlowAction.Completion?, phone: PhoneRecord,
-                                   accounts: [AccountRecord], accountID: String, phoneId: String) async throws(PhoneError) -> FlowAction {
+    func afterVerification(
+        _ response: SecondFactorResponse, then: FlowAction.Completion?, phone: PhoneRecord,
+        accounts: [AccountRecord], accountID: String, phoneId: String
+    ) async throws(PhoneError) -> FlowAction {
         guard response.result == .accepted, let then else { return secondFactorChecked(response, phoneId: phoneId) }
         switch then {
         case .registerBiometricKey:
@@ -145,8 +161,10 @@ extension PhoneService {
             }
             var verified = active
             verified.challenge = next
-            return secondFactorChecked(try await registerBiometricKey(secret, phone: phone, accounts: accounts, accountID: accountID,
-                                                                      active: verified), phoneId: phoneId)
+            return secondFactorChecked(
+                try await registerBiometricKey(
+                    secret, phone: phone, accounts: accounts, accountID: accountID,
+                    active: verified), phoneId: phoneId)
         case .removeBiometricKey:
             try await store.dropBiometricKey(phoneId: phone.id)
             await phoneChanged(phone.id)
@@ -163,8 +181,10 @@ extension PhoneService {
     }
 
     /// A new PIN key (with a new salt) registered at the Second Factor Server, then kept.
-    func registerNewPin(_ pin: GuardedBytes, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
-                                active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
+    func registerNewPin(
+        _ pin: GuardedBytes, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
+        active: ActiveFlow
+    ) async throws(PhoneError) -> SecondFactorResponse {
         let salt = try Self.random(PinKeyDerivation.saltLength)
         let pinKey = try await derivePinKey(pin, salt: salt)
         let response = try await setSecondFactor("pin", pinKey, phone: phone, accounts: accounts, accountID: accountID, active: active)
@@ -175,24 +195,32 @@ extension PhoneService {
 
     /// The biometric key registered at the Second Factor Server, then kept, bound to the
     /// features enrolled now.
-    func registerBiometricKey(_ secret: Data, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
-                                      active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
-        let response = try await setSecondFactor("biometrics", try Self.keyPair(secret), phone: phone, accounts: accounts,
-                                                 accountID: accountID, active: active)
+    func registerBiometricKey(
+        _ secret: Data, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
+        active: ActiveFlow
+    ) async throws(PhoneError) -> SecondFactorResponse {
+        let response = try await setSecondFactor(
+            "biometrics", try Self.keyPair(secret), phone: phone, accounts: accounts,
+            accountID: accountID, active: active)
         try await store.keepBiometricKey(phoneId: phone.id, secret, featureSetVersion: phone.featureSetVersion)
         await phoneChanged(phone.id)
         return response
     }
 
-    func setSecondFactor(_ factor: String, _ key: Ed25519.KeyPair, phone: PhoneRecord, accounts: [AccountRecord],
-                                 accountID: String, active: ActiveFlow) async throws(PhoneError) -> SecondFactorResponse {
+    func setSecondFactor(
+        _ factor: String, _ key: Ed25519.KeyPair, phone: PhoneRecord, accounts: [AccountRecord],
+        accountID: String, active: ActiveFlow
+    ) async throws(PhoneError) -> SecondFactorResponse {
         let accountKey = try Self.accountKey(accounts, accountID)
         let publicKey = Base64URL.encode(key.publicKey)
-        let message = SignedMessage.setSecondFactor(sessionId: active.sessionId, challenge: active.challenge, factor: factor,
-                                                    publicKey: publicKey)
-        return try await client(phone.id).post(active.serverURL, BackendRoutes.setSecondFactor(active.sessionId), SetSecondFactorRequest(
-            deviceId: phone.deviceId, accountId: accountID, factor: factor, publicKey: publicKey,
-            accountSignature: Base64URL.encode(accountKey.sign(message)), factorSignature: Base64URL.encode(key.sign(message))))
+        let message = SignedMessage.setSecondFactor(
+            sessionId: active.sessionId, challenge: active.challenge, factor: factor,
+            publicKey: publicKey)
+        return try await client(phone.id).post(
+            active.serverURL, BackendRoutes.setSecondFactor(active.sessionId),
+            SetSecondFactorRequest(
+                deviceId: phone.deviceId, accountId: accountID, factor: factor, publicKey: publicKey,
+                accountSignature: Base64URL.encode(accountKey.sign(message)), factorSignature: Base64URL.encode(key.sign(message))))
     }
 
     func phoneChanged(_ phoneId: String) async {
@@ -203,11 +231,12 @@ extension PhoneService {
         update(phoneId) {
             if let next = response.challenge { $0.challenge = next }
             let account = Self.secondFactorAccount(response.secondFactor)
-            let outcome: SecondFactorOutcome = switch response.result {
-            case .accepted: .accepted(account)
-            case .rejected: .rejected(account)
-            case .penalised: .penalised(account)
-            }
+            let outcome: SecondFactorOutcome =
+                switch response.result {
+                case .accepted: .accepted(account)
+                case .rejected: .rejected(account)
+                case .penalised: .penalised(account)
+                }
             return $0.machine.secondFactorChecked(outcome)
         }
     }

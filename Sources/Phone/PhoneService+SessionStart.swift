@@ -31,8 +31,10 @@ extension PhoneService {
 
     /// One attempt to fetch the scanned session. The flow starts if it arrives while the session
     /// is still STARTING; a failure that may pass plans the next attempt in the background.
-    func fetchSessionAndStartFlow(_ phoneId: String, payload: OutOfBandPayload,
-                                  local: (PhoneRecord, [AccountRecord])) async throws(PhoneError) -> Flow {
+    func fetchSessionAndStartFlow(
+        _ phoneId: String, payload: OutOfBandPayload,
+        local: (PhoneRecord, [AccountRecord])
+    ) async throws(PhoneError) -> Flow {
         let prepared: PreparedFlow
         do { prepared = try await redeemAndCheck(phoneId, payload: payload, local: local) } catch {
             sessionFetchFailed(phoneId, error)
@@ -55,8 +57,9 @@ extension PhoneService {
 
     private func sessionFetchFailed(_ phoneId: String, _ error: PhoneError) {
         guard var entry = sessionStarts[phoneId] else { return }
-        let wait = configuration.sessionFetchRetry.wait(beforeRetry: entry.session.attempts + 1, unit: configuration.random(),
-                                                        retryAfter: error.retryAfter)
+        let wait = configuration.sessionFetchRetry.wait(
+            beforeRetry: entry.session.attempts + 1, unit: configuration.random(),
+            retryAfter: error.retryAfter)
         let action = entry.session.fetchFailed(
             error.flowError, connection: error.isRetryable, retryIn: wait?.seconds,
             phoneOffline: network.faults?.isOffline(phoneId: phoneId) ?? false, countdown: TimeInterval(entry.countdown), now: now())
@@ -75,7 +78,7 @@ extension PhoneService {
     /// so the retry needs no guard of its own.
     private func retrySessionFetch(_ phoneId: String) async {
         guard !Task.isCancelled, let entry = sessionStarts[phoneId], entry.session.state == .starting,
-              let local = try? await phoneAndAccounts(phoneId)
+            let local = try? await phoneAndAccounts(phoneId)
         else { return }
         _ = try? await fetchSessionAndStartFlow(phoneId, payload: entry.payload, local: local)
     }

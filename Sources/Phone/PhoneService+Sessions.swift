@@ -33,22 +33,28 @@ extension PhoneService {
     /// Redeems the token and checks what came back: the server's signature with the key the
     /// phone pinned, and a type a server may start. `local` is the phone and its accounts as
     /// read by the caller (they cannot change while the session starts).
-    func redeemAndCheck(_ phoneId: String, payload: OutOfBandPayload,
-                        local: (PhoneRecord, [AccountRecord])) async throws(PhoneError) -> PreparedFlow {
+    func redeemAndCheck(
+        _ phoneId: String, payload: OutOfBandPayload,
+        local: (PhoneRecord, [AccountRecord])
+    ) async throws(PhoneError) -> PreparedFlow {
         let (phone, onPhone) = local
         let deviceKey = try phone.deviceKey()
         let devicePublicKey = Base64URL.encode(deviceKey.publicKey)
         let session: RedeemResponse = try await client(phoneId).post(
-            payload.redeemData.redeemURL.absoluteString, "", RedeemRequest(
+            payload.redeemData.redeemURL.absoluteString, "",
+            RedeemRequest(
                 token: payload.redeemData.token, deviceId: phone.deviceId, devicePublicKey: devicePublicKey,
-                deviceSignature: Base64URL.encode(deviceKey.sign(SignedMessage.redeem(
-                    token: payload.redeemData.token, deviceId: phone.deviceId, devicePublicKey: devicePublicKey)))))
+                deviceSignature: Base64URL.encode(
+                    deviceKey.sign(
+                        SignedMessage.redeem(
+                            token: payload.redeemData.token, deviceId: phone.deviceId, devicePublicKey: devicePublicKey)))))
         guard let serverURL = URL(string: session.server.url) else { throw .serverResponse("the server URL is not a URL") }
         try checkAllowed(serverURL)
         guard let serverKey = Base64URL.decode(session.server.publicKey),
-              let signature = Base64URL.decode(session.serverSignature),
-              Ed25519.verify(signature: signature, message: SignedMessage.server(sessionId: session.sessionId, challenge: session.challenge),
-                             publicKey: serverKey)
+            let signature = Base64URL.decode(session.serverSignature),
+            Ed25519.verify(
+                signature: signature, message: SignedMessage.server(sessionId: session.sessionId, challenge: session.challenge),
+                publicKey: serverKey)
         else { throw .serverAuthentication("the session is not signed by the server's key") }
         // The backend refuses such a text when the session starts; one that arrives anyway is not shown.
         if let text = session.transaction, let problem = ReadableText.problem(in: text, limit: ReadableText.maximumTransactionLength) {
@@ -77,8 +83,9 @@ extension PhoneService {
         }
         let info = SessionInfo(
             id: session.sessionId, type: type, expiresAt: session.expiresAt,
-            server: ServerInfo(name: session.server.name, url: session.server.url, publicKey: session.server.publicKey,
-                               visualHash: .of(session.server)),
+            server: ServerInfo(
+                name: session.server.name, url: session.server.url, publicKey: session.server.publicKey,
+                visualHash: .of(session.server)),
             announceInfo: session.announceInfo,
             enrolInfo: session.displayName.map { EnrolInfo(displayName: $0, nsAccounts: session.existingAccounts ?? []) },
             userId: session.userId, preselectedAccountId: session.accountId, transaction: session.transaction)
@@ -87,12 +94,14 @@ extension PhoneService {
 
     /// The session arrived and the phone accepted it: its flow starts.
     func beginFlow(_ phoneId: String, _ prepared: PreparedFlow) async -> Flow {
-        let (machine, action) = FlowMachine.start(id: UUID().uuidString.lowercased(), session: prepared.info,
-                                                  accounts: prepared.accounts.map(\.summary), phoneHasPin: prepared.phone.pinSalt != nil,
-                                                  options: prepared.phone.flowOptions(now: now()))
+        let (machine, action) = FlowMachine.start(
+            id: UUID().uuidString.lowercased(), session: prepared.info,
+            accounts: prepared.accounts.map(\.summary), phoneHasPin: prepared.phone.pinSalt != nil,
+            options: prepared.phone.flowOptions(now: now()))
         let session = prepared.response
-        flows[phoneId] = ActiveFlow(machine: machine, sessionId: session.sessionId, serverURL: session.server.url,
-                                    server: session.server, challenge: session.challenge)
+        flows[phoneId] = ActiveFlow(
+            machine: machine, sessionId: session.sessionId, serverURL: session.server.url,
+            server: session.server, challenge: session.challenge)
         await run(action, phoneId: phoneId)
         return flows[phoneId]?.machine.flow ?? machine.flow
     }
@@ -106,9 +115,11 @@ extension PhoneService {
         for account in accounts where (try? checkAllowed(URL(string: account.serverURL))) != nil {
             let key = try Self.accountKey(accounts, account.id)
             let time = now()
-            let answer: PendingResponse = try await client(phoneId).post(account.serverURL, BackendRoutes.pending, PendingRequest(
-                deviceId: phone.deviceId, accountId: account.id, timestamp: time,
-                signature: Base64URL.encode(key.sign(SignedMessage.pending(accountId: account.id, timestamp: time)))))
+            let answer: PendingResponse = try await client(phoneId).post(
+                account.serverURL, BackendRoutes.pending,
+                PendingRequest(
+                    deviceId: phone.deviceId, accountId: account.id, timestamp: time,
+                    signature: Base64URL.encode(key.sign(SignedMessage.pending(accountId: account.id, timestamp: time)))))
             for operation in answer.operations { found[operation.sessionId] = operation }
         }
         return found.values.sorted { $0.createdAt > $1.createdAt }
@@ -143,15 +154,19 @@ extension PhoneService {
         var signature: String?
         if let accountID {
             let key = try Self.accountKey(accounts, accountID)
-            signature = Base64URL.encode(key.sign(SignedMessage.confirm(
-                sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)))
+            signature = Base64URL.encode(
+                key.sign(
+                    SignedMessage.confirm(
+                        sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)))
         }
-        let deviceSignature = try phone.deviceKey().sign(SignedMessage.confirm(
-            sessionId: active.sessionId, challenge: active.challenge, accountId: accountID ?? ""))
+        let deviceSignature = try phone.deviceKey().sign(
+            SignedMessage.confirm(
+                sessionId: active.sessionId, challenge: active.challenge, accountId: accountID ?? ""))
         let response: ConfirmResponse = try await client(phone.id).post(
             active.serverURL, BackendRoutes.confirm(active.sessionId),
-            ConfirmRequest(deviceId: phone.deviceId, accountId: accountID, signature: signature, userInput: userInput,
-                           deviceSignature: Base64URL.encode(deviceSignature)))
+            ConfirmRequest(
+                deviceId: phone.deviceId, accountId: accountID, signature: signature, userInput: userInput,
+                deviceSignature: Base64URL.encode(deviceSignature)))
         return update(phoneId) {
             $0.challenge = response.challenge
             return $0.machine.sessionConfirmed(secondFactorAccount: response.secondFactor.map(Self.secondFactorAccount))
@@ -164,12 +179,15 @@ extension PhoneService {
         let phoneId = step.phone.id
         let text = active.machine.flow.transaction ?? ""
         let key = try Self.accountKey(accounts, accountID)
-        let signature = key.sign(SignedMessage.transaction(sessionId: active.sessionId, challenge: active.challenge,
-                                                           accountId: accountID, text: text))
+        let signature = key.sign(
+            SignedMessage.transaction(
+                sessionId: active.sessionId, challenge: active.challenge,
+                accountId: accountID, text: text))
         let response: TransactionConfirmResponse = try await client(phone.id).post(
             active.serverURL, BackendRoutes.confirmTransaction(active.sessionId),
-            TransactionConfirmRequest(deviceId: phone.deviceId, accountId: accountID, transaction: text,
-                                      signature: Base64URL.encode(signature)))
+            TransactionConfirmRequest(
+                deviceId: phone.deviceId, accountId: accountID, transaction: text,
+                signature: Base64URL.encode(signature)))
         return update(phoneId) {
             $0.challenge = response.challenge
             return $0.machine.transactionConfirmed()
@@ -189,27 +207,32 @@ extension PhoneService {
         let message = SignedMessage.enrol(sessionId: active.sessionId, challenge: active.challenge, accountPublicKey: publicKey)
         let response: SecondFactorResponse = try await client(phone.id).post(
             active.serverURL, BackendRoutes.enrol(active.sessionId),
-            EnrolRequest(deviceId: phone.deviceId, accountPublicKey: publicKey,
-                         accountSignature: Base64URL.encode(accountKey.sign(message)),
-                         pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message)),
-                         deviceName: phone.name, fcmToken: phone.fcmToken, otpPublicKey: otpPublicKey,
-                         deviceSignature: Base64URL.encode(try phone.deviceKey().sign(message))))
+            EnrolRequest(
+                deviceId: phone.deviceId, accountPublicKey: publicKey,
+                accountSignature: Base64URL.encode(accountKey.sign(message)),
+                pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message)),
+                deviceName: phone.name, fcmToken: phone.fcmToken, otpPublicKey: otpPublicKey,
+                deviceSignature: Base64URL.encode(try phone.deviceKey().sign(message))))
         if response.result == .accepted, let accountId = response.accountId {
             let otp = try response.otp.map { answer throws(PhoneError) in
-                try Self.otpKey(answer, keyPair: otpKeyPair, phonePublicKey: otpPublicKey, sessionId: active.sessionId,
-                                accountId: accountId, server: active.server)
+                try Self.otpKey(
+                    answer, keyPair: otpKeyPair, phonePublicKey: otpPublicKey, sessionId: active.sessionId,
+                    accountId: accountId, server: active.server)
             }
             try await storeAccount(accountId, accountKey, active, phone: phone, newSalt: use == .setNew ? salt : nil, otp: otp)
         }
         return secondFactorChecked(response, phoneId: phoneId)
     }
 
-    func storeAccount(_ id: String, _ key: Ed25519.KeyPair, _ active: ActiveFlow, phone: PhoneRecord,
-                              newSalt: [UInt8]?, otp: (reference: UInt32, key: [UInt8])?) async throws(PhoneError) {
+    func storeAccount(
+        _ id: String, _ key: Ed25519.KeyPair, _ active: ActiveFlow, phone: PhoneRecord,
+        newSalt: [UInt8]?, otp: (reference: UInt32, key: [UInt8])?
+    ) async throws(PhoneError) {
         guard let serverKey = Base64URL.decode(active.server.publicKey) else { throw .serverResponse("bad server key") }
         let session = active.machine.flow.session
         let account = AccountRecord(
-            id: id, phoneId: phone.id, userId: session?.userId ?? "", displayName: session?.enrolInfo?.displayName ?? "", serverName: active.server.name, serverURL: active.serverURL,
+            id: id, phoneId: phone.id, userId: session?.userId ?? "", displayName: session?.enrolInfo?.displayName ?? "",
+            serverName: active.server.name, serverURL: active.serverURL,
             serverPublicKey: Data(serverKey), secretKey: Data(key.exportSecretKey()), createdAt: now(),
             otpReference: otp?.reference, otpKey: otp.map { Data($0.key) })
         try await store.insert(account, pinSalt: newSalt.map { Data($0) })
@@ -219,7 +242,9 @@ extension PhoneService {
     /// Tells the backend the flow ended without success, signed by the device key; best effort.
     func abandon(_ sessionId: String, at serverURL: String, code: String, phone: PhoneRecord) async throws(PhoneError) {
         let signature = try phone.deviceKey().sign(SignedMessage.abandon(sessionId: sessionId, code: code))
-        let _: Acknowledged = try await client(phone.id).post(serverURL, BackendRoutes.abandon(sessionId), AbandonRequest(
-            deviceId: phone.deviceId, code: code, deviceSignature: Base64URL.encode(signature)))
+        let _: Acknowledged = try await client(phone.id).post(
+            serverURL, BackendRoutes.abandon(sessionId),
+            AbandonRequest(
+                deviceId: phone.deviceId, code: code, deviceSignature: Base64URL.encode(signature)))
     }
 }

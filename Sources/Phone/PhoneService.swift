@@ -37,13 +37,15 @@ public actor PhoneService {
         public static let defaultSessionFetchRetry = RetryPolicy.exponential(
             maxRetries: 8, initialDelay: .seconds(1), maximumDelay: .seconds(30), multiplier: 2)
 
-        public init(allowedBackends: @escaping @Sendable () -> [String], pinDerivation: PinKeyDerivation = .init(profile: .interactive),
-                    pinPolicy: PinPolicy = .default, requestTimeout: TimeAmount = .seconds(10),
-                    authorization: @escaping @Sendable (String) -> String? = { _ in nil },
-                    deviceChangeRetry: RetryPolicy = defaultDeviceChangeRetry,
-                    sessionFetchRetry: RetryPolicy = defaultSessionFetchRetry,
-                    sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-                    random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        public init(
+            allowedBackends: @escaping @Sendable () -> [String], pinDerivation: PinKeyDerivation = .init(profile: .interactive),
+            pinPolicy: PinPolicy = .default, requestTimeout: TimeAmount = .seconds(10),
+            authorization: @escaping @Sendable (String) -> String? = { _ in nil },
+            deviceChangeRetry: RetryPolicy = defaultDeviceChangeRetry,
+            sessionFetchRetry: RetryPolicy = defaultSessionFetchRetry,
+            sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+            random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        ) {
             self.allowedBackends = allowedBackends
             self.pinDerivation = pinDerivation
             self.pinPolicy = pinPolicy
@@ -83,14 +85,18 @@ public actor PhoneService {
     /// Phones whose out-of-band payload is being redeemed: a second one must wait its turn.
     var starting: Set<String> = []
 
-    public init(store: PhoneStore, configuration: Configuration, http: HTTPClient = WireHTTPClient.noRedirects,
-                now: @escaping @Sendable () -> Date = Date.init, faults: FaultInjector? = nil) {
+    public init(
+        store: PhoneStore, configuration: Configuration, http: HTTPClient = WireHTTPClient.noRedirects,
+        now: @escaping @Sendable () -> Date = Date.init, faults: FaultInjector? = nil
+    ) {
         self.store = store
         self.configuration = configuration
-        network = BackendClient(wire: WireHTTPClient(http: http, timeout: configuration.requestTimeout,
-                                                               authorization: configuration.authorization), faults: faults,
-                                timeout: .seconds(Int64(configuration.requestTimeout.nanoseconds / 1_000_000_000)),
-                                sleep: configuration.sleep)
+        network = BackendClient(
+            wire: WireHTTPClient(
+                http: http, timeout: configuration.requestTimeout,
+                authorization: configuration.authorization), faults: faults,
+            timeout: .seconds(Int64(configuration.requestTimeout.nanoseconds / 1_000_000_000)),
+            sleep: configuration.sleep)
         self.now = now
     }
 
@@ -125,8 +131,10 @@ public actor PhoneService {
 
     /// Carries out one action of the machine, each an exchange with the backend, and returns
     /// the machine's next.
-    private func perform(_ action: FlowAction, _ active: ActiveFlow, phoneId: String,
-                         pin: GuardedBytes?, oldPin: GuardedBytes?) async throws(PhoneError) -> FlowAction {
+    private func perform(
+        _ action: FlowAction, _ active: ActiveFlow, phoneId: String,
+        pin: GuardedBytes?, oldPin: GuardedBytes?
+    ) async throws(PhoneError) -> FlowAction {
         let (phone, accounts) = try await phoneAndAccounts(phoneId)
         let step = FlowStep(phone: phone, accounts: accounts, active: active)
         switch action {
@@ -146,8 +154,10 @@ public actor PhoneService {
             return try await verifyBiometricsAtServer(step, accountID: accountID, then: then)
         case .setPin(let accountID):
             guard let pin else { return pinMissing(phoneId) }
-            return secondFactorChecked(try await registerNewPin(pin, phone: phone, accounts: accounts, accountID: accountID,
-                                                                active: active), phoneId: phoneId)
+            return secondFactorChecked(
+                try await registerNewPin(
+                    pin, phone: phone, accounts: accounts, accountID: accountID,
+                    active: active), phoneId: phoneId)
         case .changePin(let accountID):
             guard let pin, let oldPin else { return pinMissing(phoneId) }
             return try await changePinAtServer(step, from: oldPin, to: pin, accountID: accountID)
@@ -174,11 +184,13 @@ public actor PhoneService {
         update(phoneId) { $0.machine.failed(.init(code: "PIN_MISSING", message: "the PIN (and for a change the old one) was not given")) }
     }
 
-// MARK: helpers
+    // MARK: helpers
 
     /// Applies a user event to the phone's flow; a refused event changes nothing. `run` publishes.
-    func mutate(_ phoneId: String,
-                        _ event: (inout FlowMachine) throws(FlowInputError) -> FlowAction) throws(PhoneError) -> FlowAction {
+    func mutate(
+        _ phoneId: String,
+        _ event: (inout FlowMachine) throws(FlowInputError) -> FlowAction
+    ) throws(PhoneError) -> FlowAction {
         guard var active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
         let action: FlowAction
         do { action = try event(&active.machine) } catch { throw PhoneError(.conflict, error.code, error.message) }
@@ -208,10 +220,12 @@ public actor PhoneService {
         }
         let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath
         guard url.query == nil, url.fragment == nil, url.user == nil, url.password == nil,
-              exact.contains(where: { origin(of: $0) == origin(of: url) && $0.path == path }) else {
-            throw PhoneError(.forbidden, "REDEEM_URL_NOT_ALLOWED",
-                             "a payload's redeem_url must be the backend's redeem route \(BackendRoutes.redeem), not \(path ?? url.absoluteString)",
-                             sdkCode: 52)
+            exact.contains(where: { origin(of: $0) == origin(of: url) && $0.path == path })
+        else {
+            throw PhoneError(
+                .forbidden, "REDEEM_URL_NOT_ALLOWED",
+                "a payload's redeem_url must be the backend's redeem route \(BackendRoutes.redeem), not \(path ?? url.absoluteString)",
+                sdkCode: 52)
         }
     }
 
@@ -247,13 +261,16 @@ public actor PhoneService {
 
     /// The offline OTP key (docs/behaviour.md#offline-otp) from the backend's half, once the server key the phone
     /// pins vouches for that half and the account's reference.
-    static func otpKey(_ answer: WireOTPEnrolment, keyPair: KeyExchange.KeyPair, phonePublicKey: String, sessionId: String,
-                               accountId: String, server: WireServer) throws(PhoneError) -> (reference: UInt32, key: [UInt8]) {
-        let message = SignedMessage.otpEnrolment(sessionId: sessionId, accountId: accountId, reference: answer.reference,
-                                                 serverPublicKey: answer.serverPublicKey, phonePublicKey: phonePublicKey)
+    static func otpKey(
+        _ answer: WireOTPEnrolment, keyPair: KeyExchange.KeyPair, phonePublicKey: String, sessionId: String,
+        accountId: String, server: WireServer
+    ) throws(PhoneError) -> (reference: UInt32, key: [UInt8]) {
+        let message = SignedMessage.otpEnrolment(
+            sessionId: sessionId, accountId: accountId, reference: answer.reference,
+            serverPublicKey: answer.serverPublicKey, phonePublicKey: phonePublicKey)
         guard answer.reference < OfflineOTP.referenceCount, let serverKey = Base64URL.decode(server.publicKey),
-              let signature = Base64URL.decode(answer.signature), let backendHalf = Base64URL.decode(answer.serverPublicKey),
-              Ed25519.verify(signature: signature, message: message, publicKey: serverKey)
+            let signature = Base64URL.decode(answer.signature), let backendHalf = Base64URL.decode(answer.serverPublicKey),
+            Ed25519.verify(signature: signature, message: message, publicKey: serverKey)
         else { throw .serverAuthentication("the offline OTP key is not signed by the server's key") }
         do { return (answer.reference, try keyPair.clientSharedKey(serverPublicKey: backendHalf)) } catch {
             throw .serverResponse("the server's offline OTP key cannot be used: \(error.description)")
@@ -261,8 +278,9 @@ public actor PhoneService {
     }
 
     static func secondFactorAccount(_ wire: WireSecondFactorAccount) -> SecondFactorAccount {
-        SecondFactorAccount(isBlocked: wire.isBlocked, failedAttempts: wire.failedAttempts, maxAttempts: wire.maxAttempts,
-                            penalisedFor: wire.penalisedFor, penalisedUntil: wire.penalisedUntil)
+        SecondFactorAccount(
+            isBlocked: wire.isBlocked, failedAttempts: wire.failedAttempts, maxAttempts: wire.maxAttempts,
+            penalisedFor: wire.penalisedFor, penalisedUntil: wire.penalisedUntil)
     }
 
     static func random(_ count: Int) throws(PhoneError) -> [UInt8] {

@@ -172,8 +172,9 @@ public struct PhoneStore: Sendable {
     /// The biometric key, bound to the enrolled features of now; its PIN-less count starts afresh.
     func keepBiometricKey(phoneId: String, _ secret: Data, featureSetVersion: Int) async throws(PhoneError) {
         try await write { db in
-            try db.execute(sql: "UPDATE phone SET biometricSecretKey = ?, biometricKeySetVersion = ?, biometricUsesSinceLastPin = 0 WHERE id = ?",
-                           arguments: [secret, featureSetVersion, phoneId])
+            try db.execute(
+                sql: "UPDATE phone SET biometricSecretKey = ?, biometricKeySetVersion = ?, biometricUsesSinceLastPin = 0 WHERE id = ?",
+                arguments: [secret, featureSetVersion, phoneId])
         }
     }
 

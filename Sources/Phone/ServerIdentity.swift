@@ -15,7 +15,8 @@ extension VisualHash {
     /// A picture of the server's parameters (name, URL, key) that a person can compare at a
     /// glance: 16 colours and a short fingerprint from their BLAKE2b hash.
     static func of(_ server: WireServer) -> VisualHash {
-        let digest = (try? Sodium.genericHash(Array("\(server.name)\n\(server.url)\n\(server.publicKey)".utf8), length: 32))
+        let digest =
+            (try? Sodium.genericHash(Array("\(server.name)\n\(server.url)\n\(server.publicKey)".utf8), length: 32))
             ?? [UInt8](repeating: 0, count: 32)
         let colors = stride(from: 0, to: 32, by: 2).map { i in
             let hue = Int(digest[i]) * 360 / 256
@@ -31,18 +32,20 @@ extension VisualHash {
     }
 
     private static func hsl(hue: Int, saturation: Int, lightness: Int) -> String {
-        let s = Double(saturation) / 100, l = Double(lightness) / 100
+        let s = Double(saturation) / 100
+        let l = Double(lightness) / 100
         let c = (1 - abs(2 * l - 1)) * s
         let h = Double(hue) / 60
         let x = c * (1 - abs(h.truncatingRemainder(dividingBy: 2) - 1))
-        let (r, g, b): (Double, Double, Double) = switch Int(h) {
-        case 0: (c, x, 0)
-        case 1: (x, c, 0)
-        case 2: (0, c, x)
-        case 3: (0, x, c)
-        case 4: (x, 0, c)
-        default: (c, 0, x)
-        }
+        let (r, g, b): (Double, Double, Double) =
+            switch Int(h) {
+            case 0: (c, x, 0)
+            case 1: (x, c, 0)
+            case 2: (0, c, x)
+            case 3: (0, x, c)
+            case 4: (x, 0, c)
+            default: (c, 0, x)
+            }
         let m = l - c / 2
         return String(format: "#%02x%02x%02x", Int((r + m) * 255), Int((g + m) * 255), Int((b + m) * 255))
     }

@@ -15,12 +15,14 @@ public struct FCMError: Error, Equatable, Sendable, CustomStringConvertible {
         FCMError(code: 400, status: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT", message: message)
     }
     public static func unregistered(_ token: String) -> FCMError {
-        FCMError(code: 404, status: "NOT_FOUND", errorCode: "UNREGISTERED",
-                 message: "Requested entity was not found: the registration token is not registered (\(token.prefix(12))…)")
+        FCMError(
+            code: 404, status: "NOT_FOUND", errorCode: "UNREGISTERED",
+            message: "Requested entity was not found: the registration token is not registered (\(token.prefix(12))…)")
     }
     public static func senderIdMismatch(_ project: String) -> FCMError {
-        FCMError(code: 403, status: "PERMISSION_DENIED", errorCode: "SENDER_ID_MISMATCH",
-                 message: "SenderId mismatch: the token belongs to another project than '\(project)'")
+        FCMError(
+            code: 403, status: "PERMISSION_DENIED", errorCode: "SENDER_ID_MISMATCH",
+            message: "SenderId mismatch: the token belongs to another project than '\(project)'")
     }
     public static func quotaExceeded(_ message: String) -> FCMError {
         FCMError(code: 429, status: "RESOURCE_EXHAUSTED", errorCode: "QUOTA_EXCEEDED", message: message)
@@ -53,7 +55,9 @@ public struct FCMError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var body: Body {
-        Body(error: .init(code: code, message: message, status: status,
-                          details: [.init(type: "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: errorCode)]))
+        Body(
+            error: .init(
+                code: code, message: message, status: status,
+                details: [.init(type: "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: errorCode)]))
     }
 }

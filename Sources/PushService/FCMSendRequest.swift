@@ -43,7 +43,8 @@ public struct FCMSendRequest: Equatable, Sendable {
         }
         let targets = ["token", "topic", "condition"].filter { message[$0] != nil }
         guard targets.count == 1 else {
-            throw .invalidArgument("Exactly one of token, topic or condition must be given, not \(targets.isEmpty ? "none" : targets.joined(separator: " and ")).")
+            throw .invalidArgument(
+                "Exactly one of token, topic or condition must be given, not \(targets.isEmpty ? "none" : targets.joined(separator: " and ")).")
         }
         guard targets == ["token"] else {
             throw .invalidArgument("Topics and conditions are not supported by AuthPhone's push service; send to a token.")
@@ -78,7 +79,8 @@ public struct FCMSendRequest: Equatable, Sendable {
             }
             notification = .init(title: try text("title"), body: try text("body"))
         }
-        let size = data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        let size =
+            data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
             + (notification?.title?.utf8.count ?? 0) + (notification?.body?.utf8.count ?? 0)
         guard size <= payloadLimit else {
             throw .invalidArgument("Message is too big: \(size) bytes of data and notification, the limit is \(payloadLimit).")

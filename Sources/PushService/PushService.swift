@@ -40,8 +40,10 @@ public final class PushService: Sendable {
     let faults: FaultInjector?
     let sleep: @Sendable (Duration) async throws -> Void
 
-    public init(store: PushStore, configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = Date.init,
-                faults: FaultInjector? = nil, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+    public init(
+        store: PushStore, configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = Date.init,
+        faults: FaultInjector? = nil, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
         self.store = store
         self.configuration = configuration
         self.now = now
@@ -103,7 +105,7 @@ public final class PushService: Sendable {
         message.from = configuration.project
         switch faults?.strike([.push], requests: false) {
         case .dropPush:
-            return name // accepted, and lost on its way to the phone
+            return name  // accepted, and lost on its way to the phone
         case .delayPush(let seconds):
             let token = request.token
             Task { [self] in
@@ -131,7 +133,8 @@ public final class PushService: Sendable {
     /// Counts the send against the token's window (kept in the database: a restart does not
     /// reset the guard); refuses it past the limit, counting nothing.
     private func admit(_ token: String) async throws(FCMError) {
-        let window = configuration.rateWindow, limit = configuration.rateLimit
+        let window = configuration.rateWindow
+        let limit = configuration.rateLimit
         let admitted: Bool
         do { admitted = try await store.admit(token: token, at: now(), window: window, limit: limit) } catch {
             throw .internalError("the push service's storage failed")

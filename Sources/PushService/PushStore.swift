@@ -99,8 +99,11 @@ public struct PushStore: Sendable {
     /// Removes one message (it was opened) and returns it; nil when there is no such message.
     func take(token: String, id: String) async throws -> PushService.InboxMessage? {
         try await writer.write { db in
-            guard let record = try InboxRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM inbox WHERE token = ? AND id = ?"),
-                                                        arguments: [token, id]) else { return nil }
+            guard
+                let record = try InboxRecord.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM inbox WHERE token = ? AND id = ?"),
+                    arguments: [token, id])
+            else { return nil }
             try record.delete(db)
             return record.inboxMessage
         }

@@ -22,8 +22,10 @@ public struct Retrying: Sendable {
     let sleep: @Sendable (Duration) async throws -> Void
     let random: @Sendable () -> Double
 
-    public init(policy: RetryPolicy, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+    public init(
+        policy: RetryPolicy, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
         self.policy = policy
         self.sleep = sleep
         self.random = random
@@ -32,14 +34,16 @@ public struct Retrying: Sendable {
     /// The value of the first successful attempt (nil if none), and every attempt made.
     /// `observe` hears each attempt as it ends, with the wait before the next one (nil: none
     /// follows), so a screen can show "attempt 2 of 4, next in 3.2 s".
-    public func run<Value: Sendable>(_ attempt: @Sendable (Int) async -> AttemptOutcome<Value>,
-                                     observe: @Sendable (AttemptRecord, Duration?) async -> Void = { _, _ in }) async -> (Value?, [AttemptRecord]) {
+    public func run<Value: Sendable>(
+        _ attempt: @Sendable (Int) async -> AttemptOutcome<Value>,
+        observe: @Sendable (AttemptRecord, Duration?) async -> Void = { _, _ in }
+    ) async -> (Value?, [AttemptRecord]) {
         var records: [AttemptRecord] = []
         var wait = Duration.zero
         let attempts = policy.maxRetries + 1
         for number in 1...attempts {
             if wait > .zero {
-                do { try await sleep(wait) } catch { break } // cancelled
+                do { try await sleep(wait) } catch { break }  // cancelled
             }
             if Task.isCancelled { break }
             let record: AttemptRecord

@@ -39,7 +39,7 @@ public enum Ed25519 {
         public init(secretKey bytes: [UInt8]) throws(SodiumError) {
             guard bytes.count == secretKeyLength else { throw .invalidKeyLength(expected: secretKeyLength, got: bytes.count) }
             secretKey = try GuardedBytes(copying: bytes)
-            publicKey = Array(bytes[seedLength...]) // libsodium's secret key is seed ‖ public key
+            publicKey = Array(bytes[seedLength...])  // libsodium's secret key is seed ‖ public key
         }
 
         private init(publicKey: [UInt8], secretKey: GuardedBytes) {
@@ -52,8 +52,9 @@ public enum Ed25519 {
             var signature = [UInt8](repeating: 0, count: signatureLength)
             secretKey.withBytes { sk in
                 input.withUnsafeBytes { m in
-                    _ = crypto_sign_detached(&signature, nil, m.bindMemory(to: UInt8.self).baseAddress, UInt64(m.count),
-                                             sk.bindMemory(to: UInt8.self).baseAddress!)
+                    _ = crypto_sign_detached(
+                        &signature, nil, m.bindMemory(to: UInt8.self).baseAddress, UInt64(m.count),
+                        sk.bindMemory(to: UInt8.self).baseAddress!)
                 }
             }
             return signature
@@ -68,7 +69,8 @@ public enum Ed25519 {
     /// False for a wrong key, a wrong length or any altered bit; never throws.
     public static func verify(signature: [UInt8], message: some Collection<UInt8>, publicKey: [UInt8]) -> Bool {
         guard (try? Sodium.ready()) != nil,
-              signature.count == signatureLength, publicKey.count == publicKeyLength else { return false }
+            signature.count == signatureLength, publicKey.count == publicKeyLength
+        else { return false }
         let input = Array(message)
         return input.withUnsafeBytes { m in
             crypto_sign_verify_detached(signature, m.bindMemory(to: UInt8.self).baseAddress, UInt64(m.count), publicKey) == 0

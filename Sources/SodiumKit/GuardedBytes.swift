@@ -24,7 +24,7 @@ public final class GuardedBytes: @unchecked Sendable {
 
     deinit {
         sodium_mprotect_readwrite(pointer)
-        sodium_free(pointer) // zeroes before releasing
+        sodium_free(pointer)  // zeroes before releasing
     }
 
     public var count: Int { lock.withLock { length } }

@@ -39,7 +39,8 @@ public enum KeyExchange {
             let pk = publicKey
             let status = secretKey.withBytes { sk -> Int32 in
                 let secret = sk.bindMemory(to: UInt8.self).baseAddress!
-                return asClient ? crypto_kx_client_session_keys(&rx, &tx, pk, secret, peer)
+                return asClient
+                    ? crypto_kx_client_session_keys(&rx, &tx, pk, secret, peer)
                     : crypto_kx_server_session_keys(&rx, &tx, pk, secret, peer)
             }
             // libsodium refuses a peer key that is not a usable curve point

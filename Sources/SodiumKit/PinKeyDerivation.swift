@@ -60,8 +60,9 @@ public struct PinKeyDerivation: Sendable, Equatable {
         defer { sodium_memzero(&seed, seed.count) }
         let status = pin.withBytes { p in
             p.withMemoryRebound(to: CChar.self) { chars in
-                crypto_pwhash(&seed, UInt64(seed.count), chars.baseAddress!, UInt64(chars.count), salt,
-                              UInt64(profile.opsLimit), profile.memLimit, crypto_pwhash_ALG_ARGON2ID13)
+                crypto_pwhash(
+                    &seed, UInt64(seed.count), chars.baseAddress!, UInt64(chars.count), salt,
+                    UInt64(profile.opsLimit), profile.memLimit, crypto_pwhash_ALG_ARGON2ID13)
             }
         }
         guard status == 0 else { throw .keyDerivationFailed }

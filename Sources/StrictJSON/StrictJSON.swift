@@ -52,12 +52,21 @@ public enum StrictJSON {
             switch current {
             case UInt8(ascii: "{"): try object(path: path, depth: depth)
             case UInt8(ascii: "["): try array(path: path, depth: depth)
-            case UInt8(ascii: "\""): _ = try string(); record(path, .string)
-            case UInt8(ascii: "t"): try expect("true"); record(path, .bool)
-            case UInt8(ascii: "f"): try expect("false"); record(path, .bool)
-            case UInt8(ascii: "n"): try expect("null"); record(path, .null)
+            case UInt8(ascii: "\""):
+                _ = try string()
+                record(path, .string)
+            case UInt8(ascii: "t"):
+                try expect("true")
+                record(path, .bool)
+            case UInt8(ascii: "f"):
+                try expect("false")
+                record(path, .bool)
+            case UInt8(ascii: "n"):
+                try expect("null")
+                record(path, .null)
             case let byte? where byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte):
-                try number(); record(path, .number)
+                try number()
+                record(path, .number)
             case nil: throw problem("the JSON ends where a value should be")
             default: throw problem("expected a JSON value")
             }
@@ -71,7 +80,10 @@ public enum StrictJSON {
             record(path, .object)
             var seen: Set<String> = []
             skipSpace()
-            if current == UInt8(ascii: "}") { index += 1; return }
+            if current == UInt8(ascii: "}") {
+                index += 1
+                return
+            }
             while true {
                 skipSpace()
                 guard current == UInt8(ascii: "\"") else {
@@ -89,7 +101,9 @@ public enum StrictJSON {
                 skipSpace()
                 switch current {
                 case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "}"): index += 1; return
+                case UInt8(ascii: "}"):
+                    index += 1
+                    return
                 default: throw problem("expected ',' or '}'")
                 }
             }
@@ -99,7 +113,10 @@ public enum StrictJSON {
             index += 1
             record(path, .array)
             skipSpace()
-            if current == UInt8(ascii: "]") { index += 1; return }
+            if current == UInt8(ascii: "]") {
+                index += 1
+                return
+            }
             while true {
                 skipSpace()
                 if current == UInt8(ascii: "]") { throw problem("a trailing comma before ']'") }
@@ -107,7 +124,9 @@ public enum StrictJSON {
                 skipSpace()
                 switch current {
                 case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "]"): index += 1; return
+                case UInt8(ascii: "]"):
+                    index += 1
+                    return
                 default: throw problem("expected ',' or ']'")
                 }
             }
@@ -165,7 +184,8 @@ public enum StrictJSON {
                 index += 2
                 let low = try hex4()
                 guard (0xDC00..<0xE000).contains(low),
-                      let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) else {
+                    let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+                else {
                     throw problem("a high surrogate without its low half")
                 }
                 return scalar

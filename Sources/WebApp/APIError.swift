@@ -37,33 +37,36 @@ struct APIError: HTTPResponseError, Equatable {
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let data = try WireJSON.encoder().encode(body)
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     init(_ error: BackendError) {
-        let status: HTTPResponse.Status = switch error.kind {
-        case .badRequest: .badRequest
-        case .forbidden: .forbidden
-        case .notFound: .notFound
-        case .conflict: .conflict
-        case .gone: .gone
-        case .tooManyRequests: .tooManyRequests
-        case .unavailable: .serviceUnavailable
-        }
+        let status: HTTPResponse.Status =
+            switch error.kind {
+            case .badRequest: .badRequest
+            case .forbidden: .forbidden
+            case .notFound: .notFound
+            case .conflict: .conflict
+            case .gone: .gone
+            case .tooManyRequests: .tooManyRequests
+            case .unavailable: .serviceUnavailable
+            }
         self.init(status, error.code, error.message)
     }
 
     init(_ error: PhoneError) {
-        let status: HTTPResponse.Status = switch error.kind {
-        case .badRequest: .badRequest
-        case .forbidden: .forbidden
-        case .notFound: .notFound
-        case .conflict: .conflict
-        case .gone: .gone
-        case .badGateway: .badGateway
-        case .unavailable: .serviceUnavailable
-        }
+        let status: HTTPResponse.Status =
+            switch error.kind {
+            case .badRequest: .badRequest
+            case .forbidden: .forbidden
+            case .notFound: .notFound
+            case .conflict: .conflict
+            case .gone: .gone
+            case .badGateway: .badGateway
+            case .unavailable: .serviceUnavailable
+            }
         self.init(status, error.code, error.message, sdkCode: error.sdkCode)
         attempts = error.attempts
     }

@@ -16,7 +16,8 @@ import SodiumKit
 /// Builds AuthPhone: the demo backend, the simulated phones and the pages, on one server.
 /// `authphone serve` and the tests both call this.
 public func buildApplication(_ configuration: AppConfiguration, logger: Logger = Logger(label: "authphone"))
-    async throws -> some ApplicationProtocol {
+    async throws -> some ApplicationProtocol
+{
     let publicURL = configuration.publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
     // Listening on every address, the parts inside reach each other on loopback.
     let ownHost = Doors.wildcards.contains(configuration.host) ? "127.0.0.1" : configuration.host
@@ -30,19 +31,22 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     }
     let (phoneStore, backendStore, pushStore) = try openDatabases(configuration)
     let faults = FaultInjector(now: configuration.now, random: configuration.random)
-    let backend = try DemoBackend(store: backendStore, configuration: configuration.backend,
-                                  baseURL: { selfURL.get() }, now: configuration.now,
-                                  wire: WireHTTPClient(authorization: ownAuthorization), sleep: configuration.sleep, faults: faults)
+    let backend = try DemoBackend(
+        store: backendStore, configuration: configuration.backend,
+        baseURL: { selfURL.get() }, now: configuration.now,
+        wire: WireHTTPClient(authorization: ownAuthorization), sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
     let phones = PhoneService(
         store: phoneStore,
-        configuration: .init(allowedBackends: { [backendURL ?? selfURL.get()] },
-                             pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
-                             authorization: { url in accessKey.flatMap { url.hasPrefix(selfURL.get() + "/") ? "Bearer \($0)" : nil } },
-                             sleep: configuration.sleep, random: configuration.random),
+        configuration: .init(
+            allowedBackends: { [backendURL ?? selfURL.get()] },
+            pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
+            authorization: { url in accessKey.flatMap { url.hasPrefix(selfURL.get() + "/") ? "Bearer \($0)" : nil } },
+            sleep: configuration.sleep, random: configuration.random),
         now: configuration.now, faults: faults)
-    let push = PushService(store: pushStore, configuration: configuration.push, now: configuration.now,
-                               faults: faults, sleep: configuration.sleep)
+    let push = PushService(
+        store: pushStore, configuration: configuration.push, now: configuration.now,
+        faults: faults, sleep: configuration.sleep)
     try await push.register(tokens: phones.phones().map(\.fcmToken))
     let templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
 
@@ -51,8 +55,9 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorMappingMiddleware())
     router.add(middleware: DoorMiddleware(doors: doors))
-    router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: false, logger: logger)
-        .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml"))
+    router.add(
+        middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: false, logger: logger)
+            .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml"))
     router.add(middleware: RequestGuardMiddleware())
     let scanner = QRImageScanner(timeLimit: configuration.pictureScanTimeLimit)
     router.addRoutes(PhonesController(phones: phones, push: push, scanner: scanner).endpoints, atPath: "/api/phones")
@@ -74,8 +79,9 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
             DoorGuardedChannel(
                 inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder,
-                    configuration: .init(http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),
-                                         ws: .init(maxFrameSize: StreamController.maxMessageSize, validateUTF8: true))),
+                    configuration: .init(
+                        http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),
+                        ws: .init(maxFrameSize: StreamController.maxMessageSize, validateUTF8: true))),
                 doors: doors, firstRequestTimeout: TimeAmount(configuration.idleTimeout))
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "AuthPhone"),
@@ -94,6 +100,8 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
 private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendStore, PushStore) {
     guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory()) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    return (try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"),
-            try .open(path: directory + "/push.sqlite"))
+    return (
+        try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"),
+        try .open(path: directory + "/push.sqlite")
+    )
 }

@@ -34,13 +34,13 @@ struct BackendController {
 
         func policy() throws -> SecondFactorPolicy {
             switch (preset, maxAttempts) {
-            case let (preset?, nil) where penalties == nil:
+            case (let preset?, nil) where penalties == nil:
                 guard let policy = SecondFactorPolicy.presets[preset] else {
                     let names = SecondFactorPolicy.presets.keys.sorted().map { "'\($0)'" }.joined(separator: " or ")
                     throw APIError(.badRequest, "INVALID_FIELD", "the field 'preset' must be \(names)")
                 }
                 return policy
-            case let (nil, maxAttempts?):
+            case (nil, let maxAttempts?):
                 return SecondFactorPolicy(maxAttempts: maxAttempts, penalties: penalties ?? [])
             default:
                 throw APIError(.badRequest, "INVALID_FIELD", "give either 'preset' or 'maxAttempts' (with 'penalties')")
@@ -82,8 +82,9 @@ struct BackendController {
                 throw APIError(.badRequest, "INVALID_FIELD", "the field 'pushToken' goes with \"delivery\": \"push\"")
             }
             let delivery: DemoBackend.Delivery = input.delivery == .push || input.pushToken != nil ? .push(token: input.pushToken) : .qr
-            let session = try await backend.createSession(type: input.type, userId: input.userId, displayName: input.displayName,
-                                                          transaction: input.transaction, accountId: input.accountId, delivery: delivery)
+            let session = try await backend.createSession(
+                type: input.type, userId: input.userId, displayName: input.displayName,
+                transaction: input.transaction, accountId: input.accountId, delivery: delivery)
             return EditedResponse(status: .created, response: session)
         }
         routes.get(RouterPath(Template.secondFactorPolicy)) { _, _ in PolicyView(try await backend.secondFactorPolicy()) }
@@ -110,8 +111,9 @@ struct BackendController {
         routes.get(RouterPath(Template.qrImage)) { _, context in
             let id = try context.parameters.require(BackendRoutes.sessionParameter)
             let svg = try await backend.qrCodeSVG(sessionId: id)
-            return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store"],
-                            body: .init(byteBuffer: ByteBuffer(string: svg)))
+            return Response(
+                status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: svg)))
         }
 
         // The phone's side: each takes the wire request and answers the wire response.

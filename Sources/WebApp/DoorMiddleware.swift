@@ -7,15 +7,19 @@ struct DoorMiddleware: RouterMiddleware {
     let doors: Doors
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let refusal = doors.admit(method: request.method, path: request.uri.path, authority: request.head.authority, headers: request.headers,
-                                     query: request.uri.query) {
+        if let refusal = doors.admit(
+            method: request.method, path: request.uri.path, authority: request.head.authority, headers: request.headers,
+            query: request.uri.query)
+        {
             throw refusal.apiError
         }
         if let key = doors.accessKey, request.method == .get, Doors.linkKey(in: request.uri.query) != nil {
-            return Response(status: .seeOther, headers: [
-                .location: request.uri.path,
-                .setCookie: "\(Doors.cookieName)=\(key); Path=/; HttpOnly; SameSite=Strict",
-            ])
+            return Response(
+                status: .seeOther,
+                headers: [
+                    .location: request.uri.path,
+                    .setCookie: "\(Doors.cookieName)=\(key); Path=/; HttpOnly; SameSite=Strict",
+                ])
         }
         return try await next(request, context)
     }

@@ -55,8 +55,10 @@ struct Doors: Sendable {
             return Refusal(status: .badRequest, code: "HOST_MISSING", message: "the request names no host (HTTP/1.1 needs a Host header)")
         }
         guard hostNames.contains(Self.hostName(of: authority)) else {
-            return Refusal(status: .misdirectedRequest, code: "UNKNOWN_HOST",
-                           message: "this server answers only to its own names (\(hostNames.sorted().joined(separator: ", "))), not \(Self.hostName(of: authority))")
+            return Refusal(
+                status: .misdirectedRequest, code: "UNKNOWN_HOST",
+                message:
+                    "this server answers only to its own names (\(hostNames.sorted().joined(separator: ", "))), not \(Self.hostName(of: authority))")
         }
         let stateChanging = ![.get, .head, .options].contains(method)
         if stateChanging || headers[.upgrade] != nil, let origin = headers[.origin], !Self.sameOrigin(origin, authority: authority) {
@@ -64,16 +66,19 @@ struct Doors: Sendable {
         }
         let keys = [accessKey, path.hasPrefix(Self.pushRoutePrefix) ? pushToken : nil].compactMap { $0 }
         if accessKey != nil, !keys.contains(where: { presentsKey($0, headers: headers, query: query) }) {
-            return Refusal(status: .unauthorized, code: "ACCESS_KEY_REQUIRED",
-                           message: "this server needs its access key: open the link it printed at start, or send 'Authorization: Bearer KEY'")
+            return Refusal(
+                status: .unauthorized, code: "ACCESS_KEY_REQUIRED",
+                message: "this server needs its access key: open the link it printed at start, or send 'Authorization: Bearer KEY'")
         }
         return nil
     }
 
     /// The key as a bearer token, the page's cookie, or the link's `?key=`.
     private func presentsKey(_ key: String, headers: HTTPFields, query: String?) -> Bool {
-        let offered = [headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil },
-                       Self.cookie(Self.cookieName, in: headers), Self.linkKey(in: query)]
+        let offered = [
+            headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil },
+            Self.cookie(Self.cookieName, in: headers), Self.linkKey(in: query),
+        ]
         return offered.contains { $0.map { Self.constantTimeEqual($0, key) } ?? false }
     }
 

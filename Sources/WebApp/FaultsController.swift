@@ -17,8 +17,9 @@ struct FaultsController {
             let input = try await request.decodeJSON(as: FaultRequest.self, context: context)
             do throws(FaultError) {
                 let (target, kind) = try input.parsed()
-                let fault = try faults.add(target: target, kind: kind, count: input.count,
-                                           lifetime: input.seconds ?? FaultRequest.defaultLifetime)
+                let fault = try faults.add(
+                    target: target, kind: kind, count: input.count,
+                    lifetime: input.seconds ?? FaultRequest.defaultLifetime)
                 return EditedResponse(status: .created, response: FaultView(fault))
             } catch {
                 throw APIError(.badRequest, error.code, error.message)

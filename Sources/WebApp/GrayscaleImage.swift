@@ -36,40 +36,47 @@ struct GrayscaleImage {
     private static func checked(width: Int, height: Int, maximumPixels: Int) throws(APIError) -> (Int, Int) {
         guard width > 0, height > 0 else { throw unreadable }
         guard width <= maximumPixels / height else {
-            throw APIError(.contentTooLarge, "IMAGE_TOO_LARGE",
-                           "the picture is \(width)×\(height) pixels; at most \(maximumPixels / 1_000_000) megapixels are scanned")
+            throw APIError(
+                .contentTooLarge, "IMAGE_TOO_LARGE",
+                "the picture is \(width)×\(height) pixels; at most \(maximumPixels / 1_000_000) megapixels are scanned")
         }
         return (width, height)
     }
 
     private static func png(_ bytes: [UInt8], maximumPixels: Int) throws(APIError) -> GrayscaleImage {
         // libpng reads from the memory it was given at the start until the end: one pointer for both.
-        let decoded = bytes.withUnsafeBytes { file in Result { () throws(APIError) in
-            var image = png_image()
-            image.version = UInt32(PNG_IMAGE_VERSION)
-            defer { png_image_free(&image) }
-            guard png_image_begin_read_from_memory(&image, file.baseAddress, file.count) != 0 else { throw unreadable }
-            let (width, height) = try checked(width: Int(image.width), height: Int(image.height), maximumPixels: maximumPixels)
-            image.format = UInt32(PNG_FORMAT_GRAY)
-            // Transparent pixels are composed onto what the buffer holds: white, like a page.
-            var pixels = [UInt8](repeating: 255, count: width * height)
-            guard png_image_finish_read(&image, nil, &pixels, 0, nil) != 0 else { throw unreadable }
-            return GrayscaleImage(width: width, height: height, pixels: pixels)
-        } }
+        let decoded = bytes.withUnsafeBytes { file in
+            Result { () throws(APIError) in
+                var image = png_image()
+                image.version = UInt32(PNG_IMAGE_VERSION)
+                defer { png_image_free(&image) }
+                guard png_image_begin_read_from_memory(&image, file.baseAddress, file.count) != 0 else { throw unreadable }
+                let (width, height) = try checked(width: Int(image.width), height: Int(image.height), maximumPixels: maximumPixels)
+                image.format = UInt32(PNG_FORMAT_GRAY)
+                // Transparent pixels are composed onto what the buffer holds: white, like a page.
+                var pixels = [UInt8](repeating: 255, count: width * height)
+                guard png_image_finish_read(&image, nil, &pixels, 0, nil) != 0 else { throw unreadable }
+                return GrayscaleImage(width: width, height: height, pixels: pixels)
+            }
+        }
         return try decoded.get()
     }
 
     private static func jpeg(_ bytes: [UInt8], maximumPixels: Int) throws(APIError) -> GrayscaleImage {
         guard let decompressor = tjInitDecompress() else { throw unreadable }
         defer { tjDestroy(decompressor) }
-        var declaredWidth: Int32 = 0, declaredHeight: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        var declaredWidth: Int32 = 0
+        var declaredHeight: Int32 = 0
+        var subsampling: Int32 = 0
+        var colorspace: Int32 = 0
         guard tjDecompressHeader3(decompressor, bytes, UInt(bytes.count), &declaredWidth, &declaredHeight, &subsampling, &colorspace) == 0
         else { throw unreadable }
         let (width, height) = try checked(width: Int(declaredWidth), height: Int(declaredHeight), maximumPixels: maximumPixels)
         var pixels = [UInt8](repeating: 255, count: width * height)
         // LIMITSCANS refuses progressive files with hundreds of scans, a known way to burn CPU.
-        let status = tjDecompress2(decompressor, bytes, UInt(bytes.count), &pixels, declaredWidth, 0, declaredHeight,
-                                   Int32(TJPF_GRAY.rawValue), TJFLAG_LIMITSCANS)
+        let status = tjDecompress2(
+            decompressor, bytes, UInt(bytes.count), &pixels, declaredWidth, 0, declaredHeight,
+            Int32(TJPF_GRAY.rawValue), TJFLAG_LIMITSCANS)
         // A warning (a truncated or slightly damaged file) still leaves a picture worth scanning.
         guard status == 0 || tjGetErrorCode(decompressor) == Int32(TJERR_WARNING.rawValue) else { throw unreadable }
         return GrayscaleImage(width: width, height: height, pixels: pixels)
@@ -96,7 +103,8 @@ struct GrayscaleImage {
         }
         guard index < bytes.count, isSpace(bytes[index]), (1...255).contains(header[2]) else { throw unreadable }
         let (width, height) = try checked(width: header[0], height: header[1], maximumPixels: maximumPixels)
-        let start = index + 1, maximum = header[2]
+        let start = index + 1
+        let maximum = header[2]
         guard bytes.count - start >= width * height else { throw unreadable }
         let pixels = bytes[start..<start + width * height].map { UInt8(min(Int($0), maximum) * 255 / maximum) }
         return GrayscaleImage(width: width, height: height, pixels: pixels)

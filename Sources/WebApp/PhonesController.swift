@@ -5,8 +5,8 @@ import Hummingbird
 import OutOfBand
 import Phone
 import PushService
-import StrictJSON
 import Retry
+import StrictJSON
 
 /// `/api/phones`: the simulated phones, their local data, out-of-band input, and the inbox of
 /// pushes the push service holds for each.
@@ -112,10 +112,12 @@ struct PhonesController {
         // The SDK's DeviceInformationChange (docs/behaviour.md#device-information-and-fcm-token-changes), retried under the given policy (or the phone's default).
         routes.put("{id}/device-information") { request, context in
             let input = try await request.decodeJSON(as: ChangeDeviceInformation.self, context: context)
-            let change = DeviceInformationChange(name: input.name, fcmToken: input.fcmToken,
-                                                 disablePushNotifications: input.disablePushNotifications)
-            return try await phones.changeDeviceInformation(phoneId: context.parameters.require("id"), change,
-                                                            retry: try input.retryPolicy?.policy())
+            let change = DeviceInformationChange(
+                name: input.name, fcmToken: input.fcmToken,
+                disablePushNotifications: input.disablePushNotifications)
+            return try await phones.changeDeviceInformation(
+                phoneId: context.parameters.require("id"), change,
+                retry: try input.retryPolicy?.policy())
         }
         // The platform refreshes the phone's FCM token: the old one answers UNREGISTERED at once;
         // the phone tells its backends of the new one, retrying, and until it lands their pushes fail.
@@ -231,7 +233,9 @@ struct RetryPolicyBody: Codable {
             return .milliseconds(Int((value * 1000).rounded()))
         }
         func retries() throws -> Int {
-            guard let maxRetries else { throw APIError(.badRequest, "INVALID_RETRY_POLICY", "the field 'maxRetries' is required for a \(type) policy") }
+            guard let maxRetries else {
+                throw APIError(.badRequest, "INVALID_RETRY_POLICY", "the field 'maxRetries' is required for a \(type) policy")
+            }
             return maxRetries
         }
         let policy: RetryPolicy
@@ -239,9 +243,12 @@ struct RetryPolicyBody: Codable {
         case "none": policy = .none
         case "constant": policy = .constant(maxRetries: try retries(), delay: try duration(delay, "delay"))
         case "exponential":
-            guard let multiplier else { throw APIError(.badRequest, "INVALID_RETRY_POLICY", "the field 'multiplier' is required for an exponential policy") }
-            policy = .exponential(maxRetries: try retries(), initialDelay: try duration(initialDelay, "initialDelay"),
-                                  maximumDelay: try duration(maximumDelay, "maximumDelay"), multiplier: multiplier)
+            guard let multiplier else {
+                throw APIError(.badRequest, "INVALID_RETRY_POLICY", "the field 'multiplier' is required for an exponential policy")
+            }
+            policy = .exponential(
+                maxRetries: try retries(), initialDelay: try duration(initialDelay, "initialDelay"),
+                maximumDelay: try duration(maximumDelay, "maximumDelay"), multiplier: multiplier)
         default: throw APIError(.badRequest, "INVALID_RETRY_POLICY", "the field 'type' must be none, constant or exponential")
         }
         do { return try policy.validated() } catch { throw APIError(.badRequest, error.code, error.message) }

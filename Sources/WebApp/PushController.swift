@@ -20,8 +20,9 @@ struct PushController {
 
         func response(from request: Request, context: some RequestContext) throws -> Response {
             let data = try JSONEncoder().encode(error.body)
-            return Response(status: status, headers: [.contentType: "application/json; charset=UTF-8"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            return Response(
+                status: status, headers: [.contentType: "application/json; charset=UTF-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
     }
 

@@ -22,7 +22,8 @@ struct PushOpener: Service {
                     group.addTask { await open(message, token: token) }
                 }
             }
-        } onGracefulShutdown: {}
+        } onGracefulShutdown: {
+        }
     }
 
     /// Opens one message; one that cannot start (a flow is running, a bad payload) stays in the inbox.
@@ -38,8 +39,10 @@ struct PushOpener: Service {
     /// Starts the message's payload on the phone and takes it out of the inbox once the phone has
     /// it: when its flow starts, or when the backend could not be reached and the phone keeps
     /// trying by itself (docs/behaviour.md#offline-otp). A refusal leaves it in the inbox.
-    static func start(_ message: PushService.InboxMessage, phoneId: String, token: String, phones: PhoneService,
-                     push: PushService) async throws -> Flow {
+    static func start(
+        _ message: PushService.InboxMessage, phoneId: String, token: String, phones: PhoneService,
+        push: PushService
+    ) async throws -> Flow {
         do {
             let flow = try await phones.startOutOfBand(phoneId: phoneId, payload: message.message.payload())
             _ = try await push.take(token: token, id: message.id)

@@ -31,8 +31,9 @@ struct QRImageScanner: Sendable {
             if let payload = try? OutOfBandDecoder.decode(qrText: text) { return payload }
         }
         let count = texts.count == Self.maximumCodes ? "at least \(texts.count)" : "\(texts.count)"
-        throw APIError(.unprocessableContent, "NO_AUTHPHONE_QR_CODE",
-                       "the image holds \(count) QR codes and none of them is an AuthPhone payload")
+        throw APIError(
+            .unprocessableContent, "NO_AUTHPHONE_QR_CODE",
+            "the image holds \(count) QR codes and none of them is an AuthPhone payload")
     }
 
     /// The texts of the QR codes in the picture, at most `maximumCodes`.
@@ -52,8 +53,11 @@ struct QRImageScanner: Sendable {
             }
             let (seconds, attoseconds) = timeLimit.components
             DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
-                answer.give(.failure(APIError(.serviceUnavailable, "SCAN_TIMED_OUT",
-                                              "reading the picture took longer than \(timeLimit); send a smaller or sharper one")))
+                answer.give(
+                    .failure(
+                        APIError(
+                            .serviceUnavailable, "SCAN_TIMED_OUT",
+                            "reading the picture took longer than \(timeLimit); send a smaller or sharper one")))
             }
         }
         return try result.get()
@@ -68,7 +72,7 @@ struct QRImageScanner: Sendable {
             // The zbar image borrows the pixels (no clean-up handler) and does not outlive them.
             let image = zbar_image_create()
             defer { zbar_image_destroy(image) }
-            zbar_image_set_format(image, 0x3030_3859) // fourcc "Y800": 8-bit grey
+            zbar_image_set_format(image, 0x3030_3859)  // fourcc "Y800": 8-bit grey
             zbar_image_set_size(image, UInt32(picture.width), UInt32(picture.height))
             zbar_image_set_data(image, pixels.baseAddress, UInt(pixels.count), nil)
             guard zbar_scan_image(scanner, image) > 0 else { return [] }

@@ -24,7 +24,8 @@ struct RequestGuardMiddleware: RouterMiddleware {
                 throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "this route takes a picture (Content-Type: image/png, image/jpeg…)")
             }
         } else if !contentType.hasPrefix("application/json") {
-            throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "state-changing requests take a JSON body (Content-Type: application/json)")
+            throw APIError(
+                .unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "state-changing requests take a JSON body (Content-Type: application/json)")
         }
         return try await next(request, context)
     }

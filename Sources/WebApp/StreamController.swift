@@ -67,7 +67,10 @@ struct StreamController {
             case .session(let session): self = .session(session)
             }
         }
-        private struct ErrorBody: Encodable { let code: String; let message: String }
+        private struct ErrorBody: Encodable {
+            let code: String
+            let message: String
+        }
 
         func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
@@ -167,7 +170,7 @@ struct StreamController {
                         try await outbound.write(.text(Self.json(SessionMessage(session: session))))
                     }
                 }
-                for try await _ in inbound.messages(maxSize: Self.maxMessageSize) {} // the console only listens
+                for try await _ in inbound.messages(maxSize: Self.maxMessageSize) {}  // the console only listens
                 group.cancelAll()
             }
         }
@@ -176,8 +179,11 @@ struct StreamController {
     /// Carries out one message from the screen; anything wrong with it is an APIError.
     private func handle(_ text: String, phoneId: String) async throws {
         let input: PhoneInput
-        do { input = try StrictBody.decode(PhoneInput.self, from: Data(text.utf8), what: "the message",
-                                                knownFields: PhoneInput.fields) } catch {
+        do {
+            input = try StrictBody.decode(
+                PhoneInput.self, from: Data(text.utf8), what: "the message",
+                knownFields: PhoneInput.fields)
+        } catch {
             throw APIError(.badRequest, "MALFORMED_MESSAGE", error.message)
         }
         switch input.action {

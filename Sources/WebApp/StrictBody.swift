@@ -10,13 +10,18 @@ import StrictJSON
 enum StrictBody {
     /// `knownFields` names the top-level fields instead, for a type that must not be encoded
     /// again (the screen's message: its copy would hold the PIN).
-    static func decode<T: Codable>(_ type: T.Type, from body: Data, what: String = "the request body",
-                                   knownFields: Set<String>? = nil) throws(APIError) -> T {
+    static func decode<T: Codable>(
+        _ type: T.Type, from body: Data, what: String = "the request body",
+        knownFields: Set<String>? = nil
+    ) throws(APIError) -> T {
         let given: [String: StrictJSON.Kind]
-        do { given = try StrictJSON.scan(body) } catch { throw APIError(.badRequest, "MALFORMED_JSON", "\(what) is not strict JSON: \(error.message)") }
+        do { given = try StrictJSON.scan(body) } catch {
+            throw APIError(.badRequest, "MALFORMED_JSON", "\(what) is not strict JSON: \(error.message)")
+        }
         let value: T
         do { value = try WireJSON.decoder().decode(T.self, from: body) } catch { throw APIError.malformedJSON(error, what: what) }
-        let unknown = knownFields.map { fields in given.keys.filter { !$0.isEmpty && !fields.contains($0) }.sorted().first }
+        let unknown =
+            knownFields.map { fields in given.keys.filter { !$0.isEmpty && !fields.contains($0) }.sorted().first }
             ?? unknownField(given, in: value)
         if let unknown {
             throw APIError(.badRequest, "UNKNOWN_FIELD", "\(what) has a field '\(unknown)' that this route does not take")

@@ -64,14 +64,17 @@ final class UpgradeDoorHandler: ChannelInboundHandler, RemovableChannelHandler {
             if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
         }
         let parts = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        return doors.admit(method: HTTPRequest.Method(head.method.rawValue) ?? .get, path: String(parts.first ?? ""),
-                           authority: head.headers.first(name: "host"), headers: fields, query: parts.count > 1 ? String(parts[1]) : nil)
+        return doors.admit(
+            method: HTTPRequest.Method(head.method.rawValue) ?? .get, path: String(parts.first ?? ""),
+            authority: head.headers.first(name: "host"), headers: fields, query: parts.count > 1 ? String(parts[1]) : nil)
     }
 
     private func refuse(_ context: ChannelHandlerContext, _ refusal: Doors.Refusal) {
         let body = ByteBuffer(bytes: (try? WireJSON.encoder().encode(refusal.apiError.body)) ?? Data())
-        let headers = HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Content-Length", "\(body.readableBytes)"),
-                                   ("Connection", "close")])
+        let headers = HTTPHeaders([
+            ("Content-Type", "application/json; charset=utf-8"), ("Content-Length", "\(body.readableBytes)"),
+            ("Connection", "close"),
+        ])
         let status = HTTPResponseStatus(statusCode: refusal.status.code)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
@@ -88,8 +91,9 @@ struct DoorGuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Inner.Value> {
         inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(UpgradeDoorHandler(doors: doors, timeout: firstRequestTimeout),
-                                                           position: .after(decoder))
+            try channel.pipeline.syncOperations.addHandler(
+                UpgradeDoorHandler(doors: doors, timeout: firstRequestTimeout),
+                position: .after(decoder))
             return value
         }
     }

@@ -54,21 +54,25 @@ func report(_ figure: Figure) {
 print("AuthPhone micro benchmarks on \(ProcessInfo.processInfo.activeProcessorCount) cores (\(CommandLine.arguments.joined(separator: " ")))")
 
 // Payload decoding: each way a payload arrives.
-let payload = OutOfBandPayload(redeemData: .init(token: "qGbSGmTd0aJ3yC1kDk7gkCZsJdYVbAFhT2u9mXlQ0bA",
-                                                 redeemURL: URL(string: "http://127.0.0.1:8080/api/backend/redeem")!))
+let payload = OutOfBandPayload(
+    redeemData: .init(
+        token: "qGbSGmTd0aJ3yC1kDk7gkCZsJdYVbAFhT2u9mXlQ0bA",
+        redeemURL: URL(string: "http://127.0.0.1:8080/api/backend/redeem")!))
 let qrText = payload.qrText
 let deepLink = payload.deepLink
-let pushJSON = Array(try JSONSerialization.data(withJSONObject: [
-    "data": PushMessage.data(for: payload), "notification": ["title": "Log in?", "body": "Confirm the login of alice."],
-]))
+let pushJSON = Array(
+    try JSONSerialization.data(withJSONObject: [
+        "data": PushMessage.data(for: payload), "notification": ["title": "Log in?", "body": "Confirm the login of alice."],
+    ]))
 try measure("decode QR text (base64url JSON)") { _ = try OutOfBandDecoder.decode(qrText: qrText) }
 try measure("decode deep link") { _ = try DeepLink.decode(deepLink) }
 try measure("decode FCM push JSON") { _ = try PushDecoder.decode(json: pushJSON).payload() }
 
 // A complete LOGIN through the flow machine, as the phone drives it.
 let server = ServerInfo(name: "Demo", url: "http://127.0.0.1:8080", publicKey: "key")
-let account = AccountSummary(id: "a1", userId: "alice", displayName: "Alice", server: ServerSummary(name: "Demo", url: server.url),
-                             createdAt: Date(timeIntervalSince1970: 0))
+let account = AccountSummary(
+    id: "a1", userId: "alice", displayName: "Alice", server: ServerSummary(name: "Demo", url: server.url),
+    createdAt: Date(timeIntervalSince1970: 0))
 let session = SessionInfo(id: "s1", type: .login, expiresAt: Date(timeIntervalSince1970: 600), server: server, userId: "alice")
 let secondFactor = SecondFactorAccount(isBlocked: false, failedAttempts: 0, maxAttempts: 3)
 try measure("flow machine: a whole LOGIN (confirm, PIN, DONE)") {
@@ -88,7 +92,9 @@ let typed = OfflineOTP.generate(key: otpKey, sessionData: payload.redeemData.tok
 try measure("offline OTP: parse and check two steps") {
     let otp = try OfflineOTP(parsing: typed)
     let step = OfflineOTP.step(at: now)
-    let ok = [step, step - 1].contains { OfflineOTP.value(key: otpKey, sessionData: payload.redeemData.token, reference: otp.reference, step: $0) == otp.value }
+    let ok = [step, step - 1].contains {
+        OfflineOTP.value(key: otpKey, sessionData: payload.redeemData.token, reference: otp.reference, step: $0) == otp.value
+    }
     precondition(ok)
 }
 
@@ -104,7 +110,7 @@ try measure("offline OTP: parse and check two steps") {
         let pair = try KeyExchange.KeyPair.generate()
         let user = "bench-\(index)"
         guard let agreement = try await device.enrolment(backend, user: user, pin: "260418", otpPublicKey: pair.publicKey).answer.otp,
-              let backendHalf = Base64URL.decode(agreement.serverPublicKey)
+            let backendHalf = Base64URL.decode(agreement.serverPublicKey)
         else { fatalError("the backend gave no OTP key") }
         let key = try pair.clientSharedKey(serverPublicKey: backendHalf)
         let login = try await backend.createSession(type: .login, userId: user, displayName: nil)
@@ -131,8 +137,10 @@ let salt = [UInt8](repeating: 7, count: PinKeyDerivation.saltLength)
 let pin = try GuardedBytes(copying: Array("260418".utf8))
 for profile in [PinKeyDerivation.Profile.fast, .interactive, .moderate] where !(quick && profile.name == "moderate") {
     let derivation = PinKeyDerivation(profile: profile)
-    try measure("PIN key derivation, Argon2id \(profile.name)", note: "\(profile.memLimit / 1024) KiB, \(profile.opsLimit) passes",
-                minimum: profile.name == "fast" ? .milliseconds(500) : .seconds(2)) {
+    try measure(
+        "PIN key derivation, Argon2id \(profile.name)", note: "\(profile.memLimit / 1024) KiB, \(profile.opsLimit) passes",
+        minimum: profile.name == "fast" ? .milliseconds(500) : .seconds(2)
+    ) {
         _ = try derivation.keyPair(pin: pin, salt: salt)
     }
 }

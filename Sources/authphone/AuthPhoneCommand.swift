@@ -36,7 +36,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Base URL of the FCM v1 endpoint the backend pushes through (default: this server).") var pushURL: String?
     @Option(help: "Pushes a minute one phone accepts before QUOTA_EXCEEDED.") var pushRateLimit = 30
     @Option(help: "Argon2id cost of the PIN key: interactive, moderate or fast.") var pinKdf = "interactive"
-    @Option(help: "Wrong-PIN policy of the Second Factor Server until the console changes it: nextAuth (block at the 3rd) or nevis (60 s after the 3rd, 180 s after the 4th, block at the 5th).")
+    @Option(
+        help:
+            "Wrong-PIN policy of the Second Factor Server until the console changes it: nextAuth (block at the 3rd) or nevis (60 s after the 3rd, 180 s after the 4th, block at the 5th)."
+    )
     var pinPolicy = "nextAuth"
     @Option(help: "Consecutive wrong PINs before the PIN is blocked (default: the policy's).") var maxPinAttempts: Int?
     @Option(help: "Seconds a backend session (and its QR code) stays valid.") var sessionLifetime = 300
@@ -50,12 +53,15 @@ struct Serve: AsyncParsableCommand {
         }
         if let publicURL {
             guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
-                  url.query == nil, url.path.isEmpty || url.path == "/" else {
+                url.query == nil, url.path.isEmpty || url.path == "/"
+            else {
                 throw ValidationError("--public-url must be an http(s) URL with no path, such as http://authphone.example:8080")
             }
         }
         for (name, secret) in [("--access-key", environment.accessKey), ("--push-token", environment.pushToken)] {
-            if let secret, !(16...256).contains(secret.count) || !secret.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.~".contains($0)) }) {
+            if let secret,
+                !(16...256).contains(secret.count) || !secret.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.~".contains($0)) })
+            {
                 throw ValidationError("\(name) must be 16 to 256 letters, digits or -_.~")
             }
         }
@@ -69,7 +75,9 @@ struct Serve: AsyncParsableCommand {
         }
         do { _ = try secondFactorPolicy.validated() } catch { throw ValidationError("--max-pin-attempts: \(error.message)") }
         guard (10...86_400).contains(sessionLifetime) else { throw ValidationError("--session-lifetime must be between 10 and 86400 seconds") }
-        guard OTPFailureLimit.allowed.contains(maxOtpFailures) else { throw ValidationError("--max-otp-failures must be between 1 and \(OTPFailureLimit.maximum)") }
+        guard OTPFailureLimit.allowed.contains(maxOtpFailures) else {
+            throw ValidationError("--max-otp-failures must be between 1 and \(OTPFailureLimit.maximum)")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level is not a log level") }
     }
 

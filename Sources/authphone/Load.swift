@@ -8,16 +8,16 @@ struct Load: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drive a running AuthPhone with many phones and print logins/s, latency, errors, server RSS and CPU.",
         discussion: """
-        logins: creates --phones phones, enrols each, then runs out-of-band logins (a backend
-        session pushed through the FCM endpoint, opened at once, confirmed, the PIN) at --rate a
-        second (0: every phone again at once) for --duration seconds or --count logins. Latency is
-        end to end, from when a login was meant to start.
-        sockets: holds --phones phone WebSockets open while --login-phones of them log in at
-        --rate (default 10) a second; latency is from an input sent on a WebSocket to the
-        FlowUpdate it causes.
-        Run the server with --push-rate-limit high enough (each phone takes one push a login) and,
-        for many logins a second, --pin-kdf fast.
-        """)
+            logins: creates --phones phones, enrols each, then runs out-of-band logins (a backend
+            session pushed through the FCM endpoint, opened at once, confirmed, the PIN) at --rate a
+            second (0: every phone again at once) for --duration seconds or --count logins. Latency is
+            end to end, from when a login was meant to start.
+            sockets: holds --phones phone WebSockets open while --login-phones of them log in at
+            --rate (default 10) a second; latency is from an input sent on a WebSocket to the
+            FlowUpdate it causes.
+            Run the server with --push-rate-limit high enough (each phone takes one push a login) and,
+            for many logins a second, --pin-kdf fast.
+            """)
 
     @Option(help: "Base URL of the running AuthPhone (only this address is contacted).") var url = "http://127.0.0.1:8080"
     @Option(help: "logins or sockets.") var mode = "logins"

@@ -7,10 +7,10 @@ struct Push: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send an FCM HTTP v1 message to a phone of a running AuthPhone.",
         discussion: """
-        The message is JSON: a whole send request ({"message": {...}}) or just the message
-        object ({"data": {...}, "notification": {...}}). --token sets or replaces its target.
-        Without --file the message is read from standard input.
-        """)
+            The message is JSON: a whole send request ({"message": {...}}) or just the message
+            object ({"data": {...}, "notification": {...}}). --token sets or replaces its target.
+            Without --file the message is read from standard input.
+            """)
 
     @Option(help: "The phone's FCM registration token.") var token: String
     @Option(help: "A file with the message JSON (default: standard input).") var file: String?

@@ -6,14 +6,16 @@ import Testing
 @Suite struct FlowMachineTests {
     static let server = ServerInfo(name: "Demo", url: "http://127.0.0.1:8080", publicKey: "key")
     static func account(_ id: String, user: String = "alice") -> AccountSummary {
-        AccountSummary(id: id, userId: user, displayName: user.capitalized,
-                       server: ServerSummary(name: "Demo", url: "http://127.0.0.1:8080"), createdAt: Date(timeIntervalSince1970: 0))
+        AccountSummary(
+            id: id, userId: user, displayName: user.capitalized,
+            server: ServerSummary(name: "Demo", url: "http://127.0.0.1:8080"), createdAt: Date(timeIntervalSince1970: 0))
     }
     static let transactionText = "Pay 120.00 EUR to ACME Ltd, IBAN CH93 0076 2011 6238 5295 7"
     static func session(_ type: FlowType, user: String? = nil, preselected: String? = nil) -> SessionInfo {
-        SessionInfo(id: "s1", type: type, expiresAt: Date(timeIntervalSince1970: 600), server: server,
-                    enrolInfo: type == .enrol ? EnrolInfo(displayName: "Alice", nsAccounts: []) : nil, userId: user,
-                    preselectedAccountId: preselected, transaction: type == .signTransaction ? transactionText : nil)
+        SessionInfo(
+            id: "s1", type: type, expiresAt: Date(timeIntervalSince1970: 600), server: server,
+            enrolInfo: type == .enrol ? EnrolInfo(displayName: "Alice", nsAccounts: []) : nil, userId: user,
+            preselectedAccountId: preselected, transaction: type == .signTransaction ? transactionText : nil)
     }
     static let sfa = SecondFactorAccount(isBlocked: false, failedAttempts: 0, maxAttempts: 3)
     static func failed(_ n: Int, blocked: Bool = false) -> SecondFactorAccount {
@@ -66,8 +68,9 @@ import Testing
     // MARK: LOGIN
 
     @Test func loginHappyPath() throws {
-        var (machine, _) = FlowMachine.start(id: "f", session: Self.session(.login), accounts: [Self.account("a1"), Self.account("a2", user: "bob")],
-                                             phoneHasPin: true)
+        var (machine, _) = FlowMachine.start(
+            id: "f", session: Self.session(.login), accounts: [Self.account("a1"), Self.account("a2", user: "bob")],
+            phoneHasPin: true)
         #expect(machine.flow.currentInteraction?.confirmSessionInfo?.accounts.count == 2)
         #expect(try machine.confirmSession(accountID: "a2") == .confirmSession(accountID: "a2", userInput: nil))
         #expect(machine.sessionConfirmed(secondFactorAccount: Self.sfa) == .none)
@@ -80,8 +83,9 @@ import Testing
     }
 
     @Test func loginForANamedUserOffersOnlyTheirAccounts() throws {
-        var (machine, _) = FlowMachine.start(id: "f", session: Self.session(.login, user: "bob"),
-                                             accounts: [Self.account("a1"), Self.account("a2", user: "bob")], phoneHasPin: true)
+        var (machine, _) = FlowMachine.start(
+            id: "f", session: Self.session(.login, user: "bob"),
+            accounts: [Self.account("a1"), Self.account("a2", user: "bob")], phoneHasPin: true)
         #expect(machine.flow.currentInteraction?.confirmSessionInfo?.accounts.map(\.id) == ["a2"])
         // One account offered: confirming without naming it picks it.
         #expect(try machine.confirmSession(accountID: nil) == .confirmSession(accountID: "a2", userInput: nil))
@@ -95,8 +99,9 @@ import Testing
     }
 
     @Test func loginAccountChoiceIsChecked() {
-        var (machine, _) = FlowMachine.start(id: "f", session: Self.session(.login),
-                                             accounts: [Self.account("a1"), Self.account("a2")], phoneHasPin: true)
+        var (machine, _) = FlowMachine.start(
+            id: "f", session: Self.session(.login),
+            accounts: [Self.account("a1"), Self.account("a2")], phoneHasPin: true)
         let before = machine
         #expect(throws: FlowInputError.self) { try machine.confirmSession(accountID: nil) }
         #expect(throws: FlowInputError.self) { try machine.confirmSession(accountID: "zz") }
@@ -113,7 +118,8 @@ import Testing
             #expect(machine.flow.state == .waitForInput)
             #expect(machine.flow.currentInteraction?.type == .verifySecondFactor)
             #expect(machine.flow.currentInteraction?.inputTypes == [])
-            #expect(machine.flow.previousInteractionResult == InteractionResult(type: .pinFail, interactionType: .verifySecondFactor, inputTypes: [.pin]))
+            #expect(
+                machine.flow.previousInteractionResult == InteractionResult(type: .pinFail, interactionType: .verifySecondFactor, inputTypes: [.pin]))
             #expect(machine.flow.secondFactorAccount?.failedAttempts == n)
         }
         _ = try machine.inputPin()
@@ -150,7 +156,7 @@ import Testing
         #expect(throws: FlowInputError.self) { try machine.inputPin() }
         #expect(machine == before)
 
-        _ = try machine.confirmSession(accountID: "a1") // now PROCESSING
+        _ = try machine.confirmSession(accountID: "a1")  // now PROCESSING
         before = machine
         #expect(throws: FlowInputError.self) { try machine.cancel() }
         #expect(throws: FlowInputError.self) { try machine.confirmSession(accountID: "a1") }
@@ -174,21 +180,23 @@ import Testing
         #expect(machine.flow.state == .error)
         #expect(machine.flow.error?.sdkCode == 70)
         _ = machine.failed(.userCanceled)
-        #expect(machine.flow.error == error) // final states stay final
+        #expect(machine.flow.error == error)  // final states stay final
     }
     // MARK: pre-selected accounts, user input, penalties
 
     @Test func aPreselectedAccountIsTheOnlyOneOffered() throws {
-        var (machine, _) = FlowMachine.start(id: "f", session: Self.session(.login, user: "alice", preselected: "a2"),
-                                             accounts: [Self.account("a1"), Self.account("a2")], phoneHasPin: true)
+        var (machine, _) = FlowMachine.start(
+            id: "f", session: Self.session(.login, user: "alice", preselected: "a2"),
+            accounts: [Self.account("a1"), Self.account("a2")], phoneHasPin: true)
         #expect(machine.flow.currentInteraction?.confirmSessionInfo?.accounts.map(\.id) == ["a2"])
         #expect(throws: FlowInputError.self) { try machine.confirmSession(accountID: "a1") }
         #expect(try machine.confirmSession(accountID: nil) == .confirmSession(accountID: "a2", userInput: nil))
     }
 
     @Test func aPreselectedAccountThePhoneLacksEndsWithError34() {
-        let (machine, action) = FlowMachine.start(id: "f", session: Self.session(.login, preselected: "elsewhere"),
-                                                  accounts: [Self.account("a1")], phoneHasPin: true)
+        let (machine, action) = FlowMachine.start(
+            id: "f", session: Self.session(.login, preselected: "elsewhere"),
+            accounts: [Self.account("a1")], phoneHasPin: true)
         #expect(machine.flow.error?.sdkCode == 34)
         #expect(action == .abandonSession(.noAccountsForServer("Demo")))
     }
@@ -198,8 +206,9 @@ import Testing
         let before = machine
         #expect(try machine.confirmSession(accountID: "a1", userInput: "") == .confirmSession(accountID: "a1", userInput: nil))
         machine = before
-        #expect(try machine.confirmSession(accountID: "a1", userInput: "ticket 42\nfrom the desk")
-            == .confirmSession(accountID: "a1", userInput: "ticket 42\nfrom the desk"))
+        #expect(
+            try machine.confirmSession(accountID: "a1", userInput: "ticket 42\nfrom the desk")
+                == .confirmSession(accountID: "a1", userInput: "ticket 42\nfrom the desk"))
     }
 
     @Test func aPenalisedPinAsksAgainWithTheCountersAsTheyWere() throws {
@@ -207,8 +216,9 @@ import Testing
         _ = try machine.confirmSession(accountID: "a1")
         _ = machine.sessionConfirmed(secondFactorAccount: Self.failed(2))
         _ = try machine.inputPin()
-        let penalised = SecondFactorAccount(isBlocked: false, failedAttempts: 2, maxAttempts: 3, penalisedFor: 60,
-                                            penalisedUntil: Date(timeIntervalSince1970: 660))
+        let penalised = SecondFactorAccount(
+            isBlocked: false, failedAttempts: 2, maxAttempts: 3, penalisedFor: 60,
+            penalisedUntil: Date(timeIntervalSince1970: 660))
         #expect(machine.secondFactorChecked(.penalised(penalised)) == .none)
         #expect(machine.flow.state == .waitForInput)
         #expect(machine.flow.currentInteraction?.type == .verifySecondFactor)
@@ -218,8 +228,9 @@ import Testing
     // MARK: SIGN_TRANSACTION
 
     @Test func transactionConfirmsTheTextThenAsksForTheSecondFactor() throws {
-        var (machine, _) = FlowMachine.start(id: "f", session: Self.session(.signTransaction, user: "alice"),
-                                             accounts: [Self.account("a1")], phoneHasPin: true)
+        var (machine, _) = FlowMachine.start(
+            id: "f", session: Self.session(.signTransaction, user: "alice"),
+            accounts: [Self.account("a1")], phoneHasPin: true)
         #expect(machine.flow.type == .signTransaction)
         #expect(machine.flow.transaction == Self.transactionText)
         #expect(machine.flow.currentInteraction?.type == .confirm)
@@ -236,8 +247,9 @@ import Testing
         #expect(machine.flow.currentInteraction?.inputTypes == [.confirm])
         #expect(machine.transactionConfirmed() == .none)
         #expect(machine.flow.currentInteraction?.type == .verifySecondFactor)
-        #expect(machine.flow.previousInteractionResult
-            == InteractionResult(type: .success, interactionType: .confirmTransaction, inputTypes: [.confirm]))
+        #expect(
+            machine.flow.previousInteractionResult
+                == InteractionResult(type: .success, interactionType: .confirmTransaction, inputTypes: [.confirm]))
         #expect(try machine.inputPin() == .verifySecondFactor(accountID: "a1", with: .pin, then: nil))
         _ = machine.secondFactorChecked(.accepted(Self.sfa))
         #expect(machine.flow.state == .done)

@@ -16,9 +16,11 @@ import Testing
     }
 
     static func start(_ type: FlowType, _ options: FlowOptions = FlowOptions(), secondFactor: SecondFactorAccount = sfa)
-        -> (FlowMachine, FlowAction) {
-        FlowMachine.start(id: "f", session: session(type), accounts: [account], phoneHasPin: true,
-                          secondFactorAccount: secondFactor, options: options)
+        -> (FlowMachine, FlowAction)
+    {
+        FlowMachine.start(
+            id: "f", session: session(type), accounts: [account], phoneHasPin: true,
+            secondFactorAccount: secondFactor, options: options)
     }
 
     static let bio = FlowOptions(biometricsAvailable: true)
@@ -47,42 +49,71 @@ import Testing
     }
 
     static let walks: [Walk] = [
-        Walk(name: "CHANGE_PIN: PIN, then the new PIN", type: .changePin, options: FlowOptions(), steps: [
-            .init(interaction: .verifySecondFactor, offered: [.pin], input: .pin, action: .verifySecondFactor(accountID: "a1", with: .pin, then: nil)),
-            .init(interaction: .setSecondFactor, offered: [.pin], input: .pin, action: .setPin(accountID: "a1")),
-        ]),
-        Walk(name: "CHANGE_PIN: a biometric, then the new PIN", type: .changePin, options: bio, steps: [
-            .init(interaction: .verifySecondFactor, offered: [.pin, .biometrics], input: .biometrics,
-                  action: .verifySecondFactor(accountID: "a1", with: .biometrics, then: nil)),
-            .init(interaction: .setSecondFactor, offered: [.pin], input: .pin, action: .setPin(accountID: "a1")),
-        ]),
-        Walk(name: "CHANGE_PIN with disallowPinChangeWithBiometric: PIN only", type: .changePin,
-             options: FlowOptions(biometricsAvailable: true, disallowPinChangeWithBiometric: true), steps: [
-            .init(interaction: .verifySecondFactor, offered: [.pin], input: .pin, action: .verifySecondFactor(accountID: "a1", with: .pin, then: nil)),
-            .init(interaction: .setSecondFactor, offered: [.pin], input: .pin, action: .setPin(accountID: "a1")),
-        ]),
-        Walk(name: "CHANGE_PIN the Nevis way: old and new together", type: .changePin, options: FlowOptions(pinChangeStyle: .nevis), steps: [
-            .init(interaction: .setSecondFactor, offered: [.pin], input: .pin, action: .changePin(accountID: "a1")),
-        ]),
-        Walk(name: "ADD_BIOMETRICS: PIN, then the biometric", type: .addBiometrics, options: bio, steps: [
-            .init(interaction: .verifySecondFactor, offered: [.pin], input: .pin, action: .verifySecondFactor(accountID: "a1", with: .pin, then: nil)),
-            .init(interaction: .setSecondFactor, offered: [.biometrics], input: .biometrics,
-                  action: .createBiometricKey(accountID: "a1", then: .registerBiometricKey)),
-        ]),
-        Walk(name: "ADD_BIOMETRICS with legacyBioAddFlow: the biometric, then the PIN", type: .addBiometrics,
-             options: FlowOptions(legacyBioAddFlow: true), steps: [
-            .init(interaction: .setSecondFactor, offered: [.biometrics], input: .biometrics, action: .createBiometricKey(accountID: "a1", then: nil)),
-            .init(interaction: .verifySecondFactor, offered: [.pin], input: .pin,
-                  action: .verifySecondFactor(accountID: "a1", with: .pin, then: .registerBiometricKey)),
-        ]),
-        Walk(name: "REMOVE_BIOMETRICS with the PIN", type: .removeBiometrics, options: bio, steps: [
-            .init(interaction: .verifySecondFactor, offered: [.pin, .biometrics], input: .pin,
-                  action: .verifySecondFactor(accountID: "a1", with: .pin, then: .removeBiometricKey)),
-        ]),
-        Walk(name: "REMOVE_BIOMETRICS with the biometric", type: .removeBiometrics, options: bio, steps: [
-            .init(interaction: .verifySecondFactor, offered: [.pin, .biometrics], input: .biometrics,
-                  action: .verifySecondFactor(accountID: "a1", with: .biometrics, then: .removeBiometricKey)),
-        ]),
+        Walk(
+            name: "CHANGE_PIN: PIN, then the new PIN", type: .changePin, options: FlowOptions(),
+            steps: [
+                .init(
+                    interaction: .verifySecondFactor, offered: [.pin], input: .pin,
+                    action: .verifySecondFactor(accountID: "a1", with: .pin, then: nil)),
+                .init(interaction: .setSecondFactor, offered: [.pin], input: .pin, action: .setPin(accountID: "a1")),
+            ]),
+        Walk(
+            name: "CHANGE_PIN: a biometric, then the new PIN", type: .changePin, options: bio,
+            steps: [
+                .init(
+                    interaction: .verifySecondFactor, offered: [.pin, .biometrics], input: .biometrics,
+                    action: .verifySecondFactor(accountID: "a1", with: .biometrics, then: nil)),
+                .init(interaction: .setSecondFactor, offered: [.pin], input: .pin, action: .setPin(accountID: "a1")),
+            ]),
+        Walk(
+            name: "CHANGE_PIN with disallowPinChangeWithBiometric: PIN only", type: .changePin,
+            options: FlowOptions(biometricsAvailable: true, disallowPinChangeWithBiometric: true),
+            steps: [
+                .init(
+                    interaction: .verifySecondFactor, offered: [.pin], input: .pin,
+                    action: .verifySecondFactor(accountID: "a1", with: .pin, then: nil)),
+                .init(interaction: .setSecondFactor, offered: [.pin], input: .pin, action: .setPin(accountID: "a1")),
+            ]),
+        Walk(
+            name: "CHANGE_PIN the Nevis way: old and new together", type: .changePin, options: FlowOptions(pinChangeStyle: .nevis),
+            steps: [
+                .init(interaction: .setSecondFactor, offered: [.pin], input: .pin, action: .changePin(accountID: "a1"))
+            ]),
+        Walk(
+            name: "ADD_BIOMETRICS: PIN, then the biometric", type: .addBiometrics, options: bio,
+            steps: [
+                .init(
+                    interaction: .verifySecondFactor, offered: [.pin], input: .pin,
+                    action: .verifySecondFactor(accountID: "a1", with: .pin, then: nil)),
+                .init(
+                    interaction: .setSecondFactor, offered: [.biometrics], input: .biometrics,
+                    action: .createBiometricKey(accountID: "a1", then: .registerBiometricKey)),
+            ]),
+        Walk(
+            name: "ADD_BIOMETRICS with legacyBioAddFlow: the biometric, then the PIN", type: .addBiometrics,
+            options: FlowOptions(legacyBioAddFlow: true),
+            steps: [
+                .init(
+                    interaction: .setSecondFactor, offered: [.biometrics], input: .biometrics, action: .createBiometricKey(accountID: "a1", then: nil)
+                ),
+                .init(
+                    interaction: .verifySecondFactor, offered: [.pin], input: .pin,
+                    action: .verifySecondFactor(accountID: "a1", with: .pin, then: .registerBiometricKey)),
+            ]),
+        Walk(
+            name: "REMOVE_BIOMETRICS with the PIN", type: .removeBiometrics, options: bio,
+            steps: [
+                .init(
+                    interaction: .verifySecondFactor, offered: [.pin, .biometrics], input: .pin,
+                    action: .verifySecondFactor(accountID: "a1", with: .pin, then: .removeBiometricKey))
+            ]),
+        Walk(
+            name: "REMOVE_BIOMETRICS with the biometric", type: .removeBiometrics, options: bio,
+            steps: [
+                .init(
+                    interaction: .verifySecondFactor, offered: [.pin, .biometrics], input: .biometrics,
+                    action: .verifySecondFactor(accountID: "a1", with: .biometrics, then: .removeBiometricKey))
+            ]),
     ]
 
     @Test(arguments: walks) func eachFlowWalksItsInteractions(walk: Walk) throws {
@@ -112,8 +143,11 @@ import Testing
     @Test func thePlanNamesItsVariantAndTheFactorsKnownInAdvance() {
         let usual = Self.start(.addBiometrics, Self.bio).0.flow
         #expect(usual.planVariant == nil)
-        #expect(usual.plan == [PlanStep(interaction: "VERIFY_SECOND_FACTOR", factors: [.pin]),
-                               PlanStep(interaction: "SET_SECOND_FACTOR", factors: [.biometrics])])
+        #expect(
+            usual.plan == [
+                PlanStep(interaction: "VERIFY_SECOND_FACTOR", factors: [.pin]),
+                PlanStep(interaction: "SET_SECOND_FACTOR", factors: [.biometrics]),
+            ])
         #expect(Self.start(.addBiometrics, FlowOptions(legacyBioAddFlow: true)).0.flow.planVariant == "legacyBioAddFlow")
         #expect(Self.start(.changePin, FlowOptions(pinChangeStyle: .nevis)).0.flow.planVariant == "Nevis style")
         #expect(Self.start(.changePin).0.flow.plan.first == PlanStep(interaction: "VERIFY_SECOND_FACTOR", factors: []))
@@ -127,12 +161,12 @@ import Testing
     @Test func aFactorNotOfferedIsRefused() throws {
         var (machine, _) = Self.start(.addBiometrics, Self.bio)
         var before = machine
-        #expect(throws: FlowInputError.self) { try machine.inputBiometrics() } // VERIFY [PIN] first
+        #expect(throws: FlowInputError.self) { try machine.inputBiometrics() }  // VERIFY [PIN] first
         #expect(machine == before)
         _ = try machine.inputPin()
         _ = machine.secondFactorChecked(.accepted(Self.sfa))
         before = machine
-        let error = #expect(throws: FlowInputError.self) { try machine.inputPin() } // SET [BIOMETRICS]
+        let error = #expect(throws: FlowInputError.self) { try machine.inputPin() }  // SET [BIOMETRICS]
         #expect(error?.code == "FACTOR_NOT_OFFERED")
         #expect(machine == before)
         // a login without biometrics available takes the PIN only
@@ -144,8 +178,9 @@ import Testing
 
     /// docs/behaviour.md#biometrics: never biometrics for an enrolment.
     @Test func enrolmentNeverOffersBiometrics() throws {
-        var (machine, _) = FlowMachine.start(id: "f", session: FlowMachineTests.session(.enrol), accounts: [], phoneHasPin: true,
-                                             options: Self.bio)
+        var (machine, _) = FlowMachine.start(
+            id: "f", session: FlowMachineTests.session(.enrol), accounts: [], phoneHasPin: true,
+            options: Self.bio)
         _ = try machine.confirmSession(accountID: nil)
         _ = machine.sessionConfirmed(secondFactorAccount: Self.sfa)
         #expect(machine.flow.currentInteraction?.secondFactorInfo == .pinOnly)
@@ -153,8 +188,9 @@ import Testing
 
     @Test(arguments: [FlowType.login, .signTransaction])
     func biometricsVerifyASessionFlow(type: FlowType) throws {
-        var (machine, _) = FlowMachine.start(id: "f", session: FlowMachineTests.session(type), accounts: [Self.account], phoneHasPin: true,
-                                             options: Self.bio)
+        var (machine, _) = FlowMachine.start(
+            id: "f", session: FlowMachineTests.session(type), accounts: [Self.account], phoneHasPin: true,
+            options: Self.bio)
         _ = try machine.confirmSession(accountID: "a1")
         _ = machine.sessionConfirmed(secondFactorAccount: Self.sfa)
         if type == .signTransaction {
@@ -177,8 +213,9 @@ import Testing
         #expect(machine.flow.state == .waitForInput)
         #expect(machine.flow.currentInteraction?.type == .verifySecondFactor)
         #expect(machine.flow.currentInteraction?.secondFactorInfo == .pinOnly)
-        #expect(machine.flow.previousInteractionResult
-            == InteractionResult(type: .biometricsRemoved, interactionType: .verifySecondFactor, inputTypes: [.biometrics]))
+        #expect(
+            machine.flow.previousInteractionResult
+                == InteractionResult(type: .biometricsRemoved, interactionType: .verifySecondFactor, inputTypes: [.biometrics]))
         #expect(throws: FlowInputError.self) { try machine.inputBiometrics() }
         #expect(try machine.inputPin() == .verifySecondFactor(accountID: "a1", with: .pin, then: nil))
         // a PIN answer is not a biometric one
@@ -187,8 +224,9 @@ import Testing
 
     /// A blocked PIN: the biometric alone is offered (and unblocks it), or, without one, the flow ends.
     @Test func aBlockedPinLeavesTheBiometricOrNothing() throws {
-        var (machine, _) = FlowMachine.start(id: "f", session: FlowMachineTests.session(.login), accounts: [Self.account], phoneHasPin: true,
-                                             options: Self.bio)
+        var (machine, _) = FlowMachine.start(
+            id: "f", session: FlowMachineTests.session(.login), accounts: [Self.account], phoneHasPin: true,
+            options: Self.bio)
         _ = try machine.confirmSession(accountID: "a1")
         #expect(machine.sessionConfirmed(secondFactorAccount: Self.blocked) == .none)
         #expect(machine.flow.currentInteraction?.secondFactorInfo == .biometricsOnly)

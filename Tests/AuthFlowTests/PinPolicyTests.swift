@@ -31,7 +31,7 @@ import Testing
         } catch {
             #expect(error.code == "PIN_TOO_COMMON")
             #expect(error.message.hasPrefix("the PIN is too easy to guess: it "))
-            #expect(!error.message.contains(pin)) // never echo the PIN
+            #expect(!error.message.contains(pin))  // never echo the PIN
         }
     }
 

@@ -8,8 +8,9 @@ import Testing
     static let now = Date(timeIntervalSince1970: 1_790_000_000)
     static let server = "http://127.0.0.1:8080"
     static func account(_ id: String) -> AccountSummary {
-        AccountSummary(id: id, userId: "alice", displayName: "Alice", server: ServerSummary(name: "Demo", url: server),
-                       createdAt: Date(timeIntervalSince1970: 0))
+        AccountSummary(
+            id: id, userId: "alice", displayName: "Alice", server: ServerSummary(name: "Demo", url: server),
+            createdAt: Date(timeIntervalSince1970: 0))
     }
     static let connection = FlowError.serverConnection("connection refused")
     static let refusal = FlowError(code: "TOKEN_EXPIRED", message: "the token has expired")
@@ -39,19 +40,23 @@ import Testing
     }
 
     /// Each failure in STARTING: (connection?, accounts?, retry planned?) → (state, action, otpAvailable, otpOfferAt).
-    @Test(arguments: [
-        (true, true, 2.0, SessionStart.State.starting, SessionStart.Action.fetchAfter(2), true, 60.0 as TimeInterval?),
-        (true, true, nil, .starting, .none, true, 60),
-        (true, false, 2.0, .stopped, .none, false, nil),
-        (false, true, 2.0, .stopped, .none, false, nil),
-        (false, false, nil, .stopped, .none, false, nil),
-    ] as [(Bool, Bool, TimeInterval?, SessionStart.State, SessionStart.Action, Bool, TimeInterval?)])
-    func aFailedFetch(connection: Bool, withAccounts: Bool, retryIn: TimeInterval?, state: SessionStart.State,
-                      action: SessionStart.Action, otpAvailable: Bool, offerAfter: TimeInterval?) {
+    @Test(
+        arguments: [
+            (true, true, 2.0, SessionStart.State.starting, SessionStart.Action.fetchAfter(2), true, 60.0 as TimeInterval?),
+            (true, true, nil, .starting, .none, true, 60),
+            (true, false, 2.0, .stopped, .none, false, nil),
+            (false, true, 2.0, .stopped, .none, false, nil),
+            (false, false, nil, .stopped, .none, false, nil),
+        ] as [(Bool, Bool, TimeInterval?, SessionStart.State, SessionStart.Action, Bool, TimeInterval?)])
+    func aFailedFetch(
+        connection: Bool, withAccounts: Bool, retryIn: TimeInterval?, state: SessionStart.State,
+        action: SessionStart.Action, otpAvailable: Bool, offerAfter: TimeInterval?
+    ) {
         var session = SessionStart(id: "s", server: Self.server, accounts: withAccounts ? [Self.account("a1")] : [])
         let failure = connection ? Self.connection : Self.refusal
-        let next = session.fetchFailed(failure, connection: connection, retryIn: retryIn, phoneOffline: false, countdown: 60,
-                                       now: Self.now)
+        let next = session.fetchFailed(
+            failure, connection: connection, retryIn: retryIn, phoneOffline: false, countdown: 60,
+            now: Self.now)
         #expect(next == action)
         #expect(session.state == state)
         #expect(session.otpAvailable == otpAvailable)
@@ -65,8 +70,9 @@ import Testing
     @Test func theCountdownStartsOnceAndIsSkippedOffline() {
         var session = SessionStart(id: "s", server: Self.server, accounts: [Self.account("a1")])
         _ = session.fetchFailed(Self.connection, connection: true, retryIn: 1, phoneOffline: false, countdown: 60, now: Self.now)
-        _ = session.fetchFailed(Self.connection, connection: true, retryIn: 2, phoneOffline: false, countdown: 60,
-                                now: Self.now.addingTimeInterval(1))
+        _ = session.fetchFailed(
+            Self.connection, connection: true, retryIn: 2, phoneOffline: false, countdown: 60,
+            now: Self.now.addingTimeInterval(1))
         #expect(session.otpOfferAt == Self.now.addingTimeInterval(60))
         #expect(session.attempts == 2)
 
@@ -96,8 +102,9 @@ import Testing
         let lateArrival = session.fetched()
         #expect(!lateArrival)
         #expect(session.state == .stopped)
-        let lateFailure = session.fetchFailed(Self.connection, connection: true, retryIn: 1, phoneOffline: false, countdown: 60,
-                                              now: Self.now)
+        let lateFailure = session.fetchFailed(
+            Self.connection, connection: true, retryIn: 1, phoneOffline: false, countdown: 60,
+            now: Self.now)
         #expect(lateFailure == .none)
         #expect(throws: FlowInputError.self) { try session.otpAccount("a1") }
     }

@@ -15,10 +15,13 @@ import Testing
         return try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
     }
 
-    func change(_ device: ScriptedDevice, account: String, name: String? = nil, token: String? = nil, disable: Bool? = nil,
-                at time: Date? = nil, signedBy key: Ed25519.KeyPair? = nil) -> DeviceInformationChangeRequest {
-        var request = DeviceInformationChangeRequest(deviceId: device.id, accountId: account, name: name, fcmToken: token,
-                                                     disablePushNotifications: disable, timestamp: time ?? clock.now(), signature: "")
+    func change(
+        _ device: ScriptedDevice, account: String, name: String? = nil, token: String? = nil, disable: Bool? = nil,
+        at time: Date? = nil, signedBy key: Ed25519.KeyPair? = nil
+    ) -> DeviceInformationChangeRequest {
+        var request = DeviceInformationChangeRequest(
+            deviceId: device.id, accountId: account, name: name, fcmToken: token,
+            disablePushNotifications: disable, timestamp: time ?? clock.now(), signature: "")
         request.signature = Base64URL.encode((key ?? device.accountKey).sign(SignedMessage.deviceChange(request)))
         return request
     }
@@ -39,7 +42,9 @@ import Testing
 
     @Test func aNameIsUniqueAmongTheUsersDevices() async throws {
         let backend = try makeBackend()
-        let first = ScriptedDevice(), second = ScriptedDevice(), stranger = ScriptedDevice()
+        let first = ScriptedDevice()
+        let second = ScriptedDevice()
+        let stranger = ScriptedDevice()
         let a1 = try await first.enrol(backend, user: "alice", pin: "260418")
         let a2 = try await second.enrol(backend, user: "alice", pin: "260418")
         let b1 = try await stranger.enrol(backend, user: "bob", pin: "260418")

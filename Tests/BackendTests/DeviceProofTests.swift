@@ -4,6 +4,7 @@ import GRDB
 import OutOfBand
 import TestDoubles
 import Testing
+
 @testable import Backend
 
 /// A device id is public (sessions and pages show it): knowing it must let a stranger neither
@@ -55,20 +56,26 @@ import Testing
         // the session id and device id are both known; the stranger signs with its own key
         let confirm = SignedMessage.confirm(sessionId: redeemed.sessionId, challenge: redeemed.challenge, accountId: "")
         await #expect(throws: BackendError.invalidSignature) {
-            try await backend.confirm(sessionId: redeemed.sessionId, ConfirmRequest(
-                deviceId: victim.id, accountId: nil, signature: nil, deviceSignature: stranger.deviceSignature(confirm)))
+            try await backend.confirm(
+                sessionId: redeemed.sessionId,
+                ConfirmRequest(
+                    deviceId: victim.id, accountId: nil, signature: nil, deviceSignature: stranger.deviceSignature(confirm)))
         }
-        let confirmed = try await backend.confirm(sessionId: redeemed.sessionId, ConfirmRequest(
-            deviceId: victim.id, accountId: nil, signature: nil, deviceSignature: victim.deviceSignature(confirm)))
+        let confirmed = try await backend.confirm(
+            sessionId: redeemed.sessionId,
+            ConfirmRequest(
+                deviceId: victim.id, accountId: nil, signature: nil, deviceSignature: victim.deviceSignature(confirm)))
         let key = Base64URL.encode(stranger.accountKey.publicKey)
         let message = SignedMessage.enrol(sessionId: redeemed.sessionId, challenge: confirmed.challenge, accountPublicKey: key)
         let madeUpPin = try stranger.pinKey("999999")
         for _ in 1...3 {
             await #expect(throws: BackendError.invalidSignature) {
-                try await backend.enrol(sessionId: redeemed.sessionId, EnrolRequest(
-                    deviceId: victim.id, accountPublicKey: key, accountSignature: Base64URL.encode(stranger.accountKey.sign(message)),
-                    pinPublicKey: Base64URL.encode(madeUpPin.publicKey), pinSignature: Base64URL.encode(madeUpPin.sign(message)),
-                    deviceName: nil, fcmToken: nil, deviceSignature: stranger.deviceSignature(message)))
+                try await backend.enrol(
+                    sessionId: redeemed.sessionId,
+                    EnrolRequest(
+                        deviceId: victim.id, accountPublicKey: key, accountSignature: Base64URL.encode(stranger.accountKey.sign(message)),
+                        pinPublicKey: Base64URL.encode(madeUpPin.publicKey), pinSignature: Base64URL.encode(madeUpPin.sign(message)),
+                        deviceName: nil, fcmToken: nil, deviceSignature: stranger.deviceSignature(message)))
             }
         }
         #expect(try await backend.session(id: session.id).status == .confirmed)
@@ -84,15 +91,19 @@ import Testing
             let session = try await backend.createSession(type: .enrol, userId: "mallory", displayName: nil)
             let redeemed = try await backend.redeem(stranger.redeemRequest(token: try token(session), deviceId: victim.id))
             let confirm = SignedMessage.confirm(sessionId: redeemed.sessionId, challenge: redeemed.challenge, accountId: "")
-            let confirmed = try await backend.confirm(sessionId: redeemed.sessionId, ConfirmRequest(
-                deviceId: victim.id, accountId: nil, signature: nil, deviceSignature: stranger.deviceSignature(confirm)))
+            let confirmed = try await backend.confirm(
+                sessionId: redeemed.sessionId,
+                ConfirmRequest(
+                    deviceId: victim.id, accountId: nil, signature: nil, deviceSignature: stranger.deviceSignature(confirm)))
             let key = Base64URL.encode(stranger.accountKey.publicKey)
             let message = SignedMessage.enrol(sessionId: redeemed.sessionId, challenge: confirmed.challenge, accountPublicKey: key)
             let madeUpPin = try stranger.pinKey("999999")
-            let answer = try await backend.enrol(sessionId: redeemed.sessionId, EnrolRequest(
-                deviceId: victim.id, accountPublicKey: key, accountSignature: Base64URL.encode(stranger.accountKey.sign(message)),
-                pinPublicKey: Base64URL.encode(madeUpPin.publicKey), pinSignature: Base64URL.encode(madeUpPin.sign(message)),
-                deviceName: nil, fcmToken: nil, deviceSignature: stranger.deviceSignature(message)))
+            let answer = try await backend.enrol(
+                sessionId: redeemed.sessionId,
+                EnrolRequest(
+                    deviceId: victim.id, accountPublicKey: key, accountSignature: Base64URL.encode(stranger.accountKey.sign(message)),
+                    pinPublicKey: Base64URL.encode(madeUpPin.publicKey), pinSignature: Base64URL.encode(madeUpPin.sign(message)),
+                    deviceName: nil, fcmToken: nil, deviceSignature: stranger.deviceSignature(message)))
             #expect(answer.result == .rejected)
             #expect(answer.secondFactor.failedAttempts == 0)
         }
@@ -110,26 +121,34 @@ import Testing
         let (session, _) = try await victim.confirmedSession(backend, user: "alice", account: account)
         let blocked = SignedMessage.abandon(sessionId: session, code: "PIN_BLOCKED")
         await #expect(throws: BackendError.invalidSignature) {
-            try await backend.abandon(sessionId: session, AbandonRequest(
-                deviceId: victim.id, code: "PIN_BLOCKED", deviceSignature: stranger.deviceSignature(blocked)))
+            try await backend.abandon(
+                sessionId: session,
+                AbandonRequest(
+                    deviceId: victim.id, code: "PIN_BLOCKED", deviceSignature: stranger.deviceSignature(blocked)))
         }
         await #expect(throws: BackendError.invalidSignature) {
             try await backend.abandon(sessionId: session, AbandonRequest(deviceId: victim.id, code: "PIN_BLOCKED", deviceSignature: ""))
         }
         let invented = SignedMessage.abandon(sessionId: session, code: "ACCOUNT_HACKED")
         await #expect(throws: BackendError.invalid("code", "must be one of NO_ACCOUNTS_FOR_SERVER, PIN_BLOCKED, USER_CANCELED")) {
-            try await backend.abandon(sessionId: session, AbandonRequest(
-                deviceId: victim.id, code: "ACCOUNT_HACKED", deviceSignature: victim.deviceSignature(invented)))
+            try await backend.abandon(
+                sessionId: session,
+                AbandonRequest(
+                    deviceId: victim.id, code: "ACCOUNT_HACKED", deviceSignature: victim.deviceSignature(invented)))
         }
         #expect(try await backend.session(id: session).status == .confirmed)
         // a signature over another code does not carry over
         await #expect(throws: BackendError.invalidSignature) {
-            try await backend.abandon(sessionId: session, AbandonRequest(
-                deviceId: victim.id, code: "USER_CANCELED", deviceSignature: victim.deviceSignature(blocked)))
+            try await backend.abandon(
+                sessionId: session,
+                AbandonRequest(
+                    deviceId: victim.id, code: "USER_CANCELED", deviceSignature: victim.deviceSignature(blocked)))
         }
         let cancel = SignedMessage.abandon(sessionId: session, code: "USER_CANCELED")
-        try await backend.abandon(sessionId: session, AbandonRequest(
-            deviceId: victim.id, code: "USER_CANCELED", deviceSignature: victim.deviceSignature(cancel)))
+        try await backend.abandon(
+            sessionId: session,
+            AbandonRequest(
+                deviceId: victim.id, code: "USER_CANCELED", deviceSignature: victim.deviceSignature(cancel)))
         let ended = try await backend.session(id: session)
         #expect(ended.status == .canceled)
         #expect(ended.failure == "USER_CANCELED")

@@ -19,8 +19,9 @@ private let k: TimeInterval = 1_800_000_000
 
     func makeBackend(maxOTPFailures: Int = OTPFailureLimit.maximum, enabled: Bool = true) async throws -> DemoBackend {
         let clock = clock
-        let backend = try DemoBackend(store: .inMemory(), configuration: .init(sessionLifetime: 3600, maxOTPFailures: maxOTPFailures),
-                                      baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+        let backend = try DemoBackend(
+            store: .inMemory(), configuration: .init(sessionLifetime: 3600, maxOTPFailures: maxOTPFailures),
+            baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
         if enabled { _ = try await backend.setServerFlags(["ENABLE_OTP": true]) }
         return backend
     }
@@ -39,10 +40,13 @@ private let k: TimeInterval = 1_800_000_000
             let otp = try #require(answer.otp)
             let account = try #require(answer.accountId)
             // the backend's half is vouched for by the server key the phone pins
-            let signed = SignedMessage.otpEnrolment(sessionId: redeemed.sessionId, accountId: account, reference: otp.reference,
-                                                    serverPublicKey: otp.serverPublicKey, phonePublicKey: Base64URL.encode(pair.publicKey))
-            #expect(Ed25519.verify(signature: try #require(Base64URL.decode(otp.signature)), message: signed,
-                                   publicKey: try #require(Base64URL.decode(redeemed.server.publicKey))))
+            let signed = SignedMessage.otpEnrolment(
+                sessionId: redeemed.sessionId, accountId: account, reference: otp.reference,
+                serverPublicKey: otp.serverPublicKey, phonePublicKey: Base64URL.encode(pair.publicKey))
+            #expect(
+                Ed25519.verify(
+                    signature: try #require(Base64URL.decode(otp.signature)), message: signed,
+                    publicKey: try #require(Base64URL.decode(redeemed.server.publicKey))))
             let key = try pair.clientSharedKey(serverPublicKey: try #require(Base64URL.decode(otp.serverPublicKey)))
             return OTPDevice(device: device, account: account, reference: otp.reference, key: key)
         }
@@ -103,7 +107,7 @@ private let k: TimeInterval = 1_800_000_000
         let code = try phone.code(for: first, at: k)
         _ = try await backend.otpLogin(sessionId: first.id, otp: code)
         #expect(await refusal { try await backend.otpLogin(sessionId: first.id, otp: code) } == "SESSION_STATE")
-        clock.advance(119) // still step k
+        clock.advance(119)  // still step k
         #expect(await refusal { try await backend.otpLogin(sessionId: second.id, otp: try phone.code(for: second, at: k + 119)) } == "OTP_REJECTED")
         #expect(await refusal { try await backend.otpLogin(sessionId: third.id, otp: try phone.code(for: third, at: k - 1)) } == "OTP_REJECTED")
         #expect(try await backend.session(id: second.id).status == .pending)
@@ -208,8 +212,9 @@ private let k: TimeInterval = 1_800_000_000
 
         let late = try await login(backend)
         clock.advance(3600)
-        #expect(await refusal { try await backend.otpLogin(sessionId: late.id, otp: try phone.code(for: late, at: k + 3600)) }
-            == "SESSION_EXPIRED")
+        #expect(
+            await refusal { try await backend.otpLogin(sessionId: late.id, otp: try phone.code(for: late, at: k + 3600)) }
+                == "SESSION_EXPIRED")
     }
 
     @Test func lookAlikesAndSeparatorsAreReadAsCrockfordSays() async throws {

@@ -11,8 +11,9 @@ import Testing
 
     func makeBackend(_ policy: SecondFactorPolicy = .nextAuth) throws -> DemoBackend {
         let clock = clock
-        return try DemoBackend(store: .inMemory(), configuration: .init(secondFactorPolicy: policy),
-                               baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+        return try DemoBackend(
+            store: .inMemory(), configuration: .init(secondFactorPolicy: policy),
+            baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
     }
 
     @Test func wrongWrongRightResetsTheCount() async throws {
@@ -64,7 +65,7 @@ import Testing
         }
         #expect(answers.allSatisfy { $0.result == .rejected })
         #expect(Set(answers.map(\.secondFactor.failedAttempts)) == [1, 2, 3])
-        #expect(answers.filter { $0.secondFactor.isBlocked }.count == 8) // the third failure and the seven refused after it
+        #expect(answers.filter { $0.secondFactor.isBlocked }.count == 8)  // the third failure and the seven refused after it
         #expect(answers.map(\.secondFactor.failedAttempts).max() == 3)
     }
 
@@ -105,9 +106,11 @@ import Testing
         // A proof made for session A, sent to session B, is refused without counting anything.
         let message = SignedMessage.verifyPin(sessionId: sessionA, challenge: challengeA, accountId: account)
         await #expect(throws: BackendError.self) {
-            try await backend.verifyPin(sessionId: sessionB, VerifyPinRequest(
-                deviceId: device.id, accountId: account, accountSignature: Base64URL.encode(device.accountKey.sign(message)),
-                pinSignature: Base64URL.encode(try device.pinKey("260418").sign(message))))
+            try await backend.verifyPin(
+                sessionId: sessionB,
+                VerifyPinRequest(
+                    deviceId: device.id, accountId: account, accountSignature: Base64URL.encode(device.accountKey.sign(message)),
+                    pinSignature: Base64URL.encode(try device.pinKey("260418").sign(message))))
         }
         // A replayed challenge is refused once used.
         let first = try await device.provePin(backend, session: sessionA, challenge: challengeA, account: account, pin: "111000")
@@ -142,8 +145,9 @@ import Testing
         let login = try await backend.createSession(type: .login, userId: "alice", displayName: nil)
 
         func request(at time: Date, signedBy key: Ed25519.KeyPair = device.accountKey) -> PendingRequest {
-            PendingRequest(deviceId: device.id, accountId: account, timestamp: time,
-                           signature: Base64URL.encode(key.sign(SignedMessage.pending(accountId: account, timestamp: time))))
+            PendingRequest(
+                deviceId: device.id, accountId: account, timestamp: time,
+                signature: Base64URL.encode(key.sign(SignedMessage.pending(accountId: account, timestamp: time))))
         }
         let answer = try await backend.pendingOperations(request(at: clock.now()))
         #expect(answer.operations.map(\.sessionId) == [login.id])
@@ -153,7 +157,7 @@ import Testing
         await #expect(throws: BackendError.self) {
             try await backend.pendingOperations(request(at: clock.now(), signedBy: try .generate()))
         }
-        clock.advance(301) // the session expired
+        clock.advance(301)  // the session expired
         #expect(try await backend.pendingOperations(request(at: clock.now())).operations.isEmpty)
     }
 }

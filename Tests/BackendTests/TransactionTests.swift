@@ -18,16 +18,20 @@ import Testing
     }
 
     func sign(_ device: ScriptedDevice, _ session: String, _ challenge: String, _ account: String, _ text: String) -> String {
-        Base64URL.encode(device.accountKey.sign(SignedMessage.transaction(sessionId: session, challenge: challenge,
-                                                                          accountId: account, text: text)))
+        Base64URL.encode(
+            device.accountKey.sign(
+                SignedMessage.transaction(
+                    sessionId: session, challenge: challenge,
+                    accountId: account, text: text)))
     }
 
     @Test func onlyTheSignedTextOfTheSessionIsAccepted() async throws {
         let backend = try makeBackend()
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
-        let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account, type: .transaction,
-                                                                    transaction: Self.text)
+        let (session, challenge) = try await device.confirmedSession(
+            backend, user: "alice", account: account, type: .transaction,
+            transaction: Self.text)
         let altered = Self.text.replacingOccurrences(of: "120.00", with: "920.00")
 
         // Another text, even signed properly, is refused; so is the right text with a signature over another.
@@ -37,8 +41,10 @@ import Testing
         ]
         for (text, signature, code) in refusals {
             do {
-                _ = try await backend.confirmTransaction(sessionId: session, TransactionConfirmRequest(
-                    deviceId: device.id, accountId: account, transaction: text, signature: signature))
+                _ = try await backend.confirmTransaction(
+                    sessionId: session,
+                    TransactionConfirmRequest(
+                        deviceId: device.id, accountId: account, transaction: text, signature: signature))
                 Issue.record("an altered transaction was accepted")
             } catch {
                 #expect(error.code == code)
@@ -52,14 +58,18 @@ import Testing
         #expect(state.status == .confirmed)
         #expect(!state.transactionSigned)
 
-        let confirmed = try await backend.confirmTransaction(sessionId: session, TransactionConfirmRequest(
-            deviceId: device.id, accountId: account, transaction: Self.text, signature: sign(device, session, challenge, account, Self.text)))
+        let confirmed = try await backend.confirmTransaction(
+            sessionId: session,
+            TransactionConfirmRequest(
+                deviceId: device.id, accountId: account, transaction: Self.text, signature: sign(device, session, challenge, account, Self.text)))
         #expect(confirmed.challenge != challenge)
         // Signing twice is refused.
         await #expect(throws: BackendError.self) {
-            try await backend.confirmTransaction(sessionId: session, TransactionConfirmRequest(
-                deviceId: device.id, accountId: account, transaction: Self.text,
-                signature: sign(device, session, confirmed.challenge, account, Self.text)))
+            try await backend.confirmTransaction(
+                sessionId: session,
+                TransactionConfirmRequest(
+                    deviceId: device.id, accountId: account, transaction: Self.text,
+                    signature: sign(device, session, confirmed.challenge, account, Self.text)))
         }
         let answer = try await device.provePin(backend, session: session, challenge: confirmed.challenge, account: account, pin: "260418")
         #expect(answer.result == .accepted)
@@ -103,7 +113,7 @@ import Testing
             }
             #expect(error?.code == code)
         }
-        #expect(try await backend.recentSessions().count == 1) // the enrolment
+        #expect(try await backend.recentSessions().count == 1)  // the enrolment
     }
 
     /// A login or transaction may pre-select one of the user's accounts; another account of the
@@ -131,9 +141,11 @@ import Testing
 
         func confirm(_ account: String) async throws(BackendError) -> ConfirmResponse {
             let message = SignedMessage.confirm(sessionId: redeemed.sessionId, challenge: redeemed.challenge, accountId: account)
-            return try await backend.confirm(sessionId: redeemed.sessionId, ConfirmRequest(
-                deviceId: device.id, accountId: account, signature: Base64URL.encode(device.accountKey.sign(message)), userInput: "desk 4",
-                deviceSignature: device.deviceSignature(message)))
+            return try await backend.confirm(
+                sessionId: redeemed.sessionId,
+                ConfirmRequest(
+                    deviceId: device.id, accountId: account, signature: Base64URL.encode(device.accountKey.sign(message)), userInput: "desk 4",
+                    deviceSignature: device.deviceSignature(message)))
         }
         let refused = await #expect(throws: BackendError.self) { try await confirm(aliceAgain) }
         #expect(refused?.code == "ACCOUNT_NOT_FOUND")

@@ -18,8 +18,10 @@ import Testing
     ])
     func totpMatchesRFC6238AppendixB(time: Int, sha1: String, sha256: String, sha512: String) {
         let seed = Array("1234567890".utf8)
-        let keys: [HOTP.Algorithm: [UInt8]] = [.sha1: Array((seed + seed)), .sha256: Array((seed + seed + seed + seed).prefix(32)),
-                                               .sha512: Array((seed + seed + seed + seed + seed + seed + seed).prefix(64))]
+        let keys: [HOTP.Algorithm: [UInt8]] = [
+            .sha1: Array((seed + seed)), .sha256: Array((seed + seed + seed + seed).prefix(32)),
+            .sha512: Array((seed + seed + seed + seed + seed + seed + seed).prefix(64)),
+        ]
         let date = Date(timeIntervalSince1970: TimeInterval(time))
         #expect(TOTP.code(key: keys[.sha1]!, time: date, digits: 8, algorithm: .sha1) == sha1)
         #expect(TOTP.code(key: keys[.sha256]!, time: date, digits: 8, algorithm: .sha256) == sha256)
@@ -37,15 +39,17 @@ import Testing
         (session, UInt32((1 << 30) - 1), 2_000_000_000, "ZZZZZZ W8PEP3"),
     ])
     func offlineOTPMatchesItsVectors(session: String, reference: UInt32, time: Int, code: String) throws {
-        let otp = OfflineOTP.generate(key: Self.key, sessionData: session, reference: reference,
-                                      at: Date(timeIntervalSince1970: TimeInterval(time)))
+        let otp = OfflineOTP.generate(
+            key: Self.key, sessionData: session, reference: reference,
+            at: Date(timeIntervalSince1970: TimeInterval(time)))
         #expect(otp.description == code)
         #expect(try OfflineOTP(parsing: code) == otp)
     }
 
     @Test func anotherKeyGivesAnotherOTP() {
-        let otp = OfflineOTP.generate(key: [UInt8](repeating: 0xff, count: 32), sessionData: Self.session, reference: 123_456_789,
-                                      at: Date(timeIntervalSince1970: 1_790_000_000))
+        let otp = OfflineOTP.generate(
+            key: [UInt8](repeating: 0xff, count: 32), sessionData: Self.session, reference: 123_456_789,
+            at: Date(timeIntervalSince1970: 1_790_000_000))
         #expect(otp.description == "3NQK8N 7TDVX2")
     }
 

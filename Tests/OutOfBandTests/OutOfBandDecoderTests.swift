@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct OutOfBandDecoderTests {
     /// The Nevis documentation's example, minified, base64url with padding (reference/formats.md).
-    static let nevisExample = "eyJubWFfZGF0YSI6eyJ0b2tlbiI6ImI0YjA3NTU5LWY5MzQtNDU5Ny1hMWM1LTQ0ZDg5ZjY5MWU4ZiIsInJlZGVlbV91cmwiOiJodHRwczovL2ZpZG8uc2l2ZW4uY2gvbmV2aXNmaWRvL3Rva2VuL3JlZGVlbS9hdXRoZW50aWNhdGlvbiJ9LCJubWFfZGF0YV9jb250ZW50X3R5cGUiOiJhcHBsaWNhdGlvbi9qc29uIiwibm1hX2RhdGFfdmVyc2lvbiI6IjEifQ=="
+    static let nevisExample =
+        "eyJubWFfZGF0YSI6eyJ0b2tlbiI6ImI0YjA3NTU5LWY5MzQtNDU5Ny1hMWM1LTQ0ZDg5ZjY5MWU4ZiIsInJlZGVlbV91cmwiOiJodHRwczovL2ZpZG8uc2l2ZW4uY2gvbmV2aXNmaWRvL3Rva2VuL3JlZGVlbS9hdXRoZW50aWNhdGlvbiJ9LCJubWFfZGF0YV9jb250ZW50X3R5cGUiOiJhcHBsaWNhdGlvbi9qc29uIiwibm1hX2RhdGFfdmVyc2lvbiI6IjEifQ=="
 
     @Test(arguments: [nevisExample, String(nevisExample.dropLast(2)), "  \(nevisExample)\n"])
     func nevisExampleDecodesWithAndWithoutPadding(_ text: String) throws {
@@ -16,20 +17,23 @@ import Testing
     }
 
     @Test func rawJSONWithExtraAttributesDecodes() throws {
-        let json = #"{"nma_data": {"token": "t-1", "redeem_url": "http://127.0.0.1:8080/r", "attributeName": "extra"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#
+        let json =
+            #"{"nma_data": {"token": "t-1", "redeem_url": "http://127.0.0.1:8080/r", "attributeName": "extra"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#
         let payload = try OutOfBandDecoder.decode(qrText: json)
         #expect(payload.attributes == ["attributeName": "extra"])
     }
 
     @Test func nmaDataAsJSONTextDecodes() throws {
-        let json = #"{"nma_data": "{\"token\": \"t-1\", \"redeem_url\": \"http://127.0.0.1:8080/r\"}", "nma_data_content_type": "application/json", "nma_data_version": "1"}"#
+        let json =
+            #"{"nma_data": "{\"token\": \"t-1\", \"redeem_url\": \"http://127.0.0.1:8080/r\"}", "nma_data_content_type": "application/json", "nma_data_version": "1"}"#
         #expect(try OutOfBandDecoder.decode(qrText: json).redeemData.token == "t-1")
     }
 
     @Test func encodeThenDecodeRoundTrips() throws {
         for token in ["a", "b4b07559-f934-4597-a1c5-44d89f691e8f", String(repeating: "z", count: 512)] {
-            let payload = OutOfBandPayload(redeemData: .init(token: token, redeemURL: URL(string: "http://127.0.0.1:9/api/backend/redeem")!),
-                                           attributes: ["note": "ünïcode ✓"])
+            let payload = OutOfBandPayload(
+                redeemData: .init(token: token, redeemURL: URL(string: "http://127.0.0.1:9/api/backend/redeem")!),
+                attributes: ["note": "ünïcode ✓"])
             #expect(try OutOfBandDecoder.decode(qrText: payload.qrText) == payload)
             #expect(try OutOfBandDecoder.decode(qrText: payload.json) == payload)
             #expect(try DeepLink.decode(payload.deepLink) == payload)
@@ -41,23 +45,56 @@ import Testing
         ("   \n", "EMPTY_PAYLOAD"),
         (String(repeating: "A", count: 9000), "PAYLOAD_TOO_LARGE"),
         ("not base64!", "MALFORMED_PAYLOAD"),
-        ("eyJ", "MALFORMED_PAYLOAD"), // truncated
+        ("eyJ", "MALFORMED_PAYLOAD"),  // truncated
         ("{\"nma_data\": ", "MALFORMED_PAYLOAD"),
         ("[1, 2]", "MALFORMED_PAYLOAD"),
         (#"{"nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "MISSING_FIELD"),
         (#"{"nma_data": {"redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "MISSING_FIELD"),
-        (#"{"nma_data": {"token": 5, "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
-        (#"{"nma_data": {"token": "a b", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
-        (#"{"nma_data": {"token": "a\u0000b", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
-        (#"{"nma_data": {"token": "t", "redeem_url": "javascript:alert(1)"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
-        (#"{"nma_data": {"token": "t", "redeem_url": "http://user@evil/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
-        (#"{"nma_data": {"token": "t", "redeem_url": "/relative"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
-        (#"{"nma_data": {"token": "t", "redeem_url": "http://h/r", "n": 1}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
+        (
+            #"{"nma_data": {"token": 5, "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "INVALID_FIELD"
+        ),
+        (
+            #"{"nma_data": {"token": "a b", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "INVALID_FIELD"
+        ),
+        (
+            #"{"nma_data": {"token": "a\u0000b", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "INVALID_FIELD"
+        ),
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "javascript:alert(1)"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "INVALID_FIELD"
+        ),
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "http://user@evil/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "INVALID_FIELD"
+        ),
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "/relative"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "INVALID_FIELD"
+        ),
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "http://h/r", "n": 1}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "INVALID_FIELD"
+        ),
         (#"{"nma_data": [], "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
-        (#"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/jose", "nma_data_version": "1"}"#, "UNSUPPORTED_CONTENT_TYPE"),
-        (#"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "2"}"#, "UNSUPPORTED_VERSION"),
-        (#"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": 1}"#, "INVALID_FIELD"),
-        (#"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1", "x": 1}"#, "INVALID_FIELD"),
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/jose", "nma_data_version": "1"}"#,
+            "UNSUPPORTED_CONTENT_TYPE"
+        ),
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "2"}"#,
+            "UNSUPPORTED_VERSION"
+        ),
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": 1}"#,
+            "INVALID_FIELD"
+        ),
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1", "x": 1}"#,
+            "INVALID_FIELD"
+        ),
     ]
 
     @Test(arguments: bad)
@@ -130,7 +167,7 @@ import Testing
 @Suite struct RoundTripPropertyTests {
     struct SeededGenerator: RandomNumberGenerator {
         var state: UInt64
-        mutating func next() -> UInt64 { // SplitMix64
+        mutating func next() -> UInt64 {  // SplitMix64
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state
             z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -160,7 +197,8 @@ import Testing
                 redeemData: .init(token: token, redeemURL: URL(string: "http://127.0.0.1:\(port)/api/backend/redeem")!),
                 attributes: attributes)
             #expect(try OutOfBandDecoder.decode(qrText: payload.qrText) == payload)
-            #expect(try OutOfBandDecoder.decode(qrText: payload.qrText + String(repeating: "=", count: (4 - payload.qrText.count % 4) % 4)) == payload)
+            #expect(
+                try OutOfBandDecoder.decode(qrText: payload.qrText + String(repeating: "=", count: (4 - payload.qrText.count % 4) % 4)) == payload)
             #expect(try OutOfBandDecoder.decode(qrText: payload.json) == payload)
             #expect(try DeepLink.decode(payload.deepLink) == payload)
             #expect(try PushMessage(data: PushMessage.data(for: payload)).payload() == payload)

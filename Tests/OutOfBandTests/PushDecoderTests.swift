@@ -10,8 +10,13 @@ import Testing
     }
 
     @Test func theSendRequestShapeDecodes() throws {
-        let message = try PushDecoder.decode(json: json(["message": ["token": "t", "data": PushMessage.data(for: payload),
-                                                                     "notification": ["title": "T", "body": "B"]]]))
+        let message = try PushDecoder.decode(
+            json: json([
+                "message": [
+                    "token": "t", "data": PushMessage.data(for: payload),
+                    "notification": ["title": "T", "body": "B"],
+                ]
+            ]))
         #expect(try message.payload() == payload)
         #expect(message.notification?.title == "T")
     }

@@ -13,9 +13,10 @@ import Testing
     }
 
     @Test func aValidRequestParses() throws {
-        let request = try FCMSendRequest.parse(Self.body(
-            #"{"token": "\#(Self.token)", "data": {"nma_data": "{}", "k": "v"}, "notification": {"title": "T", "body": "B"}, "android": {"priority": "HIGH"}}"#,
-            extra: #", "validate_only": true"#))
+        let request = try FCMSendRequest.parse(
+            Self.body(
+                #"{"token": "\#(Self.token)", "data": {"nma_data": "{}", "k": "v"}, "notification": {"title": "T", "body": "B"}, "android": {"priority": "HIGH"}}"#,
+                extra: #", "validate_only": true"#))
         #expect(request.token == Self.token)
         #expect(request.message.data == ["nma_data": "{}", "k": "v"])
         #expect(request.message.notification == .init(title: "T", body: "B"))
@@ -72,7 +73,8 @@ import Testing
 
     func send(_ service: PushService, to token: String, project: String = "demo", validateOnly: Bool = false) async throws(FCMError) -> String {
         let data = try! JSONSerialization.data(withJSONObject: PushMessage.data(for: payload))
-        let body = #"{"message": {"token": "\#(token)", "data": \#(String(decoding: data, as: UTF8.self)), "notification": {"title": "Log in?", "body": "b"}}, "validate_only": \#(validateOnly)}"#
+        let body =
+            #"{"message": {"token": "\#(token)", "data": \#(String(decoding: data, as: UTF8.self)), "notification": {"title": "Log in?", "body": "b"}}, "validate_only": \#(validateOnly)}"#
         return try await service.send(project: project, body: Array(body.utf8))
     }
 
@@ -130,9 +132,9 @@ import Testing
             #expect(error.code == 429)
             #expect(error.errorCode == "QUOTA_EXCEEDED")
         }
-        _ = try await send(service, to: "t2") // another phone is not affected
+        _ = try await send(service, to: "t2")  // another phone is not affected
         clock.advance(60)
-        _ = try await send(service, to: "t1") // the window has moved on
+        _ = try await send(service, to: "t1")  // the window has moved on
         #expect(try await service.inbox(token: "t1").count == 4)
     }
 
@@ -145,18 +147,18 @@ import Testing
             do { _ = try await send(service, to: "t1") } catch { return error.errorCode }
             return "sent"
         }
-        #expect(await outcome() == "sent") // at 0
+        #expect(await outcome() == "sent")  // at 0
         clock.advance(30)
-        #expect(await outcome() == "sent") // at 30
+        #expect(await outcome() == "sent")  // at 30
         clock.advance(29)
-        #expect(await outcome() == "QUOTA_EXCEEDED") // at 59: both still count
+        #expect(await outcome() == "QUOTA_EXCEEDED")  // at 59: both still count
         clock.advance(1)
-        #expect(await outcome() == "sent") // at 60: the one at 0 has left, the refusal at 59 never counted
-        #expect(await outcome() == "QUOTA_EXCEEDED") // at 60: the ones at 30 and 60
+        #expect(await outcome() == "sent")  // at 60: the one at 0 has left, the refusal at 59 never counted
+        #expect(await outcome() == "QUOTA_EXCEEDED")  // at 60: the ones at 30 and 60
         clock.advance(29)
-        #expect(await outcome() == "QUOTA_EXCEEDED") // at 89
+        #expect(await outcome() == "QUOTA_EXCEEDED")  // at 89
         clock.advance(1)
-        #expect(await outcome() == "sent") // at 90
+        #expect(await outcome() == "sent")  // at 90
         #expect(try await service.inbox(token: "t1").count == 4)
     }
 
@@ -172,7 +174,7 @@ import Testing
         var service: PushService? = try start()
         try await service?.register(token: "t1")
         for _ in 1...2 { _ = try await send(try #require(service), to: "t1") }
-        service = nil // the first server is gone; its file stays
+        service = nil  // the first server is gone; its file stays
         let restarted = try start()
         let refused = await #expect(throws: FCMError.self) { try await send(restarted, to: "t1") }
         #expect(refused?.errorCode == "QUOTA_EXCEEDED")

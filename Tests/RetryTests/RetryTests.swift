@@ -12,7 +12,8 @@ import Testing
         let policy = RetryPolicy.exponential(maxRetries: 6, initialDelay: .seconds(1), maximumDelay: .seconds(10), multiplier: 2)
         // With the jitter's top value the ceilings show: 1, 2, 4, 8, then the cap.
         let ceilings = (1...6).map { policy.delay(beforeRetry: $0, unit: 0.999_999) }
-        #expect(ceilings == [.milliseconds(999), .milliseconds(1999), .milliseconds(3999), .milliseconds(7999), .milliseconds(9999), .milliseconds(9999)])
+        #expect(
+            ceilings == [.milliseconds(999), .milliseconds(1999), .milliseconds(3999), .milliseconds(7999), .milliseconds(9999), .milliseconds(9999)])
         #expect(policy.delay(beforeRetry: 3, unit: 0) == .zero)
         #expect(policy.delay(beforeRetry: 3, unit: 0.5) == .seconds(2))
     }
@@ -50,8 +51,9 @@ import Testing
 
     @Test func retriesUntilSuccessWithTheScheduledWaits() async {
         let sleeper = SleepRecorder()
-        let retrying = Retrying(policy: .exponential(maxRetries: 4, initialDelay: .seconds(1), maximumDelay: .seconds(60), multiplier: 2),
-                                sleep: { sleeper.sleep($0) }, random: { 0.5 })
+        let retrying = Retrying(
+            policy: .exponential(maxRetries: 4, initialDelay: .seconds(1), maximumDelay: .seconds(60), multiplier: 2),
+            sleep: { sleeper.sleep($0) }, random: { 0.5 })
         let (value, attempts) = await retrying.run { n -> AttemptOutcome<String> in
             n < 3 ? .retryable(reason: "503", retryAfter: nil) : .success("ok")
         }

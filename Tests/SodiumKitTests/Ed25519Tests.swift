@@ -5,8 +5,9 @@ import Testing
     // RFC 8032 §7.1, TEST 1: empty message.
     static let seed = hex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
     static let publicKey = hex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
-    static let signature = hex("e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155"
-        + "5fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b")
+    static let signature = hex(
+        "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155"
+            + "5fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b")
 
     @Test func rfc8032Test1KnownAnswer() throws {
         let pair = try Ed25519.KeyPair(seed: GuardedBytes(copying: Self.seed))
@@ -71,8 +72,9 @@ import Testing
     @Test func anotherPinOrSaltGivesAnotherKey() throws {
         let base = try derivation.keyPair(pin: GuardedBytes(copying: Array("260418".utf8)), salt: salt)
         let otherPin = try derivation.keyPair(pin: GuardedBytes(copying: Array("260419".utf8)), salt: salt)
-        let otherSalt = try derivation.keyPair(pin: GuardedBytes(copying: Array("260418".utf8)),
-                                               salt: [UInt8](repeating: 8, count: PinKeyDerivation.saltLength))
+        let otherSalt = try derivation.keyPair(
+            pin: GuardedBytes(copying: Array("260418".utf8)),
+            salt: [UInt8](repeating: 8, count: PinKeyDerivation.saltLength))
         #expect(base.publicKey != otherPin.publicKey)
         #expect(base.publicKey != otherSalt.publicKey)
     }

@@ -1,13 +1,17 @@
-@testable import StrictJSON
 import Testing
+
+@testable import StrictJSON
 
 struct StrictJSONTests {
     func scan(_ text: String) throws(StrictJSON.Problem) -> [String: StrictJSON.Kind] { try StrictJSON.scan(Array(text.utf8)) }
 
     @Test func pathsAndKindsOfWhatIsGiven() throws {
         let kinds = try scan(#" {"a": {"b": [1, -2.5e3, {"c": null}]}, "t": true, "s": "x\"\u00e9\ud83d\ude00"} "#)
-        #expect(kinds == ["": .object, "a": .object, "a.b": .array, "a.b[]": .object, "a.b[].c": .null,
-                          "t": .bool, "s": .string])
+        #expect(
+            kinds == [
+                "": .object, "a": .object, "a.b": .array, "a.b[]": .object, "a.b[].c": .null,
+                "t": .bool, "s": .string,
+            ])
         #expect(try scan("[]") == ["": .array])
         #expect(try scan("0") == ["": .number])
     }

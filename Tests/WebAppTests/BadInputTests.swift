@@ -58,8 +58,10 @@ import WebApp
             let session = try await client.startSession("enrol", user: "mallory")
             let genuine = try OutOfBandDecoder.decode(qrText: session.qrText).redeemData.redeemURL.absoluteString
             let base = String(genuine.dropLast(BackendRoutes.redeem.count))
-            let targets = ["\(base)/api/phones/\(victim.id)/fcm-token/rotate", "\(base)/api/backend/redeem/../../phones/\(victim.id)/fcm-token/rotate",
-                           "\(base)/api/backend/redeem?then=rotate", "\(base)/api/backend/redeem/", "\(base)/API/backend/redeem"]
+            let targets = [
+                "\(base)/api/phones/\(victim.id)/fcm-token/rotate", "\(base)/api/backend/redeem/../../phones/\(victim.id)/fcm-token/rotate",
+                "\(base)/api/backend/redeem?then=rotate", "\(base)/api/backend/redeem/", "\(base)/API/backend/redeem",
+            ]
             for target in targets {
                 let payload = OutOfBandPayload(redeemData: .init(token: "t", redeemURL: try #require(URL(string: target))))
                 for body in [["qr": payload.qrText], ["link": payload.deepLink]] {
@@ -70,8 +72,11 @@ import WebApp
                 }
             }
             let pushed = OutOfBandPayload(redeemData: .init(token: "t", redeemURL: try #require(URL(string: targets[0]))))
-            let sent = try await client.send(.post, "/v1/projects/authphone/messages:send", json: [
-                "message": ["token": attacker.fcmToken, "data": PushMessage.data(for: pushed)]])
+            let sent = try await client.send(
+                .post, "/v1/projects/authphone/messages:send",
+                json: [
+                    "message": ["token": attacker.fcmToken, "data": PushMessage.data(for: pushed)]
+                ])
             #expect(sent.status == .ok)
             let inbox = try await client.send(.get, "/api/phones/\(attacker.id)/inbox").decode(PushDeliveryTests.Inbox.self)
             let opened = try await client.send(.post, "/api/phones/\(attacker.id)/inbox/\(try #require(inbox.messages.first).id)/open")
@@ -90,8 +95,10 @@ import WebApp
                 let phone = try await client.send(.post, "/api/phones", json: ["name": name])
                 #expect(phone.status == .badRequest, "\(name.debugDescription)")
                 #expect(try phone.decode(WireErrorBody.self).error.message.hasPrefix("the field 'name' "))
-                for (field, body) in [("userId", ["type": "enrol", "userId": name]),
-                                      ("displayName", ["type": "enrol", "userId": "carol", "displayName": name])] {
+                for (field, body) in [
+                    ("userId", ["type": "enrol", "userId": name]),
+                    ("displayName", ["type": "enrol", "userId": "carol", "displayName": name]),
+                ] {
                     let session = try await client.send(.post, "/api/backend/sessions", json: body)
                     #expect(session.status == .badRequest, "\(field) \(name.debugDescription)")
                     #expect(try session.decode(WireErrorBody.self).error.message.hasPrefix("the field '\(field)' "))
@@ -102,7 +109,7 @@ import WebApp
             }
             #expect(try await client.send(.get, "/api/phones").decode(PhoneList.self).phones.count == 1)
             let sessions = try JSONSerialization.jsonObject(with: try await client.send(.get, "/api/backend/sessions").body) as? [String: Any]
-            #expect((sessions?["sessions"] as? [Any])?.count == 1) // alice's enrolment alone
+            #expect((sessions?["sessions"] as? [Any])?.count == 1)  // alice's enrolment alone
             #expect(try await client.phoneDetail(phoneId).name == "Test phone")
         }
     }
@@ -132,12 +139,14 @@ import WebApp
     @Test func crossSiteAndNonJSONRequestsAreRefused() async throws {
         let app = try await buildApplication(testConfiguration())
         try await app.test(.live) { client in
-            let foreign = try await client.send(.post, "/api/phones", json: ["name": "x"],
-                                                headers: [.contentType: "application/json", .origin: "http://evil.example"])
+            let foreign = try await client.send(
+                .post, "/api/phones", json: ["name": "x"],
+                headers: [.contentType: "application/json", .origin: "http://evil.example"])
             #expect(foreign.status == .forbidden)
             #expect(foreign.errorCode == "FORBIDDEN_ORIGIN")
-            let form = try await client.send(.post, "/api/phones", json: ["name": "x"],
-                                             headers: [.contentType: "application/x-www-form-urlencoded"])
+            let form = try await client.send(
+                .post, "/api/phones", json: ["name": "x"],
+                headers: [.contentType: "application/x-www-form-urlencoded"])
             #expect(form.status == .unsupportedMediaType)
             let huge = try await client.send(.post, "/api/phones", json: ["name": String(repeating: "x", count: 100_000)])
             #expect(huge.status == .contentTooLarge)
@@ -152,15 +161,19 @@ import WebApp
         try await app.test(.live) { client in
             let phone = try await client.createPhone()
             await #expect(throws: (any Error).self) {
-                try await client.ws("/api/phones/\(phone.id)/stream",
-                                    configuration: .init(additionalHeaders: [.origin: "http://evil.example"])) { _, _, _ in }
+                try await client.ws(
+                    "/api/phones/\(phone.id)/stream",
+                    configuration: .init(additionalHeaders: [.origin: "http://evil.example"])
+                ) { _, _, _ in }
             }
             try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
                 var screen = Screen(inbound, outbound)
                 _ = try await screen.next()
-                for (message, code) in [("nonsense", "MALFORMED_MESSAGE"), (#"{"action": "fly"}"#, "MALFORMED_MESSAGE"),
-                                        (#"{"action": "cancel"}"#, "NO_ACTIVE_FLOW"),
-                                        (#"{"action": "inputSecondFactor"}"#, "MISSING_FIELD")] {
+                for (message, code) in [
+                    ("nonsense", "MALFORMED_MESSAGE"), (#"{"action": "fly"}"#, "MALFORMED_MESSAGE"),
+                    (#"{"action": "cancel"}"#, "NO_ACTIVE_FLOW"),
+                    (#"{"action": "inputSecondFactor"}"#, "MISSING_FIELD"),
+                ] {
                     try await outbound.write(.text(message))
                     let answer = try await screen.next()
                     #expect(answer.type == "error")

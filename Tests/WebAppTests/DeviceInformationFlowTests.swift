@@ -39,11 +39,15 @@ import WebApp
 
     @Test func aRetriedChangeWaitsAsThePolicyAndRetryAfterSay() async throws {
         try await withEnrolledPhone { client, screen, phoneId, sleeper in
-            let fault = try await client.send(.post, "/api/faults", json: [
-                "target": "phone", "phoneId": phoneId, "kind": "status", "status": 503, "retryAfter": 2, "count": 2])
+            let fault = try await client.send(
+                .post, "/api/faults",
+                json: [
+                    "target": "phone", "phoneId": phoneId, "kind": "status", "status": 503, "retryAfter": 2, "count": 2,
+                ])
             #expect(fault.status == .created)
-            let answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information",
-                                               json: ["name": "Work phone", "retryPolicy": Self.exponential])
+            let answer = try await client.send(
+                .put, "/api/phones/\(phoneId)/device-information",
+                json: ["name": "Work phone", "retryPolicy": Self.exponential])
             #expect(answer.status == .ok, "\(String(decoding: answer.body, as: UTF8.self))")
             let result = try answer.decode(Result.self)
             #expect(result.progress.state == "succeeded")
@@ -65,7 +69,7 @@ import WebApp
             }
             #expect(waits == [2, 2])
             #expect(final?.state == .succeeded)
-            #expect(try await client.send(.get, "/api/faults").body.count < 20) // the fault used up its count
+            #expect(try await client.send(.get, "/api/faults").body.count < 20)  // the fault used up its count
         }
     }
 
@@ -79,8 +83,9 @@ import WebApp
         try await withEnrolledPhone { client, _, phoneId, sleeper in
             // a refusal is final at once
             _ = try await client.send(.post, "/api/faults", json: ["target": "backend", "kind": "status", "status": 400, "count": 1])
-            var answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information",
-                                               json: ["name": "x", "retryPolicy": Self.exponential])
+            var answer = try await client.send(
+                .put, "/api/phones/\(phoneId)/device-information",
+                json: ["name": "x", "retryPolicy": Self.exponential])
             #expect(answer.status == .badRequest)
             var refusal = try answer.decode(Refusal.self)
             #expect(refusal.error.code == "HTTP_400")
@@ -88,8 +93,9 @@ import WebApp
 
             // no connection, retried until the policy gives up; error 70 with every attempt
             _ = try await client.send(.post, "/api/faults", json: ["target": "backend", "kind": "unreachable"])
-            answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information",
-                                           json: ["name": "y", "retryPolicy": ["type": "constant", "maxRetries": 2, "delay": 1.5]])
+            answer = try await client.send(
+                .put, "/api/phones/\(phoneId)/device-information",
+                json: ["name": "y", "retryPolicy": ["type": "constant", "maxRetries": 2, "delay": 1.5]])
             #expect(answer.status == .badGateway)
             refusal = try answer.decode(Refusal.self)
             #expect(refusal.error.code == "DEVICE_INFORMATION_CHANGE_FAILED")
@@ -104,8 +110,13 @@ import WebApp
             #expect(try await client.phoneDetail(phoneId).name == "Test phone")
 
             // a policy that makes no sense is refused by name
-            for policy: [String: Any] in [["type": "constant", "maxRetries": -1, "delay": 1], ["type": "exponential", "maxRetries": 2,
-                                            "initialDelay": 5, "maximumDelay": 1, "multiplier": 2], ["type": "sometimes"]] {
+            for policy: [String: Any] in [
+                ["type": "constant", "maxRetries": -1, "delay": 1],
+                [
+                    "type": "exponential", "maxRetries": 2,
+                    "initialDelay": 5, "maximumDelay": 1, "multiplier": 2,
+                ], ["type": "sometimes"],
+            ] {
                 answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information", json: ["name": "z", "retryPolicy": policy])
                 #expect(answer.errorCode == "INVALID_RETRY_POLICY", "\(policy)")
             }
@@ -118,8 +129,9 @@ import WebApp
         // a wait that only the cancel ends
         try await withEnrolledPhone(sleep: { _ in try await Task.sleep(for: .seconds(3600)) }) { client, screen, phoneId, _ in
             _ = try await client.send(.post, "/api/faults", json: ["target": "phone", "phoneId": phoneId, "kind": "unreachable"])
-            async let answer = client.send(.put, "/api/phones/\(phoneId)/device-information",
-                                           json: ["name": "Never", "retryPolicy": Self.exponential])
+            async let answer = client.send(
+                .put, "/api/phones/\(phoneId)/device-information",
+                json: ["name": "Never", "retryPolicy": Self.exponential])
             var progress: OperationProgress?
             repeat { progress = try await screen.next().operation } while progress?.state != .waiting
             #expect(progress?.attempts.count == 1)
@@ -145,10 +157,11 @@ import WebApp
                 _ = try await second.next()
                 try await enrol(client, &second, phoneId: other.id, user: "alice")
             }
-            let answer = try await client.send(.put, "/api/phones/\(other.id)/device-information",
-                                               json: ["name": "Work phone", "retryPolicy": Self.exponential])
+            let answer = try await client.send(
+                .put, "/api/phones/\(other.id)/device-information",
+                json: ["name": "Work phone", "retryPolicy": Self.exponential])
             #expect(answer.status == .conflict)
-            #expect(try answer.decode(Refusal.self).error.attempts?.count == 1) // never retried
+            #expect(try answer.decode(Refusal.self).error.attempts?.count == 1)  // never retried
             #expect(try await client.phoneDetail(other.id).name == "Second")
             _ = screen
         }
@@ -165,7 +178,7 @@ import WebApp
             let after = try await client.phoneDetail(phoneId).fcmToken
             #expect(after != before)
             var pushed = try await client.startSession("login", user: "alice", extra: ["delivery": "push"])
-            #expect(pushed.dispatch == "dispatchTargetExpired") // the backend still has the retired token
+            #expect(pushed.dispatch == "dispatchTargetExpired")  // the backend still has the retired token
 
             _ = try await client.send(.delete, "/api/faults")
             answer = try await client.send(.put, "/api/phones/\(phoneId)/device-information", json: ["fcmToken": after])
@@ -189,10 +202,14 @@ import WebApp
     /// Latency delays a request by a wait within its bounds; a delayed push arrives after its delay.
     @Test func latencyAndDelayedPushes() async throws {
         try await withEnrolledPhone { client, screen, phoneId, sleeper in
-            _ = try await client.send(.post, "/api/faults", json: ["target": "backend", "kind": "latency", "minimumMs": 200,
-                                                                   "maximumMs": 400, "count": 1])
+            _ = try await client.send(
+                .post, "/api/faults",
+                json: [
+                    "target": "backend", "kind": "latency", "minimumMs": 200,
+                    "maximumMs": 400, "count": 1,
+                ])
             #expect(try await client.send(.put, "/api/phones/\(phoneId)/device-information", json: ["name": "Slow"]).status == .ok)
-            #expect(sleeper.recorded == [.milliseconds(300)]) // jitter one half of the way
+            #expect(sleeper.recorded == [.milliseconds(300)])  // jitter one half of the way
             _ = try await client.send(.post, "/api/faults", json: ["target": "push", "kind": "delayPush", "delaySeconds": 30, "count": 1])
             let pushed = try await client.startSession("login", user: "alice", extra: ["delivery": "push"])
             #expect(pushed.dispatch == "dispatched")
@@ -212,7 +229,7 @@ import WebApp
             let started = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
             #expect(started.status == .badGateway)
             #expect(started.errorCode == "SERVER_CONNECTION_ERROR")
-            #expect(sleeper.recorded.first == .seconds(10)) // it waited for the time-out
+            #expect(sleeper.recorded.first == .seconds(10))  // it waited for the time-out
             // docs/behaviour.md#offline-otp: the phone tries again by itself; the fault is used up, so the session arrives
             let arrived = try await screen.settledFlow()
             #expect(arrived.type == .login && arrived.state == .waitForInput)
@@ -230,7 +247,7 @@ import WebApp
             #expect(pushed.dispatch == "dispatched")
             #expect(try await Self.inboxCount(client, phoneId) == 0)
             _ = try await client.startSession("login", user: "alice", extra: ["delivery": "push"])
-            #expect(try await Self.inboxCount(client, phoneId) == 1) // only that one was dropped
+            #expect(try await Self.inboxCount(client, phoneId) == 1)  // only that one was dropped
 
             // the phone's fault expires by itself
             #expect(String(decoding: try await client.send(.get, "/api/faults").body, as: UTF8.self).contains("unreachable"))

@@ -8,6 +8,7 @@ import NIOCore
 import NIOPosix
 import Phone
 import Testing
+
 @testable import WebApp
 
 /// Who gets in: the server's own names only (DNS rebinding), its own pages' Origin, and off
@@ -15,8 +16,10 @@ import Testing
 struct DoorsTests {
     let loopback = Doors(listenHost: "127.0.0.1", publicURL: "http://AuthPhone.example:9000", accessKey: nil)
 
-    func admit(_ doors: Doors, _ method: HTTPRequest.Method = .get, path: String = "/api/phones", host: String?,
-               _ headers: HTTPFields = [:], query: String? = nil) -> String? {
+    func admit(
+        _ doors: Doors, _ method: HTTPRequest.Method = .get, path: String = "/api/phones", host: String?,
+        _ headers: HTTPFields = [:], query: String? = nil
+    ) -> String? {
         doors.admit(method: method, path: path, authority: host, headers: headers, query: query)?.code
     }
 
@@ -24,35 +27,41 @@ struct DoorsTests {
         for host in ["127.0.0.1:8080", "localhost:8080", "LOCALHOST", "[::1]:8080", "authphone.example:9000", "authphone.example"] {
             #expect(admit(loopback, host: host) == nil, "\(host)")
         }
-        for host in ["attacker.example", "attacker.example:8080", "127.0.0.1.attacker.example", "localhost.attacker.example",
-                     "authphone.example.attacker.example", "0.0.0.0:8080", "[::2]:8080"] {
+        for host in [
+            "attacker.example", "attacker.example:8080", "127.0.0.1.attacker.example", "localhost.attacker.example",
+            "authphone.example.attacker.example", "0.0.0.0:8080", "[::2]:8080",
+        ] {
             #expect(admit(loopback, host: host) == "UNKNOWN_HOST", "\(host)")
         }
         #expect(admit(loopback, host: nil) == "HOST_MISSING")
         #expect(admit(loopback, host: "") == "HOST_MISSING")
         // a wildcard listen address is no name
-        #expect(admit(Doors(listenHost: "0.0.0.0", publicURL: nil, accessKey: "k"), host: "0.0.0.0", [.authorization: "Bearer k"])
-            == "UNKNOWN_HOST")
-        #expect(admit(Doors(listenHost: "192.0.2.7", publicURL: nil, accessKey: "k"), host: "192.0.2.7:80", [.authorization: "Bearer k"])
-            == nil)
+        #expect(
+            admit(Doors(listenHost: "0.0.0.0", publicURL: nil, accessKey: "k"), host: "0.0.0.0", [.authorization: "Bearer k"])
+                == "UNKNOWN_HOST")
+        #expect(
+            admit(Doors(listenHost: "192.0.2.7", publicURL: nil, accessKey: "k"), host: "192.0.2.7:80", [.authorization: "Bearer k"])
+                == nil)
     }
 
     @Test func stateChangesAndUpgradesComeOnlyFromTheServersOwnPages() {
         let foreign: HTTPFields = [.origin: "http://attacker.example"]
         #expect(admit(loopback, .post, host: "127.0.0.1:8080", foreign) == "FORBIDDEN_ORIGIN")
         #expect(admit(loopback, .delete, host: "127.0.0.1:8080", foreign) == "FORBIDDEN_ORIGIN")
-        #expect(admit(loopback, .get, host: "127.0.0.1:8080", [.origin: "http://attacker.example", .upgrade: "websocket"])
-            == "FORBIDDEN_ORIGIN")
+        #expect(
+            admit(loopback, .get, host: "127.0.0.1:8080", [.origin: "http://attacker.example", .upgrade: "websocket"])
+                == "FORBIDDEN_ORIGIN")
         // another port of the same host is another origin
         #expect(admit(loopback, .post, host: "127.0.0.1:8080", [.origin: "http://127.0.0.1:9999"]) == "FORBIDDEN_ORIGIN")
         #expect(admit(loopback, .post, host: "127.0.0.1:8080", [.origin: "http://127.0.0.1:8080"]) == nil)
         #expect(admit(loopback, .get, host: "127.0.0.1:8080", [.origin: "ws://127.0.0.1", .upgrade: "websocket"]) == nil)
-        #expect(admit(loopback, .post, host: "127.0.0.1:8080") == nil) // scripts send no Origin
+        #expect(admit(loopback, .post, host: "127.0.0.1:8080") == nil)  // scripts send no Origin
     }
 
     @Test func offLoopbackEveryRouteNeedsTheKey() {
-        let doors = Doors(listenHost: "0.0.0.0", publicURL: "http://box.example:8080", accessKey: "the-key-0123456789",
-                          pushToken: "push-token-0123456789")
+        let doors = Doors(
+            listenHost: "0.0.0.0", publicURL: "http://box.example:8080", accessKey: "the-key-0123456789",
+            pushToken: "push-token-0123456789")
         let host = "box.example:8080"
         for path in ["/", "/console", "/api/phones", "/js/phone.js", "/api/phones/x/stream", "/v1/projects/p/messages:send"] {
             #expect(admit(doors, path: path, host: host) == "ACCESS_KEY_REQUIRED", "\(path)")
@@ -76,11 +85,14 @@ struct DoorsTests {
             let phone = try await client.createPhone()
             let port = try #require(client.port)
             for path in ["/", "/console", "/phones/\(phone.id)", "/js/phone.js", "/api/phones", "/api/backend/server-flags"] {
-                let answer = try await RawHTTP.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: attacker.example:\(port)\r\nConnection: close\r\n\r\n")
+                let answer = try await RawHTTP.exchange(
+                    port: port, "GET \(path) HTTP/1.1\r\nHost: attacker.example:\(port)\r\nConnection: close\r\n\r\n")
                 #expect(answer.hasPrefix("HTTP/1.1 421"), "\(path): \(answer.prefix(40))")
                 #expect(answer.contains("UNKNOWN_HOST"))
             }
-            let raise = try await RawHTTP.exchange(port: port, """
+            let raise = try await RawHTTP.exchange(
+                port: port,
+                """
                 PUT /api/backend/second-factor-policy HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\
                 Content-Type: application/json\r\n\
                 Content-Length: 19\r\n\r\n{"maxAttempts":100}
@@ -88,7 +100,8 @@ struct DoorsTests {
             #expect(raise.hasPrefix("HTTP/1.1 421"))
             let policy = try JSONSerialization.jsonObject(with: try await client.send(.get, "/api/backend/second-factor-policy").body)
             #expect((policy as? [String: Any])?["maxAttempts"] as? Int == 3)
-            let upgrade = "GET /api/phones/\(phone.id)/stream HTTP/1.1\r\nHost: %@\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            let upgrade =
+                "GET /api/phones/\(phone.id)/stream HTTP/1.1\r\nHost: %@\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n%@\r\n"
             let rebound = try await RawHTTP.exchange(port: port, String(format: upgrade, "attacker.example", ""))
             #expect(rebound.hasPrefix("HTTP/1.1 421"))
@@ -96,8 +109,9 @@ struct DoorsTests {
             let foreign = try await RawHTTP.exchange(port: port, String(format: upgrade, "127.0.0.1:\(port)", "Origin: http://attacker.example\r\n"))
             #expect(foreign.hasPrefix("HTTP/1.1 403"))
             #expect(foreign.contains("\"FORBIDDEN_ORIGIN\""))
-            let own = try await RawHTTP.exchange(port: port, String(format: upgrade, "127.0.0.1:\(port)", "Origin: http://127.0.0.1:\(port)\r\n"),
-                                                 until: "\r\n\r\n")
+            let own = try await RawHTTP.exchange(
+                port: port, String(format: upgrade, "127.0.0.1:\(port)", "Origin: http://127.0.0.1:\(port)\r\n"),
+                until: "\r\n\r\n")
             #expect(own.hasPrefix("HTTP/1.1 101"))
         }
     }
@@ -146,8 +160,9 @@ struct DoorsTests {
                 .decode(BackendSession.self)
             let started = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": session.qrText], headers: bearer)
             #expect(started.status == .accepted)
-            #expect(try await client.send(.get, "/api/backend/sessions/\(session.id)", headers: bearer).decode(BackendSession.self).status
-                == .redeemed)
+            #expect(
+                try await client.send(.get, "/api/backend/sessions/\(session.id)", headers: bearer).decode(BackendSession.self).status
+                    == .redeemed)
         }
     }
 

@@ -22,15 +22,18 @@ import WebApp
 
             // deleteAuthenticator: alice's keys leave the phone, the backend keeps her account
             let alice = try #require(local.accounts.first { $0.userId == "alice" })
-            local = try await client.send(.post, "/api/phones/\(phoneId)/local-data/delete-authenticator",
-                                          json: ["userId": "alice", "aaid": "PIN"]).decode(LocalData.self)
+            local = try await client.send(
+                .post, "/api/phones/\(phoneId)/local-data/delete-authenticator",
+                json: ["userId": "alice", "aaid": "PIN"]
+            ).decode(LocalData.self)
             #expect(local.accounts.map(\.userId) == ["bob"])
             let login = try await client.startSession("login", user: "alice", extra: ["accountId": alice.id])
-            #expect(login.status == .pending) // the backend still knows the account
+            #expect(login.status == .pending)  // the backend still knows the account
             let refused = try await client.send(.post, "/api/phones/\(phoneId)/local-data/delete-authenticator", json: ["userId": "zed"])
             #expect(refused.errorCode == "USER_NOT_FOUND")
-            let badAAID = try await client.send(.post, "/api/phones/\(phoneId)/local-data/delete-authenticator",
-                                                json: ["userId": "bob", "aaid": "IRIS"])
+            let badAAID = try await client.send(
+                .post, "/api/phones/\(phoneId)/local-data/delete-authenticator",
+                json: ["userId": "bob", "aaid": "IRIS"])
             #expect(badAAID.errorCode == "INVALID_FIELD")
 
             // remove account: gone here and at the backend

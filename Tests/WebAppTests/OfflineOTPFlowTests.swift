@@ -11,8 +11,10 @@ import WebApp
 /// scanned, the OTP generated on the phone and typed in as a relying party would. Waits go to a
 /// recorder and jitter is one half, so the retry schedule is exact and nothing sleeps.
 @Suite(.timeLimit(.minutes(2))) struct OfflineOTPFlowTests {
-    static func makeUnreachable(_ client: some TestClientProtocol, _ phoneId: String, kind: String = "unreachable",
-                                count: Int? = nil) async throws {
+    static func makeUnreachable(
+        _ client: some TestClientProtocol, _ phoneId: String, kind: String = "unreachable",
+        count: Int? = nil
+    ) async throws {
         var fault: [String: Any] = ["target": "phone", "phoneId": phoneId, "kind": kind]
         fault["count"] = count
         #expect(try await client.send(.post, "/api/faults", json: fault).status == .created)
@@ -59,8 +61,9 @@ import WebApp
             #expect(login.status == .ok)
             let status = try await client.backendSession(session.id)
             #expect(status.status == .loggedin && status.otplogin && status.loggedin)
-            #expect(try await client.send(.post, "/api/backend/sessions/\(session.id)/otp-login", json: ["otp": otp]).errorCode
-                == "SESSION_STATE")
+            #expect(
+                try await client.send(.post, "/api/backend/sessions/\(session.id)/otp-login", json: ["otp": otp]).errorCode
+                    == "SESSION_STATE")
             #expect(try await client.phoneDetail(phoneId).session?.otp == otp)
         }
     }
@@ -86,8 +89,9 @@ import WebApp
         try await withEnrolledPhone { client, screen, phoneId, _ in
             _ = try await client.startSession("login", user: "alice", extra: ["delivery": "push"])
             let inbox = try await client.send(.get, "/api/phones/\(phoneId)/inbox")
-            let message = try #require(((try JSONSerialization.jsonObject(with: inbox.body) as? [String: Any])?["messages"]
-                as? [[String: Any]])?.first?["id"] as? String)
+            let message = try #require(
+                ((try JSONSerialization.jsonObject(with: inbox.body) as? [String: Any])?["messages"]
+                    as? [[String: Any]])?.first?["id"] as? String)
             try await Self.makeUnreachable(client, phoneId, count: 1)
             let opened = try await client.send(.post, "/api/phones/\(phoneId)/inbox/\(message)/open")
             #expect(opened.errorCode == "SERVER_CONNECTION_ERROR")
@@ -126,8 +130,11 @@ import WebApp
             // a second scan, the phone's own flows and changes to its accounts wait for this one
             #expect(try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText]).errorCode == "FLOW_ACTIVE")
             #expect(try await client.send(.post, "/api/phones/\(phoneId)/flows", json: ["type": "CHANGE_PIN"]).errorCode == "FLOW_ACTIVE")
-            #expect(try await client.send(.post, "/api/phones/\(phoneId)/local-data/delete-authenticator",
-                                          json: ["userId": "bob", "aaid": "PIN"]).errorCode == "FLOW_ACTIVE")
+            #expect(
+                try await client.send(
+                    .post, "/api/phones/\(phoneId)/local-data/delete-authenticator",
+                    json: ["userId": "bob", "aaid": "PIN"]
+                ).errorCode == "FLOW_ACTIVE")
 
             try await screen.send(["action": "cancel"])
             var news = try await screen.nextSession()

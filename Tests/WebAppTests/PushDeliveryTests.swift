@@ -24,8 +24,10 @@ import WebApp
 
     @Test func aLoginByPushReachesTheEnrolledPhoneAndOpensIntoTheFlow() async throws {
         try await withEnrolledPhone { client, screen, phoneId in
-            let login = try await client.send(.post, "/api/backend/sessions",
-                                              json: ["type": "login", "userId": "alice", "delivery": "push"]).decode(BackendSession.self)
+            let login = try await client.send(
+                .post, "/api/backend/sessions",
+                json: ["type": "login", "userId": "alice", "delivery": "push"]
+            ).decode(BackendSession.self)
             #expect(login.delivery == "push")
             #expect(login.dispatch == "dispatched")
             var message = try await screen.next()
@@ -54,8 +56,10 @@ import WebApp
                 var screen = Screen(inbound, outbound)
                 _ = try await screen.next()
                 try await enrol(client, &screen, phoneId: phone.id, user: "alice")
-                let login = try await client.send(.post, "/api/backend/sessions",
-                                                  json: ["type": "login", "userId": "alice", "delivery": "push"]).decode(BackendSession.self)
+                let login = try await client.send(
+                    .post, "/api/backend/sessions",
+                    json: ["type": "login", "userId": "alice", "delivery": "push"]
+                ).decode(BackendSession.self)
                 // No one opens anything: the flow starts on its own.
                 #expect(try await screen.settledFlow().session?.id == login.id)
                 #expect(try await client.send(.get, "/api/phones/\(phone.id)/inbox").decode(Inbox.self).messages.isEmpty)
@@ -67,8 +71,10 @@ import WebApp
         let app = try await buildApplication(testConfiguration())
         try await app.test(.live) { client in
             let phone = try await client.createPhone()
-            let enrol = try await client.send(.post, "/api/backend/sessions",
-                                              json: ["type": "enrol", "userId": "bob", "pushToken": phone.fcmToken]).decode(BackendSession.self)
+            let enrol = try await client.send(
+                .post, "/api/backend/sessions",
+                json: ["type": "enrol", "userId": "bob", "pushToken": phone.fcmToken]
+            ).decode(BackendSession.self)
             #expect(enrol.dispatch == "dispatched")
             try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
                 var screen = Screen(inbound, outbound)
@@ -77,8 +83,9 @@ import WebApp
                 #expect(waiting.type == "notification")
                 // The push's data map is the payload itself, as an app receives it.
                 let payload = try #require(waiting.notification).message
-                let started = try await client.send(.post, "/api/phones/\(phone.id)/oob",
-                                                    json: ["push": ["from": payload.from ?? "", "data": payload.data]])
+                let started = try await client.send(
+                    .post, "/api/phones/\(phone.id)/oob",
+                    json: ["push": ["from": payload.from ?? "", "data": payload.data]])
                 #expect(started.status == .accepted)
                 #expect(try await screen.settledFlow().session?.id == enrol.id)
             }
@@ -93,8 +100,9 @@ import WebApp
         try await app.test(.live) { client in
             let phone = try await client.createPhone()
             let data = ["nma_data": "{}", "nma_data_content_type": "application/json", "nma_data_version": "1"]
-            let sent = try await client.send(.post, "/v1/projects/authphone/messages:send",
-                                             json: ["message": ["token": phone.fcmToken, "data": data]])
+            let sent = try await client.send(
+                .post, "/v1/projects/authphone/messages:send",
+                json: ["message": ["token": phone.fcmToken, "data": data]])
             #expect(sent.status == .ok)
             #expect(try sent.decode([String: String].self)["name"]?.hasPrefix("projects/authphone/messages/") == true)
 
@@ -127,7 +135,7 @@ import WebApp
             #expect(try await client.send(.get, "/api/phones/\(phoneId)/pending").decode(Pending.self).operations.isEmpty)
 
             let login = try await client.startSession("login", user: "alice")
-            _ = try await client.startSession("login", user: "bob") // someone else's
+            _ = try await client.startSession("login", user: "bob")  // someone else's
             let pending = try await client.send(.get, "/api/phones/\(phoneId)/pending").decode(Pending.self).operations
             #expect(pending.map(\.sessionId) == [login.id])
             // A phone with no account there has nothing waiting.
@@ -160,34 +168,40 @@ import WebApp
 
     /// How the push of a new enrolment went, sent by a backend whose FCM endpoint is `pushURL`.
     static func dispatch(to pushURL: String, sleeper: SleepRecorder) async throws -> String? {
-        let backend = try DemoBackend(store: .inMemory(), configuration: .init(pushURL: pushURL),
-                                      baseURL: { "http://127.0.0.1:8080" }, sleep: { sleeper.sleep($0) })
+        let backend = try DemoBackend(
+            store: .inMemory(), configuration: .init(pushURL: pushURL),
+            baseURL: { "http://127.0.0.1:8080" }, sleep: { sleeper.sleep($0) })
         return try await backend.createSession(type: .enrol, userId: "alice", displayName: nil, delivery: .push(token: "t")).dispatch
     }
 
     func dispatch(through script: Script) async throws -> (String?, [Duration]) {
         let sleeper = SleepRecorder()
-        let dispatch = try await withServer(answering: Self.fcmRoute, { _, _ in
-            let (status, retryAfter, body) = script.next()
-            var headers: HTTPFields = [.contentType: "application/json"]
-            if let retryAfter { headers[.retryAfter] = retryAfter }
-            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
-        }) { pushURL in try await Self.dispatch(to: pushURL, sleeper: sleeper) }
+        let dispatch = try await withServer(
+            answering: Self.fcmRoute,
+            { _, _ in
+                let (status, retryAfter, body) = script.next()
+                var headers: HTTPFields = [.contentType: "application/json"]
+                if let retryAfter { headers[.retryAfter] = retryAfter }
+                return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+            }
+        ) { pushURL in try await Self.dispatch(to: pushURL, sleeper: sleeper) }
         return (dispatch, sleeper.recorded)
     }
 
     @Test func unavailableWithRetryAfterIsRetriedAfterAtLeastThatLong() async throws {
-        let (dispatch, waits) = try await dispatch(through: Script([
-            (.serviceUnavailable, "7", Self.fcmError(503, "UNAVAILABLE", "UNAVAILABLE")),
-            (.ok, nil, #"{"name": "projects/authphone/messages/1"}"#),
-        ]))
+        let (dispatch, waits) = try await dispatch(
+            through: Script([
+                (.serviceUnavailable, "7", Self.fcmError(503, "UNAVAILABLE", "UNAVAILABLE")),
+                (.ok, nil, #"{"name": "projects/authphone/messages/1"}"#),
+            ]))
         #expect(dispatch == "dispatched")
         #expect(waits.count == 1)
         #expect(try #require(waits.first) >= .seconds(7))
     }
 
     @Test func quotaAndServerErrorsAreRetriedUntilThePolicyGivesUp() async throws {
-        let (dispatch, waits) = try await dispatch(through: Script([(.tooManyRequests, nil, Self.fcmError(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED"))]))
+        let (dispatch, waits) = try await dispatch(
+            through: Script([(.tooManyRequests, nil, Self.fcmError(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED"))]))
         #expect(dispatch == "dispatchError: QUOTA_EXCEEDED")
         #expect(waits.count == DemoBackend.Configuration.defaultPushRetry.maxRetries)
     }
@@ -196,7 +210,8 @@ import WebApp
         let (expired, waits) = try await dispatch(through: Script([(.notFound, nil, Self.fcmError(404, "NOT_FOUND", "UNREGISTERED"))]))
         #expect(expired == "dispatchTargetExpired")
         #expect(waits.isEmpty)
-        let (invalid, moreWaits) = try await dispatch(through: Script([(.badRequest, nil, Self.fcmError(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT"))]))
+        let (invalid, moreWaits) = try await dispatch(
+            through: Script([(.badRequest, nil, Self.fcmError(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT"))]))
         #expect(invalid == "dispatchError: INVALID_ARGUMENT")
         #expect(moreWaits.isEmpty)
     }
@@ -204,13 +219,19 @@ import WebApp
     /// An FCM endpoint that redirects elsewhere is not followed: the other server hears nothing.
     @Test func aRedirectIsNotFollowed() async throws {
         let hits = Hits()
-        let dispatch = try await withServer(answering: Self.fcmRoute, { _, _ in
-            hits.add()
-            return Response(status: .ok)
-        }) { elsewhere in
-            try await withServer(answering: Self.fcmRoute, { request, _ in
-                Response(status: .temporaryRedirect, headers: [.location: elsewhere + request.uri.path])
-            }) { pushURL in try await Self.dispatch(to: pushURL, sleeper: SleepRecorder()) }
+        let dispatch = try await withServer(
+            answering: Self.fcmRoute,
+            { _, _ in
+                hits.add()
+                return Response(status: .ok)
+            }
+        ) { elsewhere in
+            try await withServer(
+                answering: Self.fcmRoute,
+                { request, _ in
+                    Response(status: .temporaryRedirect, headers: [.location: elsewhere + request.uri.path])
+                }
+            ) { pushURL in try await Self.dispatch(to: pushURL, sleeper: SleepRecorder()) }
         }
         #expect(dispatch == "dispatchError: HTTP 307")
         #expect(hits.count == 0)

@@ -17,12 +17,14 @@ import WebApp
 
         init(_ texts: [String], columns: Int = 1, scale: Int = 4) throws {
             let codes = try texts.map { try QRCode($0) }
-            let margin = 4, cell = ((codes.map(\.width).max() ?? 0) + 2 * margin) * scale
+            let margin = 4
+            let cell = ((codes.map(\.width).max() ?? 0) + 2 * margin) * scale
             width = cell * min(columns, codes.count)
             height = cell * ((codes.count + columns - 1) / columns)
             pixels = [UInt8](repeating: 255, count: width * height)
             for (index, code) in codes.enumerated() {
-                let left = index % columns * cell + margin * scale, top = index / columns * cell + margin * scale
+                let left = index % columns * cell + margin * scale
+                let top = index / columns * cell + margin * scale
                 for my in 0..<code.width {
                     for mx in 0..<code.width where code.isDark(x: mx, y: my) {
                         for y in top + my * scale..<top + (my + 1) * scale {
@@ -60,11 +62,15 @@ import WebApp
     /// Version-40 codes of 2,300 bytes each that are not AuthPhone payloads: 30 of them are more
     /// than the 64 KiB a pipe holds, which once hung the request.
     static func largeCodes(_ count: Int) -> [String] {
-        (0..<count).map { index in String("code \(index) of a page that is not AuthPhone's: ".padding(toLength: 2300, withPad: "lorem ipsum ", startingAt: 0)) }
+        (0..<count).map { index in
+            String("code \(index) of a page that is not AuthPhone's: ".padding(toLength: 2300, withPad: "lorem ipsum ", startingAt: 0))
+        }
     }
 
-    static func upload(_ client: some TestClientProtocol, _ phoneId: String, _ body: ByteBuffer,
-                       type: String = "image/png") async throws -> HTTPAnswer {
+    static func upload(
+        _ client: some TestClientProtocol, _ phoneId: String, _ body: ByteBuffer,
+        type: String = "image/png"
+    ) async throws -> HTTPAnswer {
         try await client.execute(uri: "/api/phones/\(phoneId)/oob/image", method: .post, headers: [.contentType: type], body: body) {
             HTTPAnswer(status: $0.status, body: Data(buffer: $0.body))
         }
@@ -75,10 +81,11 @@ import WebApp
     /// counted): a picture scanned through a file would leave `authphone-qr-…` or a zbar image.
     static func temporaryFiles() throws -> Set<String> {
         let folder = FileManager.default.temporaryDirectory
-        return Set(try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.isRegularFileKey]).filter {
-            (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true && !$0.lastPathComponent.contains(".sqlite")
-                && ["authphone", "zbar", "qr"].contains(where: $0.lastPathComponent.lowercased().hasPrefix)
-        }.map(\.lastPathComponent))
+        return Set(
+            try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.isRegularFileKey]).filter {
+                (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true && !$0.lastPathComponent.contains(".sqlite")
+                    && ["authphone", "zbar", "qr"].contains(where: $0.lastPathComponent.lowercased().hasPrefix)
+            }.map(\.lastPathComponent))
     }
 
     @Test func anUploadedPictureOfTheQRCodeStartsTheFlow() async throws {
@@ -86,27 +93,30 @@ import WebApp
         try await app.test(.live) { client in
             let phone = try await client.createPhone()
             let enrol = try await client.startSession("enrol", user: "alice")
-            let started = try await client.execute(uri: "/api/phones/\(phone.id)/oob/image", method: .post,
-                                                   headers: [.contentType: "image/x-portable-graymap"], body: Self.picture(of: enrol.qrText))
+            let started = try await client.execute(
+                uri: "/api/phones/\(phone.id)/oob/image", method: .post,
+                headers: [.contentType: "image/x-portable-graymap"], body: Self.picture(of: enrol.qrText))
             #expect(started.status == .accepted)
             #expect(try await client.phoneDetail(phone.id).flow?.session?.id == enrol.id)
 
-            let blank = try await client.execute(uri: "/api/phones/\(phone.id)/oob/image", method: .post,
-                                                 headers: [.contentType: "image/x-portable-graymap"],
-                                                 body: ByteBuffer(bytes: Array("P5\n8 8\n255\n".utf8) + [UInt8](repeating: 255, count: 64)))
+            let blank = try await client.execute(
+                uri: "/api/phones/\(phone.id)/oob/image", method: .post,
+                headers: [.contentType: "image/x-portable-graymap"],
+                body: ByteBuffer(bytes: Array("P5\n8 8\n255\n".utf8) + [UInt8](repeating: 255, count: 64)))
             #expect(blank.status == .unprocessableContent)
-            let garbage = try await client.execute(uri: "/api/phones/\(phone.id)/oob/image", method: .post,
-                                                   headers: [.contentType: "image/png"], body: ByteBuffer(string: "not an image"))
+            let garbage = try await client.execute(
+                uri: "/api/phones/\(phone.id)/oob/image", method: .post,
+                headers: [.contentType: "image/png"], body: ByteBuffer(string: "not an image"))
             #expect(garbage.status == .badRequest)
         }
     }
 
     @Test func aPNGIsReadInProcessAndThePageOfManyCodesAnswersWithTheAuthPhoneOne() async throws {
         var configuration = testConfiguration()
-        configuration.pictureScanTimeLimit = .seconds(60) // a loaded machine; the point is an answer, not its speed
+        configuration.pictureScanTimeLimit = .seconds(60)  // a loaded machine; the point is an answer, not its speed
         let app = try await buildApplication(configuration)
         let before = try Self.temporaryFiles()
-        try await app.test(.live) { client in // live: the phone redeems at the server's own backend
+        try await app.test(.live) { client in  // live: the phone redeems at the server's own backend
             let phone = try await client.createPhone()
             let enrol = try await client.startSession("enrol", user: "bob")
             let single = try await Self.upload(client, phone.id, Picture([enrol.qrText]).png)
@@ -156,7 +166,8 @@ import WebApp
         }
         func bigEndian(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
         let side = bigEndian(50_000)
-        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        let png: [UInt8] =
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
             + chunk("IHDR", side + side + [8, 0, 0, 0, 0]) + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00]) + chunk("IEND", [])
         let pgm = Array("P5\n50000 50000\n255\n".utf8) + [0, 0, 0]
 

@@ -213,7 +213,7 @@ import WebApp
             try await screen.send(["action": "inputSecondFactor", "biometrics": "match"])
             flow = try await screen.settledFlow()
             #expect(flow.currentInteraction?.type == .verifySecondFactor)
-            #expect(try await client.phoneDetail(phoneId).biometrics.hasEnabledBiometrics == false) // not before the PIN
+            #expect(try await client.phoneDetail(phoneId).biometrics.hasEnabledBiometrics == false)  // not before the PIN
             try await screen.send(["action": "inputSecondFactor", "pin": Self.pin])
             #expect(try await screen.settledFlow().state == .done)
             #expect(try await client.phoneDetail(phoneId).biometrics.hasEnabledBiometrics)

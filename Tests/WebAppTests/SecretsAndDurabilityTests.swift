@@ -1,5 +1,4 @@
 import AuthFlow
-@testable import Backend
 import Foundation
 import GRDB
 import Hummingbird
@@ -8,12 +7,14 @@ import HummingbirdWSTesting
 import HummingbirdWebSocket
 import Logging
 import OutOfBand
-@testable import Phone
-@testable import PushService
 import SodiumKit
 import Synchronization
 import Testing
 import WebApp
+
+@testable import Backend
+@testable import Phone
+@testable import PushService
 
 /// Keeps every log line, at every level, so a test can search them.
 final class LogCapture: Sendable {
@@ -37,8 +38,10 @@ final class LogCapture: Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-                 file: String, function: String, line: UInt) {
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+            file: String, function: String, line: UInt
+        ) {
             let all = self.metadata.merging(metadata ?? [:]) { $1 }
             capture.lines.withLock { $0.append("\(level) \(message) \(all)") }
         }
@@ -87,8 +90,11 @@ final class LogCapture: Sendable {
             // While the server runs, so the write-ahead logs are there too; a search of an empty
             // folder would find no PIN either.
             let files = try FileManager.default.contentsOfDirectory(atPath: directory)
-            #expect(Set(files).isSuperset(of: ["phones.sqlite", "phones.sqlite-wal", "backend.sqlite", "backend.sqlite-wal",
-                                               "push.sqlite", "push.sqlite-wal"]), "\(files)")
+            #expect(
+                Set(files).isSuperset(of: [
+                    "phones.sqlite", "phones.sqlite-wal", "backend.sqlite", "backend.sqlite-wal",
+                    "push.sqlite", "push.sqlite-wal",
+                ]), "\(files)")
             for file in files {
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
                 #expect(bytes.range(of: Data(Self.pin.utf8)) == nil, "the PIN is in \(file)")

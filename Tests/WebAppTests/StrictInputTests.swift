@@ -26,8 +26,10 @@ struct StrictInputTests {
                 (.post, "/api/phones", #"{"name": "a", "admin": {"level": [1]}}"#, "UNKNOWN_FIELD", "a field 'admin'"),
                 (.post, "/api/phones", #"{"name": "a", "nmae": 5}"#, "UNKNOWN_FIELD", "a field 'nmae'"),
                 (.put, "/api/phones/\(phoneId)/settings", #"{"openPushesAtOnce": true, "pinLenght": 4}"#, "UNKNOWN_FIELD", "a field 'pinLenght'"),
-                (.put, "/api/phones/\(phoneId)/device-information", #"{"name": "x", "retryPolicy": {"type": "none", "tries": 9}}"#,
-                 "UNKNOWN_FIELD", "a field 'retryPolicy.tries'"),
+                (
+                    .put, "/api/phones/\(phoneId)/device-information", #"{"name": "x", "retryPolicy": {"type": "none", "tries": 9}}"#,
+                    "UNKNOWN_FIELD", "a field 'retryPolicy.tries'"
+                ),
                 (.put, "/api/backend/second-factor-policy", #"{"maxAttempts": 5, "maxAttempts": 100}"#, "MALFORMED_JSON", "appears twice"),
                 (.post, "/api/backend/sessions", #"{"type": "login", "userId": "alice", "userId": "bob"}"#, "MALFORMED_JSON", "appears twice"),
                 (.post, "/api/phones/\(phoneId)/oob", #"{"qr": "x", "qr": "y"}"#, "MALFORMED_JSON", "appears twice"),
@@ -67,10 +69,12 @@ struct StrictInputTests {
         try await app.test(.router) { client in
             let phone = try await client.createPhone()
             let send = "/v1/projects/authphone/messages:send"
-            for text in [#"{"message": {"token": "\#(phone.fcmToken)", "token": "other"}}"#,
-                         #"{"message": {"token": "\#(phone.fcmToken)"}, "validate_only": 1}"#,
-                         #"{"message": {"token": "\#(phone.fcmToken)"}, "validate_only": 0}"#,
-                         #"{"message": {"token": "\#(phone.fcmToken)", "data": {"a": "b",}}}"#] {
+            for text in [
+                #"{"message": {"token": "\#(phone.fcmToken)", "token": "other"}}"#,
+                #"{"message": {"token": "\#(phone.fcmToken)"}, "validate_only": 1}"#,
+                #"{"message": {"token": "\#(phone.fcmToken)"}, "validate_only": 0}"#,
+                #"{"message": {"token": "\#(phone.fcmToken)", "data": {"a": "b",}}}"#,
+            ] {
                 let answer = try await raw(client, .post, send, text)
                 #expect(answer.status == .badRequest, "\(text)")
                 let error = try JSONSerialization.jsonObject(with: answer.body) as? [String: [String: Any]]

@@ -41,8 +41,10 @@ struct HTTPAnswer {
 
 extension TestClientProtocol {
     /// A JSON request as a script would send it.
-    func send(_ method: HTTPRequest.Method, _ uri: String, json: [String: Any]? = nil,
-              headers: HTTPFields = [.contentType: "application/json"]) async throws -> HTTPAnswer {
+    func send(
+        _ method: HTTPRequest.Method, _ uri: String, json: [String: Any]? = nil,
+        headers: HTTPFields = [.contentType: "application/json"]
+    ) async throws -> HTTPAnswer {
         let body = try json.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
         return try await execute(uri: uri, method: method, headers: headers, body: body) { response in
             HTTPAnswer(status: response.status, body: Data(buffer: response.body))
@@ -137,8 +139,10 @@ struct Screen {
 }
 
 /// Enrols `user` on the phone whose screen is open.
-func enrol(_ client: some TestClientProtocol, _ screen: inout Screen, phoneId: String, user: String,
-           pin: String = "260418") async throws {
+func enrol(
+    _ client: some TestClientProtocol, _ screen: inout Screen, phoneId: String, user: String,
+    pin: String = "260418"
+) async throws {
     let session = try await client.startSession("enrol", user: user)
     _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
     _ = try await screen.settledFlow()
@@ -149,8 +153,10 @@ func enrol(_ client: some TestClientProtocol, _ screen: inout Screen, phoneId: S
 }
 
 /// A live app with a phone enrolled for alice, its screen open.
-func withEnrolledPhone(_ configuration: AppConfiguration = testConfiguration(),
-                       _ body: @escaping @Sendable (any TestClientProtocol, inout Screen, String) async throws -> Void) async throws {
+func withEnrolledPhone(
+    _ configuration: AppConfiguration = testConfiguration(),
+    _ body: @escaping @Sendable (any TestClientProtocol, inout Screen, String) async throws -> Void
+) async throws {
     let app = try await buildApplication(configuration)
     try await app.test(.live) { client in
         let phone = try await client.createPhone()
@@ -164,9 +170,12 @@ func withEnrolledPhone(_ configuration: AppConfiguration = testConfiguration(),
 }
 
 /// The same, with waits recorded instead of slept (or the given ones) and jitter always one half.
-func withEnrolledPhone(clock: TestClock = TestClock(Date()), sleep: (@Sendable (Duration) async throws -> Void)? = nil,
-                       _ body: @escaping @Sendable (any TestClientProtocol, inout Screen, String, SleepRecorder) async throws -> Void)
-    async throws {
+func withEnrolledPhone(
+    clock: TestClock = TestClock(Date()), sleep: (@Sendable (Duration) async throws -> Void)? = nil,
+    _ body: @escaping @Sendable (any TestClientProtocol, inout Screen, String, SleepRecorder) async throws -> Void
+)
+    async throws
+{
     let sleeper = SleepRecorder()
     var configuration = testConfiguration()
     configuration.sleep = sleep ?? { sleeper.sleep($0) }
@@ -190,9 +199,11 @@ final class Hits: Sendable {
 
 /// A server of the test's own on a free local port: `answer` answers POSTs to `path`, given the
 /// request and the server's base URL; `body` runs while it listens and gets that base URL.
-func withServer<T: Sendable>(answering path: String = BackendRoutes.redeem,
-                             _ answer: @escaping @Sendable (Request, String) async throws -> Response,
-                             _ body: @escaping @Sendable (String) async throws -> T) async throws -> T {
+func withServer<T: Sendable>(
+    answering path: String = BackendRoutes.redeem,
+    _ answer: @escaping @Sendable (Request, String) async throws -> Response,
+    _ body: @escaping @Sendable (String) async throws -> T
+) async throws -> T {
     let router = Router()
     router.post(RouterPath(path)) { request, _ in try await answer(request, "http://\(request.head.authority ?? "")") }
     return try await Application(router: router).test(.live) { client in
@@ -201,16 +212,20 @@ func withServer<T: Sendable>(answering path: String = BackendRoutes.redeem,
 }
 
 /// A redeem answer for a session at `base`, signed by `serverKey` unless `signedBy` forges it.
-func redeemAnswer(at base: String, serverKey: Ed25519.KeyPair, type: WireSessionType = .login, transaction: String? = nil,
-                  signedBy: Ed25519.KeyPair? = nil) throws -> Response {
-    let session = UUID().uuidString.lowercased(), challenge = UUID().uuidString
+func redeemAnswer(
+    at base: String, serverKey: Ed25519.KeyPair, type: WireSessionType = .login, transaction: String? = nil,
+    signedBy: Ed25519.KeyPair? = nil
+) throws -> Response {
+    let session = UUID().uuidString.lowercased()
+    let challenge = UUID().uuidString
     let answer = RedeemResponse(
         sessionId: session, type: type, expiresAt: Date().addingTimeInterval(300),
         server: WireServer(name: "Scripted backend", url: base, publicKey: Base64URL.encode(serverKey.publicKey)),
         announceInfo: [:], displayName: nil, existingAccounts: nil, userId: "alice", transaction: transaction, challenge: challenge,
         serverSignature: Base64URL.encode((signedBy ?? serverKey).sign(SignedMessage.server(sessionId: session, challenge: challenge))))
-    return Response(status: .ok, headers: [.contentType: "application/json"],
-                    body: .init(byteBuffer: ByteBuffer(data: try WireJSON.encoder().encode(answer))))
+    return Response(
+        status: .ok, headers: [.contentType: "application/json"],
+        body: .init(byteBuffer: ByteBuffer(data: try WireJSON.encoder().encode(answer))))
 }
 
 /// A payload that sends the phone to `base`'s redeem route.

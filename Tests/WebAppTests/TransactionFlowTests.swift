@@ -80,8 +80,9 @@ import WebApp
             let missing = try await client.send(.post, "/api/backend/sessions", json: ["type": "transaction", "userId": "alice"])
             #expect(missing.status == .badRequest)
             #expect(missing.errorCode == "INVALID_FIELD")
-            let unknownUser = try await client.send(.post, "/api/backend/sessions",
-                                                    json: ["type": "transaction", "userId": "nobody", "transaction": Self.text])
+            let unknownUser = try await client.send(
+                .post, "/api/backend/sessions",
+                json: ["type": "transaction", "userId": "nobody", "transaction": Self.text])
             #expect(unknownUser.status == .notFound)
             #expect(unknownUser.errorCode == "USER_NOT_ENROLLED")
             let list = try await client.send(.get, "/api/backend/sessions")
