@@ -2,7 +2,7 @@ import BackendAPI
 import Foundation
 
 /// The flows a phone starts itself: changing its PIN or biometrics (started, verified by
-/// `verifyPin`, then set), and the headless key rotation of an upgrade session.
+/// `verifySecondFactor`, then set), and the headless key rotation of an upgrade session.
 extension DemoBackend {
     /// A phone starts CHANGE_PIN, ADD_BIOMETRICS or REMOVE_BIOMETRICS for its device's factors.
     /// The session it gets is already confirmed (the account key signed the request) and shows

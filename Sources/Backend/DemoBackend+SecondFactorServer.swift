@@ -7,7 +7,7 @@ extension DemoBackend {
     /// The second-factor proof of a login, transaction or management flow, checked by the Second
     /// Factor Server: the PIN (counted against the policy) or the biometric key (which, as seed
     /// 001 says, clears the PIN's failures unless the phone asks otherwise).
-    public func verifyPin(sessionId: String, _ request: VerifyPinRequest) async throws(BackendError) -> SecondFactorResponse {
+    public func verifySecondFactor(sessionId: String, _ request: VerifyPinRequest) async throws(BackendError) -> SecondFactorResponse {
         let time = now()
         guard (request.pinSignature == nil) != (request.biometricSignature == nil) else {
             throw BackendError.invalid("pinSignature", "or 'biometricSignature' is required, not both")
@@ -21,7 +21,7 @@ extension DemoBackend {
                 throw BackendError.wrongState(record.status, expected: "with its transaction signed first")
             }
             let account = try Self.deviceAccount(tx, id: request.accountId, device: request.deviceId)
-            let message = SignedMessage.verifyPin(sessionId: record.id, challenge: record.challenge, accountId: account.id)
+            let message = SignedMessage.verifySecondFactor(sessionId: record.id, challenge: record.challenge, accountId: account.id)
             guard Self.verify(request.accountSignature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
             guard var registered = try tx.secondFactor(deviceId: request.deviceId) else { throw BackendError.secondFactorUnknown }
             let policy = try self.secondFactorPolicy(tx)

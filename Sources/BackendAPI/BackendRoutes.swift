@@ -20,7 +20,7 @@ public enum BackendRoutes {
         public static let redeem = "redeem"
         public static let confirm = session + "/confirm"
         public static let enrol = session + "/enrol"
-        public static let verifyPin = session + "/verify"
+        public static let verifySecondFactor = session + "/verify"
         public static let confirmTransaction = session + "/transaction"
         public static let abandon = session + "/abandon"
         public static let setSecondFactor = session + "/second-factor"
@@ -34,7 +34,7 @@ public enum BackendRoutes {
     public static let redeem = path(Template.redeem)
     public static func confirm(_ session: String) -> String { path(Template.confirm, session: session) }
     public static func enrol(_ session: String) -> String { path(Template.enrol, session: session) }
-    public static func verifyPin(_ session: String) -> String { path(Template.verifyPin, session: session) }
+    public static func verifySecondFactor(_ session: String) -> String { path(Template.verifySecondFactor, session: session) }
     public static func confirmTransaction(_ session: String) -> String { path(Template.confirmTransaction, session: session) }
     public static func abandon(_ session: String) -> String { path(Template.abandon, session: session) }
     public static func setSecondFactor(_ session: String) -> String { path(Template.setSecondFactor, session: session) }

@@ -213,7 +213,7 @@ public struct WireOTPEnrolment: Codable, Sendable, Equatable {
 public struct VerifyPinRequest: Codable, Sendable {
     public var deviceId: String
     public var accountId: String
-    /// All over `SignedMessage.verifyPin`: the account key (possession) and exactly one second
+    /// All over `SignedMessage.verifySecondFactor`: the account key (possession) and exactly one second
     /// factor, the PIN key (knowledge) or the biometric key (inherence).
     public var accountSignature: String
     public var pinSignature: String?

@@ -22,7 +22,7 @@ public enum SignedMessage {
     public static func transaction(sessionId: String, challenge: String, accountId: String, text: String) -> [UInt8] {
         Array("authphone/v1 transaction\n\(sessionId)\n\(challenge)\n\(accountId)\n".utf8) + Array(text.utf8)
     }
-    public static func verifyPin(sessionId: String, challenge: String, accountId: String) -> [UInt8] {
+    public static func verifySecondFactor(sessionId: String, challenge: String, accountId: String) -> [UInt8] {
         Array("authphone/v1 pin\n\(sessionId)\n\(challenge)\n\(accountId)".utf8)
     }
     public static func management(accountId: String, type: WireSessionType, timestamp: Date) -> [UInt8] {

@@ -75,7 +75,7 @@ extension PhoneService {
     public func refreshFCMToken(phoneId: String) async throws(PhoneError) -> (old: String, new: String) {
         let old = try await phoneAndAccounts(phoneId).0.fcmToken
         let new = try Self.makeFCMToken()
-        _ = try await change(phoneId) { phone throws(PhoneError) in phone.fcmToken = new }
+        _ = try await changePhone(phoneId) { phone throws(PhoneError) in phone.fcmToken = new }
         return (old, new)
     }
 
@@ -154,7 +154,7 @@ extension PhoneService {
     }
 
     private func keep(_ change: DeviceInformationChange, phoneId: String) async throws(PhoneError) {
-        _ = try await self.change(phoneId) { phone throws(PhoneError) in
+        _ = try await self.changePhone(phoneId) { phone throws(PhoneError) in
             if let name = change.name { phone.name = name.trimmingCharacters(in: .whitespaces) }
             if change.fcmToken != nil { phone.pushNotificationsDisabled = false }
             if change.disablePushNotifications == true { phone.pushNotificationsDisabled = true }
@@ -186,7 +186,7 @@ extension PhoneService {
         guard accounts.contains(where: { $0.userId == userId }) else {
             throw PhoneError(.notFound, "USER_NOT_FOUND", "this phone has no account for the user \(userId)")
         }
-        _ = try await change(phoneId, removing: aaid == "BIOMETRICS" ? nil : .ofUser(userId)) { phone throws(PhoneError) in
+        _ = try await changePhone(phoneId, removing: aaid == "BIOMETRICS" ? nil : .ofUser(userId)) { phone throws(PhoneError) in
             if aaid != "PIN" {
                 phone.biometricSecretKey = nil
                 phone.biometricKeySetVersion = nil
@@ -210,7 +210,7 @@ extension PhoneService {
             AccountRemovalRequest(
                 deviceId: phone.deviceId, accountId: accountId, timestamp: time,
                 signature: Base64URL.encode(key.sign(SignedMessage.removeAccount(accountId: accountId, timestamp: time)))))
-        _ = try await change(phoneId, removing: .one(accountId)) { _ throws(PhoneError) in }
+        _ = try await changePhone(phoneId, removing: .one(accountId)) { _ throws(PhoneError) in }
         return try await localData(phoneId: phoneId)
     }
 }

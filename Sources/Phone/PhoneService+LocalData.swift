@@ -43,13 +43,13 @@ extension PhoneService {
     }
 
     public func update(phoneId: String, settings: PhoneSettingsChange) async throws(PhoneError) -> PhoneDetail {
-        try await change(phoneId) { phone throws(PhoneError) in try phone.apply(settings) }
+        try await changePhone(phoneId) { phone throws(PhoneError) in try phone.apply(settings) }
     }
 
     /// The simulated sensor: another fingerprint or face enrolled in the OS. As on a real phone,
     /// this invalidates the biometric key; the SDK finds out at its next use.
     public func enrolBiometricFeature(phoneId: String) async throws(PhoneError) -> PhoneDetail {
-        try await change(phoneId) { phone throws(PhoneError) in
+        try await changePhone(phoneId) { phone throws(PhoneError) in
             guard phone.biometricSensor else { throw .biometricsUnavailable("this phone has no biometric sensor") }
             guard phone.enrolledFeatures < 10 else { throw PhoneError(.conflict, "TOO_MANY_FEATURES", "the sensor holds at most 10 features") }
             phone.enrolledFeatures += 1
@@ -59,7 +59,7 @@ extension PhoneService {
 
     /// Every enrolled feature removed from the OS: no biometric can match any more.
     public func removeBiometricFeatures(phoneId: String) async throws(PhoneError) -> PhoneDetail {
-        try await change(phoneId) { phone throws(PhoneError) in
+        try await changePhone(phoneId) { phone throws(PhoneError) in
             phone.enrolledFeatures = 0
             phone.featureSetVersion += 1
         }
@@ -71,7 +71,7 @@ extension PhoneService {
     public func removeAllAccounts(phoneId: String) async throws(PhoneError) -> PhoneDetail {
         try refuseDuringFlow(phoneId)
         let seed = Data(try Self.random(Ed25519.seedLength))
-        return try await change(phoneId, removing: .all) { phone throws(PhoneError) in
+        return try await changePhone(phoneId, removing: .all) { phone throws(PhoneError) in
             phone.deviceId = UUID().uuidString
             phone.deviceKeySeed = seed
             phone.pinSalt = nil
@@ -90,7 +90,7 @@ extension PhoneService {
     }
 
     /// Changes the phone's record (and, in the same transaction, removes accounts) and tells its screen.
-    func change(
+    func changePhone(
         _ phoneId: String, removing accounts: PhoneStore.Accounts? = nil,
         _ body: (inout PhoneRecord) throws(PhoneError) -> Void
     ) async throws(PhoneError) -> PhoneDetail {

@@ -74,6 +74,6 @@ extension PhoneService {
                 deviceId: phone.deviceId, accountId: accountID, newPublicKey: publicKey,
                 oldKeySignature: Base64URL.encode(oldKey.sign(message)), newKeySignature: Base64URL.encode(newKey.sign(message))))
         try await store.replaceAccountKey(accountId: accountID, Data(newKey.exportSecretKey()))
-        return update(phoneId) { $0.machine.accountKeyRotated() }
+        return applyOutcome(phoneId) { $0.machine.accountKeyRotated() }
     }
 }

@@ -40,7 +40,7 @@ extension PhoneService {
                 throw PhoneError(.badRequest, "OLD_PIN_EQUALS_NEW_PIN", "the new PIN must differ from the old one")
             }
         }
-        let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.inputPin() }
+        let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in try machine.inputPin() }
         await run(action, phoneId: phoneId, pin: pin, oldPin: oldPin)
     }
 
@@ -57,7 +57,7 @@ extension PhoneService {
         guard recognised else {
             throw PhoneError(.badRequest, "BIOMETRIC_NOT_RECOGNISED", "the sensor did not recognise the biometric; try again or use the PIN")
         }
-        let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.inputBiometrics() }
+        let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in try machine.inputBiometrics() }
         await run(action, phoneId: phoneId)
     }
 
@@ -78,11 +78,11 @@ extension PhoneService {
         guard let key = phone.validBiometricKey else { return try await biometricsRemoved(phone, phoneId: phoneId) }
         let accountKey = try Self.accountKey(accounts, accountID)
         let biometricKey = try Self.keyPair(key)
-        let message = SignedMessage.verifyPin(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
+        let message = SignedMessage.verifySecondFactor(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
         let response: SecondFactorResponse
         do {
             response = try await client(phone.id).post(
-                active.serverURL, BackendRoutes.verifyPin(active.sessionId),
+                active.serverURL, BackendRoutes.verifySecondFactor(active.sessionId),
                 VerifyPinRequest(
                     deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
                     biometricSignature: Base64URL.encode(biometricKey.sign(message)),
@@ -121,12 +121,12 @@ extension PhoneService {
         if then == .registerBiometricKey {
             _ = try await registerBiometricKey(secret, phone: phone, accounts: accounts, accountID: accountID, active: active)
         } else {
-            _ = update(phoneId) {
+            _ = applyOutcome(phoneId) {
                 $0.pendingBiometricKey = secret
                 return .none
             }
         }
-        return update(phoneId) { $0.machine.biometricKeyCreated() }
+        return applyOutcome(phoneId) { $0.machine.biometricKeyCreated() }
     }
 
     /// The PIN's proof for the session's current challenge; an accepted PIN restarts the
@@ -138,9 +138,9 @@ extension PhoneService {
         guard let salt = phone.pinSalt else { throw PhoneError(.conflict, "PIN_NOT_ENROLLED", "this phone has no PIN") }
         let accountKey = try Self.accountKey(accounts, accountID)
         let pinKey = try await derivePinKey(pin, salt: Array(salt))
-        let message = SignedMessage.verifyPin(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
+        let message = SignedMessage.verifySecondFactor(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
         let response: SecondFactorResponse = try await client(phone.id).post(
-            active.serverURL, BackendRoutes.verifyPin(active.sessionId),
+            active.serverURL, BackendRoutes.verifySecondFactor(active.sessionId),
             VerifyPinRequest(
                 deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
                 pinSignature: Base64URL.encode(pinKey.sign(message))))
@@ -177,7 +177,7 @@ extension PhoneService {
     func biometricsRemoved(_ phone: PhoneRecord, phoneId: String) async throws(PhoneError) -> FlowAction {
         try await store.dropBiometricKey(phoneId: phone.id)
         await phoneChanged(phone.id)
-        return update(phoneId) { $0.machine.biometricsRemoved() }
+        return applyOutcome(phoneId) { $0.machine.biometricsRemoved() }
     }
 
     /// A new PIN key (with a new salt) registered at the Second Factor Server, then kept.
@@ -228,7 +228,7 @@ extension PhoneService {
     }
 
     func secondFactorChecked(_ response: SecondFactorResponse, phoneId: String) -> FlowAction {
-        update(phoneId) {
+        applyOutcome(phoneId) {
             if let next = response.challenge { $0.challenge = next }
             let account = Self.secondFactorAccount(response.secondFactor)
             let outcome: SecondFactorOutcome =

@@ -129,21 +129,21 @@ extension PhoneService {
         if let userInput, !userInput.isEmpty, let problem = ReadableText.problem(in: userInput, limit: ReadableText.maximumUserInputLength) {
             throw .invalid("userInput", problem)
         }
-        let action = try mutate(phoneId) { machine throws(FlowInputError) in
+        let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in
             try machine.confirmSession(accountID: accountID, userInput: userInput)
         }
         await run(action, phoneId: phoneId)
     }
 
     public func confirmTransaction(phoneId: String) async throws(PhoneError) {
-        let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.confirmTransaction() }
+        let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in try machine.confirmTransaction() }
         await run(action, phoneId: phoneId)
     }
 
     /// Cancels the flow, or a scanned session still starting.
     public func cancel(phoneId: String) async throws(PhoneError) {
         if cancelSessionStart(phoneId) { return }
-        let action = try mutate(phoneId) { machine throws(FlowInputError) in try machine.cancel() }
+        let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in try machine.cancel() }
         await run(action, phoneId: phoneId)
     }
 
@@ -167,7 +167,7 @@ extension PhoneService {
             ConfirmRequest(
                 deviceId: phone.deviceId, accountId: accountID, signature: signature, userInput: userInput,
                 deviceSignature: Base64URL.encode(deviceSignature)))
-        return update(phoneId) {
+        return applyOutcome(phoneId) {
             $0.challenge = response.challenge
             return $0.machine.sessionConfirmed(secondFactorAccount: response.secondFactor.map(Self.secondFactorAccount))
         }
@@ -188,7 +188,7 @@ extension PhoneService {
             TransactionConfirmRequest(
                 deviceId: phone.deviceId, accountId: accountID, transaction: text,
                 signature: Base64URL.encode(signature)))
-        return update(phoneId) {
+        return applyOutcome(phoneId) {
             $0.challenge = response.challenge
             return $0.machine.transactionConfirmed()
         }

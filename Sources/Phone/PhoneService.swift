@@ -124,7 +124,7 @@ public actor PhoneService {
             do {
                 action = try await perform(action, active, phoneId: phoneId, pin: pin, oldPin: oldPin)
             } catch {
-                action = update(phoneId) { $0.machine.failed(error.flowError) }
+                action = applyOutcome(phoneId) { $0.machine.failed(error.flowError) }
             }
         }
     }
@@ -181,13 +181,13 @@ public actor PhoneService {
 
     /// An action that needs a PIN the input did not carry ends the flow.
     private func pinMissing(_ phoneId: String) -> FlowAction {
-        update(phoneId) { $0.machine.failed(.init(code: "PIN_MISSING", message: "the PIN (and for a change the old one) was not given")) }
+        applyOutcome(phoneId) { $0.machine.failed(.init(code: "PIN_MISSING", message: "the PIN (and for a change the old one) was not given")) }
     }
 
     // MARK: helpers
 
     /// Applies a user event to the phone's flow; a refused event changes nothing. `run` publishes.
-    func mutate(
+    func applyUserEvent(
         _ phoneId: String,
         _ event: (inout FlowMachine) throws(FlowInputError) -> FlowAction
     ) throws(PhoneError) -> FlowAction {
@@ -199,7 +199,7 @@ public actor PhoneService {
     }
 
     /// Applies an outcome to the phone's flow; `run` publishes it.
-    func update(_ phoneId: String, _ body: (inout ActiveFlow) -> FlowAction) -> FlowAction {
+    func applyOutcome(_ phoneId: String, _ body: (inout ActiveFlow) -> FlowAction) -> FlowAction {
         guard var active = flows[phoneId] else { return .none }
         let action = body(&active)
         flows[phoneId] = active

@@ -131,10 +131,10 @@ struct BackendController {
             let input = try await request.decodeJSON(as: EnrolRequest.self, context: context)
             return try await backend.enrol(sessionId: id, input)
         }
-        routes.post(RouterPath(Template.verifyPin)) { request, context in
+        routes.post(RouterPath(Template.verifySecondFactor)) { request, context in
             let id = try context.parameters.require(BackendRoutes.sessionParameter)
             let input = try await request.decodeJSON(as: VerifyPinRequest.self, context: context)
-            return try await backend.verifyPin(sessionId: id, input)
+            return try await backend.verifySecondFactor(sessionId: id, input)
         }
         routes.post(RouterPath(Template.confirmTransaction)) { request, context in
             let id = try context.parameters.require(BackendRoutes.sessionParameter)

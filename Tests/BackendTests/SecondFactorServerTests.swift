@@ -104,9 +104,9 @@ import Testing
         let (sessionA, challengeA) = try await device.confirmedSession(backend, user: "alice", account: account)
         let (sessionB, _) = try await device.confirmedSession(backend, user: "alice", account: account)
         // A proof made for session A, sent to session B, is refused without counting anything.
-        let message = SignedMessage.verifyPin(sessionId: sessionA, challenge: challengeA, accountId: account)
+        let message = SignedMessage.verifySecondFactor(sessionId: sessionA, challenge: challengeA, accountId: account)
         await #expect(throws: BackendError.self) {
-            try await backend.verifyPin(
+            try await backend.verifySecondFactor(
                 sessionId: sessionB,
                 VerifyPinRequest(
                     deviceId: device.id, accountId: account, accountSignature: Base64URL.encode(device.accountKey.sign(message)),

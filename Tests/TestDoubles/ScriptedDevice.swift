@@ -91,8 +91,8 @@ public struct ScriptedDevice: Sendable {
         _ backend: DemoBackend, session: String, challenge: String, account: String,
         pin: String
     ) async throws -> SecondFactorResponse {
-        let message = SignedMessage.verifyPin(sessionId: session, challenge: challenge, accountId: account)
-        return try await backend.verifyPin(
+        let message = SignedMessage.verifySecondFactor(sessionId: session, challenge: challenge, accountId: account)
+        return try await backend.verifySecondFactor(
             sessionId: session,
             VerifyPinRequest(
                 deviceId: id, accountId: account, accountSignature: Base64URL.encode(accountKey.sign(message)),
