@@ -8,6 +8,8 @@ public struct FCMError: Error, Equatable, Sendable, CustomStringConvertible {
     /// FCM's own error code, the one clients act on.
     public let errorCode: String
     public let message: String
+    /// Whole seconds before a retry may succeed (FCM's `Retry-After` on a 429).
+    public var retryAfter: Int?
 
     public var description: String { "\(errorCode): \(message)" }
 
@@ -24,8 +26,8 @@ public struct FCMError: Error, Equatable, Sendable, CustomStringConvertible {
             code: 403, status: "PERMISSION_DENIED", errorCode: "SENDER_ID_MISMATCH",
             message: "SenderId mismatch: the token belongs to another project than '\(project)'")
     }
-    public static func quotaExceeded(_ message: String) -> FCMError {
-        FCMError(code: 429, status: "RESOURCE_EXHAUSTED", errorCode: "QUOTA_EXCEEDED", message: message)
+    public static func quotaExceeded(_ message: String, retryAfter: Int) -> FCMError {
+        FCMError(code: 429, status: "RESOURCE_EXHAUSTED", errorCode: "QUOTA_EXCEEDED", message: message, retryAfter: retryAfter)
     }
     /// A send without the bearer token the push service was started with.
     public static let unauthenticated = FCMError(

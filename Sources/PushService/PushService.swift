@@ -135,12 +135,14 @@ public final class PushService: Sendable {
     private func admit(_ token: String) async throws(FCMError) {
         let window = configuration.rateWindow
         let limit = configuration.rateLimit
-        let admitted: Bool
-        do { admitted = try await store.admit(token: token, at: now(), window: window, limit: limit) } catch {
+        let wait: TimeInterval?
+        do { wait = try await store.admit(token: token, at: now(), window: window, limit: limit) } catch {
             throw .internalError("the push service's storage failed")
         }
-        guard admitted else {
-            throw .quotaExceeded("Too many messages to this device: at most \(limit) in \(Int(window)) s (push bombing guard).")
+        if let wait {
+            throw .quotaExceeded(
+                "Too many messages to this device: at most \(limit) in \(Int(window)) s (push bombing guard).",
+                retryAfter: max(1, Int(wait.rounded(.up))))
         }
     }
 }

@@ -71,16 +71,19 @@ public struct PushStore: Sendable {
         }
     }
 
-    /// Counts a send against the token's window, or refuses it (counting nothing) when the
-    /// window holds `limit` sends already.
-    func admit(token: String, at time: Date, window: TimeInterval, limit: Int) async throws -> Bool {
+    /// Counts a send against the token's window (nil), or refuses it, counting nothing, when the
+    /// window holds `limit` sends already: then the seconds until its oldest send leaves it.
+    func admit(token: String, at time: Date, window: TimeInterval, limit: Int) async throws -> TimeInterval? {
         let seconds = time.timeIntervalSince1970
         return try await writer.write { db in
             try db.cachedStatement(sql: "DELETE FROM recentSend WHERE token = ? AND sentAt <= ?").execute(arguments: [token, seconds - window])
-            let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM recentSend WHERE token = ?"), arguments: [token]) ?? 0
-            guard count < limit else { return false }
+            let (count, oldest) =
+                try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT COUNT(*), MIN(sentAt) FROM recentSend WHERE token = ?"), arguments: [token]
+                ).map { ($0[0] as Int, $0[1] as Double?) } ?? (0, nil)
+            guard count < limit else { return (oldest ?? seconds) + window - seconds }
             try db.cachedStatement(sql: "INSERT INTO recentSend (token, sentAt) VALUES (?, ?)").execute(arguments: [token, seconds])
-            return true
+            return nil
         }
     }
 

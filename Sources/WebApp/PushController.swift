@@ -20,9 +20,9 @@ struct PushController {
 
         func response(from request: Request, context: some RequestContext) throws -> Response {
             let data = try JSONEncoder().encode(error.body)
-            return Response(
-                status: status, headers: [.contentType: "application/json; charset=UTF-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            var headers: HTTPFields = [.contentType: "application/json; charset=UTF-8"]
+            if let retryAfter = error.retryAfter { headers[.retryAfter] = "\(retryAfter)" }
+            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
     }
 

@@ -143,20 +143,21 @@ import Testing
     @Test func theWindowEndsSixtySecondsAfterASend() async throws {
         let service = try makeService(rateLimit: 2)
         try await service.register(token: "t1")
+        // a refusal says, as FCM's Retry-After, when the window's oldest send leaves it
         func outcome() async -> String {
-            do { _ = try await send(service, to: "t1") } catch { return error.errorCode }
+            do { _ = try await send(service, to: "t1") } catch { return error.retryAfter.map { "\(error.errorCode) \($0)" } ?? error.errorCode }
             return "sent"
         }
         #expect(await outcome() == "sent")  // at 0
         clock.advance(30)
         #expect(await outcome() == "sent")  // at 30
         clock.advance(29)
-        #expect(await outcome() == "QUOTA_EXCEEDED")  // at 59: both still count
+        #expect(await outcome() == "QUOTA_EXCEEDED 1")  // at 59: both still count
         clock.advance(1)
         #expect(await outcome() == "sent")  // at 60: the one at 0 has left, the refusal at 59 never counted
-        #expect(await outcome() == "QUOTA_EXCEEDED")  // at 60: the ones at 30 and 60
+        #expect(await outcome() == "QUOTA_EXCEEDED 30")  // at 60: the ones at 30 and 60
         clock.advance(29)
-        #expect(await outcome() == "QUOTA_EXCEEDED")  // at 89
+        #expect(await outcome() == "QUOTA_EXCEEDED 1")  // at 89
         clock.advance(1)
         #expect(await outcome() == "sent")  // at 90
         #expect(try await service.inbox(token: "t1").count == 4)

@@ -122,6 +122,26 @@ import WebApp
             }
         }
     }
+
+    /// FCM's 429 says when to try again; the backend's retries read it.
+    @Test func aQuotaRefusalCarriesRetryAfter() async throws {
+        var configuration = testConfiguration()
+        configuration.push = .init(rateLimit: 1)
+        let app = try await buildApplication(configuration)
+        try await app.test(.router) { client in
+            let phone = try await client.createPhone()
+            let body = ["message": ["token": phone.fcmToken, "notification": ["title": "t"]]]
+            #expect(try await client.send(.post, "/v1/projects/authphone/messages:send", json: body).status == .ok)
+            let data = try JSONSerialization.data(withJSONObject: body)
+            try await client.execute(
+                uri: "/v1/projects/authphone/messages:send", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(bytes: data)
+            ) { response in
+                #expect(response.status == .tooManyRequests)
+                #expect(response.headers[.retryAfter].flatMap(Int.init).map { (1...60).contains($0) } == true)
+            }
+        }
+    }
 }
 
 @Suite(.timeLimit(.minutes(2))) struct PendingOperationsTests {
