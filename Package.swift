@@ -40,13 +40,14 @@ let package = Package(
             ]),
         .target(name: "Broadcast"),
         .target(name: "StrictJSON"),
+        .target(name: "SQLiteStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "Retry"),
         .target(name: "OTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Faults", dependencies: ["Broadcast"]),
         .target(
             name: "Phone",
             dependencies: [
-                "AuthFlow", "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit",
+                "AuthFlow", "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit", "SQLiteStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -54,13 +55,13 @@ let package = Package(
         .target(
             name: "Backend",
             dependencies: [
-                "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit", "CQRencode",
+                "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit", "CQRencode", "SQLiteStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
             name: "PushService",
             dependencies: [
-                "Broadcast", "Faults", "OutOfBand", "StrictJSON",
+                "Broadcast", "Faults", "OutOfBand", "StrictJSON", "SQLiteStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(

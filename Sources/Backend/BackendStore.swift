@@ -1,28 +1,16 @@
 import Foundation
 import GRDB
+import SQLiteStore
 
 /// The demo backend's own database: sessions, accounts, the server key and the Second Factor
 /// Server's counters. It shares no table with the phones. Every read and write goes through
 /// the named operations of a `Transaction`, so the flows hold no SQL.
-public struct BackendStore: Sendable {
+public struct BackendStore: SQLiteStore {
     let writer: any DatabaseWriter
 
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
         try Self.migrator.migrate(writer)
-    }
-
-    /// A file database in WAL mode. `synchronous = FULL` because the PIN failure counters guard
-    /// a secret: a counted failure must survive a crash (GRDB's pool would leave it at NORMAL).
-    public static func open(path: String) throws -> BackendStore {
-        let pool = try DatabasePool(path: path)
-        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
-        return try BackendStore(pool)
-    }
-
-    /// For tests.
-    public static func inMemory() throws -> BackendStore {
-        try BackendStore(DatabaseQueue())
     }
 
     /// The operations of one database transaction: whatever a flow checks and changes inside

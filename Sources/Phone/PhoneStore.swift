@@ -1,28 +1,17 @@
 import AuthFlow
 import Foundation
 import GRDB
+import SQLiteStore
 
 /// The simulated phones' own storage: the device, its accounts and their keys, read and written
 /// through the named operations below and nowhere else. It shares no table with the backend, as
 /// a real phone shares no storage with its server.
-public struct PhoneStore: Sendable {
+public struct PhoneStore: SQLiteStore {
     let writer: any DatabaseWriter
 
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
         try Self.migrator.migrate(writer)
-    }
-
-    /// A file database in WAL mode, `synchronous = FULL`: an account just enrolled and the
-    /// biometric uses counted against the PIN-less limit survive a power loss too.
-    public static func open(path: String) throws -> PhoneStore {
-        let pool = try DatabasePool(path: path)
-        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
-        return try PhoneStore(pool)
-    }
-
-    public static func inMemory() throws -> PhoneStore {
-        try PhoneStore(DatabaseQueue())
     }
 
     static var migrator: DatabaseMigrator {

@@ -1,28 +1,16 @@
 import Foundation
 import GRDB
 import OutOfBand
+import SQLiteStore
 
 /// The push service's storage: registrations, inboxes and each token's rate window, read and
 /// written through the named operations below and nowhere else.
-public struct PushStore: Sendable {
+public struct PushStore: SQLiteStore {
     let writer: any DatabaseWriter
 
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
         try Self.migrator.migrate(writer)
-    }
-
-    /// A file database in WAL mode. `synchronous = FULL` because a message FCM answered 200 for
-    /// must still be in the inbox after a power loss, not only after a crash (GRDB's pool would
-    /// leave it at NORMAL).
-    public static func open(path: String) throws -> PushStore {
-        let pool = try DatabasePool(path: path)
-        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
-        return try PushStore(pool)
-    }
-
-    public static func inMemory() throws -> PushStore {
-        try PushStore(DatabaseQueue())
     }
 
     static var migrator: DatabaseMigrator {
