@@ -28,9 +28,18 @@ struct PagesController {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.get { _, _ in render("index", ["title": "AuthPhone"]) }
         routes.get("console") { _, _ in render("console", ["title": "Backend console · AuthPhone"]) }
+        // An unknown or stale phone link is still the phone page (404): it says "No such phone"
+        // and links to all phones, as a person opening an old bookmark needs.
         routes.get("phones/{id}") { _, context in
-            let phone = try await phones.phone(id: context.parameters.require("id"))
-            return render("phone", ["title": "\(phone.name) · AuthPhone", "phoneId": phone.id, "phoneName": phone.name])
+            let id = try context.parameters.require("id")
+            do {
+                let phone = try await phones.phone(id: id)
+                return render("phone", ["title": "\(phone.name) · AuthPhone", "phoneId": phone.id, "phoneName": phone.name])
+            } catch let error as PhoneError where error.kind == .notFound {
+                var page = render("phone", ["title": "No such phone · AuthPhone", "phoneId": id, "phoneName": "unknown"])
+                page.status = .notFound
+                return page
+            }
         }
         return routes
     }
@@ -42,12 +51,13 @@ struct PagesController {
 
 struct HTML: ResponseGenerator {
     let html: String
+    var status: HTTPResponse.Status = .ok
 
     init(_ html: String) {
         self.html = html
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
+        Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }

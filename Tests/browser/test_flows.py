@@ -306,6 +306,17 @@ def screenshot_on_failure(driver, windows):
 # the tests
 
 
+def test_an_unknown_phone_link_says_so(driver):
+    """A stale or made-up phone link shows the page's own "No such phone" screen and a way back."""
+    driver.get(f"{BASE_URL}/phones/no-such-phone")
+    title = WebDriverWait(driver, TIMEOUT).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, '#screen[data-state="NOT_FOUND"] .screen-title'))
+    assert title.text == "No such phone"
+    assert driver.find_element(By.CSS_SELECTOR, "#screen .error-code").text == "PHONE_NOT_FOUND"
+    driver.find_element(By.LINK_TEXT, "All phones").click()
+    WebDriverWait(driver, TIMEOUT).until(lambda d: d.current_url.rstrip("/") == BASE_URL)
+
+
 def test_enrol_then_login(driver):
     suffix = uuid.uuid4().hex[:10]
     user_id = f"alice-{suffix}"
