@@ -17,6 +17,18 @@ public enum OutOfBandDecoder {
         return try decode(json: bytes)
     }
 
+    /// What a camera reads off a QR code: the QR text itself, or a deep link or app link that
+    /// carries it (a relying party may print its link as the code).
+    public static func decode(scanned text: String) throws(OutOfBandError) -> OutOfBandPayload {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let scheme = trimmed.split(separator: ":", maxSplits: 1).first, trimmed.contains("://"),
+            scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
+        {
+            return try DeepLink.decode(trimmed)
+        }
+        return try decode(qrText: trimmed)
+    }
+
     /// The payload JSON itself.
     public static func decode(json bytes: [UInt8]) throws(OutOfBandError) -> OutOfBandPayload {
         guard bytes.count <= maximumLength else { throw .tooLarge("payload", limit: maximumLength) }

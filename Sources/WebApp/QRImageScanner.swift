@@ -25,10 +25,10 @@ struct QRImageScanner: Sendable {
         }
         // One code: why it is not a payload is the useful answer, as for QR text sent as JSON.
         guard texts.count > 1 else {
-            do { return try OutOfBandDecoder.decode(qrText: first) } catch { throw APIError(error) }
+            do { return try OutOfBandDecoder.decode(scanned: first) } catch { throw APIError(error) }
         }
         for text in texts {
-            if let payload = try? OutOfBandDecoder.decode(qrText: text) { return payload }
+            if let payload = try? OutOfBandDecoder.decode(scanned: text) { return payload }
         }
         let count = texts.count == Self.maximumCodes ? "at least \(texts.count)" : "\(texts.count)"
         throw APIError(

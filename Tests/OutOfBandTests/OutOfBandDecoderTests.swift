@@ -29,6 +29,18 @@ import Testing
         #expect(try OutOfBandDecoder.decode(qrText: json).redeemData.token == "t-1")
     }
 
+    /// A camera reads what the code holds: the QR text, or a deep link or app link carrying it.
+    @Test func aScannedCodeMayHoldTheTextOrALink() throws {
+        let payload = OutOfBandPayload(redeemData: .init(token: "t-2", redeemURL: URL(string: "http://127.0.0.1:9/api/backend/redeem")!))
+        for text in [payload.qrText, payload.json, payload.deepLink, "https://authphone.example/open?dispatchTokenResponse=\(payload.qrText)"] {
+            #expect(try OutOfBandDecoder.decode(scanned: "\(text)\n") == payload, "\(text)")
+        }
+        #expect(throws: OutOfBandError.self) {
+            try OutOfBandDecoder.decode(scanned: "ftp://example.com/open?dispatchTokenResponse=\(payload.qrText)")
+        }
+        #expect(throws: OutOfBandError.self) { try OutOfBandDecoder.decode(scanned: "javascript:alert(1)") }
+    }
+
     @Test func encodeThenDecodeRoundTrips() throws {
         for token in ["a", "b4b07559-f934-4597-a1c5-44d89f691e8f", String(repeating: "z", count: 512)] {
             let payload = OutOfBandPayload(

@@ -99,6 +99,15 @@ import WebApp
             #expect(started.status == .accepted)
             #expect(try await client.phoneDetail(phone.id).flow?.session?.id == enrol.id)
 
+            // a code that holds the deep link (or the app link) starts the operation as the link does
+            let linked = try await client.createPhone("linked")
+            let login = try await client.startSession("enrol", user: "dave")
+            let byLink = try await client.execute(
+                uri: "/api/phones/\(linked.id)/oob/image", method: .post,
+                headers: [.contentType: "image/x-portable-graymap"], body: Self.picture(of: login.deepLink))
+            #expect(byLink.status == .accepted)
+            #expect(try await client.phoneDetail(linked.id).flow?.session?.id == login.id)
+
             let blank = try await client.execute(
                 uri: "/api/phones/\(phone.id)/oob/image", method: .post,
                 headers: [.contentType: "image/x-portable-graymap"],
