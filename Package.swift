@@ -92,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "authphone",
             dependencies: [
-                "WebApp", "Backend", "BackendAPI", "LoadGenerator", "PushService", "SodiumKit",
+                "WebApp", "Backend", "BackendAPI", "LoadGenerator", "OutOfBand", "PushService", "SodiumKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

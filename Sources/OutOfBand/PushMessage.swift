@@ -47,8 +47,10 @@ public struct PushMessage: Equatable, Sendable, Codable {
     }
 }
 
-/// Reads the two shapes a push arrives in: an FCM HTTP v1 send request (`{"message": {…}}`, as
-/// a backend posts it) and what an app is handed (`{"from", "messageId", "data", "notification"}`).
+/// Reads every shape a developer copies a push from: an FCM HTTP v1 send request
+/// (`{"message": {…}}`, as a backend posts it), what an app is handed (`{"from", "messageId",
+/// "data", "notification"}`), Android's `RemoteMessage.getData()` map on its own, and iOS's
+/// `userInfo` (the data keys flat beside `aps`, `gcm.message_id` and `google.c.…`).
 public enum PushDecoder {
     public static func decode(json bytes: [UInt8]) throws(OutOfBandError) -> PushMessage {
         guard !bytes.isEmpty else { throw .empty("push message") }
@@ -60,7 +62,36 @@ public enum PushDecoder {
             guard let message = message as? [String: Any] else { throw .invalidField("message", "must be an object") }
             return try decode(fields: message, prefix: "message.")
         }
+        if root["data"] == nil, root["aps"] != nil || root["nma_data"] != nil {
+            return try decodeFlat(root)
+        }
         return try decode(fields: root, prefix: "")
+    }
+
+    /// The keys iOS's `userInfo` adds beside the data: the banner and FCM's own bookkeeping.
+    static func isPlatformKey(_ key: String) -> Bool {
+        key == "aps" || key.hasPrefix("gcm.") || key.hasPrefix("google.")
+    }
+
+    /// A data map on its own (Android) or iOS's `userInfo`: every other key is data.
+    private static func decodeFlat(_ root: [String: Any]) throws(OutOfBandError) -> PushMessage {
+        var data: [String: String] = [:]
+        for (key, value) in root where !isPlatformKey(key) {
+            guard let text = value as? String else { throw .invalidField(key, "must be a string (push data values are strings)") }
+            data[key] = text
+        }
+        var notification: PushMessage.Notification?
+        if let aps = root["aps"] {
+            guard let aps = aps as? [String: Any] else { throw .invalidField("aps", "must be an object") }
+            switch aps["alert"] {
+            case nil: break
+            case let body as String: notification = .init(title: nil, body: body)
+            case let alert as [String: Any]:
+                notification = .init(title: try optionalString(alert, "title", "aps.alert."), body: try optionalString(alert, "body", "aps.alert."))
+            default: throw .invalidField("aps.alert", "must be a string or an object")
+            }
+        }
+        return PushMessage(messageId: try optionalString(root, "gcm.message_id", ""), from: nil, data: data, notification: notification)
     }
 
     private static func decode(fields: [String: Any], prefix: String) throws(OutOfBandError) -> PushMessage {

@@ -13,7 +13,8 @@ public struct FCMSendRequest: Equatable, Sendable {
     public static let payloadLimit = 4096
     static let reservedKeys: Set<String> = ["from", "message_type"]
     static let reservedPrefixes = ["google.", "gcm."]
-    static let knownMessageFields: Set<String> = [
+    /// The fields of an FCM HTTP v1 message.
+    public static let knownMessageFields: Set<String> = [
         "name", "token", "topic", "condition", "data", "notification", "android", "apns", "webpush", "fcm_options",
     ]
 

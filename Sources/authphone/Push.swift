@@ -1,6 +1,8 @@
 import ArgumentParser
 import BackendAPI
 import Foundation
+import OutOfBand
+import PushService
 
 /// `authphone push`: posts an FCM message to a running AuthPhone (or any FCM v1 endpoint).
 struct Push: AsyncParsableCommand {
@@ -25,7 +27,7 @@ struct Push: AsyncParsableCommand {
         guard let object = try? JSONSerialization.jsonObject(with: input) as? [String: Any] else {
             throw ValidationError("the message is not a JSON object")
         }
-        var message = (object["message"] as? [String: Any]) ?? object
+        var message = try Self.message(object, bytes: input)
         message["token"] = token
         var request: [String: Any] = ["message": message]
         if validateOnly { request["validate_only"] = true }
@@ -41,5 +43,23 @@ struct Push: AsyncParsableCommand {
             throw ExitCode(1)
         }
         print(text)
+    }
+
+    /// The FCM message to send: a send request's message or a bare message as it is; the shape
+    /// an app receives, Android's data map or iOS's `userInfo` (as copied from a device log)
+    /// turned into its data and banner.
+    static func message(_ object: [String: Any], bytes: Data) throws -> [String: Any] {
+        if let message = object["message"] as? [String: Any] { return message }
+        if !object.isEmpty, object.keys.allSatisfy(FCMSendRequest.knownMessageFields.contains), object["data"] != nil || object["notification"] != nil
+        {
+            return object
+        }
+        let received: PushMessage
+        do { received = try PushDecoder.decode(json: Array(bytes)) } catch { throw ValidationError("the message: \(error.message)") }
+        var message: [String: Any] = ["data": received.data]
+        if let banner = received.notification {
+            message["notification"] = ["title": banner.title, "body": banner.body].compactMapValues { $0 }
+        }
+        return message
     }
 }

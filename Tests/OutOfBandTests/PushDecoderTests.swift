@@ -28,6 +28,34 @@ import Testing
         #expect(try message.payload() == payload)
     }
 
+    /// What `RemoteMessage.getData()` logs on Android: the data map on its own.
+    @Test func androidsDataMapOnItsOwnDecodes() throws {
+        let message = try PushDecoder.decode(json: json(PushMessage.data(for: payload).merging(["campaign": "x"]) { a, _ in a }))
+        #expect(try message.payload() == payload)
+        #expect(message.data["campaign"] == "x")
+        #expect(message.notification == nil)
+    }
+
+    /// What an iOS app's `userInfo` holds: the data keys flat beside `aps` and FCM's own keys.
+    @Test func iOSsUserInfoDecodes() throws {
+        var userInfo: [String: Any] = PushMessage.data(for: payload)
+        userInfo["aps"] = ["alert": ["title": "Log in?", "body": "Confirm on this phone."], "sound": "default"]
+        userInfo["gcm.message_id"] = "1700000000000001"
+        userInfo["google.c.a.e"] = "1"
+        userInfo["google.c.sender.id"] = "123456789"
+        let message = try PushDecoder.decode(json: json(userInfo))
+        #expect(try message.payload() == payload)
+        #expect(message.messageId == "1700000000000001")
+        #expect(message.notification == PushMessage.Notification(title: "Log in?", body: "Confirm on this phone."))
+        #expect(message.data.keys.sorted() == ["nma_data", "nma_data_content_type", "nma_data_version"])
+        // a plain-string alert is the banner's body
+        userInfo["aps"] = ["alert": "Confirm on this phone."]
+        #expect(try PushDecoder.decode(json: json(userInfo)).notification == PushMessage.Notification(title: nil, body: "Confirm on this phone."))
+        // data values are strings in every shape
+        userInfo["nma_data_version"] = 1
+        #expect(throws: OutOfBandError.self) { try PushDecoder.decode(json: json(userInfo)) }
+    }
+
     @Test func otherDataKeysAreLeftAlone() throws {
         var data = PushMessage.data(for: payload)
         data["campaign"] = "x"

@@ -1,0 +1,45 @@
+"""`authphone push` takes a push in every shape a developer copies one from: the FCM send request,
+the app's received shape, Android's data map on its own and iOS's `userInfo`; each arrives in the
+phone's inbox as a real push does.
+
+Environment: AUTHPHONE_URL (the running server) and AUTHPHONE_BINARY (scripts/api-test.sh sets both).
+"""
+
+import json
+import os
+import subprocess
+
+import requests
+
+from test_openapi import BASE_URL, TIMEOUT, payload_of
+
+BINARY = os.path.abspath(os.environ.get("AUTHPHONE_BINARY", ".build/debug/authphone"))
+
+
+def test_every_shape_of_a_push_reaches_the_inbox():
+    phone = requests.post(f"{BASE_URL}/api/phones", json={"name": "cli"}, timeout=TIMEOUT).json()
+    session = requests.post(f"{BASE_URL}/api/backend/sessions", json={"type": "enrol", "userId": "cli-user"},
+                            timeout=TIMEOUT).json()
+    payload = payload_of(session["qrText"])
+    data = {"nma_data": json.dumps(payload["nma_data"], separators=(",", ":")),
+            "nma_data_content_type": payload["nma_data_content_type"], "nma_data_version": payload["nma_data_version"]}
+    shapes = {
+        "send request": {"message": {"data": data, "notification": {"title": "Enrol?"}}},
+        "received": {"from": "authphone", "data": data},
+        "android data map": data,
+        "ios userInfo": {**data, "aps": {"alert": {"title": "Enrol?", "body": "On this phone"}},
+                         "gcm.message_id": "1700000000000001", "google.c.a.e": "1"},
+    }
+    for name, shape in shapes.items():
+        sent = subprocess.run([BINARY, "push", "--server", BASE_URL, "--token", phone["fcmToken"]],
+                              input=json.dumps(shape).encode(), capture_output=True, timeout=TIMEOUT)
+        assert sent.returncode == 0, f"{name}: {sent.stderr.decode()}"
+        assert json.loads(sent.stdout)["name"].startswith("projects/authphone/messages/"), name
+    inbox = requests.get(f"{BASE_URL}/api/phones/{phone['id']}/inbox", timeout=TIMEOUT).json()["messages"]
+    assert len(inbox) == len(shapes)
+    assert all(m["message"]["data"] == data for m in inbox)
+    assert inbox[-1]["message"]["notification"] == {"title": "Enrol?", "body": "On this phone"}
+    # a data value that is not a string is refused before anything is sent
+    bad = subprocess.run([BINARY, "push", "--server", BASE_URL, "--token", phone["fcmToken"]],
+                         input=json.dumps({**data, "nma_data_version": 1}).encode(), capture_output=True, timeout=TIMEOUT)
+    assert bad.returncode != 0 and b"must be a string" in bad.stderr
