@@ -28,7 +28,7 @@ struct Serve: AsyncParsableCommand {
     var pushToken: String?
     @Option(help: "Seconds after which a connection that sends nothing (no request, or half of one) is closed.")
     var idleTimeout = 30
-    @Option(help: "Folder for the SQLite databases (phones.sqlite, backend.sqlite).") var dataDir = "authphone-data"
+    @Option(help: "Folder for the SQLite databases (phones.sqlite, backend.sqlite, push.sqlite).") var dataDir = "authphone-data"
     @Flag(help: "Keep all data in memory; nothing survives a restart.") var inMemory = false
     @Option(help: "Folder of the static files.") var publicDir: String?
     @Option(help: "Folder of the Mustache templates.") var templatesDir: String?
