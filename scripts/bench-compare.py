@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark results: `--collect DIR NAME…` gathers one run's figures into DIR/results.json (each with
-its command and the machine's core count); `A.json B.json` prints two runs side by side."""
+its command and the machine's core count), adds the targets below as measured / target / met, and
+prints them; `--targets RESULTS.json [--markdown]` prints the targets of a collected run again (as a
+Markdown table for README.md); `A.json B.json` prints two runs side by side."""
 import json
 import os
 import pathlib
@@ -15,7 +17,94 @@ def collect(folder, names):
             "command": (folder / f"{name}.command").read_text().strip(),
             "figures": json.loads((folder / f"{name}.json").read_text()),
         }
+    results["targets"] = measure_targets(results)
     (folder / "results.json").write_text(json.dumps(results, indent=2, sort_keys=True))
+    print_targets(results["targets"])
+
+
+# The performance targets, each number once: (name, run, how its figure is read from that run, unit,
+# "<=" or ">=", target). A figure that returns None, or a run that is missing, is "not measured".
+def micro(prefix):
+    return lambda figures: next((f["perSecond"] for f in figures if f["name"].startswith(prefix)), None)
+
+
+# A run that did not set up what its targets assume: its figures are shown, but not judged.
+CONDITIONS = {
+    "sockets-10000": lambda f: (f"{sum(f['setupFailures'].values()):,} of {f['phones']:,} phones not set up"
+                                if f["setupFailures"] else None),
+    "start": lambda f: f"only {f['phones']:,} phones in the database" if f["phones"] < 10_000 else None,
+}
+
+
+TARGETS = [
+    ("server CPU per out-of-band login, 1,000 phones as fast as possible", "logins-1000-max",
+     lambda f: f["cpuMsPerLogin"]["server"], "ms", "<=", 1.5),
+    ("logins/s, 1,000 phones at a fixed 1,000/s", "logins-1000-at-1000", lambda f: f["perSecond"], "/s", ">=", 1000),
+    ("login p99, 1,000 phones at a fixed 1,000/s", "logins-1000-at-1000", lambda f: f["latencyMs"]["p99"], "ms", "<=", 50),
+    ("errors, 1,000 phones at a fixed 1,000/s", "logins-1000-at-1000",
+     lambda f: sum(f["errors"].values()) + sum(f["setupFailures"].values()), "", "<=", 0),
+    ("logins/s, server pinned to one core, 1,000 phones at a fixed 500/s", "logins-1000-at-500-one-core",
+     lambda f: f["perSecond"], "/s", ">=", 500),
+    ("otpLogin at the backend, SQLite file", "micro", micro("otpLogin at the backend (SQLite file"), "/s", ">=", 5000),
+    ("decode QR text", "micro", micro("decode QR text"), "/s", ">=", 50_000),
+    ("decode deep link", "micro", micro("decode deep link"), "/s", ">=", 50_000),
+    ("decode FCM push JSON", "micro", micro("decode FCM push JSON"), "/s", ">=", 50_000),
+    ("server RSS with 10,000 open phone WebSockets", "sockets-10000", lambda f: f["server"]["rssMiB"], "MiB", "<=", 512),
+    ("FlowUpdate delivery p99 with 10,000 open", "sockets-10000", lambda f: f["latencyMs"]["p99"], "ms", "<=", 20),
+    ("start to ready with 10,000 phones in the database", "start", lambda f: f["milliseconds"], "ms", "<=", 1000),
+]
+
+# Beside a target, the figures that say who the bottleneck was.
+NOTES = {
+    "logins-1000-max": lambda f: f"load generator {f['cpuMsPerLogin']['generator']:.2f} ms CPU/login",
+    "logins-1000-at-1000": lambda f: (f"server {f['cpuMsPerLogin']['server'] or 0:.2f} ms, "
+                                      f"load generator {f['cpuMsPerLogin']['generator'] or 0:.2f} ms CPU/login"),
+    "logins-1000-at-500-one-core": lambda f: (f"p99 {f['latencyMs']['p99']:,.0f} ms, server {f['cpuMsPerLogin']['server'] or 0:.2f} ms, "
+                                              f"load generator {f['cpuMsPerLogin']['generator'] or 0:.2f} ms CPU/login"),
+    "start": lambda f: f"{f['phones']:,} phones in the database" if f["phones"] >= 10_000 else None,
+}
+
+
+def measure_targets(results):
+    targets = []
+    noted = set()
+    for name, run, read, unit, op, target in TARGETS:
+        figures = results["runs"].get(run, {}).get("figures")
+        try:
+            value = read(figures) if figures is not None else None
+        except (KeyError, TypeError):
+            value = None
+        try:
+            note = NOTES[run](figures) if figures is not None and run in NOTES and run not in noted else ""
+        except (KeyError, TypeError):
+            note = ""
+        noted.add(run)
+        unmet = CONDITIONS[run](figures) if figures is not None and run in CONDITIONS else None
+        met = None if value is None or unmet else (value <= target if op == "<=" else value >= target)
+        targets.append({"name": name, "run": run, "measured": value, "unit": unit, "target": f"{op} {target:,} {unit}".strip(),
+                        "met": met, "note": "; ".join(n for n in (unmet, note) if n)})
+    return targets
+
+
+def print_targets(targets, markdown=False):
+    def shown(t):
+        if t["measured"] is None:
+            return "—", "not measured"
+        value = t["measured"]
+        text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}".rstrip("0").rstrip(".")
+        return f"{text} {t['unit']}".strip(), "not measured" if t["met"] is None else "met" if t["met"] else "NOT MET"
+
+    if markdown:
+        print("| target | measured | target value | met | beside it |\n|---|---|---|---|---|")
+        for t in targets:
+            value, met = shown(t)
+            print(f"| {t['name']} | {value} | {t['target'].replace('<=', '≤').replace('>=', '≥')} | {met} | {t['note']} |")
+        return
+    print(f"{'target':<68} {'measured':>14} {'target':>14}  met")
+    for t in targets:
+        value, met = shown(t)
+        print(f"{t['name']:<68} {value:>14} {t['target'].replace('<=', '≤').replace('>=', '≥'):>14}  {met}"
+              + (f"  ({t['note']})" if t["note"] else ""))
 
 
 def headline(run):
@@ -29,6 +118,9 @@ def headline(run):
         if figures.get("server"):
             out["server RSS"] = (figures["server"]["rssMiB"], "MiB")
             out["server CPU"] = (figures["server"]["cpuPercent"], "%")
+        for side, ms in (figures.get("cpuMsPerLogin") or {}).items():
+            if ms is not None:
+                out[f"{side} CPU per login"] = (ms, "ms")
         return out
     return {k: (v, "") for k, v in figures.items()}
 
@@ -50,6 +142,9 @@ def compare(a_path, b_path):
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "--collect":
         collect(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "--targets":
+        results = json.loads(pathlib.Path(sys.argv[2]).read_text())
+        print_targets(measure_targets(results), markdown="--markdown" in sys.argv[3:])
     elif len(sys.argv) == 3:
         compare(sys.argv[1], sys.argv[2])
     else:

@@ -21,6 +21,7 @@ report = json.load(open(sys.argv[1]))
 assert report["completed"] > 0, "no login completed"
 assert not report["errors"] and not report["setupFailures"], f"errors: {report['errors']} {report['setupFailures']}"
 assert report["latencyMs"]["count"] > 0, "no latency recorded"
+assert report["cpuMsPerLogin"]["generator"] is not None, "the load generator's own CPU not read"
 PY
 done
 echo "load smoke: both modes completed logins without errors"

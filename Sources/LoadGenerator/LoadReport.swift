@@ -28,11 +28,24 @@ public struct LoadReport: Codable, Sendable {
     public var setupSeconds: Double
     public var setupFailures: [String: Int]
     public var server: ServerSample?
+    /// The load generator's own CPU during the run.
+    public var generator: CPUSample?
+    /// CPU time a completed login cost during the run, in ms: the server's and the load
+    /// generator's own, side by side, so that a figure says which of the two was the bottleneck.
+    public var cpuMsPerLogin: CPUPerLogin
     public var cores: Int
+
+    public struct CPUPerLogin: Codable, Sendable, Equatable {
+        /// The server's CPU-seconds during the run over completed logins; nil when the server was not seen.
+        public var server: Double?
+        /// The load generator's own CPU-seconds during the run over completed logins.
+        public var generator: Double?
+    }
 
     init(
         mode: LoadOptions.Mode, options: LoadOptions, recorder: Recorder, elapsed: Double,
-        setup: (failures: [String: Int], examples: [String: String], seconds: Double), server: ServerSample?
+        setup: (failures: [String: Int], examples: [String: String], seconds: Double), server: ServerSample?,
+        generator: CPUSample?
     ) {
         self.mode = mode.rawValue
         url = options.url
@@ -52,6 +65,10 @@ public struct LoadReport: Codable, Sendable {
         setupSeconds = setup.seconds
         setupFailures = setup.failures
         self.server = server
+        self.generator = generator
+        let logins = Double(recorder.completed)
+        let perLogin = { (seconds: Double?) in seconds.flatMap { logins > 0 ? 1000 * $0 / logins : nil } }
+        cpuMsPerLogin = CPUPerLogin(server: perLogin(server?.cpuSeconds), generator: perLogin(generator?.cpuSeconds))
         cores = ProcessInfo.processInfo.activeProcessorCount
     }
 
@@ -76,6 +93,12 @@ public struct LoadReport: Codable, Sendable {
         } else {
             lines.append("  server: RSS and CPU not seen (give --server-pid for a process this user can read)")
         }
+        if let generator {
+            lines.append("  load generator (this process): CPU \(Self.format(generator.cpuPercent)) %")
+        }
+        let perLogin = { (ms: Double?) in ms.map { String(format: "%.2f ms", $0) } ?? "not seen" }
+        lines.append(
+            "  CPU per completed login: server \(perLogin(cpuMsPerLogin.server)), load generator \(perLogin(cpuMsPerLogin.generator))")
         return lines.joined(separator: "\n")
     }
 

@@ -117,7 +117,7 @@ public enum LoadRun {
         let gate = SetupGate(expected: options.phones, concurrency: options.setupConcurrency)
         let label = "\(mode.rawValue)-" + UUID().uuidString.prefix(8).lowercased()
         let progress = options.progress ? Task { await Self.report(progress: recorder, gate: gate, schedule: schedule) } : nil
-        let sample = await withTaskGroup(of: ServerSample?.self) { group -> ServerSample? in
+        let sample = await withTaskGroup(of: Watched?.self) { group -> Watched? in
             for index in 0..<options.phones {
                 group.addTask {
                     do {
@@ -142,7 +142,7 @@ public enum LoadRun {
         progress?.cancel()
         return LoadReport(
             mode: mode, options: options, recorder: recorder, elapsed: await schedule.elapsed(),
-            setup: await gate.summary(), server: sample)
+            setup: await gate.summary(), server: sample?.server, generator: sample?.generator)
     }
 
     /// One login under the time limit; a failure is counted by its code.
@@ -158,18 +158,33 @@ public enum LoadRun {
         return false
     }
 
-    /// The server's RSS (highest seen) and CPU while the run lasts, every connection still open.
-    private static func watch(_ server: ServerProcess?, gate: SetupGate, schedule: Schedule) async -> ServerSample? {
-        guard let server, await gate.allReady() else { return nil }
+    /// What `watch` saw: the server's RSS and CPU, if it could be read, and the load generator's own CPU.
+    struct Watched: Sendable {
+        var server: ServerSample?
+        var generator: CPUSample?
+    }
+
+    /// The server's RSS (highest seen) and CPU while the run lasts, every connection still open,
+    /// and the load generator's own CPU over the same time.
+    private static func watch(_ server: ServerProcess?, gate: SetupGate, schedule: Schedule) async -> Watched? {
+        guard await gate.allReady() else { return nil }
         await schedule.start()
-        let start = server.reading()
+        let generator = ServerProcess.generator
+        let ownStart = generator?.reading()
+        let start = server?.reading()
         var highest = start?.rssBytes ?? 0
         while await schedule.isRunning {
             try? await Task.sleep(for: .milliseconds(250))
-            highest = max(highest, server.reading()?.rssBytes ?? 0)
+            highest = max(highest, server?.reading()?.rssBytes ?? 0)
         }
-        guard let start, let end = server.reading() else { return nil }
-        return ServerSample(pid: server.pid, from: start, to: end, highestRSS: max(highest, end.rssBytes))
+        let end = server?.reading()
+        let ownEnd = generator?.reading()
+        var watched = Watched()
+        if let ownStart, let ownEnd { watched.generator = CPUSample(from: ownStart, to: ownEnd) }
+        if let server, let start, let end {
+            watched.server = ServerSample(pid: server.pid, from: start, to: end, highestRSS: max(highest, end.rssBytes))
+        }
+        return watched
     }
 
     private static func report(progress recorder: Recorder, gate: SetupGate, schedule: Schedule) async {

@@ -5,7 +5,8 @@ import Retry
     import Glibc
 #endif
 
-/// The server's process as Linux shows it in /proc: its resident memory and CPU time.
+/// The server's process as Linux shows it in /proc: its resident memory and CPU time. The load
+/// generator reads its own process the same way (`ServerProcess.generator`).
 struct ServerProcess: Sendable {
     struct Reading: Sendable {
         let at: ContinuousClock.Instant
@@ -21,6 +22,9 @@ struct ServerProcess: Sendable {
         guard let pid, FileManager.default.fileExists(atPath: "/proc/\(pid)/stat") else { return nil }
         self.pid = pid
     }
+
+    /// This process: the load generator itself.
+    static var generator: ServerProcess? { ServerProcess(pid: getpid()) }
 
     func reading() -> Reading? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -79,12 +83,29 @@ public struct ServerSample: Codable, Sendable, Equatable {
     public var peakRSSMiB: Double
     /// CPU time over wall time during the run: 200 % is both cores of a 2-core machine.
     public var cpuPercent: Double
+    /// User and system CPU time during the run, in seconds.
+    public var cpuSeconds: Double
 
     init(pid: Int32, from start: ServerProcess.Reading, to end: ServerProcess.Reading, highestRSS: UInt64) {
         self.pid = pid
         rssMiB = Double(highestRSS) / 1_048_576
         peakRSSMiB = Double(end.peakRSSBytes) / 1_048_576
+        let cpu = CPUSample(from: start, to: end)
+        cpuPercent = cpu.cpuPercent
+        cpuSeconds = cpu.cpuSeconds
+    }
+}
+
+/// A process's CPU time during the run (the load generator's own, beside the server's).
+public struct CPUSample: Codable, Sendable, Equatable {
+    /// User and system CPU time, in seconds.
+    public var cpuSeconds: Double
+    /// CPU time over wall time: 100 % is one core.
+    public var cpuPercent: Double
+
+    init(from start: ServerProcess.Reading, to end: ServerProcess.Reading) {
+        cpuSeconds = max(0, end.cpuSeconds - start.cpuSeconds)
         let wall = (end.at - start.at).seconds
-        cpuPercent = wall > 0 ? 100 * (end.cpuSeconds - start.cpuSeconds) / wall : 0
+        cpuPercent = wall > 0 ? 100 * cpuSeconds / wall : 0
     }
 }
