@@ -24,24 +24,24 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let selfURL = ServerURL(publicURL ?? "http://\(ownHost):\(configuration.port)")
     let accessKey = try configuration.accessKey ?? (Doors.isLoopback(configuration.host) ? nil : Base64URL.encode(Sodium.randomBytes(24)))
     let doors = Doors(listenHost: configuration.host, publicURL: publicURL, accessKey: accessKey, pushToken: configuration.pushToken)
-    // This server's own parts reach each other over HTTP, through the same doors as anyone.
-    let ownAuthorization: @Sendable (String) -> String? = { url in
-        guard let key = configuration.pushToken ?? accessKey, url.hasPrefix(selfURL.get() + "/") else { return nil }
-        return "Bearer \(key)"
+    // This server's own parts reach each other over HTTP, through the same doors as anyone: a
+    // key goes to this server's own URLs only.
+    func bearer(_ key: String?) -> @Sendable (String) -> String? {
+        { url in key.flatMap { url.hasPrefix(selfURL.get() + "/") ? "Bearer \($0)" : nil } }
     }
     let (phoneStore, backendStore, pushStore) = try openDatabases(configuration)
     let faults = FaultInjector(now: configuration.now, random: configuration.random)
     let backend = try DemoBackend(
         store: backendStore, configuration: configuration.backend,
         baseURL: { selfURL.get() }, now: configuration.now,
-        wire: WireHTTPClient(authorization: ownAuthorization), sleep: configuration.sleep, faults: faults)
+        wire: WireHTTPClient(authorization: bearer(configuration.pushToken ?? accessKey)), sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
     let phones = PhoneService(
         store: phoneStore,
         configuration: .init(
             allowedBackends: { [backendURL ?? selfURL.get()] },
             pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
-            authorization: { url in accessKey.flatMap { url.hasPrefix(selfURL.get() + "/") ? "Bearer \($0)" : nil } },
+            authorization: bearer(accessKey),
             sleep: configuration.sleep, random: configuration.random),
         now: configuration.now, faults: faults)
     let push = PushService(

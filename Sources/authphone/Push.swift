@@ -34,8 +34,8 @@ struct Push: AsyncParsableCommand {
         let body = try JSONSerialization.data(withJSONObject: request)
 
         let environment = ProcessInfo.processInfo.environment
-        let token = bearer ?? environment["AUTHPHONE_PUSH_TOKEN"] ?? environment["AUTHPHONE_ACCESS_KEY"]
-        let answer = try await WireHTTPClient(authorization: { _ in token.map { "Bearer \($0)" } })
+        let credential = bearer ?? environment["AUTHPHONE_PUSH_TOKEN"] ?? environment["AUTHPHONE_ACCESS_KEY"]
+        let answer = try await WireHTTPClient(authorization: { _ in credential.map { "Bearer \($0)" } })
             .post(server + FCMSend.path(project: project), bytes: body)
         let text = String(buffer: answer.body)
         guard answer.isSuccess else {

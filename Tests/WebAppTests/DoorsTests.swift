@@ -12,8 +12,9 @@ import Testing
 @testable import WebApp
 
 /// Who gets in: the server's own names only (DNS rebinding), its own pages' Origin, and off
-/// loopback the access key, on every kind of route.
-struct DoorsTests {
+/// loopback the access key, on every kind of route. A door that fails to close a connection
+/// would hang a raw exchange: the time limit makes that a failure.
+@Suite(.timeLimit(.minutes(1))) struct DoorsTests {
     let loopback = Doors(listenHost: "127.0.0.1", publicURL: "http://AuthPhone.example:9000", accessKey: nil)
 
     func admit(

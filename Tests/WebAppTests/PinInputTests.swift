@@ -36,8 +36,9 @@ struct PinInputTests {
         }
     }
 
-    /// The checks read the PIN where it lies: guarded memory, no String and no heap copy.
-    @Test func thePolicyReadsThePinInGuardedMemory() throws {
+    /// The policy takes the guarded buffer's bytes as they are (the PIN goes in straight from the
+    /// message's UTF-8): a good PIN passes, a common one is refused, and a reset wipes it.
+    @Test func thePolicyChecksThePinInsideItsGuardedBuffer() throws {
         let policy = try PinPolicy(length: 6)
         let pin = try GuardedBytes(copying: "739184".utf8)
         try pin.withBytes { bytes throws(PinPolicyError) in try policy.validate(bytes) }
