@@ -53,7 +53,7 @@ extension DemoBackend {
             try tx.insert(record)
         }
         guard case .push(let token) = delivery else { return publish(record) }
-        publish(record)
+        notify(record)
         return try await dispatch(record, to: token)
     }
 

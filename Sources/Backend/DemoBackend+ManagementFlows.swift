@@ -36,7 +36,7 @@ extension DemoBackend {
                     biometricsRegistered: secondFactor.biometricPublicKey != nil)
             )
         }
-        publish(record)
+        notify(record)
         return response
     }
 
@@ -80,7 +80,7 @@ extension DemoBackend {
                     accountId: nil, challenge: nil)
             )
         }
-        publish(record)
+        notify(record)
         return response
     }
 
@@ -109,6 +109,6 @@ extension DemoBackend {
             try tx.update(record)
             return record
         }
-        publish(record)
+        notify(record)
     }
 }

@@ -39,7 +39,7 @@ extension DemoBackend {
                 ? try tx.accounts(ofUser: record.userId).map(\.displayName) : nil
             return (record, existing)
         }
-        publish(record)
+        notify(record)
         let type = record.sessionType ?? .login
         return RedeemResponse(
             sessionId: record.id, type: type, expiresAt: record.expiresAt, server: server,
@@ -79,7 +79,7 @@ extension DemoBackend {
             let secondFactor = try tx.secondFactor(deviceId: request.deviceId)
             return (record, secondFactor.map { Self.wireState(of: $0, policy: policy, now: time) })
         }
-        publish(record)
+        notify(record)
         return ConfirmResponse(secondFactor: secondFactor, challenge: record.challenge)
     }
 
@@ -150,7 +150,7 @@ extension DemoBackend {
                     accountId: account.id, challenge: nil, otp: otp)
             )
         }
-        publish(record)
+        notify(record)
         return response
     }
 
@@ -179,7 +179,7 @@ extension DemoBackend {
             try tx.update(record)
             return record
         }
-        publish(record)
+        notify(record)
         return TransactionConfirmResponse(challenge: record.challenge)
     }
 
@@ -200,7 +200,7 @@ extension DemoBackend {
             try tx.update(record)
             return record
         }
-        publish(record)
+        notify(record)
     }
 
     /// The login sessions waiting for the account's user: what a phone without pushes pulls.

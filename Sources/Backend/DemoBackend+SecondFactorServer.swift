@@ -70,7 +70,7 @@ extension DemoBackend {
                     accountId: nil, challenge: next)
             )
         }
-        publish(record)
+        notify(record)
         return response
     }
 

@@ -154,11 +154,18 @@ public final class DemoBackend: Sendable {
         return OutOfBandPayload(redeemData: .init(token: record.token, redeemURL: redeemURL))
     }
 
-    @discardableResult
+    /// The session's view for the caller's answer, sent to any console watching too.
     func publish(_ record: SessionRecord) -> BackendSession {
         let session = view(record)
         events.send(session)
         return session
+    }
+
+    /// Tells a watching console how the session stands; with none watching (a load test, a
+    /// script) the view, with its QR text, is not built at all.
+    func notify(_ record: SessionRecord) {
+        guard events.subscriberCount > 0 else { return }
+        events.send(view(record))
     }
 
     /// Runs a write transaction; a thrown BackendError rolls it back and passes through, any

@@ -57,8 +57,21 @@ public struct WireHTTPClient: Sendable {
         return try await post(url, bytes: bytes)
     }
 
+    /// An absolute http(s) URL the wire can send to, or nil. AsyncHTTPClient traps on a port past
+    /// 65,535 (the whole process stops), so every URL from outside is checked with this first.
+    public static func sendableURL(_ text: String) -> URL? {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
+            components.port.map({ (1...65_535).contains($0) }) ?? true
+        else { return nil }
+        return components.url
+    }
+
     /// JSON that is already bytes (a message file, say).
     public func post(_ url: String, bytes: Data) async throws(TransportError) -> Answer {
+        guard Self.sendableURL(url) != nil else {
+            throw TransportError(description: "\(url) is not an http(s) URL with a host and a port from 1 to 65535")
+        }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

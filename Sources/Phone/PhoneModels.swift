@@ -171,7 +171,7 @@ public struct DeviceInformationView: Codable, Sendable, Equatable {
 extension PhoneRecord {
     /// The device's own key, which signs the requests no account key signs.
     func deviceKey() throws(PhoneError) -> Ed25519.KeyPair {
-        do { return try Ed25519.KeyPair(seed: GuardedBytes(copying: Array(deviceKeySeed))) } catch { throw .crypto(error.description) }
+        do { return try Ed25519.KeyPair(seed: deviceKeySeed) } catch { throw .crypto(error.description) }
     }
 
     var summary: PhoneSummary {

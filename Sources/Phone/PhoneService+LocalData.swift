@@ -25,21 +25,22 @@ extension PhoneService {
     }
 
     public func phone(id: String) async throws(PhoneError) -> PhoneDetail {
-        let (phone, accounts) = try await phoneAndAccounts(id)
+        detail(try await phoneAndAccounts(id))
+    }
+
+    /// The phone that holds a push registration token, if any.
+    public func phone(fcmToken: String) async throws(PhoneError) -> PhoneDetail? {
+        try await store.phoneAndAccounts(fcmToken: fcmToken).map(detail)
+    }
+
+    private func detail(_ local: (PhoneRecord, [AccountRecord])) -> PhoneDetail {
+        let (phone, accounts) = local
         return PhoneDetail(
             id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
             createdAt: phone.createdAt, hasPin: phone.pinSalt != nil, pinLength: phone.pinLength,
             accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics,
             pushNotifications: !phone.pushNotificationsDisabled,
-            flow: flows[id]?.machine.flow, session: sessionStarts[id]?.session)
-    }
-
-    /// The phone that holds a push registration token, if any.
-    public func phone(fcmToken: String) async throws(PhoneError) -> PhoneDetail? {
-        guard let id = try await store.phoneId(fcmToken: fcmToken) else {
-            return nil
-        }
-        return try await phone(id: id)
+            flow: flows[phone.id]?.machine.flow, session: sessionStarts[phone.id]?.session)
     }
 
     public func update(phoneId: String, settings: PhoneSettingsChange) async throws(PhoneError) -> PhoneDetail {

@@ -12,7 +12,25 @@ extension PhoneService {
     /// session arrives it is STARTING (docs/behaviour.md#offline-otp): an offline OTP is on offer, and a backend that
     /// cannot be reached is tried again in the background (the caller hears error 70 at once).
     public func startOutOfBand(phoneId: String, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
-        let local = try await phoneAndAccounts(phoneId)
+        try await startOutOfBand(ReadPhone(try await phoneAndAccounts(phoneId)), payload: payload)
+    }
+
+    /// A phone as read once, handed back to start a payload on it without reading it again.
+    public struct ReadPhone: Sendable {
+        let local: (PhoneRecord, [AccountRecord])
+        init(_ local: (PhoneRecord, [AccountRecord])) { self.local = local }
+    }
+
+    /// The phone a push for `fcmToken` reached, if it opens pushes at once (as an app in the
+    /// foreground would); nil for no such phone, or one that keeps its pushes for the user.
+    public func phoneOpeningPushesAtOnce(fcmToken: String) async throws(PhoneError) -> ReadPhone? {
+        guard let local = try await store.phoneAndAccounts(fcmToken: fcmToken), local.0.settings.openPushesAtOnce else { return nil }
+        return ReadPhone(local)
+    }
+
+    public func startOutOfBand(_ phone: ReadPhone, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
+        let local = phone.local
+        let phoneId = local.0.id
         try refuseDuringFlow(phoneId)
         guard !starting.contains(phoneId) else { throw .flowActive }
         try checkRedeemURL(payload.redeemData.redeemURL)

@@ -99,18 +99,24 @@ public struct PhoneStore: SQLiteStore {
         try await read { db in try PhoneRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM phone ORDER BY createdAt")) }
     }
 
-    func phoneId(fcmToken: String) async throws(PhoneError) -> String? {
-        try await read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM phone WHERE fcmToken = ?"), arguments: [fcmToken]) }
-    }
-
     /// A phone and its accounts, oldest first: what every step of a flow starts from.
     func phoneAndAccounts(_ id: String) async throws(PhoneError) -> (PhoneRecord, [AccountRecord])? {
+        try await phoneAndAccounts(where: "id", is: id)
+    }
+
+    /// The same for the phone a push registration token reaches, in one read.
+    func phoneAndAccounts(fcmToken: String) async throws(PhoneError) -> (PhoneRecord, [AccountRecord])? {
+        try await phoneAndAccounts(where: "fcmToken", is: fcmToken)
+    }
+
+    private func phoneAndAccounts(where column: String, is value: String) async throws(PhoneError) -> (PhoneRecord, [AccountRecord])? {
         try await read { db -> (PhoneRecord, [AccountRecord])? in
-            guard let phone = try PhoneRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM phone WHERE id = ?"), arguments: [id]) else {
-                return nil
-            }
+            guard
+                let phone = try PhoneRecord.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM phone WHERE \(column) = ?"), arguments: [value])
+            else { return nil }
             let accounts = try AccountRecord.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM account WHERE phoneId = ? ORDER BY createdAt"), arguments: [id])
+                db.cachedStatement(sql: "SELECT * FROM account WHERE phoneId = ? ORDER BY createdAt"), arguments: [phone.id])
             return (phone, accounts)
         }
     }

@@ -8,10 +8,10 @@ public enum Ed25519 {
     public static let seedLength = Int(crypto_sign_SEEDBYTES)
     public static let signatureLength = Int(crypto_sign_BYTES)
 
-    /// A key pair whose secret half lives in guarded memory.
+    /// A key pair whose secret half is wiped when the last copy goes.
     public struct KeyPair: Sendable {
         public let publicKey: [UInt8]
-        public let secretKey: GuardedBytes
+        public let secretKey: SecretBytes
 
         /// A fresh random key pair.
         public static func generate() throws(SodiumError) -> KeyPair {
@@ -20,29 +20,33 @@ public enum Ed25519 {
             var sk = [UInt8](repeating: 0, count: secretKeyLength)
             defer { sodium_memzero(&sk, sk.count) }
             _ = crypto_sign_keypair(&pk, &sk)
-            return KeyPair(publicKey: pk, secretKey: try GuardedBytes(copying: sk))
+            return KeyPair(publicKey: pk, secretKey: SecretBytes(copying: sk))
         }
 
-        /// The key pair determined by a 32-byte seed (RFC 8032's "private key").
-        public init(seed: GuardedBytes) throws(SodiumError) {
+        /// The key pair determined by a 32-byte seed (RFC 8032's "private key"); the caller wipes its seed.
+        public init(seed: some Collection<UInt8>) throws(SodiumError) {
             try Sodium.ready()
             guard seed.count == seedLength else { throw .invalidKeyLength(expected: seedLength, got: seed.count) }
             var pk = [UInt8](repeating: 0, count: publicKeyLength)
             var sk = [UInt8](repeating: 0, count: secretKeyLength)
-            defer { sodium_memzero(&sk, sk.count) }
-            seed.withBytes { s in _ = crypto_sign_seed_keypair(&pk, &sk, s.bindMemory(to: UInt8.self).baseAddress!) }
+            var bytes = Array(seed)
+            defer {
+                sodium_memzero(&sk, sk.count)
+                sodium_memzero(&bytes, bytes.count)
+            }
+            _ = crypto_sign_seed_keypair(&pk, &sk, bytes)
             publicKey = pk
-            secretKey = try GuardedBytes(copying: sk)
+            secretKey = SecretBytes(copying: sk)
         }
 
         /// Restores a stored key pair from its 64-byte libsodium secret key.
         public init(secretKey bytes: [UInt8]) throws(SodiumError) {
             guard bytes.count == secretKeyLength else { throw .invalidKeyLength(expected: secretKeyLength, got: bytes.count) }
-            secretKey = try GuardedBytes(copying: bytes)
+            secretKey = SecretBytes(copying: bytes)
             publicKey = Array(bytes[seedLength...])  // libsodium's secret key is seed ‖ public key
         }
 
-        private init(publicKey: [UInt8], secretKey: GuardedBytes) {
+        private init(publicKey: [UInt8], secretKey: SecretBytes) {
             self.publicKey = publicKey
             self.secretKey = secretKey
         }

@@ -1,7 +1,7 @@
 import CSodium
 import Foundation
 
-/// Secret bytes (a PIN, a private key) in libsodium guarded memory: kept out of swap, surrounded
+/// Secret bytes (a PIN) in libsodium guarded memory: kept out of swap, surrounded
 /// by guard pages, no access at all except inside `withBytes`, and zeroed when reset or freed.
 /// A PIN or key held any other way could linger in the heap after use (NIST 800-63B §5.1.8.1).
 public final class GuardedBytes: @unchecked Sendable {

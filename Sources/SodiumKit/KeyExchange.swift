@@ -10,7 +10,7 @@ public enum KeyExchange {
 
     public struct KeyPair: Sendable {
         public let publicKey: [UInt8]
-        let secretKey: GuardedBytes
+        let secretKey: SecretBytes
 
         public static func generate() throws(SodiumError) -> KeyPair {
             try Sodium.ready()
@@ -18,7 +18,7 @@ public enum KeyExchange {
             var sk = [UInt8](repeating: 0, count: secretKeyLength)
             defer { sodium_memzero(&sk, sk.count) }
             _ = crypto_kx_keypair(&pk, &sk)
-            return KeyPair(publicKey: pk, secretKey: try GuardedBytes(copying: sk))
+            return KeyPair(publicKey: pk, secretKey: SecretBytes(copying: sk))
         }
 
         /// The key both sides derive, seen from the phone (the client of the exchange).

@@ -66,6 +66,6 @@ public struct PinKeyDerivation: Sendable, Equatable {
             }
         }
         guard status == 0 else { throw .keyDerivationFailed }
-        return try Ed25519.KeyPair(seed: GuardedBytes(copying: seed))
+        return try Ed25519.KeyPair(seed: seed)
     }
 }

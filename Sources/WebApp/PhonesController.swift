@@ -178,7 +178,9 @@ struct PhonesController {
             guard let message = try await push.inbox(token: phone.fcmToken).first(where: { $0.id == messageId }) else {
                 throw APIError(.notFound, "MESSAGE_NOT_FOUND", "no message \(messageId) in this phone's inbox")
             }
-            let flow = try await PushOpener.start(message, phoneId: phone.id, token: phone.fcmToken, phones: phones, push: push)
+            let flow = try await PushOpener.start(message, token: phone.fcmToken, push: push) {
+                try await phones.startOutOfBand(phoneId: phone.id, payload: message.message.payload())
+            }
             return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
         }
         return routes

@@ -29,22 +29,24 @@ struct PushOpener: Service {
     /// Opens one message; one that cannot start (a flow is running, a bad payload) stays in the inbox.
     func open(_ message: PushService.InboxMessage, token: String) async {
         do {
-            guard let phone = try await phones.phone(fcmToken: token), phone.settings.openPushesAtOnce else { return }
-            _ = try await Self.start(message, phoneId: phone.id, token: token, phones: phones, push: push)
+            guard let phone = try await phones.phoneOpeningPushesAtOnce(fcmToken: token) else { return }
+            _ = try await Self.start(message, token: token, push: push) {
+                try await phones.startOutOfBand(phone, payload: message.message.payload())
+            }
         } catch {
             logger.info("a push stays in the inbox", metadata: ["message": "\(message.id)", "reason": "\(error)"])
         }
     }
 
-    /// Starts the message's payload on the phone and takes it out of the inbox once the phone has
-    /// it: when its flow starts, or when the backend could not be reached and the phone keeps
-    /// trying by itself (docs/behaviour.md#offline-otp). A refusal leaves it in the inbox.
+    /// Starts the message's payload on the phone (`starting`) and takes it out of the inbox once
+    /// the phone has it: when its flow starts, or when the backend could not be reached and the
+    /// phone keeps trying by itself (docs/behaviour.md#offline-otp). A refusal leaves it in the inbox.
     static func start(
-        _ message: PushService.InboxMessage, phoneId: String, token: String, phones: PhoneService,
-        push: PushService
+        _ message: PushService.InboxMessage, token: String, push: PushService,
+        _ starting: () async throws -> Flow
     ) async throws -> Flow {
         do {
-            let flow = try await phones.startOutOfBand(phoneId: phoneId, payload: message.message.payload())
+            let flow = try await starting()
             _ = try await push.take(token: token, id: message.id)
             return flow
         } catch let error as PhoneError where error.isRetryable {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Backend
+import BackendAPI
 import Foundation
 import Logging
 import PushService
@@ -52,8 +53,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--pin-kdf must be one of \(PinKeyDerivation.Profile.named.keys.sorted().joined(separator: ", "))")
         }
         if let publicURL {
-            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
-                url.query == nil, url.path.isEmpty || url.path == "/"
+            guard let url = WireHTTPClient.sendableURL(publicURL), url.query == nil, url.path.isEmpty || url.path == "/"
             else {
                 throw ValidationError("--public-url must be an http(s) URL with no path, such as http://authphone.example:8080")
             }
@@ -68,7 +68,9 @@ struct Serve: AsyncParsableCommand {
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be between 1 and 3600 seconds") }
         guard (1...10_000).contains(pushRateLimit) else { throw ValidationError("--push-rate-limit must be between 1 and 10000") }
         for (name, url) in [("--backend-url", backendURL), ("--push-url", pushURL)] {
-            if let url, URL(string: url)?.host == nil { throw ValidationError("\(name) must be an absolute http(s) URL") }
+            if let url, WireHTTPClient.sendableURL(url) == nil {
+                throw ValidationError("\(name) must be an absolute http(s) URL with a port from 1 to 65535")
+            }
         }
         guard SecondFactorPolicy.presets[pinPolicy] != nil else {
             throw ValidationError("--pin-policy must be one of \(SecondFactorPolicy.presets.keys.sorted().joined(separator: ", "))")

@@ -22,6 +22,12 @@ struct Push: AsyncParsableCommand {
     @Option(help: "Bearer token for the push service: its --push-token or access key (default: AUTHPHONE_PUSH_TOKEN, else AUTHPHONE_ACCESS_KEY).")
     var bearer: String?
 
+    func validate() throws {
+        guard WireHTTPClient.sendableURL(server) != nil else {
+            throw ValidationError("--server must be an absolute http(s) URL with a port from 1 to 65535")
+        }
+    }
+
     func run() async throws {
         let input = try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
         guard let object = try? JSONSerialization.jsonObject(with: input) as? [String: Any] else {

@@ -52,6 +52,23 @@ import Testing
         }
     }
 
+    /// The payload's JSON is written by hand (for speed): for awkward strings too it is the text
+    /// Foundation's JSONSerialization writes with sorted keys and unescaped slashes.
+    @Test func payloadJSONIsWhatJSONSerializationWrites() throws {
+        let awkward = ["quote \" back \\ slash / tab \t nl \n", "\u{01}\u{1F}\u{7F}", "ünïcode ✓ 𝄞", ""]
+        for text in awkward {
+            let payload = OutOfBandPayload(
+                redeemData: .init(token: text, redeemURL: URL(string: "http://127.0.0.1:9/api/backend/redeem")!),
+                attributes: ["b": text, "a\"": "x"])
+            let reference = try JSONSerialization.data(
+                withJSONObject: [
+                    "nma_data": ["token": text, "redeem_url": "http://127.0.0.1:9/api/backend/redeem", "b": text, "a\"": "x"],
+                    "nma_data_content_type": "application/json", "nma_data_version": "1",
+                ], options: [.sortedKeys, .withoutEscapingSlashes])
+            #expect(payload.json == String(decoding: reference, as: UTF8.self), "\(text)")
+        }
+    }
+
     static let bad: [(String, String)] = [
         ("", "EMPTY_PAYLOAD"),
         ("   \n", "EMPTY_PAYLOAD"),

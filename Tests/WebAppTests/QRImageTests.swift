@@ -80,12 +80,15 @@ import WebApp
     /// (other suites' databases aside; other processes share the folder, so their files are not
     /// counted): a picture scanned through a file would leave `authphone-qr-…` or a zbar image.
     static func temporaryFiles() throws -> Set<String> {
+        // names only: other processes' files come and go while the folder is read
         let folder = FileManager.default.temporaryDirectory
         return Set(
-            try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.isRegularFileKey]).filter {
-                (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true && !$0.lastPathComponent.contains(".sqlite")
-                    && ["authphone", "zbar", "qr"].contains(where: $0.lastPathComponent.lowercased().hasPrefix)
-            }.map(\.lastPathComponent))
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { name in
+                var isFolder: ObjCBool = false
+                return !name.contains(".sqlite") && ["authphone", "zbar", "qr"].contains(where: name.lowercased().hasPrefix)
+                    && FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder)
+                    && !isFolder.boolValue
+            })
     }
 
     @Test func anUploadedPictureOfTheQRCodeStartsTheFlow() async throws {

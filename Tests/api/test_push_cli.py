@@ -43,3 +43,17 @@ def test_every_shape_of_a_push_reaches_the_inbox():
     bad = subprocess.run([BINARY, "push", "--server", BASE_URL, "--token", phone["fcmToken"]],
                          input=json.dumps({**data, "nma_data_version": 1}).encode(), capture_output=True, timeout=TIMEOUT)
     assert bad.returncode != 0 and b"must be a string" in bad.stderr
+
+
+def test_an_address_past_port_65535_is_refused_not_a_crash():
+    """AsyncHTTPClient traps on such a port; every command that sends checks the address first."""
+    commands = {
+        "push": [BINARY, "push", "--server", "http://127.0.0.1:186112345", "--token", "t"],
+        "load": [BINARY, "load", "--url", "http://127.0.0.1:186112345", "--phones", "1", "--duration", "1"],
+        "serve --backend-url": [BINARY, "serve", "--port", "0", "--in-memory", "--backend-url", "http://127.0.0.1:70000"],
+        "serve --push-url": [BINARY, "serve", "--port", "0", "--in-memory", "--push-url", "http://127.0.0.1:70000"],
+    }
+    for name, command in commands.items():
+        ran = subprocess.run(command, input=b"{}", capture_output=True, timeout=TIMEOUT)
+        assert ran.returncode in (1, 64), f"{name}: exit {ran.returncode} {ran.stderr.decode()[-300:]}"
+        assert b"65535" in ran.stderr + ran.stdout, name
