@@ -201,7 +201,8 @@ public struct SessionInfo: Codable, Sendable, Equatable {
 
     public init(
         id: String, type: FlowType, expiresAt: Date, server: ServerInfo, announceInfo: [String: String] = [:],
-        announceLogo: String? = nil, enrolInfo: EnrolInfo? = nil, userId: String? = nil, preselectedAccountId: String? = nil, transaction: String? = nil
+        announceLogo: String? = nil, enrolInfo: EnrolInfo? = nil, userId: String? = nil, preselectedAccountId: String? = nil,
+        transaction: String? = nil
     ) {
         self.id = id
         self.type = type

@@ -44,7 +44,8 @@ extension DemoBackend {
             throw BackendError.invalid("skipConfirmation", "goes only with a login or a transaction: an enrolment needs the user's consent")
         }
         if skipSecondFactor == true, type != .login {
-            throw BackendError.invalid("skipSecondFactor", "goes only with a login: an enrolment sets a PIN and a transaction's second factor cannot be skipped")
+            throw BackendError.invalid(
+                "skipSecondFactor", "goes only with a login: an enrolment sets a PIN and a transaction's second factor cannot be skipped")
         }
         let created = now()
         let record = SessionRecord(

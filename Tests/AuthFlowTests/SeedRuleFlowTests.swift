@@ -84,7 +84,8 @@ import Testing
     /// phone's own flows have no relying party to take it.
     @Test func userInputGoesWithTheSecondFactor() throws {
         var (login, _) = FlowMachine.start(
-            id: "f", session: FlowMachineTests.session(.login), accounts: [ManagementFlowTests.account], phoneHasPin: true, options: ManagementFlowTests.bio)
+            id: "f", session: FlowMachineTests.session(.login), accounts: [ManagementFlowTests.account], phoneHasPin: true,
+            options: ManagementFlowTests.bio)
         _ = try login.confirmSession(accountID: "a1")
         _ = login.sessionConfirmed(secondFactorAccount: ManagementFlowTests.sfa)
         var biometric = login

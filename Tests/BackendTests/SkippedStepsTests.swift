@@ -50,13 +50,15 @@ import Testing
         #expect(enrol.skipConfirmation == nil && enrol.skipSecondFactor == nil)
         // a session that says wins over the default
         let asked = try await device.redeem(
-            backend, try await backend.createSession(type: .login, userId: "alice", displayName: nil, skipConfirmation: false, skipSecondFactor: false))
+            backend,
+            try await backend.createSession(type: .login, userId: "alice", displayName: nil, skipConfirmation: false, skipSecondFactor: false))
         #expect(asked.skipConfirmation == nil && asked.skipSecondFactor == nil)
     }
 
-    @Test(arguments: [
-        (WireSessionType.enrol, true, nil), (.enrol, nil, true), (.transaction, nil, true), (.upgrade, true, nil),
-    ] as [(WireSessionType, Bool?, Bool?)])
+    @Test(
+        arguments: [
+            (WireSessionType.enrol, true, nil), (.enrol, nil, true), (.transaction, nil, true), (.upgrade, true, nil),
+        ] as [(WireSessionType, Bool?, Bool?)])
     func aStepThatCannotBeSkippedIsRefusedAndStartsNothing(type: WireSessionType, confirmation: Bool?, secondFactor: Bool?) async throws {
         let backend = try makeBackend()
         _ = try await ScriptedDevice().enrol(backend, user: "alice", pin: "260418")

@@ -14,7 +14,8 @@ import WebApp
     static let pin = SecondFactorFlowTests.pin
 
     /// An enrolment up to its SET_SECOND_FACTOR on a new phone.
-    static func enrolUntilSet(_ client: some TestClientProtocol, _ screen: inout Screen, phoneId: String, user: String) async throws -> (Flow, String) {
+    static func enrolUntilSet(_ client: some TestClientProtocol, _ screen: inout Screen, phoneId: String, user: String) async throws -> (Flow, String)
+    {
         let session = try await client.startSession("enrol", user: user)
         _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
         _ = try await screen.settledFlow()
@@ -98,7 +99,8 @@ import WebApp
             #expect(try await client.backendSession(confirmOnly.id).status == .loggedin)
 
             let refused = try await client.send(
-                .post, "/api/backend/sessions", json: ["type": "transaction", "userId": "alice", "transaction": "Pay 1 EUR", "skipSecondFactor": true])
+                .post, "/api/backend/sessions",
+                json: ["type": "transaction", "userId": "alice", "transaction": "Pay 1 EUR", "skipSecondFactor": true])
             #expect(refused.errorCode == "INVALID_FIELD")
         }
     }

@@ -95,9 +95,10 @@ import WebApp
 
     /// The backend's refusals that nextAuth numbers keep their code and gain the number
     /// (docs/behaviour.md#error-codes); others keep none.
-    @Test(arguments: [
-        ("ENROL_QR_EXPIRED", 410, 41), ("ACCOUNT_NOT_FOUND", 404, 48), ("TOKEN_UNKNOWN", 404, 64), ("WRONG_DEVICE", 403, nil),
-    ] as [(String, Int, Int?)])
+    @Test(
+        arguments: [
+            ("ENROL_QR_EXPIRED", 410, 41), ("ACCOUNT_NOT_FOUND", 404, 48), ("TOKEN_UNKNOWN", 404, 64), ("WRONG_DEVICE", 403, nil),
+        ] as [(String, Int, Int?)])
     func aRefusalNextAuthNumbersCarriesItsNumber(code: String, status: Int, sdkCode: Int?) async throws {
         let error = try await withServer({ _, _ in
             Response(
