@@ -24,8 +24,16 @@ public struct FlowInputError: Error, Equatable, Sendable, CustomStringConvertibl
 }
 
 extension FlowInputError {
-    static func factorNotOffered(_ factor: SecondFactorType, _ flow: Flow) -> FlowInputError {
+    static func factorNotOffered(_ factor: SecondFactorType, _ flow: Flow, with other: SecondFactorType? = nil) -> FlowInputError {
         let offered = flow.currentInteraction?.secondFactorInfo?.allowedSecondFactorTypes.map(\.rawValue).joined(separator: " or ") ?? "none"
-        return FlowInputError(code: "FACTOR_NOT_OFFERED", message: "\(factor.rawValue) is not offered here (offered: \(offered))")
+        let given = other.map { "\(factor.rawValue) together with \($0.rawValue)" } ?? factor.rawValue
+        return FlowInputError(code: "FACTOR_NOT_OFFERED", message: "\(given) is not offered here (offered: \(offered))")
+    }
+    static func userInputNotExpected(_ type: FlowType) -> FlowInputError {
+        FlowInputError(code: "USER_INPUT_NOT_EXPECTED", message: "a \(type.rawValue) flow has no relying party to take 'userInput'")
+    }
+    /// An interaction's required factors must all be in the input (seed 000).
+    static func factorRequired(_ factor: SecondFactorType) -> FlowInputError {
+        FlowInputError(code: "FACTOR_REQUIRED", message: "\(factor.rawValue) is required here; give it with the other factors")
     }
 }

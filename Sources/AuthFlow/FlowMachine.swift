@@ -1,81 +1,5 @@
 import Foundation
 
-/// What the phone must do after an event. The machine decides; the phone carries it out over
-/// HTTP and feeds the outcome back as the next event.
-public enum FlowAction: Equatable, Sendable {
-    /// Nothing to do beyond publishing the new flow.
-    case none
-    /// Tell the backend the user confirmed the session (with the chosen account for a login or a
-    /// transaction), passing the user's optional free text on.
-    case confirmSession(accountID: String?, userInput: String?)
-    /// Sign the exact transaction text shown to the user with the account's key.
-    case confirmTransaction(accountID: String)
-    /// Create the account's keys and register them, with a new PIN or proof of the existing one.
-    case completeEnrolment(PinUse)
-    /// Prove a second factor to the Second Factor Server; once accepted, carry out `then`.
-    case verifySecondFactor(accountID: String, with: SecondFactorType, then: Completion?)
-    /// CHANGE_PIN after verification: register the new PIN.
-    case setPin(accountID: String)
-    /// CHANGE_PIN the Nevis way: prove the old PIN and register the new one in one go.
-    case changePin(accountID: String)
-    /// ADD_BIOMETRICS: the sensor confirmed the user; make the biometric key (bound to the
-    /// enrolled set), then carry out `then`.
-    case createBiometricKey(accountID: String, then: Completion?)
-    /// HEADLESS_UPGRADE: replace the account key by a new one, signed by both.
-    case rotateAccountKey(accountID: String)
-    /// Tell the backend the flow ended without success.
-    case abandonSession(FlowError)
-
-    public enum PinUse: Equatable, Sendable {
-        case setNew
-        case proveExisting
-    }
-
-    /// The change a management flow makes once its last factor is accepted.
-    public enum Completion: Equatable, Sendable {
-        case registerBiometricKey
-        case removeBiometricKey
-    }
-}
-
-/// The Second Factor Server's answer to a factor.
-public enum SecondFactorOutcome: Equatable, Sendable {
-    case accepted(SecondFactorAccount)
-    case rejected(SecondFactorAccount)
-    /// Refused unseen during a penalty: the counters did not change (`penalisedFor` says how long).
-    case penalised(SecondFactorAccount)
-}
-
-/// The SDK options that shape a flow (docs/behaviour.md#second-factor-management), as the phone has them set.
-public struct FlowOptions: Sendable, Equatable {
-    /// The `showBiometrics` conditions (docs/behaviour.md#biometrics) other than the flow type, worked out by the phone:
-    /// sensor support, an enrolled feature, an enabled biometric key, `biometricsDisabled` off,
-    /// the PIN-less limits not reached.
-    public var biometricsAvailable: Bool
-    /// A biometric neither verifies a PIN change nor clears PIN failures.
-    public var disallowPinChangeWithBiometric: Bool
-    /// ADD_BIOMETRICS asks the biometric before the PIN.
-    public var legacyBioAddFlow: Bool
-    public var pinChangeStyle: PinChangeStyle
-
-    public enum PinChangeStyle: String, Codable, Sendable, CaseIterable {
-        /// VERIFY the old factor, then SET the new PIN.
-        case nextAuth
-        /// Old and new PIN together in one SET; wrong old PINs ask again until PIN_LOCKED.
-        case nevis
-    }
-
-    public init(
-        biometricsAvailable: Bool = false, disallowPinChangeWithBiometric: Bool = false,
-        legacyBioAddFlow: Bool = false, pinChangeStyle: PinChangeStyle = .nextAuth
-    ) {
-        self.biometricsAvailable = biometricsAvailable
-        self.disallowPinChangeWithBiometric = disallowPinChangeWithBiometric
-        self.legacyBioAddFlow = legacyBioAddFlow
-        self.pinChangeStyle = pinChangeStyle
-    }
-}
-
 /// Every flow type as a value-type state machine: a fixed plan of interactions per type, one
 /// method per event, each returning the action to carry out. No I/O, no clock, no PIN: those
 /// stay with the caller.
@@ -89,7 +13,7 @@ public struct FlowMachine: Sendable, Equatable {
     private var options: FlowOptions
     private var chosenAccountID: String?
     /// The input being checked, for the result that follows.
-    private var givenInput: InputType = .confirm
+    private var givenInput: [InputType] = [.confirm]
 
     /// One interaction of a plan.
     enum Stage: Equatable, Sendable {
@@ -99,6 +23,14 @@ public struct FlowMachine: Sendable, Equatable {
         case set(SecondFactorType)
         /// The Nevis change: old and new PIN in one SET_SECOND_FACTOR.
         case changePin
+
+        /// Whether the user gives a second factor here (`secondFactorNeeded` of the confirmation before).
+        var takesSecondFactor: Bool {
+            switch self {
+            case .confirm, .confirmTransaction: false
+            case .verify, .set, .changePin: true
+            }
+        }
 
         var interaction: InteractionType {
             switch self {
@@ -151,14 +83,16 @@ public struct FlowMachine: Sendable, Equatable {
             case (_, nil, let user?): accounts.filter { $0.userId == user }
             case (_, nil, nil): accounts
             }
-        let planned = Self.plan(session.type, phoneHasPin: phoneHasPin, options: options)
+        let planned = Self.plan(session.type, phoneHasPin: phoneHasPin, options: options, skipSecondFactor: session.skipSecondFactor == true)
         let plan = planned.stages
         var machine = FlowMachine(
             flow: Flow(
                 id: id, type: session.type, state: .waitForInput,
                 plan: plan.isEmpty ? [PlanStep(interaction: PlanStep.processing, factors: [])] : plan.map(\.planStep),
                 planVariant: planned.variant,
-                secondFactorAccount: secondFactorAccount, session: session, transaction: session.transaction),
+                // seed 001: the phone's own flows (PIN change, biometrics on or off) carry no session object
+                secondFactorAccount: secondFactorAccount, session: session.type.isManagement ? nil : session,
+                transaction: session.transaction),
             step: .finished, plan: plan, completion: planned.completion, options: options)
         if session.type != .enrol {
             guard !offered.isEmpty else {
@@ -175,7 +109,16 @@ public struct FlowMachine: Sendable, Equatable {
             return (machine, .rotateAccountKey(accountID: offered[0].id))
         }
         machine.plan.removeFirst()
-        let action = machine.ask(first, confirmSessionInfo: ConfirmSessionInfo(accounts: offered, secondFactorNeeded: true))
+        let secondFactorNeeded = machine.plan.contains { $0.takesSecondFactor }
+        let info = first == .confirm ? ConfirmSessionInfo(accounts: offered, secondFactorNeeded: secondFactorNeeded) : nil
+        // seed 001: the configuration may skip the confirmation, where no account choice is left
+        if first == .confirm, session.skipConfirmation == true, session.type != .enrol, offered.count == 1 {
+            machine.chosenAccountID = offered[0].id
+            machine.flow.currentInteraction = Interaction(type: .confirm, confirmSessionInfo: info, secondFactorInfo: nil, inputTypes: [])
+            machine.startChecking(.confirm, input: [])
+            return (machine, .confirmSession(accountID: offered[0].id, userInput: nil))
+        }
+        let action = machine.ask(first, confirmSessionInfo: info)
         return (machine, action)
     }
 
@@ -187,11 +130,13 @@ public struct FlowMachine: Sendable, Equatable {
         var variant: String?
     }
 
-    static func plan(_ type: FlowType, phoneHasPin: Bool, options: FlowOptions) -> Plan {
+    static func plan(_ type: FlowType, phoneHasPin: Bool, options: FlowOptions, skipSecondFactor: Bool = false) -> Plan {
         switch type {
         case .enrol:
             phoneHasPin ? Plan(stages: [.confirm, .verify(.pinOnly)], variant: "phone has a PIN") : Plan(stages: [.confirm, .set(.pin)])
-        case .login: Plan(stages: [.confirm, .verify(.pinOrBiometrics)])
+        case .login:
+            skipSecondFactor
+                ? Plan(stages: [.confirm], variant: "second factor skipped") : Plan(stages: [.confirm, .verify(.pinOrBiometrics)])
         case .signTransaction: Plan(stages: [.confirm, .confirmTransaction, .verify(.pinOrBiometrics)])
         case .changePin:
             switch options.pinChangeStyle {
@@ -229,49 +174,63 @@ public struct FlowMachine: Sendable, Equatable {
             guard info.accounts.contains(where: { $0.id == id }) else { throw .unknownAccount(id) }
             chosenAccountID = id
         }
-        startChecking(.confirm, input: .confirm)
-        return .confirmSession(accountID: chosenAccountID, userInput: userInput.flatMap { $0.isEmpty ? nil : $0 })
+        let userInput = try forRelyingParty(userInput)
+        startChecking(.confirm, input: [.confirm])
+        return .confirmSession(accountID: chosenAccountID, userInput: userInput)
     }
 
     public mutating func confirmTransaction() throws(FlowInputError) -> FlowAction {
         guard step == .awaiting(.confirmTransaction), let accountID = chosenAccountID else {
             throw .unexpected("confirmTransaction", flow)
         }
-        startChecking(.confirmTransaction, input: .confirm)
+        startChecking(.confirmTransaction, input: [.confirm])
         return .confirmTransaction(accountID: accountID)
     }
 
-    /// The user gave a PIN (checked against the PIN policy by the caller when it is a new one).
-    public mutating func inputPin() throws(FlowInputError) -> FlowAction {
+    /// The user gave a PIN (checked against the PIN policy by the caller when it is a new one),
+    /// at an enrolment's SET_SECOND_FACTOR perhaps with a biometric in the same input (seeds
+    /// 000 and 002: both may be set at once).
+    /// `userInput` is free text for the relying party (seed 002), checked by the caller.
+    public mutating func inputPin(withBiometrics: Bool = false, userInput: String? = nil) throws(FlowInputError) -> FlowAction {
         guard case .awaiting(let stage) = step, flow.currentInteraction?.secondFactorInfo != nil else {
             throw .unexpected("inputSecondFactor", flow)
         }
+        let userInput = try forRelyingParty(userInput)
         guard offered.contains(.pin) else { throw .factorNotOffered(.pin, flow) }
+        if withBiometrics {
+            guard offered.contains(.biometrics), flow.type == .enrol, case .set = stage else {
+                throw .factorNotOffered(.biometrics, flow, with: .pin)
+            }
+        }
         let action: FlowAction
         switch (flow.type, stage, chosenAccountID) {
-        case (.enrol, .set, _): action = .completeEnrolment(.setNew)
-        case (.enrol, _, _): action = .completeEnrolment(.proveExisting)
-        case (_, .verify, let account?): action = .verifySecondFactor(accountID: account, with: .pin, then: finalCompletion)
+        case (.enrol, .set, _): action = .completeEnrolment(.setNew, withBiometrics: withBiometrics, userInput: userInput)
+        case (.enrol, _, _): action = .completeEnrolment(.proveExisting, userInput: userInput)
+        case (_, .verify, let account?):
+            action = .verifySecondFactor(accountID: account, with: .pin, then: finalCompletion, userInput: userInput)
         case (_, .set(.pin), let account?): action = .setPin(accountID: account)
         case (_, .changePin, let account?): action = .changePin(accountID: account)
         default: throw .unexpected("inputSecondFactor", flow)
         }
-        startChecking(stage, input: .pin)
+        startChecking(stage, input: withBiometrics ? [.pin, .biometrics] : [.pin])
         return action
     }
 
     /// The simulated sensor matched the user's biometric.
-    public mutating func inputBiometrics() throws(FlowInputError) -> FlowAction {
-        guard case .awaiting(let stage) = step, flow.currentInteraction?.secondFactorInfo != nil, let account = chosenAccountID else {
+    public mutating func inputBiometrics(userInput: String? = nil) throws(FlowInputError) -> FlowAction {
+        guard case .awaiting(let stage) = step, let info = flow.currentInteraction?.secondFactorInfo else {
             throw .unexpected("inputSecondFactor", flow)
         }
         guard offered.contains(.biometrics) else { throw .factorNotOffered(.biometrics, flow) }
+        if info.requiredSecondFactorTypes.contains(.pin) { throw .factorRequired(.pin) }
+        guard let account = chosenAccountID else { throw .unexpected("inputSecondFactor", flow) }
+        let userInput = try forRelyingParty(userInput)
         let action: FlowAction =
             switch stage {
             case .set: .createBiometricKey(accountID: account, then: finalCompletion)
-            default: .verifySecondFactor(accountID: account, with: .biometrics, then: finalCompletion)
+            default: .verifySecondFactor(accountID: account, with: .biometrics, then: finalCompletion, userInput: userInput)
             }
-        startChecking(stage, input: .biometrics)
+        startChecking(stage, input: [.biometrics])
         return action
     }
 
@@ -310,19 +269,21 @@ public struct FlowMachine: Sendable, Equatable {
             return succeeded(stage)
         case .rejected(let account), .penalised(let account):
             flow.secondFactorAccount = account
-            flow.previousInteractionResult = InteractionResult(type: .pinFail, interactionType: stage.interaction, inputTypes: [givenInput])
-            if account.isBlocked {
-                finish(error: stage == .changePin ? .pinLocked : .pinBlocked)
-                return .none  // the Second Factor Server blocked it and ended the session itself
-            }
-            return ask(stage)
+            flow.previousInteractionResult = InteractionResult(type: .pinFail, interactionType: stage.interaction, inputTypes: givenInput)
+            guard account.isBlocked else { return ask(stage) }
+            // A biometric unblocks the PIN (docs/behaviour.md#failure-counting-blocking-and-penalties):
+            // an interaction that offered one goes on with the biometric alone.
+            if offered.contains(.biometrics) { return ask(stage) }
+            let error: FlowError = stage == .changePin ? .pinLocked : .pinBlocked
+            finish(error: error)
+            return .abandonSession(error)
         }
     }
 
     /// The enrolled biometrics changed since the key was made: the key is gone, and the same
     /// interaction is asked again without the biometric (BIOMETRICS_REMOVED, docs/behaviour.md#biometrics).
     public mutating func biometricsRemoved() -> FlowAction {
-        guard case .checking(let stage) = step, givenInput == .biometrics else { return .none }
+        guard case .checking(let stage) = step, givenInput == [.biometrics] else { return .none }
         options.biometricsAvailable = false
         flow.previousInteractionResult = InteractionResult(
             type: .biometricsRemoved, interactionType: stage.interaction,
@@ -347,22 +308,29 @@ public struct FlowMachine: Sendable, Equatable {
 
     // MARK: helpers
 
+    /// Free text goes to a relying party, so not in the phone's own flows; empty means none.
+    private func forRelyingParty(_ userInput: String?) throws(FlowInputError) -> String? {
+        guard let userInput, !userInput.isEmpty else { return nil }
+        guard !flow.type.isManagement else { throw .userInputNotExpected(flow.type) }
+        return userInput
+    }
+
     /// The factors the current interaction takes.
     private var offered: [SecondFactorType] { flow.currentInteraction?.secondFactorInfo?.allowedSecondFactorTypes ?? [] }
 
     /// The last interaction of a management flow carries its change with it.
     private var finalCompletion: FlowAction.Completion? { plan.isEmpty ? completion : nil }
 
-    private mutating func startChecking(_ stage: Stage, input: InputType) {
+    private mutating func startChecking(_ stage: Stage, input: [InputType]) {
         step = .checking(stage)
         givenInput = input
         flow.state = .processing
-        flow.currentInteraction?.inputTypes = [input]
+        flow.currentInteraction?.inputTypes = input
     }
 
     /// The current interaction succeeded: on to the next one of the plan, or DONE.
     private mutating func succeeded(_ stage: Stage) -> FlowAction {
-        flow.previousInteractionResult = InteractionResult(type: .success, interactionType: stage.interaction, inputTypes: [givenInput])
+        flow.previousInteractionResult = InteractionResult(type: .success, interactionType: stage.interaction, inputTypes: givenInput)
         guard !plan.isEmpty else {
             step = .finished
             flow.state = .done
@@ -387,12 +355,14 @@ public struct FlowMachine: Sendable, Equatable {
         return .none
     }
 
-    /// docs/behaviour.md#biometrics: biometrics never for enrolment, only where the flow allows them and the phone
-    /// offers them; a blocked PIN leaves the biometric alone, or nothing.
+    /// docs/behaviour.md#biometrics: biometrics never verify an enrolment (though one may set them
+    /// with its new PIN), only where the flow allows them and the phone offers them; a blocked PIN
+    /// leaves the biometric alone, or nothing.
     private func secondFactorInfo(for stage: Stage) -> SecondFactorInfo? {
         let pinBlocked = flow.secondFactorAccount?.isBlocked == true
         switch stage {
         case .confirm, .confirmTransaction: return nil
+        case .set(.pin) where flow.type == .enrol && options.biometricsCanBeSet: return .pinWithBiometrics
         case .set(.pin), .changePin: return .pinOnly
         case .set(.biometrics): return .biometricsOnly
         case .verify(let kind):

@@ -12,6 +12,9 @@ public enum FlowType: String, Codable, Sendable, CaseIterable {
     case addBiometrics = "ADD_BIOMETRICS"
     case removeBiometrics = "REMOVE_BIOMETRICS"
     case headlessUpgrade = "HEADLESS_UPGRADE"
+
+    /// The phone's own second-factor management (docs/behaviour.md#flows): no relying party's session behind it.
+    public var isManagement: Bool { [.changePin, .addBiometrics, .removeBiometrics].contains(self) }
 }
 
 public enum FlowState: String, Codable, Sendable {
@@ -95,6 +98,9 @@ public struct SecondFactorInfo: Codable, Sendable, Equatable {
     public static let pinOnly = SecondFactorInfo(allowed: [.pin], required: [.pin])
     /// Either factor verifies.
     public static let pinOrBiometrics = SecondFactorInfo(allowed: [.pin, .biometrics], required: [])
+    /// An enrolment's new PIN, with a biometric set in the same input if the user wants
+    /// (seeds 000 and 002; the PIN is required, docs/behaviour.md#second-factor-management).
+    public static let pinWithBiometrics = SecondFactorInfo(allowed: [.pin, .biometrics], required: [.pin])
     /// A blocked PIN leaves the biometric as the only way.
     public static let biometricsOnly = SecondFactorInfo(allowed: [.biometrics], required: [.biometrics])
 }
@@ -179,6 +185,8 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     public var expiresAt: Date
     public var server: ServerInfo
     public var announceInfo: [String: String]
+    /// The server's logo for this session, a `data:image/…;base64,` URL.
+    public var announceLogo: String?
     public var enrolInfo: EnrolInfo?
     /// The user the session is for; a login offers only that user's accounts.
     public var userId: String?
@@ -186,16 +194,22 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     public var preselectedAccountId: String?
     /// SIGN_TRANSACTION: the text the user confirms and the phone signs, byte for byte.
     public var transaction: String?
+    /// The steps the server's configuration skips (seed 001; docs/behaviour.md#user-interaction);
+    /// absent when not skipped.
+    public var skipConfirmation: Bool?
+    public var skipSecondFactor: Bool?
 
     public init(
         id: String, type: FlowType, expiresAt: Date, server: ServerInfo, announceInfo: [String: String] = [:],
-        enrolInfo: EnrolInfo? = nil, userId: String? = nil, preselectedAccountId: String? = nil, transaction: String? = nil
+        announceLogo: String? = nil, enrolInfo: EnrolInfo? = nil, userId: String? = nil, preselectedAccountId: String? = nil,
+        transaction: String? = nil
     ) {
         self.id = id
         self.type = type
         self.expiresAt = expiresAt
         self.server = server
         self.announceInfo = announceInfo
+        self.announceLogo = announceLogo
         self.enrolInfo = enrolInfo
         self.userId = userId
         self.preselectedAccountId = preselectedAccountId

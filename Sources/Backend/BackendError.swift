@@ -26,6 +26,8 @@ public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible 
     static let tokenUnknown = BackendError(.notFound, "TOKEN_UNKNOWN", "the token is not known to this server")
     static let tokenAlreadyRedeemed = BackendError(.conflict, "TOKEN_ALREADY_REDEEMED", "the token was already redeemed")
     static let tokenExpired = BackendError(.gone, "TOKEN_EXPIRED", "the token has expired")
+    static let enrolQRExpired = BackendError(
+        .gone, "ENROL_QR_EXPIRED", "the enrolment QR code is no longer valid: it expired or was already used to enrol")
     static let sessionExpired = BackendError(.gone, "SESSION_EXPIRED", "the session has expired")
     static func wrongState(_ status: SessionStatus, expected: String) -> BackendError {
         BackendError(.conflict, "SESSION_STATE", "the session is \(status.rawValue); this step needs it \(expected)")

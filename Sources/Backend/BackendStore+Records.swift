@@ -36,6 +36,13 @@ struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var userInput: String?
     /// The key of the device that redeemed the session; its requests are signed by it.
     var devicePublicKey: Data?
+    /// What the console set the phone to announce (docs/behaviour.md#user-interaction); the
+    /// server's name and the user when nil. Set at creation only, so `update` leaves them be.
+    var announceInfo: [String: String]? = nil
+    var announceLogo: String? = nil
+    /// The steps the configuration skips for this session (seed 001), fixed at creation.
+    var skipConfirmation = false
+    var skipSecondFactor = false
 
     enum Columns {
         static let createdAt = Column(CodingKeys.createdAt)

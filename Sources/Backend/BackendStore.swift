@@ -133,6 +133,20 @@ public struct BackendStore: SQLiteStore {
             try db.alter(table: "secondFactorAccount") { t in t.add(column: "devicePublicKey", .blob) }
             try db.alter(table: "session") { t in t.add(column: "devicePublicKey", .blob) }
         }
+        migrator.registerMigration("backend-v8-announce-info") { db in
+            // a session's own announceInfo (JSON) and logo (a data URL)
+            try db.alter(table: "session") { t in
+                t.add(column: "announceInfo", .text)
+                t.add(column: "announceLogo", .text)
+            }
+        }
+        migrator.registerMigration("backend-v9-skipped-steps") { db in
+            // the steps the configuration skips for a session (seed 001)
+            try db.alter(table: "session") { t in
+                t.add(column: "skipConfirmation", .boolean).notNull().defaults(to: false)
+                t.add(column: "skipSecondFactor", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 }

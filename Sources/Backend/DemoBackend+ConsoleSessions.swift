@@ -14,10 +14,14 @@ extension DemoBackend {
     }
 
     /// Starts a session. A login or transaction may pre-select one of the user's accounts; a
-    /// transaction needs its text and a user with an account here.
+    /// transaction needs its text and a user with an account here. `announceInfo` and
+    /// `announceLogo` are what the phone shows with it (seed 001), instead of the server's name
+    /// and the user. `skipConfirmation` (login, transaction) and `skipSecondFactor` (login) are
+    /// the steps the configuration skips (seed 001); nil takes the server flag's default.
     public func createSession(
         type: WireSessionType, userId: String, displayName: String?, transaction: String? = nil,
-        accountId: String? = nil, delivery: Delivery = .qr
+        accountId: String? = nil, delivery: Delivery = .qr, announceInfo: [String: String]? = nil, announceLogo: String? = nil,
+        skipConfirmation: Bool? = nil, skipSecondFactor: Bool? = nil
     ) async throws(BackendError) -> BackendSession {
         let userId = userId.trimmingCharacters(in: .whitespaces)
         try Self.checkName(userId, field: "userId", limit: 128)
@@ -33,14 +37,28 @@ extension DemoBackend {
             throw BackendError.invalid("type", "\(type.rawValue) is started by the phone itself, not by the backend")
         }
         if accountId != nil, type == .enrol { throw BackendError.invalid("accountId", "cannot be chosen for an enrolment") }
+        if let announceInfo, let problem = Announcement.problem(in: announceInfo) { throw BackendError.invalid("announceInfo", problem) }
+        if let announceLogo, let problem = Announcement.logoProblem(announceLogo) { throw BackendError.invalid("announceLogo", problem) }
+        let confirmationSkippable = type == .login || type == .transaction
+        if skipConfirmation == true, !confirmationSkippable {
+            throw BackendError.invalid("skipConfirmation", "goes only with a login or a transaction: an enrolment needs the user's consent")
+        }
+        if skipSecondFactor == true, type != .login {
+            throw BackendError.invalid(
+                "skipSecondFactor", "goes only with a login: an enrolment sets a PIN and a transaction's second factor cannot be skipped")
+        }
         let created = now()
         let record = SessionRecord(
             id: UUID().uuidString.lowercased(), type: type.rawValue, userId: userId, displayName: name,
             token: try Self.randomToken(), status: .pending, challenge: try Self.randomToken(),
             deviceId: nil, accountId: accountId, failure: nil, otplogin: false,
             createdAt: created, expiresAt: created.addingTimeInterval(configuration.sessionLifetime), updatedAt: created,
-            delivery: delivery == .qr ? "qr" : "push", dispatch: nil, transactionText: transaction)
-        try await write { tx in
+            delivery: delivery == .qr ? "qr" : "push", dispatch: nil, transactionText: transaction,
+            announceInfo: announceInfo, announceLogo: announceLogo)
+        let stored = try await write { tx -> SessionRecord in
+            var stored = record
+            stored.skipConfirmation = try skipConfirmation ?? (confirmationSkippable && tx.isEnabled(.skipConfirmation))
+            stored.skipSecondFactor = try skipSecondFactor ?? (type == .login && tx.isEnabled(.skipSecondFactor))
             if let accountId {
                 guard let account = try tx.account(id: accountId), account.userId == userId else {
                     throw BackendError(.notFound, "ACCOUNT_NOT_FOUND", "the user \(userId) has no account \(accountId)")
@@ -50,11 +68,12 @@ extension DemoBackend {
             {
                 throw BackendError(.notFound, "USER_NOT_ENROLLED", "the user \(userId) has no account here for a \(type.rawValue)")
             }
-            try tx.insert(record)
+            try tx.insert(stored)
+            return stored
         }
-        guard case .push(let token) = delivery else { return publish(record) }
-        notify(record)
-        return try await dispatch(record, to: token)
+        guard case .push(let token) = delivery else { return publish(stored) }
+        notify(stored)
+        return try await dispatch(stored, to: token)
     }
 
     /// Sends the session's payload through the FCM v1 API and records how it went.

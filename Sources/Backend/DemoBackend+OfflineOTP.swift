@@ -10,9 +10,14 @@ public enum OTPFailureLimit {
     public static let allowed = 1...maximum
 }
 
-/// nextAuth's server flags. Only ENABLE_OTP exists; each is off until set.
+/// nextAuth's server flags; each is off until set. The SKIP_ ones are the defaults of the
+/// sessions that do not say (docs/behaviour.md#user-interaction).
 public enum ServerFlag: String, CaseIterable, Sendable {
     case enableOTP = "ENABLE_OTP"
+    /// Logins and transactions skip the phone's session confirmation where no account choice is left.
+    case skipConfirmation = "SKIP_CONFIRMATION"
+    /// Logins skip the second factor.
+    case skipSecondFactor = "SKIP_SECOND_FACTOR"
 }
 
 /// The offline fallback at the backend (docs/behaviour.md#offline-otp): the OTP key agreed at enrolment, the server flag

@@ -24,8 +24,11 @@ extension DemoBackend {
             guard var record = try tx.session(token: request.token) else {
                 throw BackendError.tokenUnknown
             }
-            guard record.status == .pending else { throw BackendError.tokenAlreadyRedeemed }
-            guard record.expiresAt > time else { throw BackendError.tokenExpired }
+            guard record.status == .pending, record.expiresAt > time else {
+                // nextAuth names an enrolment QR code that expired or was used once: "enrol QR expired" (41).
+                if record.type == WireSessionType.enrol.rawValue { throw BackendError.enrolQRExpired }
+                throw record.status == .pending ? BackendError.tokenExpired : BackendError.tokenAlreadyRedeemed
+            }
             if let registered = try tx.secondFactor(deviceId: request.deviceId)?.devicePublicKey, registered != deviceKey {
                 throw BackendError.deviceKeyMismatch
             }
@@ -43,7 +46,9 @@ extension DemoBackend {
         let type = record.sessionType ?? .login
         return RedeemResponse(
             sessionId: record.id, type: type, expiresAt: record.expiresAt, server: server,
-            announceInfo: ["Service": configuration.serverName, "User": record.userId],
+            announceInfo: record.announceInfo ?? ["Service": configuration.serverName, "User": record.userId],
+            announceLogo: record.announceLogo,
+            skipConfirmation: record.skipConfirmation ? true : nil, skipSecondFactor: record.skipSecondFactor ? true : nil,
             displayName: type == .enrol ? record.displayName : nil, existingAccounts: existing,
             userId: record.userId, accountId: record.accountId, transaction: record.transactionText, challenge: record.challenge,
             serverSignature: Base64URL.encode(serverKey.sign(SignedMessage.server(sessionId: record.id, challenge: record.challenge))))
@@ -51,7 +56,7 @@ extension DemoBackend {
 
     public func confirm(sessionId: String, _ request: ConfirmRequest) async throws(BackendError) -> ConfirmResponse {
         let time = now()
-        if let userInput = request.userInput { try Self.checkText(userInput, field: "userInput", limit: ReadableText.maximumUserInputLength) }
+        try Self.checkUserInput(request.userInput)
         let (record, secondFactor) = try await write { tx in
             var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
             try Self.checkDeviceSignature(
@@ -72,7 +77,9 @@ extension DemoBackend {
                 record.accountId = accountId
             }
             record.userInput = request.userInput
-            record.status = .confirmed
+            // a login whose second factor the configuration skips ends with its confirmation (seed 001)
+            record.status = record.skipSecondFactor && record.sessionType == .login ? .loggedin : .confirmed
+            if record.status == .loggedin, let accountId = record.accountId { try tx.clearOTPFailures(accountId: accountId) }
             record.challenge = try Self.randomToken()
             record.updatedAt = time
             try tx.update(record)
@@ -89,7 +96,14 @@ extension DemoBackend {
         let accountKey = try Self.decodePublicKey(request.accountPublicKey, field: "accountPublicKey")
         let pinKey = try Self.decodePublicKey(request.pinPublicKey, field: "pinPublicKey")
         try Self.checkDeviceInformation(name: request.deviceName, nameField: "deviceName", fcmToken: request.fcmToken)
+        try Self.checkUserInput(request.userInput)
         let otpAgreement = try request.otpPublicKey.map { key throws(BackendError) in try Self.agreeOTPKey(phonePublicKey: key) }
+        guard (request.biometricPublicKey == nil) == (request.biometricSignature == nil) else {
+            throw BackendError.invalid("biometricPublicKey", "and 'biometricSignature' go together")
+        }
+        let biometricKey = try request.biometricPublicKey.map { key throws(BackendError) in
+            try Self.decodePublicKey(key, field: "biometricPublicKey")
+        }
         let (record, response) = try await write { tx in
             var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
             guard record.type == WireSessionType.enrol.rawValue else { throw BackendError.wrongState(record.status, expected: "an enrolment") }
@@ -98,8 +112,14 @@ extension DemoBackend {
             guard Self.verify(request.accountSignature, message, key: accountKey) else { throw BackendError.invalidSignature }
             try Self.checkDeviceSignature(request.deviceSignature, record, message)
 
+            if let biometricKey, !Self.verify(request.biometricSignature ?? "", message, key: biometricKey) {
+                throw BackendError.invalidSignature
+            }
             let secondFactor: SecondFactorRecord
             if let registered = try tx.secondFactor(deviceId: request.deviceId) {
+                guard biometricKey == nil else {
+                    throw BackendError.invalid("biometricPublicKey", "is set only with the device's first PIN; add biometrics with ADD_BIOMETRICS")
+                }
                 let (outcome, updated) = Self.checkPin(
                     registered, signature: request.pinSignature, message: message,
                     policy: policy, now: time, deviceKey: record.devicePublicKey)
@@ -120,7 +140,7 @@ extension DemoBackend {
                 guard Self.verify(request.pinSignature, message, key: pinKey) else { throw BackendError.invalidSignature }
                 secondFactor = SecondFactorRecord(
                     deviceId: request.deviceId, pinPublicKey: pinKey, failedAttempts: 0,
-                    isBlocked: false, penalisedUntil: nil, updatedAt: time, biometricPublicKey: nil,
+                    isBlocked: false, penalisedUntil: nil, updatedAt: time, biometricPublicKey: biometricKey,
                     devicePublicKey: record.devicePublicKey)
                 try tx.insert(secondFactor)
             }
@@ -141,6 +161,7 @@ extension DemoBackend {
                     fcmToken: request.fcmToken, updatedAt: time))
             record.status = .enrolled
             record.accountId = account.id
+            record.userInput = request.userInput ?? record.userInput
             record.updatedAt = time
             try tx.update(record)
             return (

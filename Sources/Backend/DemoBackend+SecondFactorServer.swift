@@ -12,6 +12,7 @@ extension DemoBackend {
         guard (request.pinSignature == nil) != (request.biometricSignature == nil) else {
             throw BackendError.invalid("pinSignature", "or 'biometricSignature' is required, not both")
         }
+        try Self.checkUserInput(request.userInput)
         let (record, response) = try await write { tx in
             var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
             guard record.sessionType != .enrol, record.sessionType != .upgrade, record.accountId == request.accountId else {
@@ -43,6 +44,8 @@ extension DemoBackend {
             }
             var final = updated
             if outcome == .accepted {
+                // given with the factor (seed 002): the relying party sees the latest text the user gave
+                record.userInput = request.userInput ?? record.userInput
                 switch record.sessionType {
                 case .transaction: record.status = .signed
                 case .changePin, .addBiometrics:
@@ -72,6 +75,11 @@ extension DemoBackend {
         }
         notify(record)
         return response
+    }
+
+    /// The user's free text for the relying party, with a confirmation or a second factor.
+    static func checkUserInput(_ userInput: String?) throws(BackendError) {
+        if let userInput { try checkText(userInput, field: "userInput", limit: ReadableText.maximumUserInputLength) }
     }
 
     /// The policy in force: the one set from the console, else the configured one.
@@ -118,10 +126,12 @@ extension DemoBackend {
         return (.rejected, updated)
     }
 
-    /// A refused proof fails the session once the factor is blocked; otherwise the next try
-    /// needs a fresh challenge.
+    /// A refused proof fails the session once the PIN is blocked and no biometric key could
+    /// unblock it (docs/behaviour.md#failure-counting-blocking-and-penalties); otherwise the next
+    /// try needs a fresh challenge. A phone that cannot go on with the biometric abandons the session.
     static func afterRejection(_ record: inout SessionRecord, _ secondFactor: SecondFactorRecord) {
-        if secondFactor.isBlocked {
+        let biometricCanFollow = secondFactor.biometricPublicKey != nil && record.sessionType != .enrol
+        if secondFactor.isBlocked, !biometricCanFollow {
             record.status = .failed
             record.failure = "PIN_BLOCKED"
         } else {

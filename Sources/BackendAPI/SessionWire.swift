@@ -72,6 +72,11 @@ public struct RedeemResponse: Codable, Sendable, Equatable {
     public var expiresAt: Date
     public var server: WireServer
     public var announceInfo: [String: String]
+    /// The server's logo for this session, a `data:image/…;base64,` URL (`Announcement.logoProblem`).
+    public var announceLogo: String?
+    /// The steps the server's configuration skips (seed 001), present only when true.
+    public var skipConfirmation: Bool?
+    public var skipSecondFactor: Bool?
     /// Enrolment: the name the account gets and the accounts the user already has.
     public var displayName: String?
     public var existingAccounts: [String]?
@@ -88,9 +93,13 @@ public struct RedeemResponse: Codable, Sendable, Equatable {
 
     public init(
         sessionId: String, type: WireSessionType, expiresAt: Date, server: WireServer,
-        announceInfo: [String: String], displayName: String?, existingAccounts: [String]?,
+        announceInfo: [String: String], announceLogo: String? = nil, skipConfirmation: Bool? = nil, skipSecondFactor: Bool? = nil,
+        displayName: String?, existingAccounts: [String]?,
         userId: String?, accountId: String? = nil, transaction: String? = nil, challenge: String, serverSignature: String
     ) {
+        self.announceLogo = announceLogo
+        self.skipConfirmation = skipConfirmation
+        self.skipSecondFactor = skipSecondFactor
         self.sessionId = sessionId
         self.type = type
         self.expiresAt = expiresAt
@@ -178,12 +187,22 @@ public struct EnrolRequest: Codable, Sendable {
     /// The device key's signature over the same message: only the device itself may have its
     /// PIN checked (and a wrong one counted).
     public var deviceSignature: String
+    /// A biometric key set together with a device's first PIN (seeds 000, 002), and its
+    /// signature over the same message; both or neither.
+    public var biometricPublicKey: String?
+    public var biometricSignature: String?
+    /// Free text the user gave with the new PIN, for the relying party (seed 002's `userInput`).
+    public var userInput: String?
 
     public init(
         deviceId: String, accountPublicKey: String, accountSignature: String, pinPublicKey: String, pinSignature: String,
-        deviceName: String?, fcmToken: String?, otpPublicKey: String? = nil, deviceSignature: String
+        deviceName: String?, fcmToken: String?, otpPublicKey: String? = nil, deviceSignature: String,
+        biometricPublicKey: String? = nil, biometricSignature: String? = nil, userInput: String? = nil
     ) {
+        self.userInput = userInput
         self.deviceSignature = deviceSignature
+        self.biometricPublicKey = biometricPublicKey
+        self.biometricSignature = biometricSignature
         self.deviceId = deviceId
         self.accountPublicKey = accountPublicKey
         self.accountSignature = accountSignature
@@ -221,11 +240,14 @@ public struct VerifyPinRequest: Codable, Sendable {
     /// A biometric success clears the PIN's failures, block and penalty (docs/behaviour.md#failure-counting-blocking-and-penalties) unless the
     /// phone is set to `disallowPinChangeWithBiometric`.
     public var clearPinFailures: Bool?
+    /// Free text the user gave with the factor, for the relying party (seed 002's `userInput`).
+    public var userInput: String?
 
     public init(
         deviceId: String, accountId: String, accountSignature: String, pinSignature: String? = nil,
-        biometricSignature: String? = nil, clearPinFailures: Bool? = nil
+        biometricSignature: String? = nil, clearPinFailures: Bool? = nil, userInput: String? = nil
     ) {
+        self.userInput = userInput
         self.deviceId = deviceId
         self.accountId = accountId
         self.accountSignature = accountSignature
@@ -274,7 +296,7 @@ public struct AbandonRequest: Codable, Sendable {
 
     /// What a phone may report: the user cancelled, it has no account for the session, or no
     /// second factor it holds can pass. Anything else is the server's own finding.
-    public static let codes: Set<String> = ["USER_CANCELED", "NO_ACCOUNTS_FOR_SERVER", "PIN_BLOCKED"]
+    public static let codes: Set<String> = ["USER_CANCELED", "NO_ACCOUNTS_FOR_SERVER", "PIN_BLOCKED", "PIN_LOCKED"]
 
     public init(deviceId: String, code: String, deviceSignature: String) {
         self.deviceId = deviceId

@@ -24,6 +24,8 @@ public struct WireHTTPClient: Sendable {
     /// The request never got an answer (refused, reset, timed out); the reason is in the text.
     public struct TransportError: Error, CustomStringConvertible, Sendable {
         public let description: String
+        /// The server took the request but gave no answer in time (not: refused or unreachable).
+        public var timedOut = false
     }
 
     let http: HTTPClient
@@ -84,7 +86,8 @@ public struct WireHTTPClient: Sendable {
                 .flatMap { (0...86_400).contains($0) ? Duration.seconds($0) : nil }
             return Answer(status: response.status.code, body: try await response.body.collect(upTo: 1 << 20), retryAfter: retryAfter)
         } catch {
-            throw TransportError(description: String(describing: error))
+            let timedOut = [HTTPClientError.deadlineExceeded, .readTimeout].contains(error as? HTTPClientError)
+            throw TransportError(description: String(describing: error), timedOut: timedOut)
         }
     }
 }

@@ -6,6 +6,10 @@ public struct OutOfBandError: Error, Equatable, Sendable, CustomStringConvertibl
 
     public var description: String { "\(code): \(message)" }
 
+    /// nextAuth's number (docs/behaviour.md#error-codes): a payload that does not parse is 32,
+    /// one that parses but is of a content type or version the phone does not take is 33.
+    public private(set) var sdkCode = 32
+
     static func empty(_ what: String) -> OutOfBandError {
         OutOfBandError(code: "EMPTY_PAYLOAD", message: "the \(what) is empty")
     }
@@ -24,12 +28,12 @@ public struct OutOfBandError: Error, Equatable, Sendable, CustomStringConvertibl
     static func unsupportedContentType(_ value: String) -> OutOfBandError {
         OutOfBandError(
             code: "UNSUPPORTED_CONTENT_TYPE",
-            message: "nma_data_content_type '\(value)' is not supported (only \(OutOfBandPayload.supportedContentType))")
+            message: "nma_data_content_type '\(value)' is not supported (only \(OutOfBandPayload.supportedContentType))", sdkCode: 33)
     }
     static func unsupportedVersion(_ value: String) -> OutOfBandError {
         OutOfBandError(
             code: "UNSUPPORTED_VERSION",
-            message: "nma_data_version '\(value)' is not supported (only \(OutOfBandPayload.supportedVersion))")
+            message: "nma_data_version '\(value)' is not supported (only \(OutOfBandPayload.supportedVersion))", sdkCode: 33)
     }
     static func invalidLink(_ reason: String) -> OutOfBandError {
         OutOfBandError(code: "INVALID_LINK", message: reason)

@@ -28,7 +28,9 @@ struct BackendClient: Sendable {
     func post<Response: Decodable>(_ baseURL: String, _ path: String, _ body: some Encodable) async throws(PhoneError) -> Response {
         try await strike()
         let answer: WireHTTPClient.Answer
-        do { answer = try await wire.post(baseURL + path, json: body) } catch { throw .serverConnection(error.description) }
+        do { answer = try await wire.post(baseURL + path, json: body) } catch {
+            throw error.timedOut ? .serverTimeout(error.description) : .serverConnection(error.description)
+        }
         guard answer.isSuccess else {
             // A redirect is not followed: the phone's signed request goes only where it was sent.
             // A route the server does not have is not a backend's refusal: the URL is wrong.
@@ -36,7 +38,7 @@ struct BackendClient: Sendable {
                 answer.isRedirect
                     ? "HTTP \(answer.status), a redirect, which the phone does not follow" : "HTTP \(answer.status)")
             if !answer.isRedirect, let body = try? answer.decode(WireErrorBody.self), !Self.routingCodes.contains(body.error.code) {
-                error = PhoneError(Self.kind(answer.status), body.error.code, body.error.message)
+                error = PhoneError(Self.kind(answer.status), body.error.code, body.error.message, sdkCode: Self.sdkCodes[body.error.code])
             }
             error.httpStatus = answer.status
             error.retryAfter = answer.retryAfter
@@ -59,7 +61,7 @@ struct BackendClient: Sendable {
             throw .serverConnection("the phone has no network (offline, a fault set on purpose)")
         case .hang:
             try? await sleep(timeout)
-            throw .serverConnection("no answer within \(timeout.components.seconds) s (a fault set on purpose)")
+            throw .serverTimeout("no answer within \(timeout.components.seconds) s (a fault set on purpose)")
         case .status(let code, let retryAfter):
             var error = PhoneError(Self.kind(UInt(code)), "HTTP_\(code)", "the server answered \(code) (a fault set on purpose)")
             error.httpStatus = UInt(code)
@@ -73,6 +75,11 @@ struct BackendClient: Sendable {
     }
 
     static let routingCodes: Set<String> = ["NOT_FOUND", "METHOD_NOT_ALLOWED"]
+
+    /// The backend's refusals that nextAuth gives a number (docs/behaviour.md#error-codes): an
+    /// enrolment QR code expired or used (41), an account the server no longer has (48), a token
+    /// the server has no session for (64: no server parameters for this request).
+    static let sdkCodes = ["ENROL_QR_EXPIRED": 41, "ACCOUNT_NOT_FOUND": 48, "TOKEN_UNKNOWN": 64]
 
     private static func kind(_ status: UInt) -> PhoneError.Kind {
         switch status {

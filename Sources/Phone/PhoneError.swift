@@ -20,7 +20,7 @@ public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// Only what can succeed later is worth another try: no answer at all, 429, 500, 503.
     public var isRetryable: Bool {
-        code == "SERVER_CONNECTION_ERROR" || [429, 500, 503].contains(httpStatus ?? 0)
+        code == "SERVER_CONNECTION_ERROR" || code == "SERVER_TIMEOUT" || [429, 500, 503].contains(httpStatus ?? 0)
     }
 
     public var description: String { "\(code): \(message)" }
@@ -48,11 +48,18 @@ public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
     static func serverConnection(_ detail: String) -> PhoneError {
         PhoneError(.badGateway, "SERVER_CONNECTION_ERROR", "the server could not be reached: \(detail)", sdkCode: 70)
     }
+    static func serverTimeout(_ detail: String) -> PhoneError {
+        PhoneError(.badGateway, "SERVER_TIMEOUT", "the server did not answer in time: \(detail)", sdkCode: 50)
+    }
     static func serverAuthentication(_ detail: String) -> PhoneError {
         PhoneError(.badGateway, "SERVER_AUTHENTICATION_FAILED", "the server could not be authenticated: \(detail)", sdkCode: 48)
     }
     static func serverResponse(_ detail: String) -> PhoneError {
         PhoneError(.badGateway, "SERVER_ERROR", "the server answered something unexpected: \(detail)", sdkCode: 49)
+    }
+    /// The session's server parameters (its name, URL and key) cannot be read.
+    static func serverParameters(_ detail: String) -> PhoneError {
+        PhoneError(.badGateway, "SERVER_PARAMETERS_PARSE_ERROR", "the server's parameters cannot be read: \(detail)", sdkCode: 67)
     }
     static func biometricsUnavailable(_ why: String) -> PhoneError { PhoneError(.conflict, "BIOMETRICS_UNAVAILABLE", why) }
     static func crypto(_ detail: String) -> PhoneError { PhoneError(.unavailable, "CRYPTO_ERROR", detail) }

@@ -192,7 +192,11 @@ extension PhoneRecord {
 
     /// docs/behaviour.md#biometrics: the device could take a biometric second factor (a sensor with a feature
     /// enrolled, biometrics not disabled, a PIN to add it with).
-    var canEnableBiometrics: Bool { biometricSensor && enrolledFeatures > 0 && !biometricsDisabled && pinSalt != nil }
+    var canEnableBiometrics: Bool { biometricsCanBeSet && pinSalt != nil }
+
+    /// A sensor with a feature enrolled and biometrics not disabled: an enrolment that sets the
+    /// PIN may set the biometric with it.
+    var biometricsCanBeSet: Bool { biometricSensor && enrolledFeatures > 0 && !biometricsDisabled }
 
     var biometrics: BiometricsState {
         BiometricsState(
@@ -214,7 +218,7 @@ extension PhoneRecord {
     func flowOptions(now: Date) -> FlowOptions {
         FlowOptions(
             biometricsAvailable: biometricsAvailable(now: now), disallowPinChangeWithBiometric: disallowPinChangeWithBiometric,
-            legacyBioAddFlow: legacyBioAddFlow, pinChangeStyle: pinChangeStyle)
+            legacyBioAddFlow: legacyBioAddFlow, pinChangeStyle: pinChangeStyle, biometricsCanBeSet: biometricsCanBeSet)
     }
 
     /// The biometric key, unless the enrolled features changed since it was made.

@@ -8,14 +8,19 @@ import SodiumKit
 /// The second factors: the PIN and the simulated biometric prompt as the user gives them, their
 /// proofs at the Second Factor Server, and the keys a PIN change or ADD_BIOMETRICS registers.
 extension PhoneService {
-    /// A PIN; for the Nevis PIN change also the old one. Both are wiped when this returns,
-    /// whatever happened. A new PIN that breaks the policy, or equals the old one, is refused
-    /// before anything is sent: the flow asks again (the Nevis change's recoverable errors, docs/behaviour.md#pin-change-both-ways).
-    public func inputPin(phoneId: String, pin: GuardedBytes, oldPin: GuardedBytes? = nil) async throws(PhoneError) {
+    /// A PIN; for the Nevis PIN change also the old one; at an enrolment's SET_SECOND_FACTOR
+    /// perhaps a biometric in the same input (the sensor always matches there, seed 000). Both
+    /// PINs are wiped when this returns, whatever happened. A new PIN that breaks the policy, or
+    /// equals the old one, is refused before anything is sent: the flow asks again (the Nevis
+    /// change's recoverable errors, docs/behaviour.md#pin-change-both-ways).
+    public func inputPin(
+        phoneId: String, pin: GuardedBytes, oldPin: GuardedBytes? = nil, withBiometrics: Bool = false, userInput: String? = nil
+    ) async throws(PhoneError) {
         defer {
             pin.reset()
             oldPin?.reset()
         }
+        try Self.checkUserInput(userInput)
         guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
         let flow = active.machine.flow
         let nevisChange =
@@ -26,12 +31,15 @@ extension PhoneService {
         // A PIN of the wrong shape is refused before anything: no key is derived, nothing is sent
         // or counted, and the screen asks again.
         let (phone, _) = try await phoneAndAccounts(phoneId)
+        if withBiometrics, !phone.biometricsCanBeSet {
+            throw .biometricsUnavailable("the sensor has no enrolled fingerprint or face, or biometrics are disabled")
+        }
         for entry in [pin, oldPin].compactMap({ $0 }) {
             do { try entry.withBytes { bytes throws(PinPolicyError) in try PinPolicy.checkFormat(bytes, length: phone.pinLength) } } catch {
                 throw PhoneError(.badRequest, error.code, error.message)
             }
         }
-        if flow.currentInteraction?.type == .setSecondFactor, flow.currentInteraction?.secondFactorInfo == .pinOnly {
+        if flow.currentInteraction?.type == .setSecondFactor, flow.currentInteraction?.secondFactorInfo?.requiredSecondFactorTypes == [.pin] {
             let policy = (try? PinPolicy(length: phone.pinLength)) ?? configuration.pinPolicy
             do { try pin.withBytes { bytes throws(PinPolicyError) in try policy.validate(bytes) } } catch {
                 throw PhoneError(.badRequest, error.code, error.message)
@@ -40,39 +48,44 @@ extension PhoneService {
                 throw PhoneError(.badRequest, "OLD_PIN_EQUALS_NEW_PIN", "the new PIN must differ from the old one")
             }
         }
-        let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in try machine.inputPin() }
+        let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in
+            try machine.inputPin(withBiometrics: withBiometrics, userInput: userInput)
+        }
         await run(action, phoneId: phoneId, pin: pin, oldPin: oldPin)
     }
 
     /// The simulated biometric prompt: a match goes on to the flow; no match changes nothing
     /// (the OS prompt failed; the user may try again or use the PIN).
-    public func inputBiometrics(phoneId: String, recognised: Bool) async throws(PhoneError) {
+    public func inputBiometrics(phoneId: String, recognised: Bool, userInput: String? = nil) async throws(PhoneError) {
+        try Self.checkUserInput(userInput)
         guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
         let (phone, _) = try await phoneAndAccounts(phoneId)
         guard phone.biometricSensor, phone.enrolledFeatures > 0 else {
             throw .biometricsUnavailable("the sensor has no enrolled fingerprint or face")
         }
         var probe = active.machine
-        do { _ = try probe.inputBiometrics() } catch { throw PhoneError(.conflict, error.code, error.message) }
+        do { _ = try probe.inputBiometrics(userInput: userInput) } catch { throw PhoneError(.conflict, error.code, error.message) }
         guard recognised else {
             throw PhoneError(.badRequest, "BIOMETRIC_NOT_RECOGNISED", "the sensor did not recognise the biometric; try again or use the PIN")
         }
-        let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in try machine.inputBiometrics() }
+        let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in try machine.inputBiometrics(userInput: userInput) }
         await run(action, phoneId: phoneId)
     }
 
     /// The PIN's proof, then whatever the flow does with an accepted factor.
-    func verifyPinAtServer(_ step: FlowStep, _ pin: GuardedBytes, accountID: String, then: FlowAction.Completion?) async throws(PhoneError)
-        -> FlowAction
-    {
+    func verifyPinAtServer(
+        _ step: FlowStep, _ pin: GuardedBytes, accountID: String, then: FlowAction.Completion?, userInput: String? = nil
+    ) async throws(PhoneError) -> FlowAction {
         let (phone, accounts, active) = (step.phone, step.accounts, step.active)
         let phoneId = step.phone.id
-        let response = try await provePin(pin, phone: phone, accounts: accounts, accountID: accountID, active: active)
+        let response = try await provePin(pin, phone: phone, accounts: accounts, accountID: accountID, active: active, userInput: userInput)
         return try await afterVerification(response, then: then, phone: phone, accounts: accounts, accountID: accountID, phoneId: phoneId)
     }
 
     /// The biometric key's proof; a key the enrolled features no longer fit is BIOMETRICS_REMOVED (docs/behaviour.md#biometrics).
-    func verifyBiometricsAtServer(_ step: FlowStep, accountID: String, then: FlowAction.Completion?) async throws(PhoneError) -> FlowAction {
+    func verifyBiometricsAtServer(
+        _ step: FlowStep, accountID: String, then: FlowAction.Completion?, userInput: String?
+    ) async throws(PhoneError) -> FlowAction {
         let (phone, accounts, active) = (step.phone, step.accounts, step.active)
         let phoneId = step.phone.id
         guard let key = phone.validBiometricKey else { return try await biometricsRemoved(phone, phoneId: phoneId) }
@@ -86,7 +99,7 @@ extension PhoneService {
                 VerifyPinRequest(
                     deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
                     biometricSignature: Base64URL.encode(biometricKey.sign(message)),
-                    clearPinFailures: !phone.disallowPinChangeWithBiometric))
+                    clearPinFailures: !phone.disallowPinChangeWithBiometric, userInput: userInput))
         } catch  where error.code == "BIOMETRICS_NOT_REGISTERED" {
             return try await biometricsRemoved(phone, phoneId: phoneId)
         }
@@ -133,7 +146,7 @@ extension PhoneService {
     /// PIN-less counts (docs/behaviour.md#biometrics).
     func provePin(
         _ pin: GuardedBytes, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
-        active: ActiveFlow
+        active: ActiveFlow, userInput: String? = nil
     ) async throws(PhoneError) -> SecondFactorResponse {
         guard let salt = phone.pinSalt else { throw PhoneError(.conflict, "PIN_NOT_ENROLLED", "this phone has no PIN") }
         let accountKey = try Self.accountKey(accounts, accountID)
@@ -143,7 +156,7 @@ extension PhoneService {
             active.serverURL, BackendRoutes.verifySecondFactor(active.sessionId),
             VerifyPinRequest(
                 deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
-                pinSignature: Base64URL.encode(pinKey.sign(message))))
+                pinSignature: Base64URL.encode(pinKey.sign(message)), userInput: userInput))
         if response.result == .accepted { try await store.pinAccepted(phoneId: phone.id, at: now()) }
         return response
     }

@@ -66,10 +66,12 @@ extension PhoneService {
                     deviceKey.sign(
                         SignedMessage.redeem(
                             token: payload.redeemData.token, deviceId: phone.deviceId, devicePublicKey: devicePublicKey)))))
-        guard let serverURL = URL(string: session.server.url) else { throw .serverResponse("the server URL is not a URL") }
+        guard let serverURL = URL(string: session.server.url) else { throw .serverParameters("the server URL is not a URL") }
         try checkAllowed(serverURL)
-        guard let serverKey = Base64URL.decode(session.server.publicKey),
-            let signature = Base64URL.decode(session.serverSignature),
+        guard let serverKey = Base64URL.decode(session.server.publicKey), serverKey.count == Ed25519.publicKeyLength else {
+            throw .serverParameters("the server's public key is not an Ed25519 key in base64url")
+        }
+        guard let signature = Base64URL.decode(session.serverSignature),
             Ed25519.verify(
                 signature: signature, message: SignedMessage.server(sessionId: session.sessionId, challenge: session.challenge),
                 publicKey: serverKey)
@@ -78,6 +80,8 @@ extension PhoneService {
         if let text = session.transaction, let problem = ReadableText.problem(in: text, limit: ReadableText.maximumTransactionLength) {
             throw .serverResponse("the transaction text \(problem)")
         }
+        if let problem = Announcement.problem(in: session.announceInfo) { throw .serverResponse("the announceInfo \(problem)") }
+        if let logo = session.announceLogo, let problem = Announcement.logoProblem(logo) { throw .serverResponse("the announceLogo \(problem)") }
 
         // A server is known by the key pinned at enrolment, so it may move (another port, a new
         // host name); the same URL with another key is an impostor or a reset server.
@@ -99,14 +103,17 @@ extension PhoneService {
         case .changePin, .addBiometrics, .removeBiometrics:
             throw .serverResponse("a \(session.type.rawValue) session is started by the phone, not redeemed")
         }
-        let info = SessionInfo(
+        var info = SessionInfo(
             id: session.sessionId, type: type, expiresAt: session.expiresAt,
             server: ServerInfo(
                 name: session.server.name, url: session.server.url, publicKey: session.server.publicKey,
                 visualHash: .of(session.server)),
-            announceInfo: session.announceInfo,
+            announceInfo: session.announceInfo, announceLogo: session.announceLogo,
             enrolInfo: session.displayName.map { EnrolInfo(displayName: $0, nsAccounts: session.existingAccounts ?? []) },
             userId: session.userId, preselectedAccountId: session.accountId, transaction: session.transaction)
+        // only what a server may skip: never an enrolment's consent, nor a transaction's second factor
+        info.skipConfirmation = session.skipConfirmation == true && type != .enrol ? true : nil
+        info.skipSecondFactor = session.skipSecondFactor == true && type == .login ? true : nil
         return PreparedFlow(phone: phone, accounts: accounts, response: session, info: info)
     }
 
@@ -144,13 +151,18 @@ extension PhoneService {
     }
 
     public func confirmSession(phoneId: String, accountID: String?, userInput: String? = nil) async throws(PhoneError) {
-        if let userInput, !userInput.isEmpty, let problem = ReadableText.problem(in: userInput, limit: ReadableText.maximumUserInputLength) {
-            throw .invalid("userInput", problem)
-        }
+        try Self.checkUserInput(userInput)
         let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in
             try machine.confirmSession(accountID: accountID, userInput: userInput)
         }
         await run(action, phoneId: phoneId)
+    }
+
+    /// Free text for the relying party (docs/behaviour.md#user-interaction), refused before anything when unreadable.
+    static func checkUserInput(_ userInput: String?) throws(PhoneError) {
+        if let userInput, !userInput.isEmpty, let problem = ReadableText.problem(in: userInput, limit: ReadableText.maximumUserInputLength) {
+            throw .invalid("userInput", problem)
+        }
     }
 
     public func confirmTransaction(phoneId: String) async throws(PhoneError) {
@@ -212,8 +224,11 @@ extension PhoneService {
         }
     }
 
-    /// A new account: its key, the PIN key (set, or the phone's PIN proven) and the offline OTP key agreement, in one request.
-    func enrolAtServer(_ step: FlowStep, pin: GuardedBytes, use: FlowAction.PinUse) async throws(PhoneError) -> FlowAction {
+    /// A new account: its key, the PIN key (set, or the phone's PIN proven), the biometric key
+    /// when the user set one with a new PIN, and the offline OTP key agreement, in one request.
+    func enrolAtServer(
+        _ step: FlowStep, pin: GuardedBytes, use: FlowAction.PinUse, withBiometrics: Bool, userInput: String?
+    ) async throws(PhoneError) -> FlowAction {
         let (phone, active) = (step.phone, step.active)
         let phoneId = step.phone.id
         let salt = try use == .setNew ? Self.random(PinKeyDerivation.saltLength) : Array(phone.pinSalt ?? Data())
@@ -223,6 +238,7 @@ extension PhoneService {
         let otpKeyPair = try Self.newOTPKeyPair()
         let otpPublicKey = Base64URL.encode(otpKeyPair.publicKey)
         let message = SignedMessage.enrol(sessionId: active.sessionId, challenge: active.challenge, accountPublicKey: publicKey)
+        let biometricKey = withBiometrics ? try Self.newKeyPair() : nil
         let response: SecondFactorResponse = try await client(phone.id).post(
             active.serverURL, BackendRoutes.enrol(active.sessionId),
             EnrolRequest(
@@ -230,7 +246,9 @@ extension PhoneService {
                 accountSignature: Base64URL.encode(accountKey.sign(message)),
                 pinPublicKey: Base64URL.encode(pinKey.publicKey), pinSignature: Base64URL.encode(pinKey.sign(message)),
                 deviceName: phone.name, fcmToken: phone.fcmToken, otpPublicKey: otpPublicKey,
-                deviceSignature: Base64URL.encode(try phone.deviceKey().sign(message))))
+                deviceSignature: Base64URL.encode(try phone.deviceKey().sign(message)),
+                biometricPublicKey: biometricKey.map { Base64URL.encode($0.publicKey) },
+                biometricSignature: biometricKey.map { Base64URL.encode($0.sign(message)) }, userInput: userInput))
         if response.result == .accepted, let accountId = response.accountId {
             let otp = try response.otp.map { answer throws(PhoneError) in
                 try Self.otpKey(
@@ -238,6 +256,11 @@ extension PhoneService {
                     accountId: accountId, server: active.server)
             }
             try await storeAccount(accountId, accountKey, active, phone: phone, newSalt: use == .setNew ? salt : nil, otp: otp)
+            if let biometricKey {
+                // bound to the features enrolled now, as ADD_BIOMETRICS binds it (docs/behaviour.md#biometrics)
+                try await store.keepBiometricKey(phoneId: phone.id, Data(biometricKey.exportSecretKey()), featureSetVersion: phone.featureSetVersion)
+                await phoneChanged(phone.id)
+            }
         }
         return secondFactorChecked(response, phoneId: phoneId)
     }

@@ -144,14 +144,14 @@ public actor PhoneService {
             return try await confirmAtServer(step, accountID: accountID, userInput: userInput)
         case .confirmTransaction(let accountID):
             return try await signTransactionAtServer(step, accountID: accountID)
-        case .completeEnrolment(let use):
+        case .completeEnrolment(let use, let withBiometrics, let userInput):
             guard let pin else { return pinMissing(phoneId) }
-            return try await enrolAtServer(step, pin: pin, use: use)
-        case .verifySecondFactor(let accountID, .pin, let then):
+            return try await enrolAtServer(step, pin: pin, use: use, withBiometrics: withBiometrics, userInput: userInput)
+        case .verifySecondFactor(let accountID, .pin, let then, let userInput):
             guard let pin else { return pinMissing(phoneId) }
-            return try await verifyPinAtServer(step, pin, accountID: accountID, then: then)
-        case .verifySecondFactor(let accountID, .biometrics, let then):
-            return try await verifyBiometricsAtServer(step, accountID: accountID, then: then)
+            return try await verifyPinAtServer(step, pin, accountID: accountID, then: then, userInput: userInput)
+        case .verifySecondFactor(let accountID, .biometrics, let then, let userInput):
+            return try await verifyBiometricsAtServer(step, accountID: accountID, then: then, userInput: userInput)
         case .setPin(let accountID):
             guard let pin else { return pinMissing(phoneId) }
             return secondFactorChecked(

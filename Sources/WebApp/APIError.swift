@@ -71,9 +71,9 @@ struct APIError: HTTPResponseError, Equatable {
         attempts = error.attempts
     }
 
-    /// A payload that does not decode is nextAuth's "QR parsing error" (32).
+    /// A payload that does not decode: nextAuth's "QR parsing error" (32) or "QR unknown type" (33).
     init(_ error: OutOfBandError) {
-        self.init(.badRequest, error.code, error.message, sdkCode: 32)
+        self.init(.badRequest, error.code, error.message, sdkCode: error.sdkCode)
     }
 
     /// The HTTP answer for any error a route lets through; unknown errors stay opaque.

@@ -20,6 +20,12 @@ struct BackendController {
         /// `qr` (default) or `push`; a push goes to `pushToken`, or else to the user's devices.
         let delivery: Delivery?
         let pushToken: String?
+        /// What the phone shows with the session (seed 001): strings by key and a logo.
+        let announceInfo: [String: String]?
+        let announceLogo: String?
+        /// The steps the configuration skips for this session (seed 001); absent: the server flags' defaults.
+        let skipConfirmation: Bool?
+        let skipSecondFactor: Bool?
     }
 
     struct SessionList: ResponseEncodable {
@@ -84,7 +90,9 @@ struct BackendController {
             let delivery: DemoBackend.Delivery = input.delivery == .push || input.pushToken != nil ? .push(token: input.pushToken) : .qr
             let session = try await backend.createSession(
                 type: input.type, userId: input.userId, displayName: input.displayName,
-                transaction: input.transaction, accountId: input.accountId, delivery: delivery)
+                transaction: input.transaction, accountId: input.accountId, delivery: delivery,
+                announceInfo: input.announceInfo, announceLogo: input.announceLogo,
+                skipConfirmation: input.skipConfirmation, skipSecondFactor: input.skipSecondFactor)
             return EditedResponse(status: .created, response: session)
         }
         routes.get(RouterPath(Template.secondFactorPolicy)) { _, _ in PolicyView(try await backend.secondFactorPolicy()) }

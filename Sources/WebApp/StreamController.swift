@@ -196,11 +196,17 @@ struct StreamController {
         case .inputSecondFactor:
             switch (input.pin, input.biometrics) {
             case (let pin?, nil):
-                try await phones.inputPin(phoneId: phoneId, pin: try Self.guarded(pin), oldPin: try input.oldPin.map(Self.guarded))
+                try await phones.inputPin(
+                    phoneId: phoneId, pin: try Self.guarded(pin), oldPin: try input.oldPin.map(Self.guarded), userInput: input.userInput)
             case (nil, let prompt?) where input.oldPin == nil:
-                try await phones.inputBiometrics(phoneId: phoneId, recognised: prompt == .match)
+                try await phones.inputBiometrics(phoneId: phoneId, recognised: prompt == .match, userInput: input.userInput)
+            case (let pin?, .match) where input.oldPin == nil:
+                // an enrolment sets both at once (seeds 000, 002); the set prompt always matches
+                try await phones.inputPin(phoneId: phoneId, pin: try Self.guarded(pin), withBiometrics: true, userInput: input.userInput)
             default:
-                throw APIError(.badRequest, "MISSING_FIELD", "inputSecondFactor needs 'pin' (with 'oldPin' for a PIN change) or 'biometrics'")
+                throw APIError(
+                    .badRequest, "MISSING_FIELD",
+                    "inputSecondFactor needs 'pin' (with 'oldPin' for a PIN change), 'biometrics', or both ('match') to set them at enrolment")
             }
         }
     }

@@ -130,7 +130,7 @@ import Testing
             try await backend.abandon(sessionId: session, AbandonRequest(deviceId: victim.id, code: "PIN_BLOCKED", deviceSignature: ""))
         }
         let invented = SignedMessage.abandon(sessionId: session, code: "ACCOUNT_HACKED")
-        await #expect(throws: BackendError.invalid("code", "must be one of NO_ACCOUNTS_FOR_SERVER, PIN_BLOCKED, USER_CANCELED")) {
+        await #expect(throws: BackendError.invalid("code", "must be one of NO_ACCOUNTS_FOR_SERVER, PIN_BLOCKED, PIN_LOCKED, USER_CANCELED")) {
             try await backend.abandon(
                 sessionId: session,
                 AbandonRequest(

@@ -30,6 +30,14 @@ import WebApp
                 #expect(answer.status == .badRequest, "\(body)")
                 #expect(answer.errorCode == code, "\(body)")
             }
+            // nextAuth's numbers: a payload that does not parse is 32, one of a type the phone does not take 33.
+            let typed = #"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "%@", "nma_data_version": "%@"}"#
+            for (text, sdkCode) in [
+                ("not a payload", 32), (String(format: typed, "application/jose", "1"), 33), (String(format: typed, "application/json", "2"), 33),
+            ] {
+                let answer = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": text])
+                #expect(try answer.decode(ErrorWithSDKCode.self).error.sdkCode == sdkCode, "\(text)")
+            }
             #expect(try await client.phoneDetail(phone.id).flow == nil)
         }
     }
@@ -126,6 +134,7 @@ import WebApp
             let refused = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": unknown.qrText])
             #expect(refused.status == .notFound)
             #expect(refused.errorCode == "TOKEN_UNKNOWN")
+            #expect(try refused.decode(ErrorWithSDKCode.self).error.sdkCode == 64)
 
             #expect(try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": first.qrText]).status == .accepted)
             let busy = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": second.qrText])

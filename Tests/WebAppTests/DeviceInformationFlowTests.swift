@@ -228,7 +228,8 @@ import WebApp
             let session = try await client.startSession("login", user: "alice")
             let started = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
             #expect(started.status == .badGateway)
-            #expect(started.errorCode == "SERVER_CONNECTION_ERROR")
+            #expect(started.errorCode == "SERVER_TIMEOUT")  // nextAuth's time-out, 50
+            #expect(try started.decode(ErrorWithSDKCode.self).error.sdkCode == 50)
             #expect(sleeper.recorded.first == .seconds(10))  // it waited for the time-out
             // docs/behaviour.md#offline-otp: the phone tries again by itself; the fault is used up, so the session arrives
             let arrived = try await screen.settledFlow()

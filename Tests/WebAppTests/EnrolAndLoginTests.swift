@@ -133,8 +133,9 @@ import WebApp
                 #expect(try await client.backendSession(enrol.id).status == .canceled)
                 // The token was used: the same QR cannot start another flow.
                 let again = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": enrol.qrText])
-                #expect(again.status == .conflict)
-                #expect(again.errorCode == "TOKEN_ALREADY_REDEEMED")
+                #expect(again.status == .gone)
+                #expect(again.errorCode == "ENROL_QR_EXPIRED")
+                #expect(try again.decode(ErrorWithSDKCode.self).error.sdkCode == 41)
             }
         }
     }

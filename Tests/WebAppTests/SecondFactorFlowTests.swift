@@ -50,7 +50,8 @@ import WebApp
             #expect(flow.type == .changePin)
             #expect(flow.currentInteraction?.type == .verifySecondFactor)
             #expect(flow.secondFactorAccount?.failedAttempts == 0)
-            let sessionId = try #require(flow.session?.id)
+            #expect(flow.session == nil)  // seed 001: the phone's own flows carry no session object
+            let sessionId = try await client.latestBackendSession().id
             #expect(try await client.backendSession(sessionId).status == .confirmed)
             // only one flow at a time
             let second = try await client.send(.post, "/api/phones/\(phoneId)/flows", json: ["type": "CHANGE_PIN"])
@@ -176,23 +177,31 @@ import WebApp
         try await withEnrolledPhone { client, screen, phoneId in
             try await Self.addBiometrics(client, &screen, phoneId: phoneId)
             _ = try await Self.settings(client, phoneId: phoneId, ["disallowPinChangeWithBiometric": disallowed])
-            var (flow, _) = try await Self.loginUntilVerify(client, &screen, phoneId: phoneId)
+            var (flow, sessionId) = try await Self.loginUntilVerify(client, &screen, phoneId: phoneId)
             for _ in 1...3 {
                 try await screen.send(["action": "inputSecondFactor", "pin": "111000"])
                 flow = try await screen.settledFlow()
             }
-            #expect(flow.error?.code == "PIN_BLOCKED")
-
-            // blocked: the biometric alone is offered, and the login succeeds with it
-            (flow, _) = try await Self.loginUntilVerify(client, &screen, phoneId: phoneId)
+            // seed 000: a biometric unblocks the PIN, so the PIN that blocks it leaves the biometric alone
+            #expect(flow.state == .waitForInput)
+            #expect(flow.previousInteractionResult?.type == .pinFail)
+            #expect(flow.secondFactorAccount?.isBlocked == true)
             #expect(flow.currentInteraction?.secondFactorInfo == .biometricsOnly)
+            #expect(try await client.backendSession(sessionId).status == .confirmed)
             try await screen.send(["action": "inputSecondFactor", "pin": Self.pin])
             #expect(try await screen.next().error?.code == "FACTOR_NOT_OFFERED")
             try await screen.send(["action": "inputSecondFactor", "biometrics": "match"])
             flow = try await screen.settledFlow()
             #expect(flow.state == .done)
+            #expect(try await client.backendSession(sessionId).status == .loggedin)
             #expect(flow.secondFactorAccount?.isBlocked == disallowed)
             #expect(flow.secondFactorAccount?.failedAttempts == (disallowed ? 3 : 0))
+
+            // the next login: the PIN again when the biometric cleared it, else the biometric alone
+            (flow, _) = try await Self.loginUntilVerify(client, &screen, phoneId: phoneId)
+            #expect(flow.currentInteraction?.secondFactorInfo == (disallowed ? .biometricsOnly : .pinOrBiometrics))
+            try await screen.send(["action": "inputSecondFactor", "biometrics": "match"])
+            #expect(try await screen.settledFlow().state == .done)
 
             // CHANGE_PIN: verified with the biometric only when allowed
             flow = try await Self.startFlow(client, &screen, phoneId: phoneId, .changePin)
@@ -223,7 +232,8 @@ import WebApp
             try await screen.send(["action": "inputSecondFactor", "biometrics": "match"])
             flow = try await screen.settledFlow()
             #expect(flow.state == .done)
-            #expect(try await client.backendSession(flow.session?.id ?? "").status == .completed)
+            #expect(flow.session == nil)
+            #expect(try await client.latestBackendSession().status == .completed)
             #expect(try await client.phoneDetail(phoneId).biometrics.hasEnabledBiometrics == false)
             (flow, _) = try await Self.loginUntilVerify(client, &screen, phoneId: phoneId)
             #expect(flow.currentInteraction?.secondFactorInfo == .pinOnly)

@@ -93,6 +93,58 @@ import WebApp
         #expect(after.flow == enrolled.flow)
     }
 
+    /// The backend's refusals that nextAuth numbers keep their code and gain the number
+    /// (docs/behaviour.md#error-codes); others keep none.
+    @Test(
+        arguments: [
+            ("ENROL_QR_EXPIRED", 410, 41), ("ACCOUNT_NOT_FOUND", 404, 48), ("TOKEN_UNKNOWN", 404, 64), ("WRONG_DEVICE", 403, nil),
+        ] as [(String, Int, Int?)])
+    func aRefusalNextAuthNumbersCarriesItsNumber(code: String, status: Int, sdkCode: Int?) async throws {
+        let error = try await withServer({ _, _ in
+            Response(
+                status: .init(code: status), headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: #"{"error": {"code": "\#(code)", "message": "refused"}}"#)))
+        }) { base in try await Self.refusal(redeemingAt: base) }
+        #expect(error?.code == code)
+        #expect(error?.sdkCode == sdkCode)
+    }
+
+    /// Server parameters the phone cannot read (a key that is no Ed25519 key, a URL that is no
+    /// URL) are nextAuth's "server parameters parse error" (67), not a failed signature.
+    @Test(arguments: ["not base64!", "c2hvcnQ"])
+    func unreadableServerParametersAre67(publicKey: String) async throws {
+        let error = try await withServer({ _, base in
+            let answer = RedeemResponse(
+                sessionId: "s", type: .login, expiresAt: Date().addingTimeInterval(300),
+                server: WireServer(name: "Scripted backend", url: base, publicKey: publicKey), announceInfo: [:], displayName: nil,
+                existingAccounts: nil, userId: "alice", transaction: nil, challenge: "c", serverSignature: "x")
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(data: try WireJSON.encoder().encode(answer))))
+        }) { base in try await Self.refusal(redeemingAt: base) }
+        #expect(error?.code == "SERVER_PARAMETERS_PARSE_ERROR")
+        #expect(error?.sdkCode == 67)
+    }
+
+    /// A backend that takes the request and does not answer within the phone's time limit is a
+    /// time-out (50), which the phone may try again; a refused connection stays 70.
+    @Test func noAnswerInTimeIsATimeOut() async throws {
+        let error = try await withServer({ _, base in
+            try await Task.sleep(for: .seconds(2))  // the network made slow on purpose
+            return try redeemAnswer(at: base, serverKey: try Ed25519.KeyPair.generate())
+        }) { base in
+            let phones = PhoneService(
+                store: try .inMemory(),
+                configuration: .init(
+                    allowedBackends: { [base] }, pinDerivation: PinKeyDerivation(profile: .fast), requestTimeout: .milliseconds(300)))
+            let phone = try await phones.createPhone(name: "remote")
+            return await #expect(throws: PhoneError.self) { try await phones.startOutOfBand(phoneId: phone.id, payload: payload(redeemingAt: base)) }
+        }
+        #expect(error?.code == "SERVER_TIMEOUT")
+        #expect(error?.sdkCode == 50)
+        #expect(error?.isRetryable == true)
+    }
+
     /// An allowed backend that answers the redeem with 307 to another server: the phone's signed
     /// request does not follow it, the other server hears nothing, and the error says why.
     @Test func thePhoneFollowsNoRedirect() async throws {

@@ -70,9 +70,19 @@ extension TestClientProtocol {
         try await send(.get, "/api/backend/sessions/\(id)").decode(BackendSession.self)
     }
 
+    /// The session the backend started last (a phone's own flow names none: it carries no session object).
+    func latestBackendSession() async throws -> BackendSession {
+        try #require(try await send(.get, "/api/backend/sessions").decode(BackendSessionList.self).sessions.first)
+    }
+
     func phoneDetail(_ id: String) async throws -> PhoneDetail {
         try await send(.get, "/api/phones/\(id)").decode(PhoneDetail.self)
     }
+}
+
+/// `GET /api/backend/sessions`, newest first.
+struct BackendSessionList: Decodable {
+    let sessions: [BackendSession]
 }
 
 /// What the phone's screen receives over its WebSocket.

@@ -73,6 +73,7 @@ WRONG_PIN = "999888"
 NOT_REPLAYED = {
     "startOutOfBand 410 tokenExpired": "AUTHPHONE_EXPIRY_URL",
     "redeemToken 410 tokenExpired": "AUTHPHONE_EXPIRY_URL",
+    "startOutOfBand 410 enrolQrExpired": "AUTHPHONE_EXPIRY_URL",
     "responses/SessionExpired sessionExpired": "AUTHPHONE_EXPIRY_URL",
     "responses/AccessKeyRequired accessKeyRequired": "AUTHPHONE_BINARY",
     "responses/SendPushUnauthorized accessKeyRequired": "AUTHPHONE_BINARY",
@@ -834,8 +835,8 @@ def test_walk_phones_and_enrolment(api):
         request = OPS["startOutOfBand"].request_examples[name][0]
         api.call("startOutOfBand", name, path={"id": other["id"]},
                  merge={"qr": request["qr"].replace("http://127.0.0.1:49111", server)})
-    api.call("startOutOfBand", "tokenAlreadyRedeemed", path={"id": other["id"]}, body={"qr": session["qrText"]},
-             expect=409)
+    api.call("startOutOfBand", "enrolQrUsed", path={"id": other["id"]}, body={"qr": session["qrText"]},
+             expect=410)
     api.call("startOutOfBand", "phoneNotFound", path={"id": NO_PHONE}, body={"qr": session["qrText"]}, expect=404)
 
     # The user confirms and sets a PIN on the screen.
@@ -1001,7 +1002,7 @@ def test_walk_phone_wire(api):
     enrol = new_session(api, "enrol", user, displayName="Frank")
     device.redeem(enrol, "enrol")
     token = payload_of(enrol["qrText"])["nma_data"]["token"]
-    api.call("redeemToken", "redeemAgain", merge=device.redeeming(token), expect=409)
+    api.call("redeemToken", "enrolQrUsed", merge=device.redeeming(token), expect=410)
     api.call("enrolAccount", "beforeConfirm", path={"id": enrol["id"]}, merge={"deviceId": device.id}, expect=409)
     api.call("confirmSession", "wrongDevice", path={"id": enrol["id"]}, expect=403)
     device.confirm(enrol["id"], "enrol")
@@ -1057,7 +1058,28 @@ def test_walk_phone_wire(api):
                                                   "timestamp": utc_now(-3600)[1]}, expect=400)
     api.call("pendingOperations", "otherDevice", merge={"accountId": account, "timestamp": utc_now()[1]}, expect=403)
 
+    device.redeem(waiting, None)
+    token = payload_of(waiting["qrText"])["nma_data"]["token"]
+    api.call("redeemToken", "redeemAgain", merge=device.redeeming(token), expect=409)
+    bystander = new_phone(api, "Bystander")
+    api.call("startOutOfBand", "tokenAlreadyRedeemed", path={"id": bystander["id"]}, body={"qr": waiting["qrText"]},
+             expect=409)
     api.call("redeemToken", "unknownToken", merge=device.redeeming("abc"), expect=404)
+
+    # Seed 001's announceInfo, set per session: the device is told the session's own strings and logo.
+    _, announced = api.call("createSession", "announced", merge={"userId": user}, expect=201)
+    example = OPS["createSession"].request_examples["announced"][0]
+    answer = device.redeem(announced, None)
+    assert answer["announceInfo"] == example["announceInfo"] and answer["announceLogo"] == example["announceLogo"]
+    api.call("createSession", "svgLogo", expect=400)
+
+    # Seed 001: the configuration skips the confirmation and the second factor of this login.
+    _, silent = api.call("createSession", "silentLogin", merge={"userId": user}, expect=201)
+    answer = device.redeem(silent, None)
+    assert answer["skipConfirmation"] is True and answer["skipSecondFactor"] is True
+    device.confirm(silent["id"], None, account=account)
+    assert api.call("getSession", path={"id": silent["id"]}, expect=200)[1]["status"] == "loggedin"
+    api.call("createSession", "transactionWithoutSecondFactor", merge={"userId": user}, expect=400)
     api.call("redeemToken", "emptyDeviceId", expect=400)
     api.call("redeemToken", "missingDeviceId", expect=400)
     api.call("confirmSession", "sessionNotFound", path={"id": NO_SESSION}, expect=404)
@@ -1424,7 +1446,7 @@ def test_walk_offline_otp(api):
     of the test's own agrees the OTP key on the wire and computes the codes itself (docs/otp.md)."""
     api.call("setServerFlags", body={"flags": {"ENABLE_OTP": False}}, expect=200)
     _, flags = api.call("getServerFlags", "allOff", expect=200)
-    assert flags == {"flags": {"ENABLE_OTP": False}}
+    assert flags == {"flags": {"ENABLE_OTP": False, "SKIP_CONFIRMATION": False, "SKIP_SECOND_FACTOR": False}}
     phone = new_phone(api, "OTP phone")
     path = {"id": phone["id"]}
     user = uniq("olivia")
@@ -1468,7 +1490,7 @@ def test_walk_offline_otp(api):
         session = {"id": login["id"]}
         api.call("otpLogin", "otpDisabled", path=session, merge={"otp": otp}, expect=403)
         _, flags = api.call("setServerFlags", "enable", expect=200)
-        assert flags == {"flags": {"ENABLE_OTP": True}}
+        assert flags == {"flags": {"ENABLE_OTP": True, "SKIP_CONFIRMATION": False, "SKIP_SECOND_FACTOR": False}}
         api.call("setServerFlags", "unknownFlag", expect=400)
         assert api.call("getServerFlags", expect=200)[1] == flags, "a refused change changes nothing"
         api.call("otpLogin", "badFormat", path=session, expect=400)
@@ -1799,18 +1821,20 @@ def test_expiry():
     """On a server whose sessions live 10 s: the expired token and session refusals."""
     short = Api(EXPIRY_URL)
     phone = new_phone(short, "Late phone")
-    scanned = new_session(short, "enrol", uniq("late"))
+    scanned = new_session(short, "login", uniq("late"))
+    late_enrol = new_session(short, "enrol", uniq("late"))
     redeemed = new_session(short, "enrol", uniq("late"))
     late_login = new_session(short, "login", uniq("late"))
     short.call("setServerFlags", body={"flags": {"ENABLE_OTP": True}}, expect=200)
     device = Device(short)
     device.redeem(redeemed, "enrol")
-    for session in (scanned, redeemed, late_login):  # the server's own clock says when
+    for session in (scanned, late_enrol, redeemed, late_login):  # the server's own clock says when
         wait_for(lambda: short.call("getSession", path={"id": session["id"]}, expect=200)[1]["status"] == "expired",
                  f"the expiry of {session['id']}", within=moment(session["expiresAt"]) - time.time() + TIMEOUT)
     short.call("startOutOfBand", "tokenExpired", path={"id": phone["id"]}, body={"qr": scanned["qrText"]}, expect=410)
     token = payload_of(scanned["qrText"])["nma_data"]["token"]
     short.call("redeemToken", "tokenExpired", body=device.redeeming(token), expect=410)
+    short.call("startOutOfBand", "enrolQrExpired", path={"id": phone["id"]}, body={"qr": late_enrol["qrText"]}, expect=410)
     short.call("confirmSession", "sessionExpired", path={"id": redeemed["id"]},
                body={"deviceId": device.id, "deviceSignature": device.confirming(redeemed["id"])}, expect=410)
     short.call("otpLogin", "sessionExpired", path={"id": late_login["id"]}, body={"otp": "2XPP7Q R5BDD0"}, expect=410)

@@ -6,6 +6,7 @@ The server is started by the caller. Environment:
   AUTHPHONE_TIMEOUT      seconds to wait for each step (default 20)
 """
 
+import base64
 import os
 import uuid
 
@@ -114,11 +115,14 @@ def session_status(driver):
     return find(driver, "#session-status").text.strip()
 
 
-def start_session(driver, kind, user_id, display_name=None, delivery="qr", push_token="", transaction=None, account_id=None):
+def start_session(driver, kind, user_id, display_name=None, delivery="qr", push_token="", transaction=None, account_id=None,
+                  announce=None, logo_path=None, skip_confirmation=None, skip_second_factor=None):
     """Starts a backend session on the console page; returns (session id, QR text).
 
     delivery "push" sends it by push to the phone whose fcmToken is push_token ("": all phones of
-    the user). A transaction session signs transaction; account_id pre-selects the account."""
+    the user). A transaction session signs transaction; account_id pre-selects the account;
+    announce ("Key: value" lines) and logo_path set what the phone announces; skip_confirmation and
+    skip_second_factor ("true", "false") choose the steps the configuration skips."""
     previous = find(driver, "#session-card").get_attribute("data-session-id")
     Select(find(driver, "#session-type")).select_by_value(kind)
     user = find(driver, "#session-user")
@@ -140,6 +144,16 @@ def start_session(driver, kind, user_id, display_name=None, delivery="qr", push_
         account.clear()
         if account_id:
             account.send_keys(account_id)
+    for css, value in (("#session-skip-confirmation", skip_confirmation), ("#session-skip-second-factor", skip_second_factor)):
+        if value is not None:
+            Select(wait_visible(driver, css, f"{css} not shown for {kind}")).select_by_value(value)
+    if announce is not None or logo_path is not None:
+        click(driver, "#announce-field summary")
+        lines = wait_visible(driver, "#session-announce", "announce field not shown")
+        lines.clear()
+        lines.send_keys(announce or "")
+        if logo_path is not None:
+            find(driver, "#session-announce-logo").send_keys(str(logo_path))
     Select(find(driver, "#session-delivery")).select_by_value(delivery)
     if delivery == "push":
         picker = wait_visible(driver, "#session-push-phone", "phone picker not shown for push")
@@ -652,6 +666,117 @@ def test_change_pin_and_biometrics(driver):
         for pin in (PIN, new_pin, nevis_pin):
             assert pin not in flow_log_text(driver)
         screenshot(driver, "pin-changed.png")
+    except BaseException:
+        screenshot_on_failure(driver, windows)
+        raise
+
+
+def test_enrol_sets_pin_and_biometrics_together(driver):
+    """Seeds 000 and 002: on a phone whose sensor has a feature enrolled, the enrolment's
+    SET_SECOND_FACTOR offers biometrics beside the new PIN, and both are set in one input; the
+    next login then opens with the biometric prompt."""
+    suffix = uuid.uuid4().hex[:10]
+    user_id = f"gina-{suffix}"
+    windows = {}
+
+    try:
+        open_console(driver, windows)
+        enrol_sid, enrol_qr = start_session(driver, "enrol", user_id, "Gina Example")
+        create_phone(driver, windows, f"Both factors {suffix}")
+        open_payload(driver, enrol_qr)
+        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+        click(driver, "#confirm")
+        wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+        wait_visible(driver, '#pin-pad[data-phase="choose"]')
+        choice = wait_visible(driver, "#set-with-biometrics")
+        assert not choice.is_selected(), "biometrics are the user's choice, not a default"
+        click(driver, "#set-with-biometrics")
+        screenshot(driver, "enrol-pin-and-biometrics.png")
+        enter_pin(driver, PIN)
+        wait_visible(driver, '#pin-pad[data-phase="repeat"]')
+        enter_pin(driver, PIN)
+        wait_screen(driver, "DONE")
+        driver.switch_to.window(windows["console"])
+        wait_console_status(driver, enrol_sid, "enrolled")
+
+        driver.switch_to.window(windows["phone"])
+        click(driver, "#home")
+        wait_for(driver, lambda d: find(d, "#has-enabled-biometrics").text == "yes", "biometrics not set with the PIN")
+        login_sid = login_from_console(driver, windows, user_id)
+        wait_visible(driver, "#bio-prompt", "the biometric prompt did not open")
+        click(driver, "#bio-match")
+        wait_screen(driver, "DONE")
+        driver.switch_to.window(windows["console"])
+        wait_console_status(driver, login_sid, "loggedin")
+    except BaseException:
+        screenshot_on_failure(driver, windows)
+        raise
+
+
+# A red 1×1 PNG.
+LOGO_PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")
+
+
+def test_the_console_sets_what_the_phone_announces(driver, tmp_path):
+    """Seed 001's announceInfo, set per session on the console: the phone's confirmation shows
+    the session's own strings and logo instead of the server's defaults."""
+    suffix = uuid.uuid4().hex[:10]
+    logo = tmp_path / "logo.png"
+    logo.write_bytes(LOGO_PNG)
+    windows = {}
+
+    try:
+        open_console(driver, windows)
+        _, enrol_qr = start_session(driver, "enrol", f"hana-{suffix}", "Hana Example",
+                                    announce="Shop: ACME Ltd\nOrder: 42", logo_path=logo)
+        create_phone(driver, windows, f"Announced {suffix}")
+        open_payload(driver, enrol_qr)
+        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+        info = wait_visible(driver, "#announce-info")
+        assert "ACME Ltd" in info.text and "42" in info.text
+        assert "Service" not in info.text, "the server's default was shown instead"
+        wait_for(driver, lambda d: d.execute_script(
+            "const i = document.getElementById('announce-logo'); return !!i && i.complete && i.naturalWidth === 1;"),
+            "the logo was not shown")
+        screenshot(driver, "announce-info.png")
+        click(driver, "#cancel")
+        wait_screen(driver, "ERROR")
+    except BaseException:
+        screenshot_on_failure(driver, windows)
+        raise
+
+
+def test_the_console_skips_steps_per_session(driver):
+    """Seed 001's configuration, set per session on the console: a login that skips the
+    confirmation and the second factor ends on the phone by itself; one that skips only the
+    second factor asks for the confirmation alone."""
+    suffix = uuid.uuid4().hex[:10]
+    user_id = f"ivan-{suffix}"
+    windows = {}
+
+    try:
+        open_console(driver, windows)
+        enrol_by_qr(driver, windows, user_id, "Ivan Example", f"Skipping {suffix}")
+        driver.switch_to.window(windows["console"])
+        # an enrolment cannot skip its steps: the choices show for a login only
+        assert find(driver, "#session-type").get_property("value") == "enrol"
+        assert not visible(driver, "#session-skip-confirmation") and not visible(driver, "#session-skip-second-factor")
+        sid, qr = start_session(driver, "login", user_id, skip_confirmation="true", skip_second_factor="true")
+        driver.switch_to.window(windows["phone"])
+        open_payload(driver, qr)
+        wait_screen(driver, "DONE")
+        driver.switch_to.window(windows["console"])
+        wait_console_status(driver, sid, "loggedin")
+
+        sid, qr = start_session(driver, "login", user_id, skip_confirmation="false", skip_second_factor="true")
+        driver.switch_to.window(windows["phone"])
+        click(driver, "#home")
+        open_payload(driver, qr)
+        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+        click(driver, "#confirm")
+        wait_screen(driver, "DONE")
+        driver.switch_to.window(windows["console"])
+        wait_console_status(driver, sid, "loggedin")
     except BaseException:
         screenshot_on_failure(driver, windows)
         raise

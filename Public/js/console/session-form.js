@@ -18,6 +18,12 @@ export function createSessionForm(onStarted) {
   const pushPhoneField = byId("push-phone-field");
   const pushPhoneSelect = byId("session-push-phone");
   const pushPhoneHint = byId("push-phone-hint");
+  const skipConfirmationField = byId("skip-confirmation-field");
+  const skipConfirmationSelect = byId("session-skip-confirmation");
+  const skipSecondFactorField = byId("skip-second-factor-field");
+  const skipSecondFactorSelect = byId("session-skip-second-factor");
+  const announceInput = byId("session-announce");
+  const announceLogoInput = byId("session-announce-logo");
   const startButton = byId("start-session");
   const formError = byId("session-error");
 
@@ -33,6 +39,9 @@ export function createSessionForm(onStarted) {
     show(displayNameField, displayNameInput, type === "enrol");
     show(transactionField, transactionInput, type === "transaction");
     show(accountField, accountInput, type !== "enrol");
+    // seed 001: the configuration may skip these steps, per session or by the server flags' defaults
+    show(skipConfirmationField, skipConfirmationSelect, type === "login" || type === "transaction");
+    show(skipSecondFactorField, skipSecondFactorSelect, type === "login");
   }
 
   function syncDeliveryFields() {
@@ -123,8 +132,24 @@ export function createSessionForm(onStarted) {
       // sent as typed: the phone signs these exact characters
       body.transaction = transactionInput.value;
     }
+    // the phone's announceInfo for this session (seed 001): "Key: value" lines and a logo
+    const lines = announceInput.value.split("\n").filter((line) => line.trim());
+    if (lines.length) {
+      const entries = lines.map((line) => line.split(/:(.*)/s).map((part) => part.trim()));
+      const bad = entries.find(([key, value]) => !key || !value);
+      if (bad) {
+        showError(formError, { code: "ANNOUNCE_INFO_LINE", message: `Write each announced line as "Key: value" (not "${bad.join(":")}").` });
+        announceInput.focus();
+        return;
+      }
+      body.announceInfo = Object.fromEntries(entries.map(([key, value]) => [key, value]));
+    }
+    const logo = announceLogoInput.files && announceLogoInput.files[0];
+    if (logo) body.announceLogo = await dataURL(logo);
     const accountId = accountInput.value.trim();
     if (type !== "enrol" && accountId) body.accountId = accountId;
+    if (!skipConfirmationSelect.disabled && skipConfirmationSelect.value) body.skipConfirmation = skipConfirmationSelect.value === "true";
+    if (!skipSecondFactorSelect.disabled && skipSecondFactorSelect.value) body.skipSecondFactor = skipSecondFactorSelect.value === "true";
     if (deliverySelect.value === "push") {
       body.delivery = "push";
       const token = pushPhoneSelect.value;
@@ -148,4 +173,14 @@ export function createSessionForm(onStarted) {
   });
 
   return { loadPhones };
+}
+
+/** A picture file as a data URL; the server checks its type and size. */
+function dataURL(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
 }

@@ -42,7 +42,7 @@ export function renderSetBiometrics(flow, view) {
       { className: "screen-center", id: "set-biometrics" },
       el("div", { className: "bio-icon bio-icon-large", "aria-hidden": "true", text: "◉" }),
       el("h1", { className: "screen-title", text: "Add your fingerprint" }),
-      el("p", { className: "screen-subtitle", text: `Biometrics will verify you at ${serverName(flow)} instead of the PIN.` }),
+      el("p", { className: "screen-subtitle", text: `Biometrics will verify you at ${serverName(flow, view.state.phone)} instead of the PIN.` }),
     ),
     actions(
       button("cancel", "Cancel", "btn-secondary", () => view.cancelFlow()),

@@ -21,6 +21,18 @@ function visualHash(server) {
   return el("div", { className: "visual-hash-box" }, grid, el("p", { id: "visual-hash-fingerprint", className: "fingerprint", text: vh.fingerprint || "" }));
 }
 
+const LOGO = /^data:image\/(?:png|jpeg|gif);base64,[A-Za-z0-9+/=]+$/;
+
+/** The server's announceInfo for this session (seeds 001, 002): its logo and strings by key. */
+function announcement(session) {
+  const logo = typeof session.announceLogo === "string" && LOGO.test(session.announceLogo) ? el("img", { id: "announce-logo", className: "announce-logo", src: session.announceLogo, alt: "Logo" }) : null;
+  const entries = session.announceInfo && typeof session.announceInfo === "object" ? Object.entries(session.announceInfo) : [];
+  if (!entries.length) return [logo];
+  const dl = el("dl", { id: "announce-info", className: "kv" });
+  for (const [k, v] of entries) dl.append(el("dt", { text: k }), el("dd", { text: typeof v === "string" ? v : JSON.stringify(v) }));
+  return [logo, dl];
+}
+
 export function renderConfirmEnrol(flow, ci, view) {
   const { state } = view;
   const session = flow.session || {};
@@ -33,6 +45,7 @@ export function renderConfirmEnrol(flow, ci, view) {
     { className: "screen-body" },
     screenHeader("Create account?", null),
     serverBlock(flow),
+    ...announcement(session),
     ...(state.phone && state.phone.settings && state.phone.settings.showVisualHash === false
       ? []
       : [visualHash(session.server), el("p", { className: "hint small", text: "Check that the colours and fingerprint match those shown by the website." })]),
@@ -76,16 +89,10 @@ export function renderConfirmLogin(flow, ci, view) {
   let accounts = (ci.confirmSessionInfo && Array.isArray(ci.confirmSessionInfo.accounts) && ci.confirmSessionInfo.accounts) || [];
   // no list from the flow: offer this phone's accounts on that server
   if (!ci.confirmSessionInfo) accounts = accountsOnServer(state.phone, flow);
-  const announce = session.announceInfo && typeof session.announceInfo === "object" ? Object.entries(session.announceInfo) : [];
 
   const signing = flow.type === "SIGN_TRANSACTION";
   const title = signing ? `Sign a transaction for ${serverName(flow)}?` : `Log in to ${serverName(flow)}?`;
-  const body = el("div", { className: "screen-body" }, screenHeader(title, signing ? "You will see the transaction next." : null), serverBlock(flow));
-  if (announce.length) {
-    const dl = el("dl", { id: "announce-info", className: "kv" });
-    for (const [k, v] of announce) dl.append(el("dt", { text: k }), el("dd", { text: typeof v === "string" ? v : JSON.stringify(v) }));
-    body.append(dl);
-  }
+  const body = el("div", { className: "screen-body" }, screenHeader(title, signing ? "You will see the transaction next." : null), serverBlock(flow), ...announcement(session));
   const fieldset = el("fieldset", { id: "account-choices", className: "account-choices" }, el("legend", { className: "section-title", text: accounts.length > 1 ? "Choose an account" : "Account" }));
   accounts.forEach((a, i) => {
     const input = el("input", { type: "radio", name: "account", value: String(a.id ?? ""), className: "account-choice", id: "account-" + i });

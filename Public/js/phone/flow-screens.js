@@ -46,7 +46,7 @@ function renderWaitForInput(flow, ci, view) {
   } else if (type === "CONFIRM_TRANSACTION") {
     renderConfirmTransaction(flow, view);
   } else if (type === "SET_SECOND_FACTOR") {
-    if (offers(ci, "BIOMETRICS")) renderSetBiometrics(flow, view);
+    if (offers(ci, "BIOMETRICS") && !offers(ci, "PIN")) renderSetBiometrics(flow, view);
     else if (isNevisPinChange(flow)) renderNevisPinChange(flow, view);
     else renderSetPin(flow, view);
   } else if (type === "VERIFY_SECOND_FACTOR") {

@@ -1,5 +1,6 @@
-// The screens that take a PIN: choose one (SET_SECOND_FACTOR, entered twice) and enter it
-// (VERIFY_SECOND_FACTOR, where biometrics may be offered first and a blocked PIN is told).
+// The screens that take a PIN: choose one (SET_SECOND_FACTOR, entered twice; an enrolment may
+// set biometrics with it) and enter it (VERIFY_SECOND_FACTOR, where biometrics may be offered
+// first and a blocked PIN is told).
 import { el } from "../api.js";
 import { biometricPrompt } from "./biometric.js";
 import { attemptsNote, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox } from "./pin-pad.js";
@@ -15,10 +16,19 @@ export function renderSetPin(flow, view) {
   const length = pinLength(view.state.phone);
   const chooseText = flow.type === "CHANGE_PIN" ? "Choose a new PIN" : "Choose a PIN";
   const title = el("h1", { id: "pin-title", className: "screen-title", text: chooseText });
-  const subtitle = el("p", { className: "screen-subtitle", text: `${length} digits. You'll need it to use your account on ${serverName(flow)}.` });
+  const subtitle = el("p", { className: "screen-subtitle", text: `${length} digits. You'll need it to use your account on ${serverName(flow, view.state.phone)}.` });
   const [messageBox, setMessage] = pinMessageBox();
   const prev = flow.previousInteractionResult;
   if (prev && prev.type && prev.type !== "SUCCESS") setMessage(`The PIN was not accepted (${prev.type}). Choose another.`, "error");
+
+  // Seeds 000 and 002: an enrolment may set the biometric with the PIN, in the same input; the
+  // sensor always matches when a factor is set, so there is no prompt to fail.
+  const withBiometrics = offers(flow.currentInteraction, "BIOMETRICS")
+    ? el("input", { id: "set-with-biometrics", type: "checkbox" })
+    : null;
+  const biometricsChoice = withBiometrics
+    ? el("label", { className: "setting", id: "set-with-biometrics-row" }, withBiometrics, el("span", { text: " Also use biometrics (fingerprint or face)" }))
+    : null;
 
   const first = [];
   let phase = "choose";
@@ -52,7 +62,8 @@ export function renderSetPin(flow, view) {
         first.length = 0;
         pad.wipe();
         pad.lock();
-        if (view.send({ action: "inputSecondFactor", pin })) {
+        const input = withBiometrics && withBiometrics.checked ? { action: "inputSecondFactor", pin, biometrics: "match" } : { action: "inputSecondFactor", pin };
+        if (view.send(input)) {
           setMessage("Saving…", "hint");
           view.setBusy(true);
         } else {
@@ -72,7 +83,7 @@ export function renderSetPin(flow, view) {
   });
 
   view.screen.append(
-    el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, pad.root),
+    el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, pad.root, biometricsChoice),
     actions(button("cancel", "Cancel", "btn-secondary", () => view.cancelFlow(pad))),
   );
 }
@@ -92,7 +103,7 @@ export function renderVerifyPin(flow, ci, view) {
       ADD_BIOMETRICS: "to add biometrics at",
       REMOVE_BIOMETRICS: "to remove biometrics at",
     }[flow.type] || "for";
-  const subtitle = el("p", { className: "screen-subtitle", text: `${purpose} ${serverName(flow)}` });
+  const subtitle = el("p", { className: "screen-subtitle", text: `${purpose} ${serverName(flow, view.state.phone)}` });
   const [messageBox, setMessage] = pinMessageBox();
   if (prev && prev.type === "PIN_FAIL") setMessage("Wrong PIN", "error");
   else if (prev && prev.type === "BIOMETRICS_REMOVED") setMessage("Your enrolled fingerprints changed, so biometrics were turned off. Enter your PIN.", "error");

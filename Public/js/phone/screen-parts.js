@@ -15,9 +15,12 @@ export function screenHeader(title, subtitle) {
   return el("header", { className: "screen-header" }, el("h1", { className: "screen-title", text: title }), subtitle ? el("p", { className: "screen-subtitle", text: subtitle }) : null);
 }
 
-export function serverName(flow) {
+/** The server a flow works with: its session's, or for the phone's own flows (which carry no
+ * session, seed 001) the server of the phone's first account, which they act through. */
+export function serverName(flow, phone) {
   const server = flow && flow.session && flow.session.server;
-  return (server && server.name) || "the server";
+  const account = phone && Array.isArray(phone.accounts) ? phone.accounts[0] : null;
+  return (server && server.name) || (account && account.server && account.server.name) || "the server";
 }
 
 export function serverBlock(flow) {

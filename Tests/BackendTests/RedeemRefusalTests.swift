@@ -1,0 +1,47 @@
+import Backend
+import BackendAPI
+import Foundation
+import TestDoubles
+import Testing
+
+/// A token that can no longer start its session is refused by name; an enrolment QR code that
+/// expired or was used says so as nextAuth does (docs/behaviour.md#error-codes, 41).
+@Suite struct RedeemRefusalTests {
+    let clock = TestClock()
+
+    func makeBackend() throws -> DemoBackend {
+        let clock = clock
+        return try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+    }
+
+    @Test func anExpiredOrUsedEnrolmentQRCodeIsEnrolQRExpired() async throws {
+        let backend = try makeBackend()
+        let device = ScriptedDevice()
+        let used = try await backend.createSession(type: .enrol, userId: "alice", displayName: nil)
+        _ = try await device.redeem(backend, used)
+        let again = await #expect(throws: BackendError.self) { try await ScriptedDevice().redeem(backend, used) }
+        #expect(again?.code == "ENROL_QR_EXPIRED")
+
+        let late = try await backend.createSession(type: .enrol, userId: "bob", displayName: nil)
+        clock.advance(301)
+        let expired = await #expect(throws: BackendError.self) { try await device.redeem(backend, late) }
+        #expect(expired?.code == "ENROL_QR_EXPIRED")
+        #expect(try await backend.session(id: late.id).status == .expired)
+    }
+
+    @Test func anExpiredOrUsedLoginTokenKeepsItsNevisName() async throws {
+        let backend = try makeBackend()
+        let device = ScriptedDevice()
+        let account = try await device.enrol(backend, user: "alice", pin: "260418")
+        #expect(!account.isEmpty)
+        let used = try await backend.createSession(type: .login, userId: "alice", displayName: nil)
+        _ = try await device.redeem(backend, used)
+        let again = await #expect(throws: BackendError.self) { try await device.redeem(backend, used) }
+        #expect(again?.code == "TOKEN_ALREADY_REDEEMED")
+
+        let late = try await backend.createSession(type: .login, userId: "alice", displayName: nil)
+        clock.advance(301)
+        let expired = await #expect(throws: BackendError.self) { try await device.redeem(backend, late) }
+        #expect(expired?.code == "TOKEN_EXPIRED")
+    }
+}
