@@ -1,0 +1,19 @@
+import Foundation
+import GRDB
+
+/// What each console's push composer keeps between reloads, as the page's own JSON.
+extension PushStore {
+    func composerState(console: String) async throws -> String? {
+        try await writer.read { db in
+            try String.fetchOne(db, sql: "SELECT state FROM composerState WHERE console = ?", arguments: [console])
+        }
+    }
+
+    func saveComposerState(console: String, json: String, at time: Date) async throws {
+        try await writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO composerState (console, state, updatedAt) VALUES (?, ?, ?) ON CONFLICT (console) DO UPDATE SET state = excluded.state, updatedAt = excluded.updatedAt",
+                arguments: [console, json, time])
+        }
+    }
+}
