@@ -67,11 +67,12 @@ public struct FCMError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var body: Body {
-        Body(
-            error: .init(
-                code: code, message: message, status: status,
-                details: [.init(type: "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: errorCode)]
-                    + (rule.map { [.init(type: "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [.init(field: $0.field, description: $0.description)])] } ?? [])))
+        var details: [Body.Detail] = [.init(type: "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: errorCode)]
+        if let rule {
+            details.append(
+                .init(type: "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [.init(field: rule.field, description: rule.description)]))
+        }
+        return Body(error: .init(code: code, message: message, status: status, details: details))
     }
 }
 

@@ -61,7 +61,8 @@ public struct FCMSendRequest: Equatable, Sendable {
             for (index, key) in object.keys.sorted().enumerated() {
                 guard let text = object[key] as? String else {
                     throw .invalidArgument(
-                        "Invalid value at 'message.data[\(index)].value' (TYPE_STRING), \(object[key].map { "\($0)" } ?? "null")", rule: .stringValues)
+                        "Invalid value at 'message.data[\(index)].value' (TYPE_STRING), \(object[key].map { "\($0)" } ?? "null")", rule: .stringValues
+                    )
                 }
                 if reservedKeys.contains(key) || reservedPrefixes.contains(where: key.hasPrefix) {
                     throw .invalidArgument("Invalid data payload key: '\(key)' is reserved.", rule: .reservedKeys)

@@ -24,7 +24,8 @@ import Testing
 
     /// `extra` goes into the message, `root` beside it.
     func body(to token: String, data: String? = nil, extra: String = "", root: String = "") -> [UInt8] {
-        let payloadData = String(decoding: try! JSONSerialization.data(withJSONObject: PushMessage.data(for: payload), options: .sortedKeys), as: UTF8.self)
+        let payloadData = String(
+            decoding: try! JSONSerialization.data(withJSONObject: PushMessage.data(for: payload), options: .sortedKeys), as: UTF8.self)
         return Array(#"{"message": {"token": "\#(token)", "data": \#(data ?? payloadData)\#(extra)}\#(root)}"#.utf8)
     }
 

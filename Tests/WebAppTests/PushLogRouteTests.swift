@@ -19,7 +19,8 @@ import WebApp
             let phone = try await client.createPhone()
             let other = try await client.createPhone("Other")
             for token in [phone.fcmToken, other.fcmToken] {
-                let sent = try await client.send(.post, "/v1/projects/authphone/messages:send", json: ["message": ["token": token, "data": ["k": "v"]]])
+                let sent = try await client.send(
+                    .post, "/v1/projects/authphone/messages:send", json: ["message": ["token": token, "data": ["k": "v"]]])
                 #expect(sent.status == .ok)
             }
             let refused = try await client.send(
@@ -68,7 +69,10 @@ import WebApp
             let kept = try await client.send(.get, "/api/push/composer/console")
             #expect(try JSONSerialization.jsonObject(with: kept.body) as? NSDictionary == state as NSDictionary)
             // another console's state is its own
-            #expect(try JSONSerialization.jsonObject(with: try await client.send(.get, "/api/push/composer/stage").body) as? NSDictionary == ["templates": [:], "last": NSNull()])
+            #expect(
+                try JSONSerialization.jsonObject(with: try await client.send(.get, "/api/push/composer/stage").body) as? NSDictionary == [
+                    "templates": [:], "last": NSNull(),
+                ])
 
             for (bad, code) in [
                 (["templates": [], "last": NSNull()], "INVALID_FIELD"), (["templates": [:]], "INVALID_FIELD"),

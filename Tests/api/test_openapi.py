@@ -21,6 +21,7 @@ The servers are started by the caller (scripts/api-test.sh). Environment:
 """
 
 import base64
+import contextlib
 import copy
 import datetime
 import hashlib
@@ -1911,34 +1912,42 @@ def test_doors_refuse_foreign_hosts(api):
     FINISHED.add("doors")
 
 
-@pytest.fixture(scope="module")
-def keyed():
-    """A server of the test's own with an access key and a push token (AUTHPHONE_BINARY)."""
+@contextlib.contextmanager
+def own_server(*args, ready_status=200):
+    """A server of the test's own (AUTHPHONE_BINARY), in memory, with `args`; yields its URL once
+    /health answers `ready_status`, and stops it afterwards."""
     if not BINARY or not os.access(BINARY, os.X_OK):
         pytest.skip("AUTHPHONE_BINARY is not set")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    key, token = secrets.token_urlsafe(18), secrets.token_urlsafe(18)
-    process = subprocess.Popen([BINARY, "serve", "--port", str(port), "--in-memory", "--pin-kdf", "fast",
-                                "--access-key", key, "--push-token", token],
+    process = subprocess.Popen([BINARY, "serve", "--port", str(port), "--in-memory", "--pin-kdf", "fast", *args],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + TIMEOUT
-        while True:  # up when it refuses us for want of the key
-            assert process.poll() is None, "the keyed server stopped"
+        while True:
+            assert process.poll() is None, "the server of the test's own stopped"
             try:
-                if requests.get(url + "/health", timeout=1).status_code == 401:
+                if requests.get(url + "/health", timeout=1).status_code == ready_status:
                     break
             except requests.ConnectionError:
                 pass
-            assert time.monotonic() < deadline, "the keyed server never answered"
+            assert time.monotonic() < deadline, "the server of the test's own never answered"
             time.sleep(0.05)
-        yield Api(url), key, token
+        yield url
     finally:
         process.terminate()
         process.wait(TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def keyed():
+    """A server of the test's own with an access key and a push token."""
+    key, token = secrets.token_urlsafe(18), secrets.token_urlsafe(18)
+    # up when it refuses us for want of the key
+    with own_server("--access-key", key, "--push-token", token, ready_status=401) as url:
+        yield Api(url), key, token
 
 
 def test_doors_need_the_access_key(keyed):

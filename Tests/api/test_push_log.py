@@ -2,47 +2,21 @@
 logged (accepted or refused, from any sender), filters by phone and outcome, the bound holds,
 and only this server's own pages or a script can clear it.
 
-Environment: AUTHPHONE_BINARY (scripts/api-test.sh sets it).
+Environment: AUTHPHONE_BINARY (scripts/api-test.sh sets it), as test_openapi.own_server needs.
 """
-
-import os
-import socket
-import subprocess
-import time
 
 import pytest
 import requests
 
-from test_openapi import BINARY, TIMEOUT
+from test_openapi import TIMEOUT, own_server
 
 LOG_SIZE = 3
 
 
 @pytest.fixture(scope="module")
 def server():
-    if not BINARY or not os.access(BINARY, os.X_OK):
-        pytest.skip("AUTHPHONE_BINARY is not set")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen([BINARY, "serve", "--port", str(port), "--in-memory", "--pin-kdf", "fast",
-                                "--push-log-size", str(LOG_SIZE)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            assert process.poll() is None, "the server stopped"
-            try:
-                if requests.get(url + "/health", timeout=1).ok:
-                    break
-            except requests.ConnectionError:
-                pass
-            assert time.monotonic() < deadline, "the server never answered"
-            time.sleep(0.05)
+    with own_server("--push-log-size", str(LOG_SIZE)) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(TIMEOUT)
 
 
 def send(url, message):
@@ -78,6 +52,7 @@ def test_log_filters_bound_and_clear(server):
     after = log(server)
     assert after["limit"] == LOG_SIZE
     assert [e["outcome"] for e in after["messages"]] == ["UNREGISTERED", "inbox", "INVALID_ARGUMENT"]
+    assert log(server, target=a, outcome="inbox")["messages"] == [], "the oldest message is still stored"
     assert requests.get(f"{server}/api/push/messages", params={"limit": LOG_SIZE + 1}, timeout=TIMEOUT).status_code == 400
 
     # another site's page cannot clear it; the server's own page (or a script) can
