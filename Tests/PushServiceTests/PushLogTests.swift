@@ -123,3 +123,18 @@ import Testing
         #expect(entry.rule == .sizeLimit)
     }
 }
+
+/// A console's composer state is kept as sent; only the consoles saved last are kept.
+@Suite struct ComposerStoreTests {
+    @Test func theConsolesSavedLastAreKept() async throws {
+        let clock = TestClock()
+        let service = PushService(store: try .inMemory(), now: { clock.now() })
+        for index in 0...100 {
+            clock.advance(1)
+            try await service.saveComposerState(console: "c\(index)", json: #"{"templates": {}, "last": {"n": \#(index)}}"#)
+        }
+        #expect(try await service.composerState(console: "c0") == nil)
+        #expect(try await service.composerState(console: "c1") == #"{"templates": {}, "last": {"n": 1}}"#)
+        #expect(try await service.composerState(console: "c100") == #"{"templates": {}, "last": {"n": 100}}"#)
+    }
+}
