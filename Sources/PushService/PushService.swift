@@ -99,17 +99,17 @@ public final class PushService: Sendable {
             let accepted = try await accept(request, id: id, name: name, project: project) {
                 logEntry(id: id, $0, body: body, sender: sender, request: request, name: name)
             }
-            if let accepted { try await log(.insert(accepted, limit: configuration.logLimit)) }
+            if let accepted { await record(accepted) }
             return name
         } catch {
-            await logRefusal(logEntry(id: id, PushOutcome(error), body: body, sender: sender, request: parsed, failure: error))
+            await record(logEntry(id: id, PushOutcome(error), body: body, sender: sender, request: parsed, failure: error))
             throw error
         }
     }
 
     /// A send the endpoint refused before reading it (no bearer token): logged as received.
     public func refused(_ error: FCMError, body: [UInt8], sender: String) async {
-        await logRefusal(logEntry(id: UUID().uuidString.lowercased(), PushOutcome(error), body: body, sender: sender, failure: error))
+        await record(logEntry(id: UUID().uuidString.lowercased(), PushOutcome(error), body: body, sender: sender, failure: error))
     }
 
     private func logEntry(
@@ -121,8 +121,9 @@ public final class PushService: Sendable {
             outcome: outcome, name: name, failure: failure, payloadToken: try? request?.message.payload().redeemData.token)
     }
 
-    /// A refusal's answer does not wait on, nor fail with, the log.
-    private func logRefusal(_ entry: PushLogEntry) async {
+    /// An entry written on its own (a refusal, a message checked, dropped or held back): the
+    /// answer does not fail with the log. A delivered message's entry goes with its inbox row.
+    private func record(_ entry: PushLogEntry) async {
         try? await store.writeLog(.insert(entry, limit: configuration.logLimit))
     }
 
@@ -178,15 +179,11 @@ public final class PushService: Sendable {
         allDeliveries.send((token, delivered))
     }
 
-    private func log(_ change: PushStore.LogWrite) async throws(FCMError) {
-        do { try await store.writeLog(change) } catch { throw .internalError("the push service's storage failed") }
-    }
-
     // MARK: the push log
 
-    /// The log, newest first: at most `limit` entries, of one target and one outcome when given.
-    public func messages(target: String? = nil, outcome: PushOutcome? = nil, limit: Int = 1000) async throws -> [PushLogEntry] {
-        try await store.log(target: target, outcome: outcome, limit: limit)
+    /// The log, newest first: at most `limit` entries (all it keeps), of one target and one outcome when given.
+    public func messages(target: String? = nil, outcome: PushOutcome? = nil, limit: Int? = nil) async throws -> [PushLogEntry] {
+        try await store.log(target: target, outcome: outcome, limit: limit ?? configuration.logLimit)
     }
 
     /// The Firebase project senders name.

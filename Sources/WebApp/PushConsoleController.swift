@@ -73,7 +73,7 @@ struct PushConsoleController {
         var target = query.get("target")
         if let phone = query.get("phone") { target = try await phones.phone(id: phone).fcmToken }
         return Messages(
-            messages: try await push.messages(target: target, outcome: outcome, limit: limit ?? bound), limit: bound,
+            messages: try await push.messages(target: target, outcome: outcome, limit: limit), limit: bound,
             outcomes: PushOutcome.allCases, project: push.project)
     }
 
