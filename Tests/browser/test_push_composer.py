@@ -15,7 +15,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from test_flows import (
-    BASE_URL, PIN, backend_session, click, enter_pin, enrol_by_qr, find, open_console, screenshot,
+    BASE_URL, PIN, animations_done, backend_session, click, enter_pin, enrol_by_qr, find, open_console, screenshot,
     screenshot_on_failure, wait_for, wait_screen, wait_visible,
 )
 
@@ -84,6 +84,7 @@ def test_compose_a_login_push_and_follow_it_in_the_log(driver):
         driver.switch_to.window(windows["phone"])
         banner = wait_visible(driver, f'#push-banner[data-message-id="{sent_id}"]', "the composed push's banner not shown")
         assert user_id in banner.text
+        wait_for(driver, lambda d: animations_done(d, "#push-banner"), "banner still sliding in")
         click(driver, "#push-banner")
         wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
         assert find(driver, "#screen").get_attribute("data-flow-type") == "LOGIN"
