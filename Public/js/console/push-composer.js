@@ -20,7 +20,6 @@ const SESSION_TEMPLATES = {
  *  - project(): resolves to the FCM project the push service serves;
  *  - drafts: {load(), save(state)} keeping the templates and the last message on the server;
  *  - onSent(): after each send (the push log refreshes).
- * Returns {applyTemplate(name, user), render()}.
  */
 export function mountPushComposer(container, { api, fetch, loadPhones, origin, project, drafts, onSent = () => {} }) {
   const field = (label, input, hint) => el("label", { className: "field" }, el("span", { className: "field-label", text: label }), input, hint ? el("span", { className: "hint", text: hint }) : null);
@@ -308,11 +307,10 @@ export function mountPushComposer(container, { api, fetch, loadPhones, origin, p
     renderPhones();
     render();
     container.dataset.ready = "true";
-  });
+  }, (err) => showProblem(`The composer could not start: ${err.code || ""} ${err.message}`));
 
-  return {
-    applyTemplate,
-    render,
-    refreshPhones: () => loadPhones().then((list) => ((phones = list), renderPhones())),
-  };
+  // phones are made in other tabs: list them again when this one is looked at again
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") loadPhones().then((list) => ((phones = list), renderPhones()));
+  });
 }
