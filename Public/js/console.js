@@ -2,7 +2,7 @@
 //
 // This module owns the sessions the page knows and wires the parts under console/ together;
 // each part looks after its own section of the page and receives what it calls.
-import { ReconnectingSocket, getJSON, showError } from "./api.js";
+import { ReconnectingSocket, api, getJSON, showError } from "./api.js";
 import { initFaultsForm } from "./console/faults-form.js";
 import { createOtpForm, initServerFlags } from "./console/otp-form.js";
 import { initPolicyForm } from "./console/policy-form.js";
@@ -10,6 +10,9 @@ import { createSessionCard } from "./console/session-card.js";
 import { createSessionForm } from "./console/session-form.js";
 import { STATUS_RANK } from "./console/session-labels.js";
 import { createSessionsTable } from "./console/sessions-table.js";
+import { mountPushComposer } from "./console/push-composer.js";
+import { mountPushLog } from "./console/push-log.js";
+import { payloadOf } from "./console/push-request.js";
 
 const state = {
   sessions: new Map(), // id -> BackendSession
@@ -78,6 +81,38 @@ function setStreamStatus(status) {
   streamStatus.dataset.state = status;
   streamStatus.textContent = status === "open" ? "live" : status === "connecting" ? "connecting…" : "offline, reconnecting…";
 }
+
+const redeemTokens = new Map(); // session id -> its payload's redeem token, decoded once
+
+/** The session whose payload carries this redeem token (the push log links to it). */
+function sessionOfPayload(token) {
+  for (const [id, s] of state.sessions) {
+    if (!redeemTokens.has(id)) redeemTokens.set(id, payloadOf(s.qrText)?.nma_data.token);
+    if (redeemTokens.get(id) === token) return id;
+  }
+  return null;
+}
+
+const pushLog = mountPushLog(document.getElementById("push-log"), {
+  api,
+  loadPhones: form.loadPhones,
+  sessionFor: sessionOfPayload,
+  showSession: (id) => {
+    showSession(id);
+    document.getElementById("session-card").scrollIntoView({ block: "nearest" });
+  },
+});
+// what the composer keeps lives on the server, under this page's name
+const composerState = "/api/push/composer/console";
+mountPushComposer(document.getElementById("push-composer"), {
+  api,
+  fetch: window.fetch.bind(window),
+  loadPhones: form.loadPhones,
+  origin: location.origin,
+  project: () => getJSON("/api/push/messages?limit=1").then((log) => log.project),
+  drafts: { load: () => getJSON(composerState), save: (kept) => api(composerState, { method: "PUT", body: kept }) },
+  onSent: () => pushLog.refresh(),
+});
 
 initServerFlags();
 document.getElementById("refresh-sessions").addEventListener("click", loadSessions);

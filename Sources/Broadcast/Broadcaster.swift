@@ -69,6 +69,11 @@ public final class KeyedBroadcaster<Key: Hashable & Sendable, Element: Sendable>
         return channel
     }
 
+    /// Whether anyone listens for the key now (a phone's screen is open to show its pushes).
+    public func hasSubscribers(_ key: Key) -> Bool {
+        channels.withLock { ($0[key]?.subscriberCount ?? 0) > 0 }
+    }
+
     public func send(_ value: Element, to key: Key) {
         let channel = channels.withLock { channels -> Broadcaster<Element>? in
             guard let channel = channels[key] else { return nil }

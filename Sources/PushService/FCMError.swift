@@ -10,11 +10,14 @@ public struct FCMError: Error, Equatable, Sendable, CustomStringConvertible {
     public let message: String
     /// Whole seconds before a retry may succeed (FCM's `Retry-After` on a 429).
     public var retryAfter: Int?
+    /// The rule of FCM's a refused message broke, answered as FCM does (a `google.rpc.BadRequest`
+    /// detail), so a sender sees which rule, not only that one was broken.
+    public var rule: FCMRule?
 
     public var description: String { "\(errorCode): \(message)" }
 
-    public static func invalidArgument(_ message: String) -> FCMError {
-        FCMError(code: 400, status: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT", message: message)
+    public static func invalidArgument(_ message: String, rule: FCMRule? = nil) -> FCMError {
+        FCMError(code: 400, status: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT", message: message, rule: rule)
     }
     public static func unregistered(_ token: String) -> FCMError {
         FCMError(
@@ -38,14 +41,21 @@ public struct FCMError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public struct Body: Codable, Equatable, Sendable {
+        /// FCM's own code first (what clients read), then the broken rule, if any.
         public struct Detail: Codable, Equatable, Sendable {
             public var type: String
-            public var errorCode: String
+            public var errorCode: String?
+            public var fieldViolations: [FieldViolation]?
 
             enum CodingKeys: String, CodingKey {
                 case type = "@type"
                 case errorCode
+                case fieldViolations
             }
+        }
+        public struct FieldViolation: Codable, Equatable, Sendable {
+            public var field: String
+            public var description: String
         }
         public struct Inner: Codable, Equatable, Sendable {
             public var code: Int
@@ -57,9 +67,35 @@ public struct FCMError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var body: Body {
-        Body(
-            error: .init(
-                code: code, message: message, status: status,
-                details: [.init(type: "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: errorCode)]))
+        var details: [Body.Detail] = [.init(type: "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: errorCode)]
+        if let rule {
+            details.append(
+                .init(type: "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [.init(field: rule.field, description: rule.description)]))
+        }
+        return Body(error: .init(code: code, message: message, status: status, details: details))
+    }
+}
+
+/// The rules of FCM's a message can break that a sender most often trips over, each named once
+/// here: the refusal carries it, and the pages show its text rather than a copy of their own.
+public enum FCMRule: String, Codable, Equatable, Sendable, CaseIterable {
+    case oneTarget
+    case stringValues
+    case reservedKeys
+    case sizeLimit
+
+    /// The field FCM names in its `fieldViolations`.
+    public var field: String {
+        self == .stringValues || self == .reservedKeys ? "message.data" : "message"
+    }
+
+    public var description: String {
+        switch self {
+        case .oneTarget: "A message has exactly one target: one of token, topic or condition (a multicast is one send per token)."
+        case .stringValues: "Every value in the data map is a string: send numbers and objects as text (JSON inside a string)."
+        case .reservedKeys:
+            "Data keys may not be \(FCMSendRequest.reservedKeys.sorted().map { "'\($0)'" }.joined(separator: " or ")) nor start with \(FCMSendRequest.reservedPrefixes.map { "'\($0)'" }.joined(separator: " or "))."
+        case .sizeLimit: "Data and notification together are at most \(FCMSendRequest.payloadLimit) bytes."
+        }
     }
 }

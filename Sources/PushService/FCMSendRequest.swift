@@ -11,8 +11,8 @@ public struct FCMSendRequest: Equatable, Sendable {
 
     /// FCM's limit on a message's data and notification together.
     public static let payloadLimit = 4096
-    static let reservedKeys: Set<String> = ["from", "message_type"]
-    static let reservedPrefixes = ["google.", "gcm."]
+    public static let reservedKeys: Set<String> = ["from", "message_type"]
+    public static let reservedPrefixes = ["google.", "gcm."]
     /// The fields of an FCM HTTP v1 message.
     public static let knownMessageFields: Set<String> = [
         "name", "token", "topic", "condition", "data", "notification", "android", "apns", "webpush", "fcm_options",
@@ -45,7 +45,8 @@ public struct FCMSendRequest: Equatable, Sendable {
         let targets = ["token", "topic", "condition"].filter { message[$0] != nil }
         guard targets.count == 1 else {
             throw .invalidArgument(
-                "Exactly one of token, topic or condition must be given, not \(targets.isEmpty ? "none" : targets.joined(separator: " and ")).")
+                "Exactly one of token, topic or condition must be given, not \(targets.isEmpty ? "none" : targets.joined(separator: " and ")).",
+                rule: .oneTarget)
         }
         guard targets == ["token"] else {
             throw .invalidArgument("Topics and conditions are not supported by AuthPhone's push service; send to a token.")
@@ -59,10 +60,12 @@ public struct FCMSendRequest: Equatable, Sendable {
             guard let object = raw as? [String: Any] else { throw .invalidArgument("Invalid value at 'message.data' (Map)") }
             for (index, key) in object.keys.sorted().enumerated() {
                 guard let text = object[key] as? String else {
-                    throw .invalidArgument("Invalid value at 'message.data[\(index)].value' (TYPE_STRING), \(object[key].map { "\($0)" } ?? "null")")
+                    throw .invalidArgument(
+                        "Invalid value at 'message.data[\(index)].value' (TYPE_STRING), \(object[key].map { "\($0)" } ?? "null")", rule: .stringValues
+                    )
                 }
                 if reservedKeys.contains(key) || reservedPrefixes.contains(where: key.hasPrefix) {
-                    throw .invalidArgument("Invalid data payload key: '\(key)' is reserved.")
+                    throw .invalidArgument("Invalid data payload key: '\(key)' is reserved.", rule: .reservedKeys)
                 }
                 data[key] = text
             }
@@ -84,8 +87,17 @@ public struct FCMSendRequest: Equatable, Sendable {
             data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
             + (notification?.title?.utf8.count ?? 0) + (notification?.body?.utf8.count ?? 0)
         guard size <= payloadLimit else {
-            throw .invalidArgument("Message is too big: \(size) bytes of data and notification, the limit is \(payloadLimit).")
+            throw .invalidArgument("Message is too big: \(size) bytes of data and notification, the limit is \(payloadLimit).", rule: .sizeLimit)
         }
         return FCMSendRequest(token: token, message: PushMessage(data: data, notification: notification), validateOnly: validateOnly)
+    }
+
+    /// The target a message names, read leniently, so that a refused message is logged with its
+    /// target too: its token, else its topic or condition.
+    public static func target(in bytes: [UInt8]) -> String? {
+        guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+            let message = root["message"] as? [String: Any]
+        else { return nil }
+        return ["token", "topic", "condition"].lazy.compactMap { message[$0] as? String }.first
     }
 }

@@ -13,11 +13,14 @@ public final class PushService: Sendable {
         /// Push-bombing guard: at most this many messages per token in `rateWindow`.
         public var rateLimit: Int
         public var rateWindow: TimeInterval
+        /// The push log keeps this many newest messages.
+        public var logLimit: Int
 
-        public init(project: String = "authphone", rateLimit: Int = 30, rateWindow: TimeInterval = 60) {
+        public init(project: String = "authphone", rateLimit: Int = 30, rateWindow: TimeInterval = 60, logLimit: Int = 1000) {
             self.project = project
             self.rateLimit = rateLimit
             self.rateWindow = rateWindow
+            self.logLimit = logLimit
         }
     }
 
@@ -85,8 +88,50 @@ public final class PushService: Sendable {
     // MARK: the sender side (FCM HTTP v1)
 
     /// `POST /v1/projects/{project}/messages:send`: the message's resource name on success.
-    public func send(project: String, body: [UInt8]) async throws(FCMError) -> String {
-        let request = try FCMSendRequest.parse(body)
+    /// Every send is logged, accepted or refused, with what became of it (`messages`).
+    public func send(project: String, body: [UInt8], sender: String = "") async throws(FCMError) -> String {
+        let id = UUID().uuidString.lowercased()
+        var parsed: FCMSendRequest?
+        do {
+            let request = try FCMSendRequest.parse(body)
+            parsed = request
+            let name = "projects/\(project)/messages/\(id)"
+            let accepted = try await accept(request, id: id, name: name, project: project) {
+                logEntry(id: id, $0, body: body, sender: sender, request: request, name: name)
+            }
+            if let accepted { await record(accepted) }
+            return name
+        } catch {
+            await record(logEntry(id: id, PushOutcome(error), body: body, sender: sender, request: parsed, failure: error))
+            throw error
+        }
+    }
+
+    /// A send the endpoint refused before reading it (no bearer token): logged as received.
+    public func refused(_ error: FCMError, body: [UInt8], sender: String) async {
+        await record(logEntry(id: UUID().uuidString.lowercased(), PushOutcome(error), body: body, sender: sender, failure: error))
+    }
+
+    private func logEntry(
+        id: String, _ outcome: PushOutcome, body: [UInt8], sender: String, request: FCMSendRequest? = nil, name: String? = nil,
+        failure: FCMError? = nil
+    ) -> PushLogEntry {
+        PushLogEntry(
+            id: id, receivedAt: now(), sender: sender, body: body, target: request?.token ?? FCMSendRequest.target(in: body),
+            outcome: outcome, name: name, failure: failure, payloadToken: try? request?.message.payload().redeemData.token)
+    }
+
+    /// An entry written on its own (a refusal, a message checked, dropped or held back): the
+    /// answer does not fail with the log. A delivered message's entry goes with its inbox row.
+    private func record(_ entry: PushLogEntry) async {
+        try? await store.writeLog(.insert(entry, limit: configuration.logLimit))
+    }
+
+    /// Delivers an accepted request, or checks it only; the log entry to write when delivering
+    /// has not written it with the inbox already.
+    private func accept(
+        _ request: FCMSendRequest, id: String, name: String, project: String, entry: (PushOutcome) -> PushLogEntry
+    ) async throws(FCMError) -> PushLogEntry? {
         guard project == configuration.project else { throw .senderIdMismatch(project) }
         let registered: Bool
         do {
@@ -95,39 +140,69 @@ public final class PushService: Sendable {
             throw .internalError("the push service's storage failed")
         }
         guard registered else { throw .unregistered(request.token) }
-        let id = UUID().uuidString.lowercased()
-        let name = "projects/\(project)/messages/\(id)"
-        if request.validateOnly { return name }
+        if request.validateOnly { return entry(.validated) }
         try await admit(request.token)
 
         var message = request.message
         message.messageId = id
         message.from = configuration.project
+        let limit = configuration.logLimit
         switch faults?.strike([.push], requests: false) {
         case .dropPush:
-            return name  // accepted, and lost on its way to the phone
+            return entry(.dropped)  // accepted, and lost on its way to the phone
         case .delayPush(let seconds):
             let token = request.token
             Task { [self] in
                 try await sleep(.seconds(seconds))
-                try? await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: token)
+                try? await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: token) { .outcome(id: id, $0) }
             }
-            return name
+            return entry(.delayed)
         default:
-            try await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: request.token)
-            return name
+            try await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: request.token) {
+                .insert(entry($0), limit: limit)
+            }
+            return nil
         }
     }
 
-    /// Puts a message in the phone's inbox and tells whoever listens for it.
-    private func deliver(_ delivered: InboxMessage, to token: String) async throws(FCMError) {
+    /// Puts a message in the phone's inbox, logs where it went (a banner when a screen is open
+    /// to show it, else the inbox) and tells whoever listens for it.
+    private func deliver(
+        _ delivered: InboxMessage, to token: String, log: (PushOutcome) -> PushStore.LogWrite
+    ) async throws(FCMError) {
         do {
-            try await store.deliver(delivered, to: token)
+            try await store.deliver(delivered, to: token, log: log(deliveries.hasSubscribers(token) ? .banner : .inbox))
         } catch {
             throw .internalError("the push service's storage failed")
         }
         deliveries.send(delivered, to: token)
         allDeliveries.send((token, delivered))
+    }
+
+    // MARK: the push log
+
+    /// The log, newest first: at most `limit` entries (all it keeps), of one target and one outcome when given.
+    public func messages(target: String? = nil, outcome: PushOutcome? = nil, limit: Int? = nil) async throws -> [PushLogEntry] {
+        try await store.log(target: target, outcome: outcome, limit: limit ?? configuration.logLimit)
+    }
+
+    /// The Firebase project senders name.
+    public var project: String { configuration.project }
+
+    /// A console's composer state (its JSON as the page sent it), nil before it saved any.
+    public func composerState(console: String) async throws -> String? {
+        try await store.composerState(console: console)
+    }
+
+    public func saveComposerState(console: String, json: String) async throws {
+        try await store.saveComposerState(console: console, json: json, at: now())
+    }
+
+    /// How many messages the log keeps.
+    public var logLimit: Int { configuration.logLimit }
+
+    public func clearMessages() async throws {
+        try await store.clearLog()
     }
 
     /// Counts the send against the token's window (kept in the database: a restart does not

@@ -36,6 +36,29 @@ public struct PushStore: SQLiteStore {
                 t.column("sentAt", .double).notNull()
             }
         }
+        migrator.registerMigration("push-v3-log-and-composer") { db in
+            // every message received, newest last by seq; kept to a bounded number of rows
+            try db.create(table: "pushLog") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("id", .text).notNull().unique()
+                t.column("receivedAt", .datetime).notNull()
+                t.column("sender", .text).notNull()
+                t.column("target", .text).indexed()
+                t.column("outcome", .text).notNull()
+                t.column("name", .text)
+                t.column("error", .text)
+                t.column("rule", .text)
+                t.column("payloadToken", .text)
+                t.column("request", .text).notNull()
+                t.column("truncated", .boolean).notNull()
+            }
+            // what each console's push composer keeps: its templates and last message, as its JSON
+            try db.create(table: "composerState") { t in
+                t.primaryKey("console", .text)
+                t.column("state", .text).notNull()
+                t.column("updatedAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 
@@ -75,8 +98,13 @@ public struct PushStore: SQLiteStore {
         }
     }
 
-    func deliver(_ message: PushService.InboxMessage, to token: String) async throws {
-        try await writer.write { db in try InboxRecord(message, token: token).insert(db) }
+    /// Puts a message in the inbox and, in the same transaction, its outcome in the log: a new
+    /// entry, or the outcome of the one made when it was held back.
+    func deliver(_ message: PushService.InboxMessage, to token: String, log: PushStore.LogWrite) async throws {
+        try await writer.write { db in
+            try InboxRecord(message, token: token).insert(db)
+            try log.apply(db)
+        }
     }
 
     /// The token's waiting messages, oldest first.
@@ -96,6 +124,7 @@ public struct PushStore: SQLiteStore {
                     arguments: [token, id])
             else { return nil }
             try record.delete(db)
+            try LogWrite.outcome(id: id, .opened).apply(db)
             return record.inboxMessage
         }
     }

@@ -62,6 +62,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let scanner = QRImageScanner(timeLimit: configuration.pictureScanTimeLimit)
     router.addRoutes(PhonesController(phones: phones, push: push, scanner: scanner).endpoints, atPath: "/api/phones")
     PushController(push: push, token: configuration.pushToken).addRoutes(to: router)
+    router.addRoutes(PushConsoleController(push: push, phones: phones).endpoints, atPath: "/api/push")
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
     router.addRoutes(try PagesController(templates: templates, phones: phones).endpoints)

@@ -37,14 +37,18 @@ struct PushController {
             guard context.parameters.get("method") == "messages:send" else {
                 throw FCMErrorResponse(error: .invalidArgument("Unknown method: only messages:send is served"))
             }
-            if let token, !Self.carries(token, request.headers[.authorization]) { throw FCMErrorResponse(error: .unauthenticated) }
             let project = try context.parameters.require("project")
             let body: ByteBuffer
             do { body = try await request.body.collect(upTo: context.maxUploadSize) } catch {
                 throw FCMErrorResponse(error: .invalidArgument("Request payload size exceeds the limit: \(context.maxUploadSize) bytes."))
             }
+            let sender = context.remoteAddress?.ipAddress ?? "unknown"
+            if let token, !Self.carries(token, request.headers[.authorization]) {
+                await push.refused(.unauthenticated, body: Array(buffer: body), sender: sender)
+                throw FCMErrorResponse(error: .unauthenticated)
+            }
             do throws(FCMError) {
-                return Sent(name: try await push.send(project: project, body: Array(buffer: body)))
+                return Sent(name: try await push.send(project: project, body: Array(buffer: body), sender: sender))
             } catch {
                 throw FCMErrorResponse(error: error)
             }

@@ -36,6 +36,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Base URL of the backend the phones use (default: this server).") var backendURL: String?
     @Option(help: "Base URL of the FCM v1 endpoint the backend pushes through (default: this server).") var pushURL: String?
     @Option(help: "Pushes a minute one phone accepts before QUOTA_EXCEEDED.") var pushRateLimit = 30
+    @Option(help: "Messages the push log keeps (the oldest leave; 1 to 100000).") var pushLogSize = 1000
     @Option(help: "Argon2id cost of the PIN key: interactive, moderate or fast.") var pinKdf = "interactive"
     @Option(
         help:
@@ -67,6 +68,7 @@ struct Serve: AsyncParsableCommand {
         }
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be between 1 and 3600 seconds") }
         guard (1...10_000).contains(pushRateLimit) else { throw ValidationError("--push-rate-limit must be between 1 and 10000") }
+        guard (1...100_000).contains(pushLogSize) else { throw ValidationError("--push-log-size must be between 1 and 100000") }
         for (name, url) in [("--backend-url", backendURL), ("--push-url", pushURL)] {
             if let url, WireHTTPClient.sendableURL(url) == nil {
                 throw ValidationError("\(name) must be an absolute http(s) URL with a port from 1 to 65535")
@@ -116,7 +118,7 @@ struct Serve: AsyncParsableCommand {
             secondFactorPolicy: secondFactorPolicy,
             pushURL: pushURL,
             maxOTPFailures: maxOtpFailures)
-        configuration.push = PushService.Configuration(rateLimit: pushRateLimit)
+        configuration.push = PushService.Configuration(rateLimit: pushRateLimit, logLimit: pushLogSize)
         var logger = Logger(label: "authphone")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let app = try await buildApplication(configuration, logger: logger)

@@ -53,6 +53,23 @@ import Testing
         }
     }
 
+    /// The four rules a sender most often breaks are named in the refusal, as FCM's BadRequest detail.
+    @Test(arguments: [
+        (#"{"message": {"token": "t", "topic": "news"}}"#, FCMRule.oneTarget),
+        (#"{"message": {"token": "t", "data": {"n": 12}}}"#, .stringValues),
+        (#"{"message": {"token": "t", "data": {"google.x": "x"}}}"#, .reservedKeys),
+        (#"{"message": {"token": "t", "data": {"k": "\#(String(repeating: "a", count: 4096))"}}}"#, .sizeLimit),
+    ])
+    func aBrokenRuleIsNamed(_ body: String, _ rule: FCMRule) throws {
+        let error = try #require(throws: FCMError.self) { try FCMSendRequest.parse(Array(body.utf8)) }
+        #expect(error.rule == rule)
+        let details = error.body.error.details
+        #expect(details.first?.errorCode == "INVALID_ARGUMENT")
+        let violations = details.last?.fieldViolations ?? []
+        #expect(violations.map(\.field) == [rule.field])
+        #expect(violations.map(\.description) == [rule.description])
+    }
+
     @Test func theDataLimitIs4096Bytes() throws {
         let fits = String(repeating: "a", count: 4096 - 1)
         _ = try FCMSendRequest.parse(Self.body(#"{"token": "t", "data": {"k": "\#(fits)"}}"#))

@@ -21,6 +21,7 @@ The servers are started by the caller (scripts/api-test.sh). Environment:
 """
 
 import base64
+import contextlib
 import copy
 import datetime
 import hashlib
@@ -268,7 +269,7 @@ class Api:
         return self.base + re.sub(r"\{(\w+)\}", fill, op.path)
 
     def call(self, op_id, example=None, *, path=None, body=_UNSET, merge=None, raw=None, headers=None,
-             content_type="application/json", expect=None):
+             content_type="application/json", expect=None, query=None):
         """Sends op_id's request example `example` (or `body`, or the bytes `raw`), with `merge`
         merged into it, and checks the answer; returns (response, parsed body)."""
         op = OPS[op_id]
@@ -288,8 +289,8 @@ class Api:
             request_headers["Content-Type"] = content_type
         request_headers.update(headers or {})
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-        response = self.http.request(op.method.upper(), self.url(op, path or {}), data=data, headers=request_headers,
-                                     timeout=TIMEOUT, allow_redirects=False)
+        response = self.http.request(op.method.upper(), self.url(op, path or {}), params=query, data=data,
+                                     headers=request_headers, timeout=TIMEOUT, allow_redirects=False)
         parsed = self.check(op, response, example)
         if expect is not None:
             assert response.status_code == expect, f"expected {expect}: {describe(response)}"
@@ -994,6 +995,31 @@ def test_walk_push_service(api):
              body={"message": {"token": busy["fcmToken"], "data": {"n": "31"}}}, expect=429)
     FINISHED.add("push")
 
+def test_walk_push_log(api):
+    """The push log lists every send, from anyone, with its outcome; filters it; the composer's
+    state is kept per console."""
+    phone = new_phone(api, "Logged phone")
+    token = phone["fcmToken"]
+    name = api.call("sendPush", path={"project": "authphone"}, body={"message": {"token": token, "data": {"k": "v"}}},
+                    expect=200)[1]["name"]
+    api.call("sendPush", path={"project": "authphone"}, body={"message": {"token": token, "topic": "news"}},
+             expect=400)
+    _, log = api.call("listPushMessages", "pushLog", query={"phone": phone["id"]}, expect=200)
+    assert [m["outcome"] for m in log["messages"]] == ["INVALID_ARGUMENT", "inbox"]
+    assert log["messages"][0]["rule"] == "oneTarget" and log["messages"][1]["name"] == name
+    assert all(m["sender"] == "127.0.0.1" and m["target"] == token for m in log["messages"])
+    api.call("listPushMessages", "unknownOutcome", query={"outcome": "lost"}, expect=400)
+    api.call("listPushMessages", "phoneNotFound", query={"phone": NO_PHONE}, expect=404)
+
+    console = uniq("walk")
+    api.call("getComposerState", "nothingKept", path={"console": console}, expect=200)
+    api.call("getComposerState", "invalidConsole", path={"console": "no way"}, expect=400)
+    _, kept = api.call("saveComposerState", "lastMessage", path={"console": console}, expect=200)
+    assert api.call("getComposerState", path={"console": console}, expect=200)[1] == kept
+    api.call("saveComposerState", "extraField", path={"console": console}, expect=400)
+    assert api.call("getComposerState", path={"console": console}, expect=200)[1] == kept, "a refusal changed it"
+    FINISHED.add("push log")
+
 
 def test_walk_phone_wire(api):
     """A device of the test's own: enrol, log in (a wrong PIN first) and abandon, on the wire."""
@@ -1605,7 +1631,8 @@ def test_cross_site_guard_on_every_state_changing_route(api):
     (where the route reads one) an oversized body."""
     phone = new_phone(api, "Guarded phone")
     session = new_session(api, "login", uniq("guard"))
-    ids = {"id": phone["id"], "message": str(uuid.uuid4()), "account": str(uuid.uuid4()), "project": "authphone"}
+    ids = {"id": phone["id"], "message": str(uuid.uuid4()), "account": str(uuid.uuid4()), "project": "authphone",
+           "console": uniq("guard")}
     session_ids = {"id": session["id"]}
     for op in OPS.values():
         if op.method not in ("post", "put", "delete"):
@@ -1794,6 +1821,11 @@ def test_every_operation_answers(api):
         "removeFault": remove_fault,
         "sendPush": lambda: api.call("sendPush", path={"project": "authphone"},
                                      body={"message": {"token": phone["fcmToken"], "data": {"k": "v"}}}),
+        "listPushMessages": lambda: api.call("listPushMessages", query={"limit": "5"}),
+        "clearPushMessages": lambda: api.call("clearPushMessages"),
+        "getComposerState": lambda: api.call("getComposerState", path={"console": "sweep"}),
+        "saveComposerState": lambda: api.call("saveComposerState", path={"console": "sweep"},
+                                              body={"templates": {}, "last": None}),
     }
     assert set(sweep) == set(OPS), f"operations without a sweep request: {set(OPS) ^ set(sweep)}"
     answered = {}
@@ -1894,7 +1926,7 @@ def test_websocket_refusals_and_own_origin(api):
 
 def sweep_path(op):
     return {"id": NO_PHONE if "/api/phones/" in op.path else NO_SESSION, "message": str(uuid.uuid4()),
-            "account": str(uuid.uuid4()), "project": "authphone"}
+            "account": str(uuid.uuid4()), "project": "authphone", "console": "console"}
 
 
 def test_doors_refuse_foreign_hosts(api):
@@ -1904,34 +1936,42 @@ def test_doors_refuse_foreign_hosts(api):
     FINISHED.add("doors")
 
 
-@pytest.fixture(scope="module")
-def keyed():
-    """A server of the test's own with an access key and a push token (AUTHPHONE_BINARY)."""
+@contextlib.contextmanager
+def own_server(*args, ready_status=200):
+    """A server of the test's own (AUTHPHONE_BINARY), in memory, with `args`; yields its URL once
+    /health answers `ready_status`, and stops it afterwards."""
     if not BINARY or not os.access(BINARY, os.X_OK):
         pytest.skip("AUTHPHONE_BINARY is not set")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    key, token = secrets.token_urlsafe(18), secrets.token_urlsafe(18)
-    process = subprocess.Popen([BINARY, "serve", "--port", str(port), "--in-memory", "--pin-kdf", "fast",
-                                "--access-key", key, "--push-token", token],
+    process = subprocess.Popen([BINARY, "serve", "--port", str(port), "--in-memory", "--pin-kdf", "fast", *args],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + TIMEOUT
-        while True:  # up when it refuses us for want of the key
-            assert process.poll() is None, "the keyed server stopped"
+        while True:
+            assert process.poll() is None, "the server of the test's own stopped"
             try:
-                if requests.get(url + "/health", timeout=1).status_code == 401:
+                if requests.get(url + "/health", timeout=1).status_code == ready_status:
                     break
             except requests.ConnectionError:
                 pass
-            assert time.monotonic() < deadline, "the keyed server never answered"
+            assert time.monotonic() < deadline, "the server of the test's own never answered"
             time.sleep(0.05)
-        yield Api(url), key, token
+        yield url
     finally:
         process.terminate()
         process.wait(TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def keyed():
+    """A server of the test's own with an access key and a push token."""
+    key, token = secrets.token_urlsafe(18), secrets.token_urlsafe(18)
+    # up when it refuses us for want of the key
+    with own_server("--access-key", key, "--push-token", token, ready_status=401) as url:
+        yield Api(url), key, token
 
 
 def test_doors_need_the_access_key(keyed):
@@ -1950,7 +1990,7 @@ def test_doors_need_the_access_key(keyed):
 
 def test_zz_every_example_replayed():
     """Every named example was replayed by the tests above (run last, in file order)."""
-    needed = {"phones", "login", "push", "wire", "policy", "pictures", "guard", "second factors", "local data",
+    needed = {"phones", "login", "push", "push log", "wire", "policy", "pictures", "guard", "second factors", "local data",
               "management wire", "otp", "doors"}
     if not needed <= FINISHED:
         pytest.skip(f"the replaying tests {sorted(needed - FINISHED)} did not all pass")

@@ -1,0 +1,58 @@
+import Foundation
+import GRDB
+
+/// The push log's operations: one insert per message received, outcome updates by id, reads
+/// newest first with filters, and a bound on its size.
+extension PushStore {
+    /// A change to the log, made in the transaction of the change it records.
+    enum LogWrite: Sendable {
+        /// A new entry; the oldest past `limit` leave.
+        case insert(PushLogEntry, limit: Int)
+        /// A message's new outcome.
+        case outcome(id: String, PushOutcome)
+
+        func apply(_ db: Database) throws {
+            switch self {
+            case .insert(let entry, let limit):
+                try PushLogRecord(entry).insert(db)
+                // seq grows by one per entry: everything `limit` behind the newest is past the bound.
+                try db.cachedStatement(sql: "DELETE FROM pushLog WHERE seq <= ?").execute(arguments: [db.lastInsertedRowID - Int64(limit)])
+            case .outcome(let id, let outcome):
+                try db.cachedStatement(sql: "UPDATE pushLog SET outcome = ? WHERE id = ?").execute(arguments: [outcome.rawValue, id])
+            }
+        }
+    }
+
+    func writeLog(_ change: LogWrite) async throws {
+        try await writer.write { db in try change.apply(db) }
+    }
+
+    /// Newest first; nil filters take everything.
+    func log(target: String?, outcome: PushOutcome?, limit: Int) async throws -> [PushLogEntry] {
+        try await writer.read { db in
+            try PushLogRecord.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM pushLog WHERE (?1 IS NULL OR target = ?1) AND (?2 IS NULL OR outcome = ?2)
+                        ORDER BY seq DESC LIMIT ?3
+                        """),
+                arguments: [target, outcome?.rawValue, limit]
+            ).map(\.entry)
+        }
+    }
+
+    func clearLog() async throws {
+        try await writer.write { db in try db.execute(sql: "DELETE FROM pushLog") }
+    }
+}
+
+/// A log entry as its row; `seq` orders the rows and is the bound's measure.
+struct PushLogRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "pushLog"
+    var entry: PushLogEntry
+
+    init(_ entry: PushLogEntry) { self.entry = entry }
+
+    init(from decoder: any Decoder) throws { entry = try PushLogEntry(from: decoder) }
+    func encode(to encoder: any Encoder) throws { try entry.encode(to: encoder) }
+}
