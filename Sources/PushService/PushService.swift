@@ -82,23 +82,29 @@ public final class PushService: Sendable {
         try await store.clearInbox(token: token)
     }
 
+    /// A push the phone got by other means (a user pasting one a device log showed): it goes
+    /// into the inbox and is announced as FCM's deliveries are, so the phone treats it the same.
+    public func receive(_ message: PushMessage, token: String) async throws(FCMError) -> InboxMessage {
+        let id = UUID().uuidString.lowercased()
+        var message = message
+        message.messageId = id
+        message.from = message.from ?? configuration.project
+        let received = InboxMessage(id: id, name: resourceName(id), receivedAt: now(), message: message)
+        try await deliver(received, to: token)
+        return received
+    }
+
     // MARK: the sender side (FCM HTTP v1)
 
     /// `POST /v1/projects/{project}/messages:send`: the message's resource name on success.
     public func send(project: String, body: [UInt8]) async throws(FCMError) -> String {
         let request = try FCMSendRequest.parse(body)
         guard project == configuration.project else { throw .senderIdMismatch(project) }
-        let registered: Bool
-        do {
-            registered = try await store.isRegistered(token: request.token)
-        } catch {
-            throw .internalError("the push service's storage failed")
-        }
-        guard registered else { throw .unregistered(request.token) }
+        let token = try await registeredToken(request.target)
         let id = UUID().uuidString.lowercased()
-        let name = "projects/\(project)/messages/\(id)"
+        let name = resourceName(id)
         if request.validateOnly { return name }
-        try await admit(request.token)
+        try await admit(token)
 
         var message = request.message
         message.messageId = id
@@ -107,16 +113,39 @@ public final class PushService: Sendable {
         case .dropPush:
             return name  // accepted, and lost on its way to the phone
         case .delayPush(let seconds):
-            let token = request.token
             Task { [self] in
                 try await sleep(.seconds(seconds))
                 try? await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: token)
             }
             return name
         default:
-            try await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: request.token)
+            try await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: token)
             return name
         }
+    }
+
+    /// A message's name as FCM gives it: `projects/{project}/messages/{id}`.
+    private func resourceName(_ id: String) -> String { "projects/\(configuration.project)/messages/\(id)" }
+
+    /// The live registration token a target names; UNREGISTERED for an unknown or retired one
+    /// (a rotated token's FID is retired with it).
+    private func registeredToken(_ target: FCMSendRequest.Target) async throws(FCMError) -> String {
+        let token: String?
+        do {
+            switch target {
+            case .token(let given): token = try await store.isRegistered(token: given) ? given : nil
+            case .fid(let fid): token = try await store.registeredToken(fid: fid)
+            }
+        } catch {
+            throw .internalError("the push service's storage failed")
+        }
+        guard let token else {
+            switch target {
+            case .token(let given): throw .unregistered(given)
+            case .fid(let fid): throw .unregisteredInstallation(fid)
+            }
+        }
+        return token
     }
 
     /// Puts a message in the phone's inbox and tells whoever listens for it.

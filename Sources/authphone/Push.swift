@@ -10,11 +10,12 @@ struct Push: AsyncParsableCommand {
         abstract: "Send an FCM HTTP v1 message to a phone of a running AuthPhone.",
         discussion: """
             The message is JSON: a whole send request ({"message": {...}}) or just the message
-            object ({"data": {...}, "notification": {...}}). --token sets or replaces its target.
+            object ({"data": {...}, "notification": {...}}). --token or --fid sets or replaces its target.
             Without --file the message is read from standard input.
             """)
 
-    @Option(help: "The phone's FCM registration token.") var token: String
+    @Option(help: "The phone's FCM registration token.") var token: String?
+    @Option(help: "The phone's Firebase installation id, instead of --token.") var fid: String?
     @Option(help: "A file with the message JSON (default: standard input).") var file: String?
     @Option(help: "Base URL of the push service.") var server = "http://127.0.0.1:8080"
     @Option(help: "Firebase project id.") var project = "authphone"
@@ -22,13 +23,18 @@ struct Push: AsyncParsableCommand {
     @Option(help: "Bearer token for the push service: its --push-token or access key (default: AUTHPHONE_PUSH_TOKEN, else AUTHPHONE_ACCESS_KEY).")
     var bearer: String?
 
+    func validate() throws {
+        guard (token == nil) != (fid == nil) else { throw ValidationError("give exactly one of --token and --fid") }
+    }
+
     func run() async throws {
         let input = try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
         guard let object = try? JSONSerialization.jsonObject(with: input) as? [String: Any] else {
             throw ValidationError("the message is not a JSON object")
         }
         var message = try Self.message(object, bytes: input)
-        message["token"] = token
+        for field in FCMSendRequest.targetFields { message[field] = nil }
+        if let token { message["token"] = token } else { message["fid"] = fid }
         var request: [String: Any] = ["message": message]
         if validateOnly { request["validate_only"] = true }
         let body = try JSONSerialization.data(withJSONObject: request)
