@@ -72,7 +72,7 @@ def test_a_pasted_push_goes_through_the_banner_and_the_inbox(driver):
         driver.switch_to.window(windows["console"])
         sid, qr_text = start_session(driver, "login", user_id)
         driver.switch_to.window(windows["phone"])
-        click(driver, "#home")
+        wait_screen(driver, "HOME")
         assert not find(driver, "#oob-open-at-once").is_selected(), "open at once is on by default"
         open_payload(driver, push_json(qr_text, "Pasted login"))
         banner = wait_visible(driver, "#push-banner", "the pasted push shows no notification")
