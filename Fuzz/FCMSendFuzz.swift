@@ -6,7 +6,14 @@ import Foundation
 public func fuzzFCMSend(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let request = try? FCMSendRequest.parse(Array(UnsafeBufferPointer(start: data, count: size))) else { return 0 }
     let message = request.message
-    precondition(!request.token.isEmpty, "a parsed request has an empty token")
+    let target: (field: String, value: String)
+    switch request.target {
+    case .token(let token): target = ("token", token)
+    case .fid(let fid):
+        precondition(FirebaseInstallationID.isWellFormed(fid), "a parsed request has a malformed fid")
+        target = ("fid", fid)
+    }
+    precondition(!target.value.isEmpty, "a parsed request has an empty target")
     let payload =
         message.data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
         + (message.notification?.title?.utf8.count ?? 0) + (message.notification?.body?.utf8.count ?? 0)
@@ -17,7 +24,7 @@ public func fuzzFCMSend(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             "a parsed request uses the reserved data key \(key)")
     }
     // What was accepted, written out again, parses to the same request.
-    var fields: [String: Any] = ["token": request.token, "data": message.data]
+    var fields: [String: Any] = [target.field: target.value, "data": message.data]
     if let notification = message.notification {
         fields["notification"] = ["title": notification.title, "body": notification.body].compactMapValues { $0 }
     }

@@ -39,6 +39,7 @@ const state = {
   seenPushes: readSeenPushes(phoneId),
   bannerId: null, // message on the banner (to replay the slide-in only for a new one)
   openingPush: null, // id of the message being opened
+  openPastedPushAtOnce: false, // the out-of-band box's choice: a pasted push opens at once instead of waiting in the inbox
 };
 
 const toast = createToast(byId("toast"));
@@ -58,6 +59,7 @@ const app = {
   toast,
   showStartedFlow,
   inboxSection: () => inbox.section(),
+  receivePush: (message, openAtOnce) => inbox.receive(message, openAtOnce),
 };
 
 const bannerParts = {

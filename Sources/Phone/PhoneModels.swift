@@ -1,5 +1,6 @@
 import AuthFlow
 import Foundation
+import OutOfBand
 import SodiumKit
 
 /// A simulated phone as lists show it.
@@ -8,6 +9,9 @@ public struct PhoneSummary: Codable, Sendable, Equatable {
     public var name: String
     public var deviceId: String
     public var fcmToken: String
+    /// The Firebase installation id the token carries (FirebaseInstallationID): a sender may
+    /// target it instead of the token. Nil for a token set by hand without one.
+    public var fid: String?
     public var createdAt: Date
 }
 
@@ -17,6 +21,9 @@ public struct PhoneDetail: Codable, Sendable, Equatable {
     public var name: String
     public var deviceId: String
     public var fcmToken: String
+    /// The Firebase installation id the token carries (FirebaseInstallationID): a sender may
+    /// target it instead of the token. Nil for a token set by hand without one.
+    public var fid: String?
     public var createdAt: Date
     public var hasPin: Bool
     public var pinLength: Int
@@ -164,6 +171,9 @@ public struct DeviceInformationView: Codable, Sendable, Equatable {
     public var name: String
     public var deviceId: String
     public var fcmToken: String
+    /// The Firebase installation id the token carries (FirebaseInstallationID): a sender may
+    /// target it instead of the token. Nil for a token set by hand without one.
+    public var fid: String?
     public var pushNotifications: Bool
     public var accounts: [AccountSummary]
 }
@@ -175,7 +185,9 @@ extension PhoneRecord {
     }
 
     var summary: PhoneSummary {
-        PhoneSummary(id: id, name: name, deviceId: deviceId, fcmToken: fcmToken, createdAt: createdAt)
+        PhoneSummary(
+            id: id, name: name, deviceId: deviceId, fcmToken: fcmToken, fid: FirebaseInstallationID.of(token: fcmToken),
+            createdAt: createdAt)
     }
 
     var settings: PhoneSettings {

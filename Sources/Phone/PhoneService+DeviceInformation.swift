@@ -67,7 +67,8 @@ extension PhoneService {
         let (phone, accounts) = try await phoneAndAccounts(phoneId)
         return DeviceInformationView(
             name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
-            pushNotifications: !phone.pushNotificationsDisabled, accounts: accounts.map(\.summary))
+            fid: FirebaseInstallationID.of(token: phone.fcmToken), pushNotifications: !phone.pushNotificationsDisabled,
+            accounts: accounts.map(\.summary))
     }
 
     /// The platform refreshed the phone's FCM token (the caller retires the old one at the push

@@ -37,7 +37,8 @@ extension PhoneService {
         let (phone, accounts) = local
         return PhoneDetail(
             id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
-            createdAt: phone.createdAt, hasPin: phone.pinSalt != nil, pinLength: phone.pinLength,
+            fid: FirebaseInstallationID.of(token: phone.fcmToken), createdAt: phone.createdAt, hasPin: phone.pinSalt != nil,
+            pinLength: phone.pinLength,
             accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics,
             pushNotifications: !phone.pushNotificationsDisabled,
             flow: flows[phone.id]?.machine.flow, session: sessionStarts[phone.id]?.session)

@@ -287,9 +287,10 @@ public actor PhoneService {
         do { return try Sodium.randomBytes(count) } catch { throw .crypto(error.description) }
     }
 
-    /// Shaped like an FCM registration token: an instance id, `:APA91b`, and a long random tail.
+    /// Shaped like an FCM registration token: a new Firebase installation id, `:APA91b`, and a
+    /// long random tail.
     static func makeFCMToken() throws(PhoneError) -> String {
-        "\(Base64URL.encode(try random(8))):APA91b\(Base64URL.encode(try random(100)))"
+        "\(FirebaseInstallationID.make(randomBytes: try random(16))):APA91b\(Base64URL.encode(try random(100)))"
     }
 
     func phoneAndAccounts(_ id: String) async throws(PhoneError) -> (PhoneRecord, [AccountRecord]) {

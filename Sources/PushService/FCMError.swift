@@ -24,6 +24,11 @@ public struct FCMError: Error, Equatable, Sendable, CustomStringConvertible {
             code: 404, status: "NOT_FOUND", errorCode: "UNREGISTERED",
             message: "Requested entity was not found: the registration token is not registered (\(token.prefix(12))…)")
     }
+    public static func unregisteredInstallation(_ fid: String) -> FCMError {
+        FCMError(
+            code: 404, status: "NOT_FOUND", errorCode: "UNREGISTERED",
+            message: "Requested entity was not found: no app instance is registered with the fid \(fid)")
+    }
     public static func senderIdMismatch(_ project: String) -> FCMError {
         FCMError(
             code: 403, status: "PERMISSION_DENIED", errorCode: "SENDER_ID_MISMATCH",

@@ -5,7 +5,21 @@ import StrictJSON
 /// An FCM HTTP v1 send request, checked the way FCM checks it for what AuthPhone covers.
 /// Pure: bytes in, a validated request or an `FCMError` out.
 public struct FCMSendRequest: Equatable, Sendable {
-    public var token: String
+    /// Whom a message is for: the app instance's registration token, or (as the Admin SDKs now
+    /// send) its Firebase installation id.
+    public enum Target: Equatable, Sendable {
+        case token(String)
+        case fid(String)
+
+        /// The token or the fid as the sender gave it.
+        public var given: String {
+            switch self {
+            case .token(let token), .fid(let token): token
+            }
+        }
+    }
+
+    public var target: Target
     public var message: PushMessage
     public var validateOnly: Bool
 
@@ -13,9 +27,11 @@ public struct FCMSendRequest: Equatable, Sendable {
     public static let payloadLimit = 4096
     public static let reservedKeys: Set<String> = ["from", "message_type"]
     public static let reservedPrefixes = ["google.", "gcm."]
+    /// The fields that name a message's recipient, of which FCM takes exactly one.
+    public static let targetFields = ["token", "topic", "condition", "fid"]
     /// The fields of an FCM HTTP v1 message.
     public static let knownMessageFields: Set<String> = [
-        "name", "token", "topic", "condition", "data", "notification", "android", "apns", "webpush", "fcm_options",
+        "name", "token", "topic", "condition", "fid", "data", "notification", "android", "apns", "webpush", "fcm_options",
     ]
 
     public static func parse(_ bytes: [UInt8]) throws(FCMError) -> FCMSendRequest {
@@ -42,18 +58,7 @@ public struct FCMSendRequest: Equatable, Sendable {
         for key in message.keys where !knownMessageFields.contains(key) {
             throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\" at 'message': Cannot find field.")
         }
-        let targets = ["token", "topic", "condition"].filter { message[$0] != nil }
-        guard targets.count == 1 else {
-            throw .invalidArgument(
-                "Exactly one of token, topic or condition must be given, not \(targets.isEmpty ? "none" : targets.joined(separator: " and ")).",
-                rule: .oneTarget)
-        }
-        guard targets == ["token"] else {
-            throw .invalidArgument("Topics and conditions are not supported by AuthPhone's push service; send to a token.")
-        }
-        guard let token = message["token"] as? String, !token.isEmpty else {
-            throw .invalidArgument("Invalid value at 'message.token' (TYPE_STRING)")
-        }
+        let target = try Self.target(of: message)
 
         var data: [String: String] = [:]
         if let raw = message["data"] {
@@ -89,7 +94,30 @@ public struct FCMSendRequest: Equatable, Sendable {
         guard size <= payloadLimit else {
             throw .invalidArgument("Message is too big: \(size) bytes of data and notification, the limit is \(payloadLimit).", rule: .sizeLimit)
         }
-        return FCMSendRequest(token: token, message: PushMessage(data: data, notification: notification), validateOnly: validateOnly)
+        return FCMSendRequest(target: target, message: PushMessage(data: data, notification: notification), validateOnly: validateOnly)
+    }
+
+    /// FCM's rule: exactly one of token, topic, condition and fid. AuthPhone serves the two that
+    /// name one phone.
+    static func target(of message: [String: Any]) throws(FCMError) -> Target {
+        let given = targetFields.filter { message[$0] != nil }
+        guard given.count == 1 else {
+            throw .invalidArgument(
+                "Exactly one of token, topic, condition or fid must be given, not \(given.isEmpty ? "none" : given.joined(separator: " and ")).",
+                rule: .oneTarget)
+        }
+        let field = given[0]
+        guard field == "token" || field == "fid" else {
+            throw .invalidArgument("Topics and conditions are not supported by AuthPhone's push service; send to a token or an fid.")
+        }
+        guard let value = message[field] as? String, !value.isEmpty else {
+            throw .invalidArgument("Invalid value at 'message.\(field)' (TYPE_STRING)")
+        }
+        guard field == "fid" else { return .token(value) }
+        guard FirebaseInstallationID.isWellFormed(value) else {
+            throw .invalidArgument("The fid is not a valid Firebase installation ID (22 base64url characters).")
+        }
+        return .fid(value)
     }
 
     /// The target a message names, read leniently, so that a refused message is logged with its
@@ -98,6 +126,6 @@ public struct FCMSendRequest: Equatable, Sendable {
         guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
             let message = root["message"] as? [String: Any]
         else { return nil }
-        return ["token", "topic", "condition"].lazy.compactMap { message[$0] as? String }.first
+        return targetFields.lazy.compactMap { message[$0] as? String }.first
     }
 }

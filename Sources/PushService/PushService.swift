@@ -85,6 +85,18 @@ public final class PushService: Sendable {
         try await store.clearInbox(token: token)
     }
 
+    /// A push the phone got by other means (a user pasting one a device log showed): it goes
+    /// into the inbox and is announced as FCM's deliveries are, so the phone treats it the same.
+    public func receive(_ message: PushMessage, token: String) async throws(FCMError) -> InboxMessage {
+        let id = UUID().uuidString.lowercased()
+        var message = message
+        message.messageId = id
+        message.from = message.from ?? configuration.project
+        let received = InboxMessage(id: id, name: resourceName(id), receivedAt: now(), message: message)
+        try await deliver(received, to: token) { _ in nil }  // it never reached the FCM endpoint: no log entry
+        return received
+    }
+
     // MARK: the sender side (FCM HTTP v1)
 
     /// `POST /v1/projects/{project}/messages:send`: the message's resource name on success.
@@ -95,7 +107,7 @@ public final class PushService: Sendable {
         do {
             let request = try FCMSendRequest.parse(body)
             parsed = request
-            let name = "projects/\(project)/messages/\(id)"
+            let name = resourceName(id)
             let accepted = try await accept(request, id: id, name: name, project: project) {
                 logEntry(id: id, $0, body: body, sender: sender, request: request, name: name)
             }
@@ -117,7 +129,7 @@ public final class PushService: Sendable {
         failure: FCMError? = nil
     ) -> PushLogEntry {
         PushLogEntry(
-            id: id, receivedAt: now(), sender: sender, body: body, target: request?.token ?? FCMSendRequest.target(in: body),
+            id: id, receivedAt: now(), sender: sender, body: body, target: request?.target.given ?? FCMSendRequest.target(in: body),
             outcome: outcome, name: name, failure: failure, payloadToken: try? request?.message.payload().redeemData.token)
     }
 
@@ -133,15 +145,9 @@ public final class PushService: Sendable {
         _ request: FCMSendRequest, id: String, name: String, project: String, entry: (PushOutcome) -> PushLogEntry
     ) async throws(FCMError) -> PushLogEntry? {
         guard project == configuration.project else { throw .senderIdMismatch(project) }
-        let registered: Bool
-        do {
-            registered = try await store.isRegistered(token: request.token)
-        } catch {
-            throw .internalError("the push service's storage failed")
-        }
-        guard registered else { throw .unregistered(request.token) }
+        let token = try await registeredToken(request.target)
         if request.validateOnly { return entry(.validated) }
-        try await admit(request.token)
+        try await admit(token)
 
         var message = request.message
         message.messageId = id
@@ -151,24 +157,47 @@ public final class PushService: Sendable {
         case .dropPush:
             return entry(.dropped)  // accepted, and lost on its way to the phone
         case .delayPush(let seconds):
-            let token = request.token
             Task { [self] in
                 try await sleep(.seconds(seconds))
                 try? await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: token) { .outcome(id: id, $0) }
             }
             return entry(.delayed)
         default:
-            try await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: request.token) {
+            try await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: token) {
                 .insert(entry($0), limit: limit)
             }
             return nil
         }
     }
 
+    /// The live registration token a target names; UNREGISTERED for an unknown or retired one
+    /// (a rotated token's FID is retired with it).
+    private func registeredToken(_ target: FCMSendRequest.Target) async throws(FCMError) -> String {
+        let token: String?
+        do {
+            switch target {
+            case .token(let given): token = try await store.isRegistered(token: given) ? given : nil
+            case .fid(let fid): token = try await store.registeredToken(fid: fid)
+            }
+        } catch {
+            throw .internalError("the push service's storage failed")
+        }
+        guard let token else {
+            switch target {
+            case .token(let given): throw .unregistered(given)
+            case .fid(let fid): throw .unregisteredInstallation(fid)
+            }
+        }
+        return token
+    }
+
+    /// A message's name as FCM gives it: `projects/{project}/messages/{id}`.
+    private func resourceName(_ id: String) -> String { "projects/\(configuration.project)/messages/\(id)" }
+
     /// Puts a message in the phone's inbox, logs where it went (a banner when a screen is open
     /// to show it, else the inbox) and tells whoever listens for it.
     private func deliver(
-        _ delivered: InboxMessage, to token: String, log: (PushOutcome) -> PushStore.LogWrite
+        _ delivered: InboxMessage, to token: String, log: (PushOutcome) -> PushStore.LogWrite?
     ) async throws(FCMError) {
         do {
             try await store.deliver(delivered, to: token, log: log(deliveries.hasSubscribers(token) ? .banner : .inbox))

@@ -82,6 +82,17 @@ public struct PushStore: SQLiteStore {
         }
     }
 
+    /// The live token that carries the FID (`FID:…`), found on the token's own index: every such
+    /// token sorts between `FID:` and `FID;` (the next character), and a FID has no colon.
+    func registeredToken(fid: String) async throws -> String? {
+        precondition(FirebaseInstallationID.isWellFormed(fid), "a FID is checked before it is looked up")
+        return try await writer.read { db in
+            try String.fetchOne(
+                db.cachedStatement(sql: "SELECT token FROM registration WHERE token > ? AND token < ? AND retiredAt IS NULL LIMIT 1"),
+                arguments: [fid + ":", fid + ";"])
+        }
+    }
+
     /// Counts a send against the token's window (nil), or refuses it, counting nothing, when the
     /// window holds `limit` sends already: then the seconds until its oldest send leaves it.
     func admit(token: String, at time: Date, window: TimeInterval, limit: Int) async throws -> TimeInterval? {
@@ -100,10 +111,10 @@ public struct PushStore: SQLiteStore {
 
     /// Puts a message in the inbox and, in the same transaction, its outcome in the log: a new
     /// entry, or the outcome of the one made when it was held back.
-    func deliver(_ message: PushService.InboxMessage, to token: String, log: PushStore.LogWrite) async throws {
+    func deliver(_ message: PushService.InboxMessage, to token: String, log: PushStore.LogWrite?) async throws {
         try await writer.write { db in
             try InboxRecord(message, token: token).insert(db)
-            try log.apply(db)
+            try log?.apply(db)
         }
     }
 

@@ -164,6 +164,13 @@ struct PhonesController {
             let phone = try await phones.phone(id: context.parameters.require("id"))
             return Inbox(messages: try await push.inbox(token: phone.fcmToken))
         }
+        // A push pasted on the phone (docs/behaviour.md#out-of-band-payloads): into the inbox as if FCM had
+        // delivered it, so its notification shows (or, with openPushesAtOnce, it opens).
+        routes.post("{id}/inbox") { request, context -> EditedResponse<PushService.InboxMessage> in
+            let phone = try await phones.phone(id: context.parameters.require("id"))
+            let message = try await Self.pastedPush(from: request, context: context)
+            return EditedResponse(status: .created, response: try await push.receive(message, token: phone.fcmToken))
+        }
         routes.delete("{id}/inbox") { _, context -> Response in
             let phone = try await phones.phone(id: context.parameters.require("id"))
             try await push.clearInbox(token: phone.fcmToken)
@@ -188,13 +195,7 @@ struct PhonesController {
 
     /// `{"qr": text}`, `{"link": url}` or `{"push": FCM JSON}`: exactly one of them.
     static func payload(from request: Request, context: AppRequestContext) async throws -> OutOfBandPayload {
-        let body = try await request.collectJSONBody(context: context)
-        do { _ = try StrictJSON.scan(body) } catch {
-            throw APIError(.badRequest, "MALFORMED_JSON", "the request body is not strict JSON: \(error.message)")
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-            throw APIError(.badRequest, "MALFORMED_JSON", "the request body must be a JSON object")
-        }
+        let object = try await jsonObject(from: request, context: context)
         let given = ["qr", "link", "push"].filter { object[$0] != nil }
         guard given.count == 1, object.count == 1 else {
             throw APIError(.badRequest, "INVALID_FIELD", "give exactly one of 'qr', 'link' and 'push'")
@@ -202,12 +203,41 @@ struct PhonesController {
         switch (given[0], object[given[0]]) {
         case ("qr", let text as String): return try OutOfBandDecoder.decode(qrText: text)
         case ("link", let text as String): return try DeepLink.decode(text)
-        case ("push", let message as [String: Any]):
-            return try PushDecoder.decode(json: Array(try JSONSerialization.data(withJSONObject: message))).payload()
-        case ("push", let text as String): return try PushDecoder.decode(json: Array(text.utf8)).payload()
-        case ("push", _): throw APIError(.badRequest, "INVALID_FIELD", "the field 'push' must be an FCM message (an object)")
+        case ("push", let message?): return try pushMessage(message).payload()
         default: throw APIError(.badRequest, "INVALID_FIELD", "the field '\(given[0])' must be a string")
         }
+    }
+
+    /// `{"push": FCM JSON}` and nothing else: a push that carries a payload, in any shape
+    /// `PushDecoder` reads.
+    static func pastedPush(from request: Request, context: AppRequestContext) async throws -> PushMessage {
+        let object = try await jsonObject(from: request, context: context)
+        guard let value = object["push"], object.count == 1 else {
+            throw APIError(.badRequest, "INVALID_FIELD", "give the field 'push' (an FCM message) and nothing else")
+        }
+        let message = try pushMessage(value)
+        _ = try message.payload()
+        return message
+    }
+
+    /// The field `push`: an FCM message as a JSON object, or as text holding one.
+    private static func pushMessage(_ value: Any) throws -> PushMessage {
+        switch value {
+        case let message as [String: Any]: return try PushDecoder.decode(json: Array(try JSONSerialization.data(withJSONObject: message)))
+        case let text as String: return try PushDecoder.decode(json: Array(text.utf8))
+        default: throw APIError(.badRequest, "INVALID_FIELD", "the field 'push' must be an FCM message (an object)")
+        }
+    }
+
+    private static func jsonObject(from request: Request, context: AppRequestContext) async throws -> [String: Any] {
+        let body = try await request.collectJSONBody(context: context)
+        do { _ = try StrictJSON.scan(body) } catch {
+            throw APIError(.badRequest, "MALFORMED_JSON", "the request body is not strict JSON: \(error.message)")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw APIError(.badRequest, "MALFORMED_JSON", "the request body must be a JSON object")
+        }
+        return object
     }
 }
 

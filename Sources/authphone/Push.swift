@@ -10,11 +10,12 @@ struct Push: AsyncParsableCommand {
         abstract: "Send an FCM HTTP v1 message to a phone of a running AuthPhone.",
         discussion: """
             The message is JSON: a whole send request ({"message": {...}}) or just the message
-            object ({"data": {...}, "notification": {...}}). --token sets or replaces its target.
+            object ({"data": {...}, "notification": {...}}). --token or --fid sets or replaces its target.
             Without --file the message is read from standard input.
             """)
 
-    @Option(help: "The phone's FCM registration token.") var token: String
+    @Option(help: "The phone's FCM registration token.") var token: String?
+    @Option(help: "The phone's Firebase installation id, instead of --token.") var fid: String?
     @Option(help: "A file with the message JSON (default: standard input).") var file: String?
     @Option(help: "Base URL of the push service.") var server = "http://127.0.0.1:8080"
     @Option(help: "Firebase project id.") var project = "authphone"
@@ -26,6 +27,7 @@ struct Push: AsyncParsableCommand {
         guard WireHTTPClient.sendableURL(server) != nil else {
             throw ValidationError("--server must be an absolute http(s) URL with a port from 1 to 65535")
         }
+        guard (token == nil) != (fid == nil) else { throw ValidationError("give exactly one of --token and --fid") }
     }
 
     func run() async throws {
@@ -34,7 +36,8 @@ struct Push: AsyncParsableCommand {
             throw ValidationError("the message is not a JSON object")
         }
         var message = try Self.message(object, bytes: input)
-        message["token"] = token
+        for field in FCMSendRequest.targetFields { message[field] = nil }
+        if let token { message["token"] = token } else { message["fid"] = fid }
         var request: [String: Any] = ["message": message]
         if validateOnly { request["validate_only"] = true }
         let body = try JSONSerialization.data(withJSONObject: request)

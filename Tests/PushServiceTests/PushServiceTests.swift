@@ -17,7 +17,7 @@ import Testing
             Self.body(
                 #"{"token": "\#(Self.token)", "data": {"nma_data": "{}", "k": "v"}, "notification": {"title": "T", "body": "B"}, "android": {"priority": "HIGH"}}"#,
                 extra: #", "validate_only": true"#))
-        #expect(request.token == Self.token)
+        #expect(request.target == .token(Self.token))
         #expect(request.message.data == ["nma_data": "{}", "k": "v"])
         #expect(request.message.notification == .init(title: "T", body: "B"))
         #expect(request.validateOnly)

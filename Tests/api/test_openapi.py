@@ -970,6 +970,20 @@ def test_walk_push_service(api):
     api.call("clearInbox", path={"id": phone["id"]}, expect=204)
     api.call("getInbox", "empty", path={"id": phone["id"]}, expect=200)
     api.call("getInbox", "phoneNotFound", path={"id": NO_PHONE}, expect=404)
+
+    # To the phone's Firebase installation id, which its token carries; never two targets.
+    assert token.startswith(phone["fid"] + ":")
+    api.call("sendPush", "fid", path={"project": "authphone"}, merge={"message": {"fid": phone["fid"]}}, expect=200)
+    api.call("sendPush", "twoTargets", path={"project": "authphone"},
+             merge={"message": {"token": token, "fid": phone["fid"]}}, expect=400)
+    # A pasted push lands in the inbox as a delivered one does; one without a payload does not.
+    _, pasted = api.call("receivePush", "loginPush", path={"id": phone["id"]}, expect=201)
+    api.call("receivePush", "pushWithoutPayload", path={"id": phone["id"]}, expect=400)
+    api.call("receivePush", "notOnlyPush", path={"id": phone["id"]}, expect=400)
+    api.call("receivePush", "phoneNotFound", path={"id": NO_PHONE}, body={"push": {"data": {}}}, expect=404)
+    _, inbox = api.call("getInbox", path={"id": phone["id"]}, expect=200)
+    assert [m["id"] for m in inbox["messages"]][-1] == pasted["id"] and len(inbox["messages"]) == 2
+    api.call("clearInbox", path={"id": phone["id"]}, expect=204)
     api.call("clearInbox", "phoneNotFound", path={"id": NO_PHONE}, expect=404)
 
     # A push whose payload points at no redeem route: the phone refuses it before any request.
@@ -1778,6 +1792,8 @@ def test_every_operation_answers(api):
         "startOutOfBand": lambda: api.call("startOutOfBand", path={"id": scanner["id"]}, body={"qr": enrol["qrText"]}),
         "generateOTP": generate_otp,
         "getInbox": lambda: api.call("getInbox", path={"id": phone["id"]}),
+        "receivePush": lambda: api.call("receivePush", path={"id": phone["id"]},
+                                        body=OPS["receivePush"].request_examples["loginPush"][0]),
         "startPhoneFlow": lambda: api.call("startPhoneFlow", path={"id": managed["id"]}, body={"type": "CHANGE_PIN"}),
         "addBiometricFeature": lambda: api.call("addBiometricFeature", path={"id": phone["id"]}, body={}),
         "removeBiometricFeatures": lambda: api.call("removeBiometricFeatures", path={"id": phone["id"]}),

@@ -35,10 +35,15 @@ def test_every_shape_of_a_push_reaches_the_inbox():
                               input=json.dumps(shape).encode(), capture_output=True, timeout=TIMEOUT)
         assert sent.returncode == 0, f"{name}: {sent.stderr.decode()}"
         assert json.loads(sent.stdout)["name"].startswith("projects/authphone/messages/"), name
+    # --fid instead of --token replaces the message's own target
+    by_fid = subprocess.run([BINARY, "push", "--server", BASE_URL, "--fid", phone["fid"]],
+                            input=json.dumps({"message": {"token": "stale", "data": data}}).encode(),
+                            capture_output=True, timeout=TIMEOUT)
+    assert by_fid.returncode == 0, by_fid.stderr.decode()
     inbox = requests.get(f"{BASE_URL}/api/phones/{phone['id']}/inbox", timeout=TIMEOUT).json()["messages"]
-    assert len(inbox) == len(shapes)
+    assert len(inbox) == len(shapes) + 1
     assert all(m["message"]["data"] == data for m in inbox)
-    assert inbox[-1]["message"]["notification"] == {"title": "Enrol?", "body": "On this phone"}
+    assert inbox[-2]["message"]["notification"] == {"title": "Enrol?", "body": "On this phone"}
     # a data value that is not a string is refused before anything is sent
     bad = subprocess.run([BINARY, "push", "--server", BASE_URL, "--token", phone["fcmToken"]],
                          input=json.dumps({**data, "nma_data_version": 1}).encode(), capture_output=True, timeout=TIMEOUT)

@@ -1,5 +1,5 @@
 // The device's own panel on the home screen: the simulated biometric sensor, the device
-// information (name, FCM token, pushes; told to the backend with retries) and the SDK options.
+// information (name, FCM token and installation id, pushes; told to the backend with retries) and the SDK options.
 import { api, postJSON, putJSON, el, shortId, showError } from "../api.js";
 import { withControl } from "./controls.js";
 
@@ -89,13 +89,15 @@ export function deviceSection(phone, view) {
       el("dd", {}, el("code", { text: shortId(phone.deviceId), title: String(phone.deviceId || "") })),
       el("dt", { text: "FCM token" }),
       el("dd", {}, el("code", { id: "device-fcm-token", text: String(phone.fcmToken || "").slice(0, 18) + "…", title: String(phone.fcmToken || "") })),
+      el("dt", { text: "Installation id (fid)", title: "Firebase installation id: the Admin SDKs send to it instead of the token" }),
+      el("dd", {}, el("code", { id: "device-fid", text: String(phone.fid || "none") })),
       el("dt", { text: "Push notifications" }),
       el("dd", { id: "device-pushes", text: phone.pushNotifications === false ? "off" : "on" }),
     ),
     el("div", { className: "inline-form" }, nameInput, rename),
     el("div", { className: "row-actions device-actions" }, rotate, pushes),
     policy,
-    el("p", { className: "hint", text: "The backend learns each change; rotating the token retires the old one at once, so pushes fail until the backend has the new one." }),
+    el("p", { className: "hint", text: "The backend learns each change; rotating the token retires the old one and its installation id at once, so pushes fail until the backend has the new one." }),
     errorBox,
   );
 }

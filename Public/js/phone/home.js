@@ -1,7 +1,7 @@
 // The home screen: the phone's accounts, its inbox, the out-of-band input that stands in for the
 // camera, links and pushes, the waiting requests, and the device's own panels.
 import { postJSON, postFile, el, showError } from "../api.js";
-import { startFrom } from "./controls.js";
+import { startFrom, withControl } from "./controls.js";
 import { deviceSection, sensorSection, settingsSection } from "./device-panel.js";
 import { localDataSection } from "./local-data.js";
 import { pendingSection } from "./pending.js";
@@ -50,13 +50,34 @@ export function renderHome(view, oobText) {
       return;
     }
     const push = fcmMessage(text);
-    const body = push ? { push } : /^(authphone:\/\/|https?:\/\/)/i.test(text) ? { link: text } : { qr: text };
+    if (push) {
+      // as a real push: into the inbox, announced by the banner (or opened at once)
+      await withControl(view, openButton, errorBox, async () => {
+        const message = await postJSON(view.phonePath("/inbox"), { push });
+        if (textarea.isConnected) textarea.value = "";
+        await view.receivePush(message, view.state.openPastedPushAtOnce && !serverOpensPushes);
+      });
+      return;
+    }
+    const body = /^(authphone:\/\/|https?:\/\/)/i.test(text) ? { link: text } : { qr: text };
     await startFrom(view, openButton, errorBox, "oob", async () => {
       const answer = await postJSON(view.phonePath("/oob"), body);
       if (textarea.isConnected) textarea.value = "";
       return answer;
     });
   });
+  // With the setting openPushesAtOnce the server opens every push itself, a pasted one too.
+  const serverOpensPushes = Boolean(phone.settings && phone.settings.openPushesAtOnce);
+  const atOnce = el("input", { id: "oob-open-at-once", type: "checkbox" });
+  atOnce.checked = serverOpensPushes || view.state.openPastedPushAtOnce;
+  atOnce.disabled = serverOpensPushes;
+  atOnce.addEventListener("change", () => (view.state.openPastedPushAtOnce = atOnce.checked));
+  const atOnceLabel = el(
+    "label",
+    { className: "setting", title: serverOpensPushes ? "The setting 'Open pushes at once' opens every push." : null },
+    atOnce,
+    el("span", { text: "Open a pasted push at once (else it waits in the inbox, as a notification)" }),
+  );
 
   view.screen.append(
     el(
@@ -76,6 +97,7 @@ export function renderHome(view, oobText) {
         el("h2", { className: "section-title", text: "Out-of-band input" }),
         el("p", { className: "hint", text: "Stands in for the camera, links opened on the phone and pushes: paste QR text, a deep link or FCM message JSON." }),
         textarea,
+        atOnceLabel,
         openButton,
         ...imageScanner(view, errorBox),
         errorBox,

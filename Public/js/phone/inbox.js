@@ -11,7 +11,7 @@ import { writeSeenPushes } from "./storage.js";
 
 /**
  * `bannerParts`: the banner's elements. `context`: state, phoneId, phonePath(suffix), toast,
- * showStartedFlow(source, answer). Returns {add, sync, render, section}.
+ * showStartedFlow(source, answer). Returns {add, receive, sync, render, section}.
  */
 export function createInbox(bannerParts, { state, phoneId, phonePath, toast, showStartedFlow }) {
   const inboxPath = () => phonePath("/inbox");
@@ -33,6 +33,15 @@ export function createInbox(bannerParts, { state, phoneId, phonePath, toast, sho
     state.inboxSeq += 1;
     state.inbox.set(id, { message, seq: state.inboxSeq });
     scheduleRender();
+  }
+
+  /**
+   * A push the user pasted, as the server put it in the inbox: it arrives like any other (the
+   * banner announces it), or is opened at once, as the user chose.
+   */
+  async function receive(message, openAtOnce) {
+    add(message);
+    if (openAtOnce && state.inbox.has(message.id)) await open(message.id);
   }
 
   function remove(ids) {
@@ -158,5 +167,5 @@ export function createInbox(bannerParts, { state, phoneId, phonePath, toast, sho
     }
   }
 
-  return { add, sync, render, section };
+  return { add, receive, sync, render, section };
 }
