@@ -96,7 +96,7 @@ public enum FCMRule: String, Codable, Equatable, Sendable, CaseIterable {
 
     public var description: String {
         switch self {
-        case .oneTarget: "A message has exactly one target: one of token, topic or condition (a multicast is one send per token)."
+        case .oneTarget: "A message has exactly one target: one of token, topic, condition or fid (a multicast is one send per token)."
         case .stringValues: "Every value in the data map is a string: send numbers and objects as text (JSON inside a string)."
         case .reservedKeys:
             "Data keys may not be \(FCMSendRequest.reservedKeys.sorted().map { "'\($0)'" }.joined(separator: " or ")) nor start with \(FCMSendRequest.reservedPrefixes.map { "'\($0)'" }.joined(separator: " or "))."

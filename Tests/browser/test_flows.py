@@ -907,6 +907,10 @@ def test_offline_otp_when_the_backend_is_unreachable(driver):
         assert "cannot be reached" in find(driver, "#screen").text
         screenshot(driver, "otp-countdown.png")
         click(driver, "#otp-now")
+        # the phone's next retry redraws the screen: the account choice stays open through it
+        tried = find(driver, "#session-retry").text
+        wait_for(driver, lambda d: find(d, "#session-retry").text.split(";")[0] != tried.split(";")[0], "no further retry")
+        assert find(driver, "#otp-accounts .otp-account").is_displayed(), "the OTP account choice folded at a retry"
         click(driver, "#otp-accounts .otp-account")
         wait_screen(driver, "OTP")
         otp = find(driver, "#otp-code").text.strip()

@@ -100,7 +100,7 @@ def test_compose_a_login_push_and_follow_it_in_the_log(driver):
         find(driver, f'{COMPOSER} [data-row="target"] input').send_keys("news")
         click(driver, f'{COMPOSER} [data-composer="send"]')
         refused = wait_visible(driver, f'{COMPOSER} .composer-answer[data-outcome="INVALID_ARGUMENT"]', "no refusal shown")
-        assert "400" in refused.text and "Exactly one of token, topic or condition" in refused.text, refused.text
+        assert "400" in refused.text and "Exactly one of token, topic, condition or fid" in refused.text, refused.text
         assert "Rule: A message has exactly one target" in find(driver, f"{COMPOSER} .composer-rule").text
 
         # The log: all three, with their outcomes, linked to the phone and the session.

@@ -10,6 +10,10 @@ export function showsSession(session, dismissedId) {
   return session.state === "STOPPED" && Boolean(session.otp) && session.id !== dismissedId;
 }
 
+/** The session whose "Get OTP now" was pressed: a retry's update redraws the screen, and the
+ *  account choice must stay open through it rather than fold back under the user's finger. */
+let offeredSessionId = null;
+
 /**
  * Renders the session into `screen`. `hooks`: phoneId, countdown (the phone's otpCountdown, s),
  * cancel() (the socket's cancel), done() (dismiss the OTP), onTeardown(fn) (clear timers when the
@@ -32,6 +36,7 @@ export function renderSessionStart(screen, session, hooks) {
   getNow.addEventListener("click", () => offer());
 
   function offer() {
+    offeredSessionId = session.id;
     getNow.hidden = true;
     countdown.hidden = true;
     bar.hidden = true;
@@ -58,6 +63,7 @@ export function renderSessionStart(screen, session, hooks) {
     choice.append(pick);
   }
   if (accounts.length > 1) choice.prepend(el("p", { className: "hint", text: "Which account do you log in with?" }));
+  if (session.otpAvailable && offeredSessionId === session.id) offer();
 
   const title = session.connectionError ? "The server cannot be reached" : "Connecting…";
   status.textContent = session.connectionError
