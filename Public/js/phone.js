@@ -13,6 +13,7 @@ import { createScreen } from "./phone/screen.js";
 import { readDismissedFlow, readSeenPushes } from "./phone/storage.js";
 import { startClock } from "./phone/time.js";
 import { createToast } from "./phone/toast.js";
+import { createTimelineView } from "./timeline-view.js";
 
 const byId = (id) => document.getElementById(id);
 const phoneId = document.body.dataset.phoneId || "";
@@ -43,6 +44,12 @@ const state = {
 
 const toast = createToast(byId("toast"));
 const diagram = new FlowDiagram(byId("flow-diagram"));
+// the phone's exchanges with its backends, and the pushes that reach it
+createTimelineView(byId("phone-timeline")).show({
+  url: "/api/phones/" + encodeURIComponent(phoneId) + "/timeline",
+  matches: (hop) => hop.phoneId === phoneId || hop.to === "phone",
+  name: `phone-${phoneId}`,
+});
 const log = createFlowLog(
   { body: document.querySelector("#flow-log tbody"), empty: byId("flow-log-empty"), downloadButton: byId("download-log"), clearButton: byId("clear-log") },
   { state, phoneId },
