@@ -156,6 +156,10 @@ def test_enrol_login_transaction_and_push_on_the_stage(driver):
         outcome(driver, "Enrolled")
 
         # login, the same way; the offline-OTP form stays away while ENABLE_OTP is off
+        driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch('/api/backend/server-flags', {method: 'PUT', headers: {'Content-Type': 'application/json'},"
+            " body: JSON.stringify({flags: {ENABLE_OTP: false}})}).then(r => done(r.status));")
         start(driver, "login", user_id)
         assert not visible(driver, "#otp-form"), "the OTP form is offered while ENABLE_OTP is off"
         click(driver, "#open-on-phone")
