@@ -9,6 +9,7 @@ import { showFaults } from "./phone/fault-strip.js";
 import { createFlowLog } from "./phone/flow-log.js";
 import { createInbox } from "./phone/inbox.js";
 import { createOperationBanner } from "./phone/operation-banner.js";
+import { acceptPictures } from "./phone/picture-drop.js";
 import { createScreen } from "./phone/screen.js";
 import { readDismissedFlow, readSeenPushes } from "./phone/storage.js";
 import { startClock } from "./phone/time.js";
@@ -79,6 +80,7 @@ const bannerParts = {
 const inbox = createInbox(bannerParts, app);
 const screen = createScreen(byId("screen"), app);
 const showOperation = createOperationBanner(byId("operation-banner"), app);
+acceptPictures(document.querySelector(".phone"), app);
 const faultStrip = byId("fault-strip");
 
 function send(action) {

@@ -236,3 +236,52 @@ def test_dark_mode_follows_the_system(driver):
     assert brightness(screen) > 200 and brightness(text) < 100, (screen, text)
     driver.switch_to.default_content()
     screenshot(driver, "stage-dark.png")
+
+
+def test_a_qr_picture_dropped_on_the_phone_scans_it(driver):
+    """A picture of the session's QR code dropped onto the phone opens the session, as its camera
+    would: here the card's own QR code, drawn as PNG, dropped on the phone on stage."""
+    open_stage(driver)
+    phone_id = new_phone_on_stage(driver)
+    sid = start(driver, "enrol", f"drop-{uuid.uuid4().hex[:10]}", display_name="Drop Example")
+    on_phone(driver, phone_id)
+    wait_screen(driver, "HOME")
+    # the ids and the token the panel shows shortened are copied whole
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": BASE_URL, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    phone = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch('/api/phones/' + arguments[0]).then(r => r.json()).then(done);", phone_id)
+    for button, value in (("#copy-phone-id", phone["id"]), ("#copy-device-id", phone["deviceId"]), ("#copy-fcm-token", phone["fcmToken"])):
+        click(driver, button)
+        wait_for(driver, lambda d: find(d, button).text == "Copied", f"{button} did not copy")
+        copied = driver.execute_async_script("const done = arguments[0]; navigator.clipboard.readText().then(done, (e) => done(String(e)));")
+        assert copied == value, (button, copied)
+    dropped = driver.execute_async_script(
+        """
+        const [sid, done] = arguments;
+        const image = new Image();
+        image.onload = () => {
+          const canvas = document.createElement("canvas");
+          canvas.width = canvas.height = 600;
+          const context = canvas.getContext("2d");
+          context.fillStyle = "#fff";
+          context.fillRect(0, 0, 600, 600);
+          context.drawImage(image, 50, 50, 500, 500);
+          canvas.toBlob((blob) => {
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([blob], "qr.png", { type: "image/png" }));
+            const phone = document.querySelector(".phone");
+            phone.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+            done(phone.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true })));
+          }, "image/png");
+        };
+        image.onerror = () => done("the QR code did not load");
+        image.src = "/api/backend/sessions/" + encodeURIComponent(sid) + "/qr.svg";
+        """,
+        sid,
+    )
+    assert dropped is False, f"the phone did not take the drop: {dropped}"  # false: the page handled it
+    wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+    assert find(driver, "#screen").get_attribute("data-flow-type") == "ENROL"
+    click(driver, "#cancel")
+    driver.switch_to.default_content()

@@ -1,7 +1,7 @@
 // The console's card of the session shown: its details, what came of its push, its QR code and
 // deep link (with copy buttons); the parts it is given (the outcome, the OTP form, the phone
 // to send it to) each show their own section of it.
-import { el, clear, shortId, formatDateTime, copyText, flashLabel, safeHref } from "../api.js";
+import { el, clear, shortId, formatDateTime, copyOnClick, flashLabel, safeHref } from "../api.js";
 import { DELIVERY_LABELS, dispatchCode, dispatchInfo, loggedinText, setBadge } from "./session-labels.js";
 
 function metaRow(dl, label, value) {
@@ -26,14 +26,8 @@ export function createSessionCard(parts) {
   const svgLink = byId("download-qr-svg");
   const pngButton = byId("download-qr-png");
 
-  copyQrButton.addEventListener("click", async () => {
-    const ok = await copyText(qrText.value);
-    flashLabel(copyQrButton, ok ? "Copied" : "Copy failed");
-  });
-  copyLinkButton.addEventListener("click", async () => {
-    const ok = await copyText(deepLink.textContent || "");
-    flashLabel(copyLinkButton, ok ? "Copied" : "Copy failed");
-  });
+  copyOnClick(copyQrButton, () => qrText.value);
+  copyOnClick(copyLinkButton, () => deepLink.textContent || "");
 
   // the QR code as a PNG: the SVG drawn on a canvas, pixels kept sharp
   pngButton.addEventListener("click", () => {
