@@ -28,6 +28,8 @@ public struct AppConfiguration: Sendable {
     public var pinDerivation = PinKeyDerivation.Profile.interactive
     public var backend = DemoBackend.Configuration()
     public var push = PushService.Configuration()
+    /// Whether the exchanges between the parts are recorded at all (off: the timeline stays empty).
+    public var recordTimeline = true
     /// The exchanges between the parts the timeline keeps per session and per phone (the newest).
     public var timelinePerSession = 200
     public var timelinePerPhone = 500

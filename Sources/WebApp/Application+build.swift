@@ -11,6 +11,7 @@ import NIOCore
 import OutOfBand
 import Phone
 import PushService
+import ServiceLifecycle
 import SodiumKit
 import Timeline
 
@@ -34,11 +35,12 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let timeline = Timeline(
         store: timelineStore,
         bounds: TimelineBounds(perSession: configuration.timelinePerSession, perPhone: configuration.timelinePerPhone))
+    let observe: WireExchange.Observer? = configuration.recordTimeline ? timeline.record : nil
     let faults = FaultInjector(now: configuration.now, random: configuration.random)
     let backend = try DemoBackend(
         store: backendStore, configuration: configuration.backend,
         baseURL: { selfURL.get() }, now: configuration.now,
-        wire: WireHTTPClient(authorization: bearer(configuration.pushToken ?? accessKey), observe: timeline.record),
+        wire: WireHTTPClient(authorization: bearer(configuration.pushToken ?? accessKey), observe: observe),
         sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
     let phones = PhoneService(
@@ -46,7 +48,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         configuration: .init(
             allowedBackends: { [backendURL ?? selfURL.get()] },
             pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
-            authorization: bearer(accessKey), observe: timeline.record,
+            authorization: bearer(accessKey), observe: observe,
             sleep: configuration.sleep, random: configuration.random),
         now: configuration.now, faults: faults)
     let push = PushService(
@@ -80,6 +82,9 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     StreamController(phones: phones, backend: backend, push: push, faults: faults).addRoutes(to: webSocketRouter)
     timelineRoutes.addStream(to: webSocketRouter)
 
+    var services: [any Service] = [PushOpener(phones: phones, push: push, logger: logger)]
+    if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }
+
     let webSocketResponder = webSocketRouter.buildResponder()
     return Application(
         router: router,
@@ -93,7 +98,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
                 doors: doors, firstRequestTimeout: TimeAmount(configuration.idleTimeout))
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "AuthPhone"),
-        services: [PushOpener(phones: phones, push: push, logger: logger), TimelineRecorder(timeline: timeline, push: push)],
+        services: services,
         onServerRunning: { channel in
             if publicURL == nil, let port = channel.localAddress?.port { selfURL.set("http://\(ownHost):\(port)") }
             logger.info("AuthPhone is listening on \(selfURL.get())")

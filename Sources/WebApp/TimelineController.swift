@@ -59,16 +59,7 @@ struct TimelineController {
         router.ws("/api/timeline/stream") { _, _ in
             .upgrade()
         } onUpgrade: { inbound, outbound, _ in
-            let hops = timeline.hops.subscribe()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await hop in hops {
-                        try await outbound.write(.text(StreamController.json(HopMessage(hop: hop))))
-                    }
-                }
-                for try await _ in inbound.messages(maxSize: StreamController.maxMessageSize) {}  // the page only listens
-                group.cancelAll()
-            }
+            try await StreamController.send(timeline.hops.subscribe(), as: { HopMessage(hop: $0) }, inbound: inbound, outbound: outbound)
         }
     }
 

@@ -45,6 +45,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Consecutive wrong PINs before the PIN is blocked (default: the policy's).") var maxPinAttempts: Int?
     @Option(help: "Seconds a backend session (and its QR code) stays valid.") var sessionLifetime = 300
     @Option(help: "Consecutive wrong offline OTPs an account takes before its OTP is locked (1 to 100).") var maxOtpFailures = 100
+    @Flag(help: "Record no timeline of the exchanges between the parts (for load tests: recording costs CPU).") var noTimeline = false
     @Option(help: "Exchanges between the parts the timeline keeps per session, newest first (1 to 10000).") var timelinePerSession = 200
     @Option(help: "Exchanges between the parts the timeline keeps per phone, newest first (1 to 100000).") var timelinePerPhone = 500
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
@@ -120,6 +121,7 @@ struct Serve: AsyncParsableCommand {
             pushURL: pushURL,
             maxOTPFailures: maxOtpFailures)
         configuration.push = PushService.Configuration(rateLimit: pushRateLimit)
+        configuration.recordTimeline = !noTimeline
         configuration.timelinePerSession = timelinePerSession
         configuration.timelinePerPhone = timelinePerPhone
         var logger = Logger(label: "authphone")

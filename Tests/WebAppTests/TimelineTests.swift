@@ -95,6 +95,15 @@ import WebApp
         }
     }
 
+    @Test func withoutATimelineNothingIsRecorded() async throws {
+        var configuration = testConfiguration()
+        configuration.recordTimeline = false
+        try await withEnrolledPhone(configuration) { client, _, phoneId in
+            let timeline = try await client.send(.get, "/api/phones/\(phoneId)/timeline").decode(Answer.self)
+            #expect(timeline.hops.isEmpty)
+        }
+    }
+
     @Test func aFaultThatStopsARequestIsOnTheTimeline() async throws {
         try await withEnrolledPhone { client, _, phoneId in
             let fault = try await client.send(.post, "/api/faults", json: ["target": "phone", "phoneId": phoneId, "kind": "unreachable", "count": 1])
