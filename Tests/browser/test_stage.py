@@ -256,8 +256,7 @@ def test_a_qr_picture_dropped_on_the_phone_scans_it(driver):
         wait_for(driver, lambda d: find(d, button).text == "Copied", f"{button} did not copy")
         copied = driver.execute_async_script("const done = arguments[0]; navigator.clipboard.readText().then(done, (e) => done(String(e)));")
         assert copied == value, (button, copied)
-    dropped = driver.execute_async_script(
-        """
+    drop_script = """
         const [sid, done] = arguments;
         const image = new Image();
         image.onload = () => {
@@ -266,7 +265,7 @@ def test_a_qr_picture_dropped_on_the_phone_scans_it(driver):
           const context = canvas.getContext("2d");
           context.fillStyle = "#fff";
           context.fillRect(0, 0, 600, 600);
-          context.drawImage(image, 50, 50, 500, 500);
+          if (sid) context.drawImage(image, 50, 50, 500, 500);
           canvas.toBlob((blob) => {
             const transfer = new DataTransfer();
             transfer.items.add(new File([blob], "qr.png", { type: "image/png" }));
@@ -276,10 +275,13 @@ def test_a_qr_picture_dropped_on_the_phone_scans_it(driver):
           }, "image/png");
         };
         image.onerror = () => done("the QR code did not load");
-        image.src = "/api/backend/sessions/" + encodeURIComponent(sid) + "/qr.svg";
-        """,
-        sid,
-    )
+        image.src = sid ? "/api/backend/sessions/" + encodeURIComponent(sid) + "/qr.svg" : "/favicon.svg";
+        """
+    # a blank picture: the phone says there is no QR code in it, in a toast
+    driver.execute_async_script(drop_script, None)
+    toast = wait_visible(driver, "#toast", "no toast for a picture without a QR code")
+    assert toast.get_attribute("data-code"), toast.text
+    dropped = driver.execute_async_script(drop_script, sid)
     assert dropped is False, f"the phone did not take the drop: {dropped}"  # false: the page handled it
     wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
     assert find(driver, "#screen").get_attribute("data-flow-type") == "ENROL"
