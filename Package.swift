@@ -65,9 +65,18 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
+            name: "Timeline",
+            dependencies: [
+                "BackendAPI", "Broadcast", "SQLiteStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]),
+        .target(
             name: "WebApp",
             dependencies: [
-                "Phone", "Backend", "PushService", "AuthFlow", "Faults", "OutOfBand", "Retry", "StrictJSON", "CZbar", "CPNG", "CTurboJPEG",
+                "Phone", "Backend", "PushService", "Timeline", "AuthFlow", "Faults", "OutOfBand", "Retry", "StrictJSON", "CZbar", "CPNG",
+                "CTurboJPEG",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -111,13 +120,14 @@ let package = Package(
                 "Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "OTPTests", dependencies: ["OTP"]),
+        .testTarget(name: "TimelineTests", dependencies: ["Timeline", "BackendAPI"]),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "TestDoubles"]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "TestDoubles"]),
         .testTarget(
             name: "WebAppTests",
             dependencies: [
-                "WebApp", "Phone", "Backend", "BackendAPI", "Faults", "PushService", "Retry", "SodiumKit", "TestDoubles",
+                "WebApp", "Phone", "Backend", "BackendAPI", "Faults", "PushService", "Retry", "SodiumKit", "TestDoubles", "Timeline",
                 "CPNG",  // writes the PNG pictures the QR picture tests upload
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),

@@ -269,6 +269,12 @@ export async function copyText(text) {
   return ok;
 }
 
+/** Makes a button copy `value()` and say whether it could. */
+export function copyOnClick(button, value) {
+  button.addEventListener("click", async () => flashLabel(button, (await copyText(value())) ? "Copied" : "Copy failed"));
+  return button;
+}
+
 /** Briefly changes a button's label (e.g. "Copied"). */
 export function flashLabel(button, label, ms = 1200) {
   const original = button.dataset.label || button.textContent;

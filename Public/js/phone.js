@@ -9,10 +9,12 @@ import { showFaults } from "./phone/fault-strip.js";
 import { createFlowLog } from "./phone/flow-log.js";
 import { createInbox } from "./phone/inbox.js";
 import { createOperationBanner } from "./phone/operation-banner.js";
+import { acceptPictures } from "./phone/picture-drop.js";
 import { createScreen } from "./phone/screen.js";
 import { readDismissedFlow, readSeenPushes } from "./phone/storage.js";
 import { startClock } from "./phone/time.js";
 import { createToast } from "./phone/toast.js";
+import { createTimelineView } from "./timeline-view.js";
 
 const byId = (id) => document.getElementById(id);
 const phoneId = document.body.dataset.phoneId || "";
@@ -44,6 +46,12 @@ const state = {
 
 const toast = createToast(byId("toast"));
 const diagram = new FlowDiagram(byId("flow-diagram"));
+// the phone's exchanges with its backends, and the pushes that reach it
+createTimelineView(byId("phone-timeline")).show({
+  url: "/api/phones/" + encodeURIComponent(phoneId) + "/timeline",
+  matches: (hop) => hop.phoneId === phoneId || hop.to === "phone",
+  name: `phone-${phoneId}`,
+});
 const log = createFlowLog(
   { body: document.querySelector("#flow-log tbody"), empty: byId("flow-log-empty"), downloadButton: byId("download-log"), clearButton: byId("clear-log") },
   { state, phoneId },
@@ -74,6 +82,7 @@ const bannerParts = {
 const inbox = createInbox(bannerParts, app);
 const screen = createScreen(byId("screen"), app);
 const showOperation = createOperationBanner(byId("operation-banner"), app);
+acceptPictures(document.querySelector(".phone"), app);
 const faultStrip = byId("fault-strip");
 
 function send(action) {

@@ -51,9 +51,10 @@ extension BackendStore.Transaction {
     }
 
     /// Only the dispatch columns: a phone that opens pushes at once may have redeemed the
-    /// session already, and writing the whole record back would undo that.
+    /// session already, and writing the whole record back would undo that. A session pushed
+    /// after it was shown as a QR code is a pushed one from then on.
     func recordDispatch(_ outcome: String, sessionId: String, at time: Date) throws {
-        try db.cachedStatement(sql: "UPDATE session SET dispatch = ?, updatedAt = ? WHERE id = ?")
+        try db.cachedStatement(sql: "UPDATE session SET delivery = 'push', dispatch = ?, updatedAt = ? WHERE id = ?")
             .execute(arguments: [outcome, time, sessionId])
     }
 

@@ -76,6 +76,19 @@ extension DemoBackend {
         return try await dispatch(stored, to: token)
     }
 
+    /// The console's "Push to phone": a session still waiting for its phone is pushed (again) to
+    /// one registration token, as if it had been started for push; the session is otherwise
+    /// unchanged, so a push that fails leaves the QR code as good as before.
+    public func pushSession(id: String, to token: String) async throws(BackendError) -> BackendSession {
+        guard (1...4096).contains(token.utf8.count), token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw BackendError.invalid("pushToken", "must be 1 to 4096 printable ASCII characters")
+        }
+        guard let record = try await read({ tx in try tx.session(id: id) }) else { throw BackendError.sessionNotFound(id) }
+        guard record.expiresAt > now() else { throw BackendError.sessionExpired }
+        guard record.status == .pending else { throw BackendError.wrongState(record.status, expected: SessionStatus.pending.rawValue) }
+        return try await dispatch(record, to: token)
+    }
+
     /// Sends the session's payload through the FCM v1 API and records how it went.
     private func dispatch(_ record: SessionRecord, to explicitToken: String?) async throws(BackendError) -> BackendSession {
         let userId = record.userId
@@ -96,9 +109,20 @@ extension DemoBackend {
         for token in tokens {
             let message = FCMSend(token: token, data: PushMessage.data(for: payload(for: record)), title: title, body: body)
             let url = base + FCMSend.path(project: configuration.pushProject)
-            let (sent, attempts) = await pushRetrying.run { [self] _ -> AttemptOutcome<Bool> in
-                if let struck = await pushFault() { return struck }
-                return await Self.send(message, to: url, wire: wire)
+            let sessionId = record.id
+            let (sent, attempts) = await pushRetrying.run { [self] attempt -> AttemptOutcome<Bool> in
+                var label = WireExchange.Label(from: .backend, to: .push, sessionId: sessionId, pushToken: token, attempt: attempt)
+                switch await pushFault() {
+                case .struck(let outcome, let fault):
+                    label.fault = fault
+                    if let bytes = try? WireHTTPClient.encode(message) { wire.recordStruck(url, bytes: bytes, label: label, error: fault) }
+                    return outcome
+                case .late(let fault):
+                    label.fault = fault
+                case nil:
+                    break
+                }
+                return await Self.send(message, to: url, wire: wire, label: label)
             }
             results.append(sent != nil ? "dispatched" : attempts.last?.outcome ?? "dispatchError")
         }
@@ -113,9 +137,9 @@ extension DemoBackend {
 
     /// One FCM send, judged as FCM's documentation says: 429, 500, 503 and no answer may succeed
     /// later (honouring Retry-After); UNREGISTERED and other refusals will not.
-    private static func send(_ message: FCMSend, to url: String, wire: WireHTTPClient) async -> AttemptOutcome<Bool> {
+    private static func send(_ message: FCMSend, to url: String, wire: WireHTTPClient, label: WireExchange.Label) async -> AttemptOutcome<Bool> {
         let answer: WireHTTPClient.Answer
-        do { answer = try await wire.post(url, json: message) } catch {
+        do { answer = try await wire.post(url, json: message, label: label) } catch {
             return .retryable(reason: "dispatchError: \(error.description)", retryAfter: nil)
         }
         if answer.isSuccess { return .success(true) }
@@ -126,22 +150,35 @@ extension DemoBackend {
         return .failure(reason: code == "UNREGISTERED" ? "dispatchTargetExpired" : "dispatchError: \(code)")
     }
 
+    /// What a fault set on the push service did to one send: stopped it (with the attempt's
+    /// outcome), or only made it late; both in words for the timeline.
+    private enum PushFault {
+        case struck(AttemptOutcome<Bool>, String)
+        case late(String)
+    }
+
     /// A fault set on the push service strikes the backend's send as the network would; a late
-    /// answer (nil) lets the send go on.
-    private func pushFault() async -> AttemptOutcome<Bool>? {
+    /// answer lets the send go on.
+    private func pushFault() async -> PushFault? {
         guard let faults, let fault = faults.strike([.push], requests: true) else { return nil }
         switch fault {
         case .unreachable:
-            return .retryable(reason: "dispatchError: connection refused (a fault set on purpose)", retryAfter: nil)
+            return .struck(
+                .retryable(reason: "dispatchError: connection refused (a fault set on purpose)", retryAfter: nil),
+                "connection refused (a fault set on purpose)")
         case .hang:
             try? await sleep(.seconds(10))
-            return .retryable(reason: "dispatchError: no answer (a fault set on purpose)", retryAfter: nil)
+            return .struck(
+                .retryable(reason: "dispatchError: no answer (a fault set on purpose)", retryAfter: nil), "no answer (a fault set on purpose)")
         case .status(let code, let retryAfter):
             let reason = "dispatchError: HTTP \(code) (a fault set on purpose)"
-            return [429, 500, 503].contains(code) ? .retryable(reason: reason, retryAfter: retryAfter.map { .seconds($0) }) : .failure(reason: reason)
+            let outcome: AttemptOutcome<Bool> =
+                [429, 500, 503].contains(code) ? .retryable(reason: reason, retryAfter: retryAfter.map { .seconds($0) }) : .failure(reason: reason)
+            return .struck(outcome, "HTTP \(code) (a fault set on purpose)")
         case .latency(let minimum, let maximum):
-            try? await sleep(faults.latency(minimum, maximum))
-            return nil
+            let delay = faults.latency(minimum, maximum)
+            try? await sleep(delay)
+            return .late("latency of \(delay) (a fault set on purpose)")
         case .dropPush, .delayPush, .offline:
             return nil
         }

@@ -15,6 +15,8 @@ public enum BackendRoutes {
         public static let session = "sessions/{\(sessionParameter)}"
         public static let otpLogin = session + "/otp-login"
         public static let qrImage = session + "/qr.svg"
+        /// The console pushes a waiting session to one phone.
+        public static let push = session + "/push"
         public static let secondFactorPolicy = "second-factor-policy"
         public static let serverFlags = "server-flags"
         public static let redeem = "redeem"

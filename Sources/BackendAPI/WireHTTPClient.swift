@@ -32,6 +32,8 @@ public struct WireHTTPClient: Sendable {
     let timeout: TimeAmount
     /// The `Authorization` a URL gets (this server's own access key goes only to itself).
     let authorization: @Sendable (String) -> String?
+    /// Hears every exchange once, for the timeline.
+    let observe: WireExchange.Observer?
 
     /// The process's one client for the wire: `HTTPClient.shared`'s settings (and, like it, it
     /// lives as long as the process) but no redirects followed, so a signed request goes only to
@@ -44,19 +46,31 @@ public struct WireHTTPClient: Sendable {
 
     public init(
         http: HTTPClient = noRedirects, timeout: TimeAmount = .seconds(10),
-        authorization: @escaping @Sendable (String) -> String? = { _ in nil }
+        authorization: @escaping @Sendable (String) -> String? = { _ in nil }, observe: WireExchange.Observer? = nil
     ) {
         self.http = http
         self.timeout = timeout
         self.authorization = authorization
+        self.observe = observe
     }
 
-    public func post(_ url: String, json body: some Encodable) async throws(TransportError) -> Answer {
-        let bytes: Data
-        do { bytes = try WireJSON.encoder().encode(body) } catch {
+    /// The request's bytes, as `post(_:bytes:label:)` and a fault's record take them.
+    public static func encode(_ body: some Encodable) throws(TransportError) -> Data {
+        do { return try WireJSON.encoder().encode(body) } catch {
             throw TransportError(description: "the request could not be encoded: \(error)")
         }
-        return try await post(url, bytes: bytes)
+    }
+
+    public func post(_ url: String, json body: some Encodable, label: WireExchange.Label? = nil) async throws(TransportError) -> Answer {
+        try await post(url, bytes: Self.encode(body), label: label)
+    }
+
+    /// A request a fault stopped before it left: on the timeline as the exchange that never was.
+    public func recordStruck(_ url: String, bytes: Data, label: WireExchange.Label, error: String) {
+        observe?(
+            WireExchange(
+                label: label, method: "POST", url: url, startedAt: Date(), duration: .zero, requestBody: bytes, status: nil,
+                responseBody: nil, error: error))
     }
 
     /// An absolute http(s) URL the wire can send to, or nil. AsyncHTTPClient traps on a port past
@@ -69,10 +83,22 @@ public struct WireHTTPClient: Sendable {
         return components.url
     }
 
-    /// JSON that is already bytes (a message file, say).
-    public func post(_ url: String, bytes: Data) async throws(TransportError) -> Answer {
+    /// JSON that is already bytes (a message file, say). With a label, the exchange is observed
+    /// once, as it ends.
+    public func post(_ url: String, bytes: Data, label: WireExchange.Label? = nil) async throws(TransportError) -> Answer {
+        let startedAt = Date()
+        let started = ContinuousClock.now
+        func record(_ status: UInt?, _ body: ByteBuffer?, _ error: String?) {
+            guard let observe, let label else { return }
+            observe(
+                WireExchange(
+                    label: label, method: "POST", url: url, startedAt: startedAt, duration: started.duration(to: .now),
+                    requestBody: bytes, status: status, responseBody: body, error: error))
+        }
         guard Self.sendableURL(url) != nil else {
-            throw TransportError(description: "\(url) is not an http(s) URL with a host and a port from 1 to 65535")
+            let refusal = "\(url) is not an http(s) URL with a host and a port from 1 to 65535"
+            record(nil, nil, refusal)
+            throw TransportError(description: refusal)
         }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -84,8 +110,11 @@ public struct WireHTTPClient: Sendable {
             let response = try await http.execute(request, timeout: timeout)
             let retryAfter = response.headers.first(name: "Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
                 .flatMap { (0...86_400).contains($0) ? Duration.seconds($0) : nil }
-            return Answer(status: response.status.code, body: try await response.body.collect(upTo: 1 << 20), retryAfter: retryAfter)
+            let answer = Answer(status: response.status.code, body: try await response.body.collect(upTo: 1 << 20), retryAfter: retryAfter)
+            record(answer.status, answer.body, nil)
+            return answer
         } catch {
+            record(nil, nil, String(describing: error))
             let timedOut = [HTTPClientError.deadlineExceeded, .readTimeout].contains(error as? HTTPClientError)
             throw TransportError(description: String(describing: error), timedOut: timedOut)
         }

@@ -26,9 +26,18 @@ struct BackendClient: Sendable {
     }
 
     func post<Response: Decodable>(_ baseURL: String, _ path: String, _ body: some Encodable) async throws(PhoneError) -> Response {
-        try await strike()
+        let url = baseURL + path
+        let bytes: Data
+        do { bytes = try WireHTTPClient.encode(body) } catch { throw .serverConnection(error.description) }
+        // the session is read off the path later, by the timeline
+        var label = WireExchange.Label(from: .phone, to: .backend, phoneId: phoneId)
+        do { label.fault = try await strike() } catch {
+            label.fault = error.message
+            wire.recordStruck(url, bytes: bytes, label: label, error: error.message)
+            throw error
+        }
         let answer: WireHTTPClient.Answer
-        do { answer = try await wire.post(baseURL + path, json: body) } catch {
+        do { answer = try await wire.post(url, bytes: bytes, label: label) } catch {
             throw error.timedOut ? .serverTimeout(error.description) : .serverConnection(error.description)
         }
         guard answer.isSuccess else {
@@ -50,10 +59,11 @@ struct BackendClient: Sendable {
     }
 
     /// A fault for this phone, or for the whole backend, acts as the network would: no
-    /// connection, no answer, an error status, or a late answer (after which the request goes).
-    private func strike() async throws(PhoneError) {
+    /// connection, no answer, an error status, or a late answer (after which the request goes,
+    /// and the late answer's fault is returned in words).
+    private func strike() async throws(PhoneError) -> String? {
         let targets: [FaultTarget] = (phoneId.map { [.phone($0)] } ?? []) + [.backend]
-        guard let faults, let fault = faults.strike(targets, requests: true) else { return }
+        guard let faults, let fault = faults.strike(targets, requests: true) else { return nil }
         switch fault {
         case .unreachable:
             throw .serverConnection("connection refused (a fault set on purpose)")
@@ -68,9 +78,11 @@ struct BackendClient: Sendable {
             error.retryAfter = retryAfter.map { .seconds($0) }
             throw error
         case .latency(let minimum, let maximum):
-            try? await sleep(faults.latency(minimum, maximum))
+            let delay = faults.latency(minimum, maximum)
+            try? await sleep(delay)
+            return "latency of \(delay) (a fault set on purpose)"
         case .dropPush, .delayPush:
-            break
+            return nil
         }
     }
 

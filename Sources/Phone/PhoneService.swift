@@ -23,6 +23,8 @@ public actor PhoneService {
         public var requestTimeout: TimeAmount
         /// The `Authorization` header for a backend URL (this server's access key, to itself only).
         public var authorization: @Sendable (String) -> String?
+        /// Hears each exchange with a backend once, for the timeline.
+        public var observe: WireExchange.Observer?
         /// The retry policy of a DeviceInformationChange the phone makes by itself (a refreshed
         /// FCM token), and of one a caller gives none for.
         public var deviceChangeRetry: RetryPolicy
@@ -40,7 +42,7 @@ public actor PhoneService {
         public init(
             allowedBackends: @escaping @Sendable () -> [String], pinDerivation: PinKeyDerivation = .init(profile: .interactive),
             pinPolicy: PinPolicy = .default, requestTimeout: TimeAmount = .seconds(10),
-            authorization: @escaping @Sendable (String) -> String? = { _ in nil },
+            authorization: @escaping @Sendable (String) -> String? = { _ in nil }, observe: WireExchange.Observer? = nil,
             deviceChangeRetry: RetryPolicy = defaultDeviceChangeRetry,
             sessionFetchRetry: RetryPolicy = defaultSessionFetchRetry,
             sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
@@ -51,6 +53,7 @@ public actor PhoneService {
             self.pinPolicy = pinPolicy
             self.requestTimeout = requestTimeout
             self.authorization = authorization
+            self.observe = observe
             self.deviceChangeRetry = deviceChangeRetry
             self.sessionFetchRetry = sessionFetchRetry
             self.sleep = sleep
@@ -94,7 +97,7 @@ public actor PhoneService {
         network = BackendClient(
             wire: WireHTTPClient(
                 http: http, timeout: configuration.requestTimeout,
-                authorization: configuration.authorization), faults: faults,
+                authorization: configuration.authorization, observe: configuration.observe), faults: faults,
             timeout: .seconds(Int64(configuration.requestTimeout.nanoseconds / 1_000_000_000)),
             sleep: configuration.sleep)
         self.now = now

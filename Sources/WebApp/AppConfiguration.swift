@@ -18,7 +18,7 @@ public struct AppConfiguration: Sendable {
     /// When set, the FCM endpoint takes only sends with `Authorization: Bearer TOKEN`, as FCM
     /// takes only OAuth tokens; the demo backend sends it too.
     public var pushToken: String?
-    /// Folder for `phones.sqlite`, `backend.sqlite` and `push.sqlite`; nil keeps everything in memory (tests).
+    /// Folder for `phones.sqlite`, `backend.sqlite`, `push.sqlite` and `timeline.sqlite`; nil keeps everything in memory (tests).
     public var dataDirectory: String? = "authphone-data"
     public var publicDirectory: String
     public var templatesDirectory: String
@@ -28,6 +28,11 @@ public struct AppConfiguration: Sendable {
     public var pinDerivation = PinKeyDerivation.Profile.interactive
     public var backend = DemoBackend.Configuration()
     public var push = PushService.Configuration()
+    /// Whether the exchanges between the parts are recorded at all (off: the timeline stays empty).
+    public var recordTimeline = true
+    /// The exchanges between the parts the timeline keeps per session and per phone (the newest).
+    public var timelinePerSession = 200
+    public var timelinePerPhone = 500
     /// Wall-clock time, replaceable in tests.
     public var now: @Sendable () -> Date = Date.init
     /// Waiting (retries, simulated time-outs, delayed pushes) and its jitter, replaceable in tests

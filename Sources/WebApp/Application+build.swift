@@ -11,7 +11,9 @@ import NIOCore
 import OutOfBand
 import Phone
 import PushService
+import ServiceLifecycle
 import SodiumKit
+import Timeline
 
 /// Builds AuthPhone: the demo backend, the simulated phones and the pages, on one server.
 /// `authphone serve` and the tests both call this.
@@ -29,19 +31,24 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     func bearer(_ key: String?) -> @Sendable (String) -> String? {
         { url in key.flatMap { url.hasPrefix(selfURL.get() + "/") ? "Bearer \($0)" : nil } }
     }
-    let (phoneStore, backendStore, pushStore) = try openDatabases(configuration)
+    let (phoneStore, backendStore, pushStore, timelineStore) = try openDatabases(configuration)
+    let timeline = Timeline(
+        store: timelineStore,
+        bounds: TimelineBounds(perSession: configuration.timelinePerSession, perPhone: configuration.timelinePerPhone))
+    let observe: WireExchange.Observer? = configuration.recordTimeline ? timeline.record : nil
     let faults = FaultInjector(now: configuration.now, random: configuration.random)
     let backend = try DemoBackend(
         store: backendStore, configuration: configuration.backend,
         baseURL: { selfURL.get() }, now: configuration.now,
-        wire: WireHTTPClient(authorization: bearer(configuration.pushToken ?? accessKey)), sleep: configuration.sleep, faults: faults)
+        wire: WireHTTPClient(authorization: bearer(configuration.pushToken ?? accessKey), observe: observe),
+        sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
     let phones = PhoneService(
         store: phoneStore,
         configuration: .init(
             allowedBackends: { [backendURL ?? selfURL.get()] },
             pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
-            authorization: bearer(accessKey),
+            authorization: bearer(accessKey), observe: observe,
             sleep: configuration.sleep, random: configuration.random),
         now: configuration.now, faults: faults)
     let push = PushService(
@@ -65,13 +72,19 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.addRoutes(PushConsoleController(push: push, phones: phones).endpoints, atPath: "/api/push")
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
-    router.addRoutes(try PagesController(templates: templates, phones: phones).endpoints)
+    let timelineRoutes = TimelineController(timeline: timeline, backend: backend, phones: phones)
+    timelineRoutes.addRoutes(to: router)
+    router.addRoutes(try PagesController(templates: templates, phones: phones, backend: backend).endpoints)
     router.get("/health") { _, _ in "ok" }
 
     let webSocketRouter = Router(context: AppRequestContext.self)
     webSocketRouter.add(middleware: ErrorMappingMiddleware())
     webSocketRouter.add(middleware: DoorMiddleware(doors: doors))
     StreamController(phones: phones, backend: backend, push: push, faults: faults).addRoutes(to: webSocketRouter)
+    timelineRoutes.addStream(to: webSocketRouter)
+
+    var services: [any Service] = [PushOpener(phones: phones, push: push, logger: logger)]
+    if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }
 
     let webSocketResponder = webSocketRouter.buildResponder()
     return Application(
@@ -86,7 +99,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
                 doors: doors, firstRequestTimeout: TimeAmount(configuration.idleTimeout))
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "AuthPhone"),
-        services: [PushOpener(phones: phones, push: push, logger: logger)],
+        services: services,
         onServerRunning: { channel in
             if publicURL == nil, let port = channel.localAddress?.port { selfURL.set("http://\(ownHost):\(port)") }
             logger.info("AuthPhone is listening on \(selfURL.get())")
@@ -97,12 +110,13 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         logger: logger)
 }
 
-/// One SQLite file per part, as if they ran on three machines.
-private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendStore, PushStore) {
-    guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory()) }
+/// One SQLite file per part, as if they ran on three machines, and one for the timeline that
+/// watches the wire between them.
+private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
+    guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory(), try .inMemory()) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return (
         try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"),
-        try .open(path: directory + "/push.sqlite")
+        try .open(path: directory + "/push.sqlite"), try .open(path: directory + "/timeline.sqlite")
     )
 }

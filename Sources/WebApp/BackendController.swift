@@ -28,6 +28,11 @@ struct BackendController {
         let skipSecondFactor: Bool?
     }
 
+    /// The console's "Push to phone": the phone's registration token.
+    struct PushSession: Codable {
+        let pushToken: String
+    }
+
     struct SessionList: ResponseEncodable {
         let sessions: [BackendSession]
     }
@@ -115,6 +120,11 @@ struct BackendController {
             let id = try context.parameters.require(BackendRoutes.sessionParameter)
             let input = try await request.decodeJSON(as: OTPLogin.self, context: context)
             return try await backend.otpLogin(sessionId: id, otp: input.otp)
+        }
+        routes.post(RouterPath(Template.push)) { request, context in
+            let id = try context.parameters.require(BackendRoutes.sessionParameter)
+            let input = try await request.decodeJSON(as: PushSession.self, context: context)
+            return try await backend.pushSession(id: id, to: input.pushToken)
         }
         routes.get(RouterPath(Template.qrImage)) { _, context in
             let id = try context.parameters.require(BackendRoutes.sessionParameter)

@@ -1,3 +1,4 @@
+import Backend
 import Hummingbird
 import Mustache
 import Phone
@@ -6,17 +7,19 @@ import Phone
 struct PagesController {
     let templates: MustacheLibrary
     let phones: PhoneService
+    let backend: DemoBackend
 
     /// Checks at start-up that every page's template exists, so a missing one fails then and
     /// not on a user's request.
-    static let pages = ["index", "phone", "console"]
+    static let pages = ["index", "phone", "console", "stage"]
 
-    init(templates: MustacheLibrary, phones: PhoneService) throws {
+    init(templates: MustacheLibrary, phones: PhoneService, backend: DemoBackend) throws {
         for name in Self.pages where templates.getTemplate(named: name) == nil {
             throw TemplateMissing(name: name)
         }
         self.templates = templates
         self.phones = phones
+        self.backend = backend
     }
 
     struct TemplateMissing: Error, CustomStringConvertible {
@@ -28,15 +31,26 @@ struct PagesController {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.get { _, _ in render("index", ["title": "AuthPhone"]) }
         routes.get("console") { _, _ in render("console", ["title": "Backend console · AuthPhone"]) }
+        // A session's own link: the console, opened on that session (404 when there is none).
+        routes.get("console/sessions/{id}") { _, context in
+            let id = try context.parameters.require("id")
+            let known = (try? await backend.session(id: id)) != nil
+            var page = render("console", ["title": "Session · Backend console · AuthPhone", "sessionId": id])
+            if !known { page.status = .notFound }
+            return page
+        }
+        routes.get("stage") { _, _ in render("stage", ["title": "Stage · AuthPhone"]) }
         // An unknown or stale phone link is still the phone page (404): it says "No such phone"
         // and links to all phones, as a person opening an old bookmark needs.
-        routes.get("phones/{id}") { _, context in
+        // `?framed`: inside the stage's frame, without the page's own navigation.
+        routes.get("phones/{id}") { request, context in
             let id = try context.parameters.require("id")
+            let framed = request.uri.queryParameters["framed"] != nil ? "true" : ""
             do {
                 let phone = try await phones.phone(id: id)
-                return render("phone", ["title": "\(phone.name) · AuthPhone", "phoneId": phone.id, "phoneName": phone.name])
+                return render("phone", ["title": "\(phone.name) · AuthPhone", "phoneId": phone.id, "phoneName": phone.name, "framed": framed])
             } catch let error as PhoneError where error.kind == .notFound {
-                var page = render("phone", ["title": "No such phone · AuthPhone", "phoneId": id, "phoneName": "unknown"])
+                var page = render("phone", ["title": "No such phone · AuthPhone", "phoneId": id, "phoneName": "unknown", "framed": framed])
                 page.status = .notFound
                 return page
             }

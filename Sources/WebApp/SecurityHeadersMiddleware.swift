@@ -2,16 +2,17 @@ import HTTPTypes
 import Hummingbird
 
 /// What every answer tells the browser: run only this server's own scripts and styles, never
-/// inside another site's frame, guess no content types, and send no referrer. Errors get the
+/// inside another site's frame (the stage frames this server's own phone pages), guess no
+/// content types, and send no referrer. Errors get the
 /// same headers, so it wraps them into their answers here.
 struct SecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
     static let headers: HTTPFields = [
         .contentSecurityPolicy: "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-            + "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+            + "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-src 'self'; frame-ancestors 'self'",
         .xContentTypeOptions: "nosniff",
-        .xFrameOptions: "DENY",
+        .xFrameOptions: "SAMEORIGIN",
         .referrerPolicy: "no-referrer",
     ]
 

@@ -163,16 +163,22 @@ struct StreamController {
         router.ws("/api/backend/stream") { _, _ in
             .upgrade()
         } onUpgrade: { inbound, outbound, _ in
-            let events = backend.events.subscribe()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await session in events {
-                        try await outbound.write(.text(Self.json(SessionMessage(session: session))))
-                    }
-                }
-                for try await _ in inbound.messages(maxSize: Self.maxMessageSize) {}  // the console only listens
-                group.cancelAll()
+            try await Self.send(backend.events.subscribe(), as: { SessionMessage(session: $0) }, inbound: inbound, outbound: outbound)
+        }
+    }
+
+    /// A stream for a page that only listens: each value as its JSON message until the page
+    /// goes; what the page sends is read and ignored.
+    static func send<Value: Sendable, Message: Encodable>(
+        _ values: AsyncStream<Value>, as message: @escaping @Sendable (Value) -> Message, inbound: WebSocketInboundStream,
+        outbound: WebSocketOutboundWriter
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await value in values { try await outbound.write(.text(json(message(value)))) }
             }
+            for try await _ in inbound.messages(maxSize: maxMessageSize) {}
+            group.cancelAll()
         }
     }
 

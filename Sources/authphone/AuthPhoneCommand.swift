@@ -29,7 +29,8 @@ struct Serve: AsyncParsableCommand {
     var pushToken: String?
     @Option(help: "Seconds after which a connection that sends nothing (no request, or half of one) is closed.")
     var idleTimeout = 30
-    @Option(help: "Folder for the SQLite databases (phones.sqlite, backend.sqlite, push.sqlite).") var dataDir = "authphone-data"
+    @Option(help: "Folder for the SQLite databases (phones.sqlite, backend.sqlite, push.sqlite, timeline.sqlite).")
+    var dataDir = "authphone-data"
     @Flag(help: "Keep all data in memory; nothing survives a restart.") var inMemory = false
     @Option(help: "Folder of the static files.") var publicDir: String?
     @Option(help: "Folder of the Mustache templates.") var templatesDir: String?
@@ -46,6 +47,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Consecutive wrong PINs before the PIN is blocked (default: the policy's).") var maxPinAttempts: Int?
     @Option(help: "Seconds a backend session (and its QR code) stays valid.") var sessionLifetime = 300
     @Option(help: "Consecutive wrong offline OTPs an account takes before its OTP is locked (1 to 100).") var maxOtpFailures = 100
+    @Flag(help: "Record no timeline of the exchanges between the parts (for load tests: recording costs CPU).") var noTimeline = false
+    @Option(help: "Exchanges between the parts the timeline keeps per session, newest first (1 to 10000).") var timelinePerSession = 200
+    @Option(help: "Exchanges between the parts the timeline keeps per phone, newest first (1 to 100000).") var timelinePerPhone = 500
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
 
     func validate() throws {
@@ -82,6 +86,8 @@ struct Serve: AsyncParsableCommand {
         guard OTPFailureLimit.allowed.contains(maxOtpFailures) else {
             throw ValidationError("--max-otp-failures must be between 1 and \(OTPFailureLimit.maximum)")
         }
+        guard (1...10_000).contains(timelinePerSession) else { throw ValidationError("--timeline-per-session must be between 1 and 10000") }
+        guard (1...100_000).contains(timelinePerPhone) else { throw ValidationError("--timeline-per-phone must be between 1 and 100000") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level is not a log level") }
     }
 
@@ -119,6 +125,9 @@ struct Serve: AsyncParsableCommand {
             pushURL: pushURL,
             maxOTPFailures: maxOtpFailures)
         configuration.push = PushService.Configuration(rateLimit: pushRateLimit, logLimit: pushLogSize)
+        configuration.recordTimeline = !noTimeline
+        configuration.timelinePerSession = timelinePerSession
+        configuration.timelinePerPhone = timelinePerPhone
         var logger = Logger(label: "authphone")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let app = try await buildApplication(configuration, logger: logger)

@@ -124,9 +124,10 @@ import Testing
                 try await client.execute(uri: path, method: .get) { response in
                     let policy = response.headers[.contentSecurityPolicy] ?? ""
                     #expect(policy.contains("script-src 'self';") && !policy.contains("unsafe-inline"), "\(path)")
-                    #expect(policy.contains("frame-ancestors 'none'"))
+                    // only this server's own pages frame its pages (the stage), never another site
+                    #expect(policy.contains("frame-ancestors 'self'"))
                     #expect(response.headers[.xContentTypeOptions] == "nosniff")
-                    #expect(response.headers[HTTPField.Name("X-Frame-Options")!] == "DENY")
+                    #expect(response.headers[HTTPField.Name("X-Frame-Options")!] == "SAMEORIGIN")
                     #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
                 }
             }

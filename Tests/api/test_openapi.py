@@ -1640,6 +1640,33 @@ def test_walk_offline_otp(api):
     FINISHED.add("otp")
 
 
+def test_walk_timeline(api):
+    """The session card's "Push to phone", and the timeline of the session and the phone, as JSON
+    and as HAR; a session a phone has taken is not pushed again."""
+    phone = new_phone(api, "Timeline phone")
+    login = new_session(api, "login", uniq("timeline"))
+    _, pushed = api.call("pushSession", "pushSession", path={"id": login["id"]}, merge={"pushToken": phone["fcmToken"]},
+                         expect=200)
+    assert pushed["delivery"] == "push" and pushed["dispatch"] == "dispatched" and pushed["status"] == "pending"
+    api.call("pushSession", "badToken", path={"id": login["id"]}, expect=400)
+    api.call("pushSession", "sessionNotFound", path={"id": NO_SESSION}, body={"pushToken": phone["fcmToken"]}, expect=404)
+    _, timeline = api.call("getSessionTimeline", "sessionTimeline", path={"id": login["id"]}, expect=200)
+    assert [(hop["from"], hop["to"]) for hop in timeline["hops"]] == [("backend", "push"), ("push", "phone")]
+    assert "…" in timeline["hops"][0]["pushToken"] and phone["fcmToken"] not in json.dumps(timeline)
+    _, mine = api.call("getPhoneTimeline", "phoneTimeline", path={"id": phone["id"]}, expect=200)
+    assert mine == timeline
+    url = f"{BASE_URL}/api/backend/sessions/{login['id']}/timeline"
+    har = requests.get(url, params={"format": "har"}, timeout=TIMEOUT)
+    parsed = api.check(OPS["getSessionTimeline"], har, None)
+    assert parsed["log"]["version"] == "1.2" and len(parsed["log"]["entries"]) == 2
+    assert har.headers["Content-Disposition"] == f'attachment; filename="session-{login["id"]}.har"'
+    api.check(OPS["getSessionTimeline"], requests.get(url, params={"format": "xml"}, timeout=TIMEOUT), "badFormat")
+    # a phone has taken it: it is no longer pushed
+    requests.post(f"{BASE_URL}/api/phones/{phone['id']}/oob", json={"qr": login["qrText"]}, timeout=TIMEOUT)
+    api.call("pushSession", "finished", path={"id": login["id"]}, expect=409)
+    FINISHED.add("timeline")
+
+
 def test_cross_site_guard_on_every_state_changing_route(api):
     """Every POST and DELETE: a foreign Origin is refused; every POST: a non-JSON body, and
     (where the route reads one) an oversized body."""
@@ -1681,6 +1708,8 @@ def test_every_operation_answers(api):
     wire = new_session(api, "enrol", wire_user)
     login = new_session(api, "login", wire_user)
     abandon = new_session(api, "login", wire_user)
+    pushed_phone = new_phone(api, "Sweep pushed")
+    to_push = new_session(api, "login", uniq("sweep-push-card"))
     camera = new_phone(api, "Sweep camera")
     pictured = new_session(api, "enrol", uniq("sweep-camera"))
     picture = svg_to_png(api.call("getSessionQRCode", path={"id": pictured["id"]}, expect=200)[1])
@@ -1779,6 +1808,12 @@ def test_every_operation_answers(api):
         "getOpenAPI": lambda: api.call("getOpenAPI"),
         "indexPage": lambda: api.call("indexPage"),
         "consolePage": lambda: api.call("consolePage"),
+        "stagePage": lambda: api.call("stagePage"),
+        "consoleSessionPage": lambda: api.call("consoleSessionPage", path={"id": enrol["id"]}),
+        "pushSession": lambda: api.call("pushSession", path={"id": to_push["id"]},
+                                        body={"pushToken": pushed_phone["fcmToken"]}),
+        "getSessionTimeline": lambda: api.call("getSessionTimeline", path={"id": to_push["id"]}),
+        "getPhoneTimeline": lambda: api.call("getPhoneTimeline", path={"id": pushed_phone["id"]}),
         "phonePage": lambda: api.call("phonePage", path={"id": phone["id"]}),
         "createPhone": lambda: api.call("createPhone", body={"name": "Sweep extra"}),
         "listPhones": lambda: api.call("listPhones"),
@@ -2007,7 +2042,7 @@ def test_doors_need_the_access_key(keyed):
 def test_zz_every_example_replayed():
     """Every named example was replayed by the tests above (run last, in file order)."""
     needed = {"phones", "login", "push", "push log", "wire", "policy", "pictures", "guard", "second factors", "local data",
-              "management wire", "otp", "doors"}
+              "management wire", "otp", "doors", "timeline"}
     if not needed <= FINISHED:
         pytest.skip(f"the replaying tests {sorted(needed - FINISHED)} did not all pass")
     excused = {key for key, why in NOT_REPLAYED.items()

@@ -919,11 +919,15 @@ def test_offline_otp_when_the_backend_is_unreachable(driver):
         assert "SESSION" in flow_log_text(driver)
 
         driver.switch_to.window(windows["console"])
-        wait_visible(driver, "#otp-form", "the console offers no OTP form for the pending login")
+        # the OTP form is offered only while ENABLE_OTP is on
         box = find(driver, "#flag-enable-otp")
-        if not box.is_selected():
+        if box.is_selected():
             click(driver, "#flag-enable-otp")
+        wait_for(driver, lambda d: not find(d, "#flag-enable-otp").is_selected(), "ENABLE_OTP not cleared")
+        wait_for(driver, lambda d: not visible(d, "#otp-form"), "the OTP form is offered while ENABLE_OTP is off")
+        click(driver, "#flag-enable-otp")
         wait_for(driver, lambda d: find(d, "#flag-enable-otp").is_selected(), "ENABLE_OTP not set")
+        wait_visible(driver, "#otp-form", "the console offers no OTP form for the pending login")
         field = find(driver, "#otp-input")
         field.clear()
         field.send_keys(otp.lower().replace(" ", "-"))

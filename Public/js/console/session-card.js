@@ -1,6 +1,7 @@
 // The console's card of the session shown: its details, what came of its push, its QR code and
-// deep link (with copy buttons), and the OTP form while a login waits.
-import { el, clear, shortId, formatDateTime, copyText, flashLabel, safeHref } from "../api.js";
+// deep link (with copy buttons); the parts it is given (the outcome, the OTP form, the phone
+// to send it to) each show their own section of it.
+import { el, clear, shortId, formatDateTime, copyOnClick, flashLabel, safeHref } from "../api.js";
 import { DELIVERY_LABELS, dispatchCode, dispatchInfo, loggedinText, setBadge } from "./session-labels.js";
 
 function metaRow(dl, label, value) {
@@ -8,11 +9,12 @@ function metaRow(dl, label, value) {
   dl.append(el("dt", { text: label }), el("dd", {}, value instanceof Node ? value : String(value)));
 }
 
-/** `otpForm`: {show(session)}. Returns render(session or null). */
-export function createSessionCard(otpForm) {
+/** `parts`: [{show(session)}]. Returns render(session or null). */
+export function createSessionCard(parts) {
   const byId = (id) => document.getElementById(id);
   const card = byId("session-card");
   const cardId = byId("session-id");
+  const cardLink = byId("session-link");
   const cardStatus = byId("session-status");
   const cardMeta = byId("session-meta");
   const cardDispatch = byId("session-dispatch");
@@ -21,14 +23,27 @@ export function createSessionCard(otpForm) {
   const deepLink = byId("session-deep-link");
   const copyQrButton = byId("copy-qr-text");
   const copyLinkButton = byId("copy-deep-link");
+  const svgLink = byId("download-qr-svg");
+  const pngButton = byId("download-qr-png");
 
-  copyQrButton.addEventListener("click", async () => {
-    const ok = await copyText(qrText.value);
-    flashLabel(copyQrButton, ok ? "Copied" : "Copy failed");
-  });
-  copyLinkButton.addEventListener("click", async () => {
-    const ok = await copyText(deepLink.textContent || "");
-    flashLabel(copyLinkButton, ok ? "Copied" : "Copy failed");
+  copyOnClick(copyQrButton, () => qrText.value);
+  copyOnClick(copyLinkButton, () => deepLink.textContent || "");
+
+  // the QR code as a PNG: the SVG drawn on a canvas, pixels kept sharp
+  pngButton.addEventListener("click", () => {
+    const size = 4 * (qrImg.naturalWidth || 220);
+    const canvas = el("canvas", { width: size, height: size });
+    const context = canvas.getContext("2d");
+    context.imageSmoothingEnabled = false;
+    context.fillStyle = "#fff";
+    context.fillRect(0, 0, size, size);
+    context.drawImage(qrImg, 0, 0, size, size);
+    canvas.toBlob((blob) => {
+      if (!blob) return flashLabel(pngButton, "Failed");
+      const url = URL.createObjectURL(blob);
+      el("a", { href: url, download: `session-${card.dataset.sessionId}-qr.png` }).click();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    }, "image/png");
   });
 
   function renderDispatch(s) {
@@ -60,6 +75,7 @@ export function createSessionCard(otpForm) {
     card.dataset.type = String(s.type || "");
     cardId.textContent = shortId(s.id);
     cardId.title = String(s.id);
+    cardLink.href = "/console/sessions/" + encodeURIComponent(s.id);
     setBadge(cardStatus, s.status);
 
     clear(cardMeta);
@@ -77,11 +93,14 @@ export function createSessionCard(otpForm) {
     metaRow(cardMeta, "User input", s.userInput ? el("span", { id: "session-user-input", className: "pre-text", text: s.userInput }) : null);
     metaRow(cardMeta, "Failure", s.failure ? (typeof s.failure === "string" ? s.failure : JSON.stringify(s.failure)) : null);
     renderDispatch(s);
-    otpForm.show(s);
+    for (const part of parts) part.show(s);
 
     const src = safeHref(s.qrImageUrl);
     if (src && qrImg.getAttribute("src") !== src) qrImg.src = src;
     if (!src) qrImg.removeAttribute("src");
+    if (src) svgLink.href = src;
+    else svgLink.removeAttribute("href");
+    svgLink.download = `session-${s.id}-qr.svg`;
     if (qrText.value !== (s.qrText || "")) qrText.value = s.qrText || "";
 
     const link = s.deepLink || "";

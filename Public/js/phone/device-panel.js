@@ -1,6 +1,6 @@
 // The device's own panel on the home screen: the simulated biometric sensor, the device
 // information (name, FCM token and installation id, pushes; told to the backend with retries) and the SDK options.
-import { api, postJSON, putJSON, el, shortId, showError } from "../api.js";
+import { api, postJSON, putJSON, el, shortId, showError, copyOnClick } from "../api.js";
 import { withControl } from "./controls.js";
 
 /** The simulated biometric sensor: what the phone's OS has enrolled. */
@@ -85,10 +85,17 @@ export function deviceSection(phone, view) {
     el(
       "dl",
       { className: "kv kv-compact" },
+      el("dt", { text: "Phone id" }),
+      el("dd", {}, el("code", { text: shortId(phone.id), title: String(phone.id || "") }), copyButton("copy-phone-id", phone.id)),
       el("dt", { text: "Device id" }),
-      el("dd", {}, el("code", { text: shortId(phone.deviceId), title: String(phone.deviceId || "") })),
+      el("dd", {}, el("code", { text: shortId(phone.deviceId), title: String(phone.deviceId || "") }), copyButton("copy-device-id", phone.deviceId)),
       el("dt", { text: "FCM token" }),
-      el("dd", {}, el("code", { id: "device-fcm-token", text: String(phone.fcmToken || "").slice(0, 18) + "…", title: String(phone.fcmToken || "") })),
+      el(
+        "dd",
+        {},
+        el("code", { id: "device-fcm-token", text: String(phone.fcmToken || "").slice(0, 18) + "…", title: String(phone.fcmToken || "") }),
+        copyButton("copy-fcm-token", phone.fcmToken),
+      ),
       el("dt", { text: "Installation id (fid)", title: "Firebase installation id: the Admin SDKs send to it instead of the token" }),
       el("dd", {}, el("code", { id: "device-fid", text: String(phone.fid || "none") })),
       el("dt", { text: "Push notifications" }),
@@ -160,4 +167,9 @@ export function settingsSection(phone, view) {
     return el("label", { className: "setting setting-field", for: id }, el("span", { className: "setting-label", text: field.label }), input);
   });
   return el("section", { id: "settings-section", className: "home-section" }, el("h2", { className: "section-title", text: "Settings" }), ...rows, errorBox);
+}
+
+/** A small button that copies a value the panel shows shortened. */
+function copyButton(id, value) {
+  return copyOnClick(el("button", { id, type: "button", className: "btn btn-small btn-ghost copy-btn", text: "Copy" }), () => String(value || ""));
 }

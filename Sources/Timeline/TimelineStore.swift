@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+import SQLiteStore
+
+/// One exchange as the timeline keeps it: redacted bodies, and the session and phone it belongs
+/// to (a delivery's phone by its push token, its session by the message the backend sent).
+struct HopRecord: Codable, FetchableRecord, MutablePersistableRecord, Sendable {
+    static let databaseTableName = "hop"
+    var id: Int64?
+    var at: Date
+    var source: String
+    var target: String
+    var method: String
+    var url: String
+    var status: Int?
+    var durationMs: Double
+    var attempt: Int
+    var fault: String?
+    var error: String?
+    var requestBody: String?
+    var responseBody: String?
+    var sessionId: String?
+    var phoneId: String?
+    var pushToken: String?
+    var messageId: String?
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// The timeline's storage, read and written through the named operations below and nowhere
+/// else. Each session and each phone keeps its newest exchanges up to its bound.
+public struct TimelineStore: SQLiteStore {
+    let writer: any DatabaseWriter
+
+    public init(_ writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Self.migrator.migrate(writer)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("timeline-v1") { db in
+            try db.create(table: "hop") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("at", .datetime).notNull()
+                t.column("source", .text).notNull()
+                t.column("target", .text).notNull()
+                t.column("method", .text).notNull()
+                t.column("url", .text).notNull()
+                t.column("status", .integer)
+                t.column("durationMs", .double).notNull()
+                t.column("attempt", .integer).notNull()
+                t.column("fault", .text)
+                t.column("error", .text)
+                t.column("requestBody", .text)
+                t.column("responseBody", .text)
+                t.column("sessionId", .text)
+                t.column("phoneId", .text)
+                t.column("pushToken", .text)
+                t.column("messageId", .text)
+            }
+            try db.create(index: "hop_session", on: "hop", columns: ["sessionId", "id"])
+            try db.create(index: "hop_phone", on: "hop", columns: ["phoneId", "id"])
+            try db.create(index: "hop_token", on: "hop", columns: ["pushToken", "id"])
+            try db.create(index: "hop_message", on: "hop", columns: ["messageId"])
+        }
+        return migrator
+    }
+
+    /// Writes one batch in one transaction, oldest first: a delivery takes the session of the
+    /// send that carried its message (whichever is written first), then every session, phone
+    /// and push token of the batch is cut back to its bound. Returns the batch as stored.
+    /// `drain` hands the batch over inside the transaction, so batches are written in order.
+    func append(bounds: TimelineBounds, _ drain: @escaping @Sendable () -> [HopRecord]) async throws -> [HopRecord] {
+        try await writer.write { db in
+            var batch = drain()
+            let sessionOfMessage = try db.cachedStatement(
+                sql: "SELECT sessionId FROM hop WHERE messageId = ? AND sessionId IS NOT NULL LIMIT 1")
+            let adopt = try db.cachedStatement(sql: "UPDATE hop SET sessionId = ? WHERE messageId = ? AND sessionId IS NULL")
+            for index in batch.indices {
+                if batch[index].sessionId == nil, let message = batch[index].messageId {
+                    batch[index].sessionId = try String.fetchOne(sessionOfMessage, arguments: [message])
+                }
+                try batch[index].insert(db)
+                if let session = batch[index].sessionId, let message = batch[index].messageId {
+                    try adopt.execute(arguments: [session, message])
+                }
+            }
+            for (column, bound) in [("sessionId", bounds.perSession), ("phoneId", bounds.perPhone), ("pushToken", bounds.perPhone)] {
+                let keep = try db.cachedStatement(
+                    sql: """
+                        DELETE FROM hop WHERE \(column) = ? AND id <= (SELECT id FROM hop WHERE \(column) = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
+                        """)
+                let keys = Set(batch.compactMap { hop in column == "sessionId" ? hop.sessionId : column == "phoneId" ? hop.phoneId : hop.pushToken })
+                for key in keys { try keep.execute(arguments: [key, key, bound]) }
+            }
+            return batch
+        }
+    }
+
+    /// A session's exchanges, oldest first (by when each began: a delivery is recorded by
+    /// whoever hears of it, maybe before the send that made it is).
+    func hops(sessionId: String) async throws -> [HopRecord] {
+        try await writer.read { db in
+            try HopRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM hop WHERE sessionId = ? ORDER BY at, id"), arguments: [sessionId])
+        }
+    }
+
+    /// A phone's exchanges (its requests, and the pushes to its token), oldest first.
+    func hops(phoneId: String, pushToken: String) async throws -> [HopRecord] {
+        try await writer.read { db in
+            try HopRecord.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM hop WHERE phoneId = ? OR pushToken = ? ORDER BY at, id"), arguments: [phoneId, pushToken])
+        }
+    }
+}
