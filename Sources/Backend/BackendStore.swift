@@ -6,7 +6,7 @@ import SQLiteStore
 /// Server's counters. It shares no table with the phones. Every read and write goes through
 /// the named operations of a `Transaction`, so the flows hold no SQL.
 public struct BackendStore: SQLiteStore {
-    let writer: any DatabaseWriter
+    public let writer: any DatabaseWriter
 
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer

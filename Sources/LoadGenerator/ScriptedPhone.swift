@@ -47,6 +47,17 @@ struct ServerAPI: Sendable {
         }
         return json
     }
+
+    /// A text answer (`/metrics`); a refusal becomes a LoadFailure with its status.
+    func text(_ path: String) async throws -> String {
+        let response: HTTPClientResponse
+        do { response = try await http.execute(HTTPClientRequest(url: base + path), timeout: timeout) } catch {
+            throw LoadFailure("CONNECTION", "GET \(path): \(error)")
+        }
+        let bytes = try await response.body.collect(upTo: 4 << 20)
+        guard response.status == .ok else { throw LoadFailure("HTTP_\(response.status.code)", "GET \(path)") }
+        return String(buffer: bytes)
+    }
 }
 
 /// One simulated phone driven over the same API and WebSocket as its page: enrolled once, then

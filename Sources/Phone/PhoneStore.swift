@@ -7,7 +7,7 @@ import SQLiteStore
 /// through the named operations below and nowhere else. It shares no table with the backend, as
 /// a real phone shares no storage with its server.
 public struct PhoneStore: SQLiteStore {
-    let writer: any DatabaseWriter
+    public let writer: any DatabaseWriter
 
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer

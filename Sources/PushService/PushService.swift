@@ -84,8 +84,23 @@ public final class PushService: Sendable {
 
     // MARK: the sender side (FCM HTTP v1)
 
-    /// `POST /v1/projects/{project}/messages:send`: the message's resource name on success.
-    public func send(project: String, body: [UInt8]) async throws(FCMError) -> String {
+    /// What became of an accepted send: the sender sees only the name, as with FCM.
+    public struct Accepted: Sendable, Equatable {
+        public enum Fate: String, Sendable {
+            /// In the phone's inbox now.
+            case delivered
+            /// Checked only (`validate_only`).
+            case validated
+            /// Lost by a fault, or held back by one.
+            case dropped, delayed
+        }
+        /// The message's resource name.
+        public let name: String
+        public let fate: Fate
+    }
+
+    /// `POST /v1/projects/{project}/messages:send`.
+    public func send(project: String, body: [UInt8]) async throws(FCMError) -> Accepted {
         let request = try FCMSendRequest.parse(body)
         guard project == configuration.project else { throw .senderIdMismatch(project) }
         let registered: Bool
@@ -97,7 +112,7 @@ public final class PushService: Sendable {
         guard registered else { throw .unregistered(request.token) }
         let id = UUID().uuidString.lowercased()
         let name = "projects/\(project)/messages/\(id)"
-        if request.validateOnly { return name }
+        if request.validateOnly { return Accepted(name: name, fate: .validated) }
         try await admit(request.token)
 
         var message = request.message
@@ -105,17 +120,17 @@ public final class PushService: Sendable {
         message.from = configuration.project
         switch faults?.strike([.push], requests: false) {
         case .dropPush:
-            return name  // accepted, and lost on its way to the phone
+            return Accepted(name: name, fate: .dropped)  // accepted, and lost on its way to the phone
         case .delayPush(let seconds):
             let token = request.token
             Task { [self] in
                 try await sleep(.seconds(seconds))
                 try? await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: token)
             }
-            return name
+            return Accepted(name: name, fate: .delayed)
         default:
             try await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: request.token)
-            return name
+            return Accepted(name: name, fate: .delivered)
         }
     }
 

@@ -5,6 +5,21 @@ import GRDB
 public protocol SQLiteStore: Sendable {
     /// Takes the writer and migrates it.
     init(_ writer: any DatabaseWriter) throws
+    /// The database, for the checks every store shares (`state()`); a store's own SQL stays in
+    /// its named operations.
+    var writer: any DatabaseWriter { get }
+}
+
+/// How a store's database stands, as `/ready` reports it.
+public struct DatabaseState: Codable, Sendable, Equatable {
+    public enum Status: String, Codable, Sendable {
+        case ok, failing
+    }
+    public var status: Status
+    /// `file` or `memory`.
+    public var storage: String
+    /// What failed, when it failed.
+    public var message: String?
 }
 
 extension SQLiteStore {
@@ -15,6 +30,18 @@ extension SQLiteStore {
         let pool = try DatabasePool(path: path)
         try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         return try Self(pool)
+    }
+
+    /// Reads the schema through the store's own connection: a database that cannot be read (a
+    /// file gone or locked) says so instead of failing the first request that needs it.
+    public func state() async -> DatabaseState {
+        let storage = writer is DatabasePool ? "file" : "memory"
+        do {
+            _ = try await writer.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+            return DatabaseState(status: .ok, storage: storage)
+        } catch {
+            return DatabaseState(status: .failing, storage: storage, message: "\(error)")
+        }
     }
 
     /// Nothing on disk: `--in-memory` and tests.

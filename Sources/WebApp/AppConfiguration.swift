@@ -19,7 +19,8 @@ public struct AppConfiguration: Sendable {
     /// takes only OAuth tokens; the demo backend sends it too.
     public var pushToken: String?
     /// Folder for `phones.sqlite`, `backend.sqlite` and `push.sqlite`; nil keeps everything in memory (tests).
-    public var dataDirectory: String? = "authphone-data"
+    public var dataDirectory: String? = defaultDataDirectory
+    public static let defaultDataDirectory = "authphone-data"
     public var publicDirectory: String
     public var templatesDirectory: String
     /// The backend the phones use; nil: this server's own backend.

@@ -29,6 +29,8 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     func bearer(_ key: String?) -> @Sendable (String) -> String? {
         { url in key.flatMap { url.hasPrefix(selfURL.get() + "/") ? "Bearer \($0)" : nil } }
     }
+    let startedAt = configuration.now()
+    let monitor = ServiceMonitor(logger: logger)
     let (phoneStore, backendStore, pushStore) = try openDatabases(configuration)
     let faults = FaultInjector(now: configuration.now, random: configuration.random)
     let backend = try DemoBackend(
@@ -36,22 +38,22 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         baseURL: { selfURL.get() }, now: configuration.now,
         wire: WireHTTPClient(authorization: bearer(configuration.pushToken ?? accessKey)), sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
-    let phones = PhoneService(
-        store: phoneStore,
-        configuration: .init(
-            allowedBackends: { [backendURL ?? selfURL.get()] },
-            pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
-            authorization: bearer(accessKey),
-            sleep: configuration.sleep, random: configuration.random),
-        now: configuration.now, faults: faults)
+    var phoneConfiguration = PhoneService.Configuration(
+        allowedBackends: { [backendURL ?? selfURL.get()] },
+        pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
+        authorization: bearer(accessKey),
+        sleep: configuration.sleep, random: configuration.random)
+    phoneConfiguration.flowObserver = { monitor.flowUpdated(phoneId: $0, $1) }
+    let phones = PhoneService(store: phoneStore, configuration: phoneConfiguration, now: configuration.now, faults: faults)
     let push = PushService(
         store: pushStore, configuration: configuration.push, now: configuration.now,
         faults: faults, sleep: configuration.sleep)
     try await push.register(tokens: phones.phones().map(\.fcmToken))
+    monitor.watch(backend: backend, faults: faults)
     let templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
 
     let router = Router(context: AppRequestContext.self)
-    router.add(middleware: LogRequestsMiddleware(.debug))
+    router.add(middleware: ObservingMiddleware(monitor: monitor))
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorMappingMiddleware())
     router.add(middleware: DoorMiddleware(doors: doors))
@@ -61,16 +63,19 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.add(middleware: RequestGuardMiddleware())
     let scanner = QRImageScanner(timeLimit: configuration.pictureScanTimeLimit)
     router.addRoutes(PhonesController(phones: phones, push: push, scanner: scanner).endpoints, atPath: "/api/phones")
-    PushController(push: push, token: configuration.pushToken).addRoutes(to: router)
+    PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
     router.addRoutes(try PagesController(templates: templates, phones: phones).endpoints)
-    router.get("/health") { _, _ in "ok" }
+    HealthController(
+        databases: [("phones", phoneStore.state), ("backend", backendStore.state), ("push", pushStore.state)],
+        monitor: monitor, faults: faults, startedAt: startedAt, now: configuration.now
+    ).addRoutes(to: router)
 
     let webSocketRouter = Router(context: AppRequestContext.self)
     webSocketRouter.add(middleware: ErrorMappingMiddleware())
     webSocketRouter.add(middleware: DoorMiddleware(doors: doors))
-    StreamController(phones: phones, backend: backend, push: push, faults: faults).addRoutes(to: webSocketRouter)
+    StreamController(phones: phones, backend: backend, push: push, faults: faults, monitor: monitor).addRoutes(to: webSocketRouter)
 
     let webSocketResponder = webSocketRouter.buildResponder()
     return Application(

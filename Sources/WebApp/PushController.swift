@@ -9,6 +9,7 @@ struct PushController {
     let push: PushService
     /// When set, the bearer token every send must carry.
     let token: String?
+    let monitor: ServiceMonitor
 
     struct Sent: ResponseEncodable {
         let name: String
@@ -43,11 +44,14 @@ struct PushController {
             do { body = try await request.body.collect(upTo: context.maxUploadSize) } catch {
                 throw FCMErrorResponse(error: .invalidArgument("Request payload size exceeds the limit: \(context.maxUploadSize) bytes."))
             }
+            let result: Result<PushService.Accepted, FCMError>
             do throws(FCMError) {
-                return Sent(name: try await push.send(project: project, body: Array(buffer: body)))
+                result = .success(try await push.send(project: project, body: Array(buffer: body)))
             } catch {
-                throw FCMErrorResponse(error: error)
+                result = .failure(error)
             }
+            monitor.pushed(result)
+            return try Sent(name: result.mapError { FCMErrorResponse(error: $0) }.get().name)
         }
     }
 }

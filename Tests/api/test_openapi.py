@@ -1713,6 +1713,8 @@ def test_every_operation_answers(api):
 
     sweep = {
         "health": lambda: api.call("health"),
+        "ready": lambda: api.call("ready", "ready"),
+        "metrics": lambda: api.call("metrics", "metrics"),
         "getOpenAPI": lambda: api.call("getOpenAPI"),
         "indexPage": lambda: api.call("indexPage"),
         "consolePage": lambda: api.call("consolePage"),
