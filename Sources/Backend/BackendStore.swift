@@ -28,6 +28,12 @@ public struct BackendStore: SQLiteStore {
         try await writer.read { db in try body(Transaction(db: db)) }
     }
 
+    /// Every session, account, device, counter, flag and policy gone; the server's key stays, so
+    /// phones enrolled later still see the same server.
+    public func eraseTestData() async throws {
+        try await erase(keeping: [ServerKeyRecord.databaseTableName])
+    }
+
     /// The server's signing key: the stored one, or else the one `generate` makes, stored now.
     func serverSecretKey(now: Date, generate: () throws -> [UInt8]) throws -> [UInt8] {
         try writer.write { db in

@@ -70,6 +70,11 @@ public final class DemoBackend: Sendable {
         serverKey = try Ed25519.KeyPair(secretKey: store.serverSecretKey(now: now()) { try Ed25519.KeyPair.generate().exportSecretKey() })
     }
 
+    /// `POST /api/reset`: the backend as new, with its own key.
+    public func reset() async throws {
+        try await store.eraseTestData()
+    }
+
     var server: WireServer {
         WireServer(name: configuration.serverName, url: baseURL(), publicKey: Base64URL.encode(serverKey.publicKey))
     }

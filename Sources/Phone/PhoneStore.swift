@@ -99,6 +99,11 @@ public struct PhoneStore: SQLiteStore {
         try await read { db in try PhoneRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM phone ORDER BY createdAt")) }
     }
 
+    /// Removes the phone and its accounts; false when there was none.
+    func delete(phoneId: String) async throws(PhoneError) -> Bool {
+        try await write { db in try PhoneRecord.deleteOne(db, key: phoneId) }
+    }
+
     func phoneId(fcmToken: String) async throws(PhoneError) -> String? {
         try await read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM phone WHERE fcmToken = ?"), arguments: [fcmToken]) }
     }

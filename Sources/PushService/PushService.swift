@@ -78,6 +78,11 @@ public final class PushService: Sendable {
         try await store.take(token: token, id: id)
     }
 
+    /// No registration, no inbox, no rate window left.
+    public func reset() async throws {
+        try await store.erase()
+    }
+
     public func clearInbox(token: String) async throws {
         try await store.clearInbox(token: token)
     }

@@ -66,6 +66,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
+    ResetController(phones: phones, backend: backend, push: push, faults: faults).addRoutes(to: router)
     router.addRoutes(try PagesController(templates: templates, phones: phones).endpoints)
     HealthController(
         databases: [("phones", phoneStore.state), ("backend", backendStore.state), ("push", pushStore.state)],
@@ -101,12 +102,40 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         logger: logger)
 }
 
+/// `authphone reset --data-dir`: a data folder's databases erased as `POST /api/reset` erases
+/// them (the backend keeps its key). A folder that holds none of them is refused, not created.
+public func resetDatabases(in directory: String) async throws {
+    let files = DatabaseFile.all
+    guard files.contains(where: { FileManager.default.fileExists(atPath: directory + "/" + $0) }) else {
+        throw ResetError(message: "\(directory) holds no AuthPhone database (\(files.joined(separator: ", ")))")
+    }
+    var configuration = AppConfiguration()
+    configuration.dataDirectory = directory
+    let (phones, backend, push) = try openDatabases(configuration)
+    try await phones.erase()
+    try await backend.eraseTestData()
+    try await push.erase()
+}
+
+public struct ResetError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// The parts' database files in a data folder.
+private enum DatabaseFile {
+    static let phones = "phones.sqlite"
+    static let backend = "backend.sqlite"
+    static let push = "push.sqlite"
+    static let all = [phones, backend, push]
+}
+
 /// One SQLite file per part, as if they ran on three machines.
 private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendStore, PushStore) {
     guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory()) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return (
-        try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"),
-        try .open(path: directory + "/push.sqlite")
+        try .open(path: directory + "/" + DatabaseFile.phones), try .open(path: directory + "/" + DatabaseFile.backend),
+        try .open(path: directory + "/" + DatabaseFile.push)
     )
 }
