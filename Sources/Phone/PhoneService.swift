@@ -33,6 +33,8 @@ public actor PhoneService {
         public var random: @Sendable () -> Double
         /// Sees every flow the phones publish (the server's metrics and logs count starts and ends).
         public var flowObserver: @Sendable (_ phoneId: String, Flow) -> Void = { _, _ in }
+        /// Hears each retry the phones plan (`deviceInformation`, `sessionFetch`), for the metrics.
+        public var retryObserver: @Sendable (_ operation: String) -> Void = { _ in }
 
         public static let defaultDeviceChangeRetry = RetryPolicy.exponential(
             maxRetries: 3, initialDelay: .seconds(1), maximumDelay: .seconds(8), multiplier: 2)

@@ -33,8 +33,10 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let monitor = ServiceMonitor(logger: logger)
     let (phoneStore, backendStore, pushStore) = try openDatabases(configuration)
     let faults = FaultInjector(now: configuration.now, random: configuration.random)
+    var backendConfiguration = configuration.backend
+    backendConfiguration.retryObserver = { monitor.retried("push") }
     let backend = try DemoBackend(
-        store: backendStore, configuration: configuration.backend,
+        store: backendStore, configuration: backendConfiguration,
         baseURL: { selfURL.get() }, now: configuration.now,
         wire: WireHTTPClient(authorization: bearer(configuration.pushToken ?? accessKey)), sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
@@ -44,6 +46,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         authorization: bearer(accessKey),
         sleep: configuration.sleep, random: configuration.random)
     phoneConfiguration.flowObserver = { monitor.flowUpdated(phoneId: $0, $1) }
+    phoneConfiguration.retryObserver = { monitor.retried($0) }
     let phones = PhoneService(store: phoneStore, configuration: phoneConfiguration, now: configuration.now, faults: faults)
     let push = PushService(
         store: pushStore, configuration: configuration.push, now: configuration.now,

@@ -137,6 +137,11 @@ final class ServiceMonitor: Sendable {
         logger.info("push", metadata: metadata)
     }
 
+    /// A retry planned: a phone's device information change or session fetch, or the backend's push.
+    func retried(_ operation: String) {
+        Counter(label: "authphone_retries_total", dimensions: [("operation", operation)], factory: factory).increment()
+    }
+
     /// A fault set on purpose struck a request or a push.
     func faultStruck(_ fault: Fault) {
         let view = FaultView(fault)

@@ -74,6 +74,19 @@ import WebApp
         }
     }
 
+    /// A push the push service refuses once with 503 goes through on the backend's retry, counted.
+    @Test func retriesAreCountedByOperation() async throws {
+        try await withEnrolledPhone { client, screen, _, sleeper in
+            _ = try await client.send(.post, "/api/faults", json: ["target": "push", "kind": "status", "status": 503, "count": 1])
+            _ = try await client.send(.post, "/api/backend/sessions", json: ["type": "login", "userId": "alice", "delivery": "push"])
+            while try await screen.next().notification == nil {}
+            #expect(!sleeper.recorded.isEmpty)
+            let text = String(decoding: try await client.send(.get, "/metrics").body, as: UTF8.self)
+            #expect(text.contains(#"authphone_retries_total{operation="push"} 1"# + "\n"), "\(text)")
+            #expect(text.contains(#"authphone_faults_applied_total{target="push",kind="status"} 1"# + "\n"))
+        }
+    }
+
     /// At info: each session's and flow's start and end, with their outcome and duration.
     @Test func infoLogsTellSessionsAndFlowsFromStartToEnd() async throws {
         let logs = LogCapture()
