@@ -91,6 +91,30 @@ final class ScriptedPhone: @unchecked Sendable {
         return json
     }
 
+    /// The next FlowUpdate's flow; an input the screen refuses (`{"type": "error"}`) is a failure.
+    func nextFlow() async throws -> [String: Any] {
+        while true {
+            let message = try await nextMessage()
+            if message["type"] as? String == "error", let error = message["error"] as? [String: Any] {
+                throw LoadFailure(error["code"] as? String ?? "REFUSED", error["message"] as? String ?? "the input was refused")
+            }
+            if message["type"] as? String == "flowUpdate", let flow = message["flow"] as? [String: Any] { return flow }
+        }
+    }
+
+    /// The flow once an input has been carried out: the first FlowUpdate after PROCESSING.
+    func settledFlow() async throws -> [String: Any] {
+        var seenProcessing = false
+        while true {
+            let flow = try await nextFlow()
+            if flow["state"] as? String == "PROCESSING" {
+                seenProcessing = true
+            } else if seenProcessing {
+                return flow
+            }
+        }
+    }
+
     /// Reads until a FlowUpdate of a new flow (or the current one) reaches `state` (and
     /// `interaction`); an ERROR ends the wait with the flow's code.
     func waitForFlow(_ state: String, _ interaction: String? = nil, newFlow: Bool = false) async throws -> [String: Any] {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BackendAPI
 import Foundation
+import LoadGenerator
 import OutOfBand
 import PushService
 
@@ -10,11 +11,13 @@ struct Push: AsyncParsableCommand {
         abstract: "Send an FCM HTTP v1 message to a phone of a running AuthPhone.",
         discussion: """
             The message is JSON: a whole send request ({"message": {...}}) or just the message
-            object ({"data": {...}, "notification": {...}}). --token sets or replaces its target.
+            object ({"data": {...}, "notification": {...}}). --token, or the token of the phone
+            --phone names (by id or name, on --server), sets or replaces its target.
             Without --file the message is read from standard input.
             """)
 
-    @Option(help: "The phone's FCM registration token.") var token: String
+    @Option(help: "The phone's FCM registration token.") var token: String?
+    @Option(help: "The phone, by id or name, whose token to send to.") var phone: String?
     @Option(help: "A file with the message JSON (default: standard input).") var file: String?
     @Option(help: "Base URL of the push service.") var server = "http://127.0.0.1:8080"
     @Option(help: "Firebase project id.") var project = "authphone"
@@ -22,13 +25,26 @@ struct Push: AsyncParsableCommand {
     @Option(help: "Bearer token for the push service: its --push-token or access key (default: AUTHPHONE_PUSH_TOKEN, else AUTHPHONE_ACCESS_KEY).")
     var bearer: String?
 
+    func validate() throws {
+        guard (token == nil) != (phone == nil) else { throw ValidationError("give exactly one of --token and --phone") }
+    }
+
     func run() async throws {
+        let target: String
+        if let phone {
+            do { target = try await PhoneRemote(url: server).phone(phone)["fcmToken"] as? String ?? "" } catch let failure as LoadFailure {
+                FileHandle.standardError.write(Data("\(failure.code): \(failure.detail)\n".utf8))
+                throw ExitCode(1)
+            }
+        } else {
+            target = token ?? ""
+        }
         let input = try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
         guard let object = try? JSONSerialization.jsonObject(with: input) as? [String: Any] else {
             throw ValidationError("the message is not a JSON object")
         }
         var message = try Self.message(object, bytes: input)
-        message["token"] = token
+        message["token"] = target
         var request: [String: Any] = ["message": message]
         if validateOnly { request["validate_only"] = true }
         let body = try JSONSerialization.data(withJSONObject: request)
