@@ -39,12 +39,20 @@ public struct AppConfiguration: Sendable {
     /// SCAN_TIMED_OUT; tests shorten it to see that answer.
     public var pictureScanTimeLimit: Duration = .seconds(5)
 
-    /// `Public/` and `Templates/` next to the package, found from this file rather than the
-    /// working directory so that tests and `swift run` from anywhere see the same files.
-    public init(packageRoot: String = AppConfiguration.packageRoot) {
+    /// `Public/` and `Templates/` beside the executable (an unpacked release, `make dist`), else
+    /// next to the package, found from this file rather than the working directory so that tests
+    /// and `swift run` from anywhere see the same files.
+    public init(packageRoot: String = AppConfiguration.resourceRoot) {
         publicDirectory = packageRoot + "/Public"
         templatesDirectory = packageRoot + "/Templates"
     }
+
+    public static let resourceRoot: String = {
+        guard let executable = Bundle.main.executablePath else { return packageRoot }
+        let folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent().path
+        let bundled = ["Public", "Templates"].allSatisfy { FileManager.default.fileExists(atPath: folder + "/" + $0) }
+        return bundled ? folder : packageRoot
+    }()
 
     public static let packageRoot: String = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
