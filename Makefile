@@ -5,7 +5,7 @@ CONFIG ?= debug
 ARGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: run test build setup setup-test lint format unit-test api-test browser-test load-smoke fuzz bench clean
+.PHONY: run test build setup setup-test lint format unit-test api-test browser-test load-smoke fuzz bench dist dist-test clean
 
 run: setup
 	swift build -c $(CONFIG) --product authphone
@@ -18,6 +18,7 @@ test: setup-test lint
 	scripts/api-test.sh
 	scripts/browser-test.sh
 	scripts/load-smoke.sh
+	scripts/dist-test.sh
 
 # The formatter's configuration is .swift-format; `make format` applies it.
 SWIFT_SOURCES = Package.swift Sources Tests Fuzz
@@ -48,6 +49,14 @@ load-smoke: setup
 bench: setup
 	swift build -c release
 	scripts/bench.sh
+
+# A release to unpack: artifacts/dist/authphone-VERSION-linux-ARCH.tar.gz (a release build).
+dist: setup
+	scripts/dist.sh
+
+# The archive unpacked in an empty folder serves its pages.
+dist-test: setup
+	scripts/dist-test.sh
 
 fuzz: setup
 	scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -20,6 +20,11 @@ let package = Package(
         // already in the graph through async-http-client; HMAC-SHA1 is needed for RFC 4226's HOTP
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        // already in the graph through Hummingbird; metrics, their Prometheus text, and options read
+        // from flags, environment and a JSON or YAML file
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["JSON", "YAML"]),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -44,6 +49,7 @@ let package = Package(
         .target(name: "Retry"),
         .target(name: "OTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Faults", dependencies: ["Broadcast"]),
+        .target(name: "ProcessFigures"),
         .target(
             name: "Phone",
             dependencies: [
@@ -75,8 +81,8 @@ let package = Package(
         .target(
             name: "WebApp",
             dependencies: [
-                "Phone", "Backend", "PushService", "Timeline", "AuthFlow", "Faults", "OutOfBand", "Retry", "StrictJSON", "CZbar", "CPNG",
-                "CTurboJPEG",
+                "Phone", "Backend", "PushService", "Timeline", "AuthFlow", "Faults", "OutOfBand", "ProcessFigures", "Retry", "SQLiteStore",
+                "StrictJSON", "CZbar", "CPNG", "CTurboJPEG",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -85,12 +91,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
         // Drives a running server over its API and WebSockets, as scripts and pages do.
         .target(
             name: "LoadGenerator",
             dependencies: [
-                "Retry",
+                "ProcessFigures", "Retry",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -103,6 +111,7 @@ let package = Package(
             dependencies: [
                 "WebApp", "Backend", "BackendAPI", "LoadGenerator", "OutOfBand", "PushService", "SodiumKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Test doubles at the true boundaries (the clock, waiting) and a device that speaks the wire

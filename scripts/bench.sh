@@ -37,15 +37,15 @@ port=$(free_port)
 start_server bench "$port" --data-dir "$server_data/db" --pin-kdf fast --push-rate-limit 10000 --session-lifetime 600
 url="http://127.0.0.1:$port"
 pid=$(cat "$server_data/bench.pid")
-record logins-100 "$binary" load --url "$url" --server-pid "$pid" --phones 100 --duration "$short" --quiet
-record logins-1000-max "$binary" load --url "$url" --server-pid "$pid" --phones 1000 --duration "$long" --quiet
-record logins-1000-at-1000 "$binary" load --url "$url" --server-pid "$pid" --phones 1000 --rate 1000 --duration "$long" --quiet
-record logins-1000-at-200 "$binary" load --url "$url" --server-pid "$pid" --phones 1000 --rate 200 --duration "$short" --quiet
+record logins-100 "$binary" load --url "$url" --phones 100 --duration "$short" --quiet
+record logins-1000-max "$binary" load --url "$url" --phones 1000 --duration "$long" --quiet
+record logins-1000-at-1000 "$binary" load --url "$url" --phones 1000 --rate 1000 --duration "$long" --quiet
+record logins-1000-at-200 "$binary" load --url "$url" --phones 1000 --rate 200 --duration "$short" --quiet
 # The same server pinned to one core (every thread, from now on) and the load generator to another:
 # the target for a machine too small for the whole of 1,000/s.
 if command -v taskset >/dev/null && (( $(nproc) >= 2 )); then
   taskset -a -p -c 0 "$pid" >/dev/null
-  record logins-1000-at-500-one-core taskset -c 1 "$binary" load --url "$url" --server-pid "$pid" --phones 1000 --rate 500 --duration "$short" --quiet
+  record logins-1000-at-500-one-core taskset -c 1 "$binary" load --url "$url" --phones 1000 --rate 500 --duration "$short" --quiet
 fi
 stop_servers_named bench
 
@@ -53,10 +53,9 @@ stop_servers_named bench
 port=$(free_port)
 start_server sockets "$port" --data-dir "$server_data/db" --pin-kdf fast --push-rate-limit 10000 --session-lifetime 600
 url="http://127.0.0.1:$port"
-pid=$(cat "$server_data/sockets.pid")
-record sockets-1000 "$binary" load --url "$url" --server-pid "$pid" --mode sockets --phones 1000 --rate 10 --duration "$short" --quiet
+record sockets-1000 "$binary" load --url "$url" --mode sockets --phones 1000 --rate 10 --duration "$short" --quiet
 [[ "${BENCH_SKIP_10000:-}" == 1 ]] ||
-  record sockets-10000 "$binary" load --url "$url" --server-pid "$pid" --mode sockets --phones 10000 --setup-concurrency 64 --rate 10 --duration "$short" --quiet
+  record sockets-10000 "$binary" load --url "$url" --mode sockets --phones 10000 --setup-concurrency 64 --rate 10 --duration "$short" --quiet
 stop_servers_named sockets
 
 # Start to ready with the phones the runs above left in the database (more than 10,000): from
@@ -78,7 +77,7 @@ stop_servers_named ready
 # The default PIN profile's cost, on its own server.
 port=$(free_port)
 start_server interactive "$port" --in-memory --push-rate-limit 10000
-record logins-100-interactive-kdf "$binary" load --url "http://127.0.0.1:$port" --server-pid "$(cat "$server_data/interactive.pid")" --phones 100 --duration "$short" --quiet
+record logins-100-interactive-kdf "$binary" load --url "http://127.0.0.1:$port" --phones 100 --duration "$short" --quiet
 
 python3 scripts/bench-compare.py --collect "$out" "${results[@]}"
 echo "results: $out/results.json"

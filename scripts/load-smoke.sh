@@ -22,6 +22,9 @@ assert report["completed"] > 0, "no login completed"
 assert not report["errors"] and not report["setupFailures"], f"errors: {report['errors']} {report['setupFailures']}"
 assert report["latencyMs"]["count"] > 0, "no latency recorded"
 assert report["cpuMsPerLogin"]["generator"] is not None, "the load generator's own CPU not read"
+# the server's figures come from its /metrics, not from /proc
+assert report["server"] and report["server"]["rssMiB"] > 0, f"the server's RSS not read off /metrics: {report['server']}"
+assert report["cpuMsPerLogin"]["server"] is not None, "the server's CPU not read off /metrics"
 PY
 done
 echo "load smoke: both modes completed logins without errors"

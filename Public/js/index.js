@@ -1,5 +1,6 @@
-// Index page: list the phones and create a new one.
-import { getJSON, postJSON, el, clear, shortId, formatDateTime, showError } from "./api.js";
+// Index page: list the phones, create a new one, delete one.
+import { api, getJSON, postJSON, el, clear, shortId, formatDateTime, showError } from "./api.js";
+import { confirmButton } from "./phone/controls.js";
 
 const list = document.getElementById("phones");
 const empty = document.getElementById("phones-empty");
@@ -12,6 +13,16 @@ const refreshButton = document.getElementById("refresh-phones");
 
 function phonePath(id) {
   return "/phones/" + encodeURIComponent(id);
+}
+
+// What the shared buttons report a failure to when their own box is gone.
+const listView = { toast: { show: (code, message) => showError(listError, { code, message }) } };
+
+function deleteButton(phone) {
+  return confirmButton(listView, "delete-phone-" + phone.id, "Delete", "Tap again: delete this phone", listError, async () => {
+    await api("/api/phones/" + encodeURIComponent(phone.id), { method: "DELETE" });
+    await loadPhones();
+  });
 }
 
 function renderPhones(phones) {
@@ -36,6 +47,7 @@ function renderPhones(phones) {
           el("span", { className: "phone-created muted small", text: formatDateTime(phone.createdAt) }),
           el("span", { className: "chevron", "aria-hidden": "true", text: "›" }),
         ),
+        deleteButton(phone),
       ),
     );
   }

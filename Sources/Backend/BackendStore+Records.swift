@@ -7,7 +7,7 @@ public enum SessionStatus: String, Codable, Sendable, DatabaseValueConvertible {
     /// `completed`: a management flow or key rotation made its change.
     case pending, redeemed, confirmed, verified, enrolled, loggedin, signed, completed, failed, canceled, expired
 
-    var isFinal: Bool { [.enrolled, .loggedin, .signed, .completed, .failed, .canceled, .expired].contains(self) }
+    public var isFinal: Bool { [.enrolled, .loggedin, .signed, .completed, .failed, .canceled, .expired].contains(self) }
 }
 
 struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {

@@ -6,7 +6,7 @@ import SQLiteStore
 /// Server's counters. It shares no table with the phones. Every read and write goes through
 /// the named operations of a `Transaction`, so the flows hold no SQL.
 public struct BackendStore: SQLiteStore {
-    let writer: any DatabaseWriter
+    public let writer: any DatabaseWriter
 
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
@@ -26,6 +26,12 @@ public struct BackendStore: SQLiteStore {
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
         try await writer.read { db in try body(Transaction(db: db)) }
+    }
+
+    /// Every session, account, device, counter, flag and policy gone; the server's key stays, so
+    /// phones enrolled later still see the same server.
+    public func eraseTestData() async throws {
+        try await erase(keeping: [ServerKeyRecord.databaseTableName])
     }
 
     /// The server's signing key: the stored one, or else the one `generate` makes, stored now.

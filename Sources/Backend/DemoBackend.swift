@@ -20,6 +20,8 @@ public final class DemoBackend: Sendable {
         public var pushRetry: RetryPolicy
         /// Consecutive wrong offline OTPs an account takes before its OTP is locked (at most 100).
         public var maxOTPFailures: Int
+        /// Hears each retry of a push the backend plans, for the metrics.
+        public var retryObserver: @Sendable () -> Void = {}
 
         public static let defaultPushRetry = RetryPolicy.exponential(
             maxRetries: 3, initialDelay: .milliseconds(500), maximumDelay: .seconds(4), multiplier: 2)
@@ -63,11 +65,16 @@ public final class DemoBackend: Sendable {
         self.wire = wire
         self.faults = faults
         self.sleep = sleep
-        pushRetrying = Retrying(policy: configuration.pushRetry, sleep: sleep)
+        pushRetrying = Retrying(policy: configuration.pushRetry, sleep: sleep, onRetry: configuration.retryObserver)
         self.configuration = configuration
         self.baseURL = baseURL
         self.now = now
         serverKey = try Ed25519.KeyPair(secretKey: store.serverSecretKey(now: now()) { try Ed25519.KeyPair.generate().exportSecretKey() })
+    }
+
+    /// `POST /api/reset`: the backend as new, with its own key.
+    public func reset() async throws {
+        try await store.eraseTestData()
     }
 
     var server: WireServer {

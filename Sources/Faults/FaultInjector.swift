@@ -77,6 +77,8 @@ public final class FaultInjector: Sendable {
     private let random: @Sendable () -> Double
     /// Every change of the list (a fault added, used up, cleared), for the screens.
     public let changes = Broadcaster<[Fault]>()
+    /// Each fault as it strikes a request or a push, for the server's metrics and logs.
+    public let strikes = Broadcaster<Fault>()
 
     public init(now: @escaping @Sendable () -> Date = Date.init, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.now = now
@@ -128,13 +130,13 @@ public final class FaultInjector: Sendable {
     /// once. The phone's own fault comes before the backend's.
     public func strike(_ targets: [FaultTarget], requests: Bool) -> FaultKind? {
         let time = now()
-        var struck: FaultKind?
+        var struck: Fault?
         let changed = faults.withLock { list -> [Fault]? in
             let before = list.count
             list.removeAll { $0.expiresAt <= time }
             for target in targets {
                 guard let index = list.firstIndex(where: { $0.target == target && $0.kind.isRequestFault == requests }) else { continue }
-                struck = list[index].kind
+                struck = list[index]
                 if let remaining = list[index].remaining {
                     if remaining <= 1 { list.remove(at: index) } else { list[index].remaining = remaining - 1 }
                 }
@@ -143,7 +145,9 @@ public final class FaultInjector: Sendable {
             return list.count != before ? list : nil
         }
         if let changed { changes.send(changed) }
-        return struck
+        guard let struck else { return nil }
+        strikes.send(struck)
+        return struck.kind
     }
 
     /// Whether the phone is off the network now (a fault it knows of without trying).

@@ -88,10 +88,10 @@ public struct LoadReport: Codable, Sendable {
         for (code, example) in errorExamples.sorted(by: { $0.key < $1.key }) { lines.append("    \(code): \(example.prefix(300))") }
         if let server {
             lines.append(
-                "  server (pid \(server.pid)): RSS \(Self.format(server.rssMiB)) MiB during the run, peak \(Self.format(server.peakRSSMiB)) MiB, "
+                "  server (its /metrics): RSS \(Self.format(server.rssMiB)) MiB during the run, peak \(Self.format(server.peakRSSMiB)) MiB, "
                     + "CPU \(Self.format(server.cpuPercent)) % (100 % = one core)")
         } else {
-            lines.append("  server: RSS and CPU not seen (give --server-pid for a process this user can read)")
+            lines.append("  server: RSS and CPU not seen (its /metrics did not answer with them)")
         }
         if let generator {
             lines.append("  load generator (this process): CPU \(Self.format(generator.cpuPercent)) %")

@@ -29,8 +29,6 @@ public struct LoadOptions: Sendable {
     /// One login's limit; past it the login counts as TIMEOUT.
     public var timeout: Duration = .seconds(30)
     public var pin = "260418"
-    /// The server's process, for its RSS and CPU; found by the port it listens on when not given.
-    public var serverPid: Int32?
     /// Progress lines on standard error, once a second.
     public var progress = true
 
@@ -70,14 +68,13 @@ public enum LoadRun {
         configuration.timeout = .init(connect: .seconds(60), read: .seconds(60))
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let api = ServerAPI(base: options.url, http: http, timeout: .seconds(60))
-        let server = ServerProcess(pid: options.serverPid ?? ServerProcess.listening(onPort: URL(string: options.url)?.port ?? 80))
         let report: Result<LoadReport, any Error>
         do {
             _ = try await api.call(.GET, "/health")
             report = .success(
                 options.mode == .logins
-                    ? await logins(options, api: api, server: server)
-                    : await sockets(options, api: api, server: server))
+                    ? await logins(options, api: api)
+                    : await sockets(options, api: api))
         } catch {
             report = .failure(error)
         }
@@ -86,9 +83,9 @@ public enum LoadRun {
     }
 
     /// N phones enrol, then all log in until the schedule ends.
-    static func logins(_ options: LoadOptions, api: ServerAPI, server: ServerProcess?) async -> LoadReport {
+    static func logins(_ options: LoadOptions, api: ServerAPI) async -> LoadReport {
         let schedule = Schedule(rate: options.rate, duration: options.duration, count: options.count)
-        return await run(.logins, options, api: api, server: server, schedule: schedule) { phone, _, recorder in
+        return await run(.logins, options, api: api, schedule: schedule) { phone, _, recorder in
             while let intended = await schedule.next() {
                 if await attempt(options, recorder, { try await phone.login(api) }) { recorder.succeeded(since: intended) }
             }
@@ -97,9 +94,9 @@ public enum LoadRun {
 
     /// N phone WebSockets held open while a few phones log in on schedule; each input's
     /// FlowUpdate is timed from the page's side.
-    static func sockets(_ options: LoadOptions, api: ServerAPI, server: ServerProcess?) async -> LoadReport {
+    static func sockets(_ options: LoadOptions, api: ServerAPI) async -> LoadReport {
         let schedule = Schedule(rate: options.rate > 0 ? options.rate : 10, duration: options.duration, count: options.count)
-        return await run(.sockets, options, api: api, server: server, schedule: schedule) { phone, index, recorder in
+        return await run(.sockets, options, api: api, schedule: schedule) { phone, index, recorder in
             guard index < options.loginPhones else {
                 // an idle screen: holds its connection until the run ends
                 await schedule.finished()
@@ -116,7 +113,7 @@ public enum LoadRun {
     /// Sets up N phones, each with its screen's WebSocket open (enrolled if it will log in),
     /// starts the schedule once all are ready, and runs `work` for each while the server is watched.
     private static func run(
-        _ mode: LoadOptions.Mode, _ options: LoadOptions, api: ServerAPI, server: ServerProcess?, schedule: Schedule,
+        _ mode: LoadOptions.Mode, _ options: LoadOptions, api: ServerAPI, schedule: Schedule,
         work: @escaping @Sendable (ScriptedPhone, Int, Recorder) async -> Void
     ) async -> LoadReport {
         let recorder = Recorder()
@@ -142,7 +139,7 @@ public enum LoadRun {
                     return nil
                 }
             }
-            group.addTask { await Self.watch(server, gate: gate, schedule: schedule) }
+            group.addTask { await Self.watch(api, gate: gate, schedule: schedule) }
             return await group.reduce(into: nil) { found, sample in found = found ?? sample }
         }
         progress?.cancel()
@@ -170,26 +167,23 @@ public enum LoadRun {
         var generator: CPUSample?
     }
 
-    /// The server's RSS (highest seen) and CPU while the run lasts, every connection still open,
-    /// and the load generator's own CPU over the same time.
-    private static func watch(_ server: ServerProcess?, gate: SetupGate, schedule: Schedule) async -> Watched? {
+    /// The server's RSS (highest seen) and CPU while the run lasts, read off its `/metrics`,
+    /// every connection still open, and the load generator's own CPU over the same time.
+    private static func watch(_ api: ServerAPI, gate: SetupGate, schedule: Schedule) async -> Watched? {
         guard await gate.allReady() else { return nil }
         await schedule.start()
-        let generator = ServerProcess.generator
-        let ownStart = generator?.reading()
-        let start = server?.reading()
+        let ownStart = ProcessReading.generator()
+        let start = await ProcessReading.server(api)
         var highest = start?.rssBytes ?? 0
         while await schedule.isRunning {
             try? await Task.sleep(for: .milliseconds(250))
-            highest = max(highest, server?.reading()?.rssBytes ?? 0)
+            highest = max(highest, await ProcessReading.server(api)?.rssBytes ?? 0)
         }
-        let end = server?.reading()
-        let ownEnd = generator?.reading()
+        let end = await ProcessReading.server(api)
+        let ownEnd = ProcessReading.generator()
         var watched = Watched()
         if let ownStart, let ownEnd { watched.generator = CPUSample(from: ownStart, to: ownEnd) }
-        if let server, let start, let end {
-            watched.server = ServerSample(pid: server.pid, from: start, to: end, highestRSS: max(highest, end.rssBytes))
-        }
+        if let start, let end { watched.server = ServerSample(from: start, to: end, highestRSS: max(highest, end.rssBytes)) }
         return watched
     }
 

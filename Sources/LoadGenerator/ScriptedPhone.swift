@@ -47,6 +47,17 @@ struct ServerAPI: Sendable {
         }
         return json
     }
+
+    /// A text answer (`/metrics`); a refusal becomes a LoadFailure with its status.
+    func text(_ path: String) async throws -> String {
+        let response: HTTPClientResponse
+        do { response = try await http.execute(HTTPClientRequest(url: base + path), timeout: timeout) } catch {
+            throw LoadFailure("CONNECTION", "GET \(path): \(error)")
+        }
+        let bytes = try await response.body.collect(upTo: 4 << 20)
+        guard response.status == .ok else { throw LoadFailure("HTTP_\(response.status.code)", "GET \(path)") }
+        return String(buffer: bytes)
+    }
 }
 
 /// One simulated phone driven over the same API and WebSocket as its page: enrolled once, then
@@ -78,6 +89,30 @@ final class ScriptedPhone: @unchecked Sendable {
             let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
         else { return [:] }
         return json
+    }
+
+    /// The next FlowUpdate's flow; an input the screen refuses (`{"type": "error"}`) is a failure.
+    func nextFlow() async throws -> [String: Any] {
+        while true {
+            let message = try await nextMessage()
+            if message["type"] as? String == "error", let error = message["error"] as? [String: Any] {
+                throw LoadFailure(error["code"] as? String ?? "REFUSED", error["message"] as? String ?? "the input was refused")
+            }
+            if message["type"] as? String == "flowUpdate", let flow = message["flow"] as? [String: Any] { return flow }
+        }
+    }
+
+    /// The flow once an input has been carried out: the first FlowUpdate after PROCESSING.
+    func settledFlow() async throws -> [String: Any] {
+        var seenProcessing = false
+        while true {
+            let flow = try await nextFlow()
+            if flow["state"] as? String == "PROCESSING" {
+                seenProcessing = true
+            } else if seenProcessing {
+                return flow
+            }
+        }
     }
 
     /// Reads until a FlowUpdate of a new flow (or the current one) reaches `state` (and

@@ -44,7 +44,9 @@ extension PhoneService {
         let targets = Array(byServer.values)
         // like every connection of the phone's, only to servers on its allow-list
         for target in targets { try checkAllowed(URL(string: target.serverURL)) }
-        let retrying = Retrying(policy: policy, sleep: configuration.sleep, random: configuration.random)
+        let observer = configuration.retryObserver
+        let retrying = Retrying(
+            policy: policy, sleep: configuration.sleep, random: configuration.random, onRetry: { observer("deviceInformation") })
         let task = Task { [weak self] () -> Result<DeviceChangeResult, PhoneError> in
             guard let self else { return .failure(PhoneError(.unavailable, "PHONE_GONE", "the phone service stopped")) }
             return await self.runDeviceChange(change, phone: phone, targets: targets, retrying: retrying, progress: progress)

@@ -20,6 +20,28 @@ extension PhoneService {
         return record.summary
     }
 
+    /// The phone is gone, with its accounts and keys, as if the app were uninstalled: its backends
+    /// keep its accounts. A flow or a retry it had stops. Answers its push token, to retire.
+    public func deletePhone(id: String) async throws(PhoneError) -> String {
+        let (phone, _) = try await phoneAndAccounts(id)
+        forget(id)
+        guard try await store.delete(phoneId: id) else { throw .phoneNotFound(id) }
+        return phone.fcmToken
+    }
+
+    /// Every phone gone, and everything running for them stopped.
+    public func reset() async throws {
+        for id in Set(flows.keys).union(sessionStarts.keys).union(operations.keys) { forget(id) }
+        try await store.erase()
+    }
+
+    private func forget(_ phoneId: String) {
+        operations.removeValue(forKey: phoneId)?.cancel()
+        progresses[phoneId] = nil
+        flows[phoneId] = nil
+        sessionStarts[phoneId] = nil
+    }
+
     public func phones() async throws(PhoneError) -> [PhoneSummary] {
         try await store.phones().map(\.summary)
     }

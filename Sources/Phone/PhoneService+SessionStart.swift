@@ -64,6 +64,7 @@ extension PhoneService {
             error.flowError, connection: error.isRetryable, retryIn: wait?.seconds,
             phoneOffline: network.faults?.isOffline(phoneId: phoneId) ?? false, countdown: TimeInterval(entry.countdown), now: now())
         if case .fetchAfter = action, let wait {
+            configuration.retryObserver("sessionFetch")
             let sleep = configuration.sleep
             entry.retry = Task { [weak self] in
                 do { try await sleep(wait) } catch { return }

@@ -33,6 +33,10 @@ public actor PhoneService {
         /// Waits between retries and their jitter: test doubles run a schedule without sleeping.
         public var sleep: @Sendable (Duration) async throws -> Void
         public var random: @Sendable () -> Double
+        /// Sees every flow the phones publish (the server's metrics and logs count starts and ends).
+        public var flowObserver: @Sendable (_ phoneId: String, Flow) -> Void = { _, _ in }
+        /// Hears each retry the phones plan (`deviceInformation`, `sessionFetch`), for the metrics.
+        public var retryObserver: @Sendable (_ operation: String) -> Void = { _ in }
 
         public static let defaultDeviceChangeRetry = RetryPolicy.exponential(
             maxRetries: 3, initialDelay: .seconds(1), maximumDelay: .seconds(8), multiplier: 2)
@@ -210,7 +214,9 @@ public actor PhoneService {
     }
 
     func publish(_ phoneId: String) {
-        if let flow = flows[phoneId]?.machine.flow { events.send(.flowUpdate(flow), to: phoneId) }
+        guard let flow = flows[phoneId]?.machine.flow else { return }
+        configuration.flowObserver(phoneId, flow)
+        events.send(.flowUpdate(flow), to: phoneId)
     }
 
     /// A payload may make the phone POST to a backend's redeem route and nowhere else: another

@@ -7,7 +7,7 @@ import SQLiteStore
 /// through the named operations below and nowhere else. It shares no table with the backend, as
 /// a real phone shares no storage with its server.
 public struct PhoneStore: SQLiteStore {
-    let writer: any DatabaseWriter
+    public let writer: any DatabaseWriter
 
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
@@ -97,6 +97,11 @@ public struct PhoneStore: SQLiteStore {
     /// Every phone, oldest first.
     func phones() async throws(PhoneError) -> [PhoneRecord] {
         try await read { db in try PhoneRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM phone ORDER BY createdAt")) }
+    }
+
+    /// Removes the phone and its accounts; false when there was none.
+    func delete(phoneId: String) async throws(PhoneError) -> Bool {
+        try await write { db in try PhoneRecord.deleteOne(db, key: phoneId) }
     }
 
     /// A phone and its accounts, oldest first: what every step of a flow starts from.

@@ -81,6 +81,11 @@ public final class PushService: Sendable {
         try await store.take(token: token, id: id)
     }
 
+    /// No registration, no inbox, no rate window left.
+    public func reset() async throws {
+        try await store.erase()
+    }
+
     public func clearInbox(token: String) async throws {
         try await store.clearInbox(token: token)
     }
@@ -99,20 +104,34 @@ public final class PushService: Sendable {
 
     // MARK: the sender side (FCM HTTP v1)
 
-    /// `POST /v1/projects/{project}/messages:send`: the message's resource name on success.
-    /// Every send is logged, accepted or refused, with what became of it (`messages`).
-    public func send(project: String, body: [UInt8], sender: String = "") async throws(FCMError) -> String {
+    /// What became of an accepted send: the sender sees only the name, as with FCM.
+    public struct Accepted: Sendable, Equatable {
+        public enum Fate: String, Sendable {
+            /// In the phone's inbox now.
+            case delivered
+            /// Checked only (`validate_only`).
+            case validated
+            /// Lost by a fault, or held back by one.
+            case dropped, delayed
+        }
+        /// The message's resource name.
+        public let name: String
+        public let fate: Fate
+    }
+
+    /// `POST /v1/projects/{project}/messages:send`. Every send is logged, accepted or refused,
+    /// with what became of it (`messages`).
+    public func send(project: String, body: [UInt8], sender: String = "") async throws(FCMError) -> Accepted {
         let id = UUID().uuidString.lowercased()
         var parsed: FCMSendRequest?
         do {
             let request = try FCMSendRequest.parse(body)
             parsed = request
             let name = resourceName(id)
-            let accepted = try await accept(request, id: id, name: name, project: project) {
+            let fate = try await accept(request, id: id, name: name, project: project) {
                 logEntry(id: id, $0, body: body, sender: sender, request: request, name: name)
             }
-            if let accepted { await record(accepted) }
-            return name
+            return Accepted(name: name, fate: fate)
         } catch {
             await record(logEntry(id: id, PushOutcome(error), body: body, sender: sender, request: parsed, failure: error))
             throw error
@@ -139,14 +158,17 @@ public final class PushService: Sendable {
         try? await store.writeLog(.insert(entry, limit: configuration.logLimit))
     }
 
-    /// Delivers an accepted request, or checks it only; the log entry to write when delivering
-    /// has not written it with the inbox already.
+    /// Delivers an accepted request, or checks it only, and logs it: a delivered message's entry
+    /// in the transaction that puts it in the inbox, any other on its own.
     private func accept(
         _ request: FCMSendRequest, id: String, name: String, project: String, entry: (PushOutcome) -> PushLogEntry
-    ) async throws(FCMError) -> PushLogEntry? {
+    ) async throws(FCMError) -> Accepted.Fate {
         guard project == configuration.project else { throw .senderIdMismatch(project) }
         let token = try await registeredToken(request.target)
-        if request.validateOnly { return entry(.validated) }
+        if request.validateOnly {
+            await record(entry(.validated))
+            return .validated
+        }
         try await admit(token)
 
         var message = request.message
@@ -155,18 +177,20 @@ public final class PushService: Sendable {
         let limit = configuration.logLimit
         switch faults?.strike([.push], requests: false) {
         case .dropPush:
-            return entry(.dropped)  // accepted, and lost on its way to the phone
+            await record(entry(.dropped))
+            return .dropped  // accepted, and lost on its way to the phone
         case .delayPush(let seconds):
             Task { [self] in
                 try await sleep(.seconds(seconds))
                 try? await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: token) { .outcome(id: id, $0) }
             }
-            return entry(.delayed)
+            await record(entry(.delayed))
+            return .delayed
         default:
             try await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: token) {
                 .insert(entry($0), limit: limit)
             }
-            return nil
+            return .delivered
         }
     }
 

@@ -6,7 +6,7 @@ import SQLiteStore
 /// The push service's storage: registrations, inboxes and each token's rate window, read and
 /// written through the named operations below and nowhere else.
 public struct PushStore: SQLiteStore {
-    let writer: any DatabaseWriter
+    public let writer: any DatabaseWriter
 
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer

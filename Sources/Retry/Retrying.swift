@@ -21,14 +21,17 @@ public struct Retrying: Sendable {
     public let policy: RetryPolicy
     let sleep: @Sendable (Duration) async throws -> Void
     let random: @Sendable () -> Double
+    /// Hears each retry as it is planned (the server counts them for `/metrics`).
+    let onRetry: @Sendable () -> Void
 
     public init(
         policy: RetryPolicy, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, onRetry: @escaping @Sendable () -> Void = {}
     ) {
         self.policy = policy
         self.sleep = sleep
         self.random = random
+        self.onRetry = onRetry
     }
 
     /// The value of the first successful attempt (nil if none), and every attempt made.
@@ -62,6 +65,7 @@ public struct Retrying: Sendable {
                 record = AttemptRecord(number: number, waitedBefore: wait, outcome: reason)
                 records.append(record)
                 let next = policy.wait(beforeRetry: number, unit: random(), retryAfter: retryAfter)
+                if next != nil { onRetry() }
                 await observe(record, next)
                 wait = next ?? .zero
             }

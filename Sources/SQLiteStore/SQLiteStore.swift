@@ -5,16 +5,67 @@ import GRDB
 public protocol SQLiteStore: Sendable {
     /// Takes the writer and migrates it.
     init(_ writer: any DatabaseWriter) throws
+    /// The database, for the checks every store shares (`state()`); a store's own SQL stays in
+    /// its named operations.
+    var writer: any DatabaseWriter { get }
+}
+
+/// What a committed write survives.
+public enum Durability: String, Sendable {
+    /// Synced at every commit: nothing acknowledged is lost, even to a power loss.
+    case powerLoss = "FULL"
+    /// Synced at checkpoints: a killed process loses nothing committed, a power loss may lose the
+    /// last commits. For a record kept to be looked at (the timeline), where a sync at every
+    /// batch would cost more than the record is worth.
+    case processCrash = "NORMAL"
+}
+
+/// How a store's database stands, as `/ready` reports it.
+public struct DatabaseState: Codable, Sendable, Equatable {
+    public enum Status: String, Codable, Sendable {
+        case ok, failing
+    }
+    public var status: Status
+    /// `file` or `memory`.
+    public var storage: String
+    /// What failed, when it failed.
+    public var message: String?
 }
 
 extension SQLiteStore {
-    /// A file in WAL mode with `synchronous = FULL`: the counters that guard secrets, the inboxes
-    /// and the phones' accounts survive a power loss, not only a crash (GRDB's pool would leave
-    /// it at NORMAL).
-    public static func open(path: String) throws -> Self {
+    /// A file in WAL mode. With `.powerLoss` (`synchronous = FULL`) the counters that guard
+    /// secrets, the inboxes and the phones' accounts survive a power loss, not only a crash
+    /// (GRDB's pool would leave it at NORMAL).
+    public static func open(path: String, durability: Durability = .powerLoss) throws -> Self {
         let pool = try DatabasePool(path: path)
-        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(durability.rawValue)") }
         return try Self(pool)
+    }
+
+    /// Reads the schema through the store's own connection: a database that cannot be read (a
+    /// file gone or locked) says so instead of failing the first request that needs it.
+    public func state() async -> DatabaseState {
+        let storage = writer is DatabasePool ? "file" : "memory"
+        do {
+            _ = try await writer.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+            return DatabaseState(status: .ok, storage: storage)
+        } catch {
+            return DatabaseState(status: .failing, storage: storage, message: "\(error)")
+        }
+    }
+
+    /// Empties every table but `keeping` (and the migrations' record), in one transaction: the
+    /// schema stays, so the store works on at once (`POST /api/reset`, `authphone reset`).
+    public func erase(keeping: Set<String> = []) async throws {
+        try await writer.write { db in
+            // rows of one table may point into another: checked once all are gone
+            try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            let tables = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'")
+            for table in tables where !keeping.contains(table) {
+                try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier)")
+            }
+        }
     }
 
     /// Nothing on disk: `--in-memory` and tests.

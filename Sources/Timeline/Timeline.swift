@@ -57,11 +57,20 @@ public final class Timeline: Sendable {
     /// Exchanges lost because the writer fell behind.
     public var dropped: Int { queue.withLock { $0.dropped } }
 
-    /// Writes what is queued, batch by batch, until the task is cancelled.
+    /// Writes what is queued, batch by batch, until the task is cancelled. A batch gathers for a
+    /// moment first: under load one transaction then carries dozens of exchanges instead of one.
     public func run() async {
         for await _ in wakeups {
+            try? await Task.sleep(for: Self.gathering)
             try? await writeQueued()
         }
+    }
+    static let gathering = Duration.milliseconds(50)
+
+    /// Every exchange recorded so far gone (`POST /api/reset`).
+    public func reset() async throws {
+        queue.withLock { $0.waiting.removeAll() }
+        try await store.erase()
     }
 
     /// Writes everything queued so far; the reads below call it first, so they see every

@@ -32,7 +32,7 @@ struct HopRecord: Codable, FetchableRecord, MutablePersistableRecord, Sendable {
 /// The timeline's storage, read and written through the named operations below and nowhere
 /// else. Each session and each phone keeps its newest exchanges up to its bound.
 public struct TimelineStore: SQLiteStore {
-    let writer: any DatabaseWriter
+    public let writer: any DatabaseWriter
 
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer

@@ -19,7 +19,8 @@ public struct AppConfiguration: Sendable {
     /// takes only OAuth tokens; the demo backend sends it too.
     public var pushToken: String?
     /// Folder for `phones.sqlite`, `backend.sqlite`, `push.sqlite` and `timeline.sqlite`; nil keeps everything in memory (tests).
-    public var dataDirectory: String? = "authphone-data"
+    public var dataDirectory: String? = defaultDataDirectory
+    public static let defaultDataDirectory = "authphone-data"
     public var publicDirectory: String
     public var templatesDirectory: String
     /// The backend the phones use; nil: this server's own backend.
@@ -43,12 +44,20 @@ public struct AppConfiguration: Sendable {
     /// SCAN_TIMED_OUT; tests shorten it to see that answer.
     public var pictureScanTimeLimit: Duration = .seconds(5)
 
-    /// `Public/` and `Templates/` next to the package, found from this file rather than the
-    /// working directory so that tests and `swift run` from anywhere see the same files.
-    public init(packageRoot: String = AppConfiguration.packageRoot) {
+    /// `Public/` and `Templates/` beside the executable (an unpacked release, `make dist`), else
+    /// next to the package, found from this file rather than the working directory so that tests
+    /// and `swift run` from anywhere see the same files.
+    public init(packageRoot: String = AppConfiguration.resourceRoot) {
         publicDirectory = packageRoot + "/Public"
         templatesDirectory = packageRoot + "/Templates"
     }
+
+    public static let resourceRoot: String = {
+        guard let executable = Bundle.main.executablePath else { return packageRoot }
+        let folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent().path
+        let bundled = ["Public", "Templates"].allSatisfy { FileManager.default.fileExists(atPath: folder + "/" + $0) }
+        return bundled ? folder : packageRoot
+    }()
 
     public static let packageRoot: String = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path

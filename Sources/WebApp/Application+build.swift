@@ -31,34 +31,39 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     func bearer(_ key: String?) -> @Sendable (String) -> String? {
         { url in key.flatMap { url.hasPrefix(selfURL.get() + "/") ? "Bearer \($0)" : nil } }
     }
+    let startedAt = configuration.now()
+    let monitor = ServiceMonitor(logger: logger)
     let (phoneStore, backendStore, pushStore, timelineStore) = try openDatabases(configuration)
     let timeline = Timeline(
         store: timelineStore,
         bounds: TimelineBounds(perSession: configuration.timelinePerSession, perPhone: configuration.timelinePerPhone))
     let observe: WireExchange.Observer? = configuration.recordTimeline ? timeline.record : nil
     let faults = FaultInjector(now: configuration.now, random: configuration.random)
+    var backendConfiguration = configuration.backend
+    backendConfiguration.retryObserver = { monitor.retried("push") }
     let backend = try DemoBackend(
-        store: backendStore, configuration: configuration.backend,
+        store: backendStore, configuration: backendConfiguration,
         baseURL: { selfURL.get() }, now: configuration.now,
         wire: WireHTTPClient(authorization: bearer(configuration.pushToken ?? accessKey), observe: observe),
         sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
-    let phones = PhoneService(
-        store: phoneStore,
-        configuration: .init(
-            allowedBackends: { [backendURL ?? selfURL.get()] },
-            pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
-            authorization: bearer(accessKey), observe: observe,
-            sleep: configuration.sleep, random: configuration.random),
-        now: configuration.now, faults: faults)
+    var phoneConfiguration = PhoneService.Configuration(
+        allowedBackends: { [backendURL ?? selfURL.get()] },
+        pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
+        authorization: bearer(accessKey), observe: observe,
+        sleep: configuration.sleep, random: configuration.random)
+    phoneConfiguration.flowObserver = { monitor.flowUpdated(phoneId: $0, $1) }
+    phoneConfiguration.retryObserver = { monitor.retried($0) }
+    let phones = PhoneService(store: phoneStore, configuration: phoneConfiguration, now: configuration.now, faults: faults)
     let push = PushService(
         store: pushStore, configuration: configuration.push, now: configuration.now,
         faults: faults, sleep: configuration.sleep)
     try await push.register(tokens: phones.phones().map(\.fcmToken))
+    monitor.watch(backend: backend, faults: faults)
     let templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
 
     let router = Router(context: AppRequestContext.self)
-    router.add(middleware: LogRequestsMiddleware(.debug))
+    router.add(middleware: ObservingMiddleware(monitor: monitor))
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorMappingMiddleware())
     router.add(middleware: DoorMiddleware(doors: doors))
@@ -68,19 +73,25 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.add(middleware: RequestGuardMiddleware())
     let scanner = QRImageScanner(timeLimit: configuration.pictureScanTimeLimit)
     router.addRoutes(PhonesController(phones: phones, push: push, scanner: scanner).endpoints, atPath: "/api/phones")
-    PushController(push: push, token: configuration.pushToken).addRoutes(to: router)
+    PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)
     router.addRoutes(PushConsoleController(push: push, phones: phones).endpoints, atPath: "/api/push")
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
+    ResetController(phones: phones, backend: backend, push: push, faults: faults, timeline: timeline).addRoutes(to: router)
     let timelineRoutes = TimelineController(timeline: timeline, backend: backend, phones: phones)
     timelineRoutes.addRoutes(to: router)
     router.addRoutes(try PagesController(templates: templates, phones: phones, backend: backend).endpoints)
-    router.get("/health") { _, _ in "ok" }
+    HealthController(
+        databases: [
+            ("phones", phoneStore.state), ("backend", backendStore.state), ("push", pushStore.state), ("timeline", timelineStore.state),
+        ],
+        monitor: monitor, faults: faults, startedAt: startedAt, now: configuration.now
+    ).addRoutes(to: router)
 
     let webSocketRouter = Router(context: AppRequestContext.self)
     webSocketRouter.add(middleware: ErrorMappingMiddleware())
     webSocketRouter.add(middleware: DoorMiddleware(doors: doors))
-    StreamController(phones: phones, backend: backend, push: push, faults: faults).addRoutes(to: webSocketRouter)
+    StreamController(phones: phones, backend: backend, push: push, faults: faults, monitor: monitor).addRoutes(to: webSocketRouter)
     timelineRoutes.addStream(to: webSocketRouter)
 
     var services: [any Service] = [PushOpener(phones: phones, push: push, logger: logger)]
@@ -110,13 +121,43 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         logger: logger)
 }
 
+/// `authphone reset --data-dir`: a data folder's databases erased as `POST /api/reset` erases
+/// them (the backend keeps its key). A folder that holds none of them is refused, not created.
+public func resetDatabases(in directory: String) async throws {
+    let files = DatabaseFile.all
+    guard files.contains(where: { FileManager.default.fileExists(atPath: directory + "/" + $0) }) else {
+        throw ResetError(message: "\(directory) holds no AuthPhone database (\(files.joined(separator: ", ")))")
+    }
+    var configuration = AppConfiguration()
+    configuration.dataDirectory = directory
+    let (phones, backend, push, timeline) = try openDatabases(configuration)
+    try await phones.erase()
+    try await backend.eraseTestData()
+    try await push.erase()
+    try await timeline.erase()
+}
+
+public struct ResetError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// The parts' database files in a data folder.
+private enum DatabaseFile {
+    static let phones = "phones.sqlite"
+    static let backend = "backend.sqlite"
+    static let push = "push.sqlite"
+    static let timeline = "timeline.sqlite"
+    static let all = [phones, backend, push, timeline]
+}
+
 /// One SQLite file per part, as if they ran on three machines, and one for the timeline that
-/// watches the wire between them.
+/// watches the wire between them (a record to look at: it is not synced at every batch).
 private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
     guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory(), try .inMemory()) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return (
-        try .open(path: directory + "/phones.sqlite"), try .open(path: directory + "/backend.sqlite"),
-        try .open(path: directory + "/push.sqlite"), try .open(path: directory + "/timeline.sqlite")
+        try .open(path: directory + "/" + DatabaseFile.phones), try .open(path: directory + "/" + DatabaseFile.backend),
+        try .open(path: directory + "/" + DatabaseFile.push), try .open(path: directory + "/" + DatabaseFile.timeline, durability: .processCrash)
     )
 }

@@ -74,6 +74,13 @@ struct PhonesController {
         }
         routes.get { _, _ in PhoneList(phones: try await phones.phones()) }
         routes.get("{id}") { _, context in try await phones.phone(id: context.parameters.require("id")) }
+        // The phone uninstalled: its token answers UNREGISTERED from now on, its inbox is gone.
+        routes.delete("{id}") { _, context -> Response in
+            let token = try await phones.deletePhone(id: context.parameters.require("id"))
+            try await push.clearInbox(token: token)
+            try await push.retire(token: token)
+            return Response(status: .noContent)
+        }
         routes.put("{id}/settings") { request, context in
             let settings = try await request.decodeJSON(as: PhoneSettingsChange.self, context: context)
             return try await phones.update(phoneId: context.parameters.require("id"), settings: settings)

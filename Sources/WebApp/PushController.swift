@@ -9,6 +9,7 @@ struct PushController {
     let push: PushService
     /// When set, the bearer token every send must carry.
     let token: String?
+    let monitor: ServiceMonitor
 
     struct Sent: ResponseEncodable {
         let name: String
@@ -45,13 +46,17 @@ struct PushController {
             let sender = context.remoteAddress?.ipAddress ?? "unknown"
             if let token, !Self.carries(token, request.headers[.authorization]) {
                 await push.refused(.unauthenticated, body: Array(buffer: body), sender: sender)
+                monitor.pushed(.failure(.unauthenticated))
                 throw FCMErrorResponse(error: .unauthenticated)
             }
+            let result: Result<PushService.Accepted, FCMError>
             do throws(FCMError) {
-                return Sent(name: try await push.send(project: project, body: Array(buffer: body), sender: sender))
+                result = .success(try await push.send(project: project, body: Array(buffer: body), sender: sender))
             } catch {
-                throw FCMErrorResponse(error: error)
+                result = .failure(error)
             }
+            monitor.pushed(result)
+            return try Sent(name: result.mapError { FCMErrorResponse(error: $0) }.get().name)
         }
     }
 }

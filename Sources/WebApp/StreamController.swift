@@ -16,6 +16,7 @@ struct StreamController {
     let backend: DemoBackend
     let push: PushService
     let faults: FaultInjector
+    let monitor: ServiceMonitor
     static let maxMessageSize = 16 * 1024
 
     /// A message from the phone's screen.
@@ -118,6 +119,8 @@ struct StreamController {
             return .upgrade()
         } onUpgrade: { inbound, outbound, context in
             let id = try context.requestContext.parameters.require("id")
+            monitor.webSocketOpened("phone")
+            defer { monitor.webSocketClosed("phone") }
             // One stream and one task carry everything the screen is told; the sources hand
             // their values to it directly. Subscribe before the snapshot so no update falls
             // between the two.
@@ -163,6 +166,8 @@ struct StreamController {
         router.ws("/api/backend/stream") { _, _ in
             .upgrade()
         } onUpgrade: { inbound, outbound, _ in
+            monitor.webSocketOpened("console")
+            defer { monitor.webSocketClosed("console") }
             try await Self.send(backend.events.subscribe(), as: { SessionMessage(session: $0) }, inbound: inbound, outbound: outbound)
         }
     }

@@ -6,7 +6,7 @@ import LoadGenerator
 /// WebSockets only, with figures at the end. It always stops by itself.
 struct Load: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Drive a running AuthPhone with many phones and print logins/s, latency, errors, server RSS and CPU.",
+        abstract: "Drive a running AuthPhone with many phones and print logins/s, latency, errors, server RSS and CPU (read off its /metrics).",
         discussion: """
             logins: creates --phones phones, enrols each, then runs out-of-band logins (a backend
             session pushed through the FCM endpoint, opened at once, confirmed, the PIN) at --rate a
@@ -28,7 +28,6 @@ struct Load: AsyncParsableCommand {
     @Option(help: "Phones that log in during a sockets run.") var loginPhones = 10
     @Option(help: "Phones set up at once.") var setupConcurrency = 32
     @Option(help: "Seconds one login may take before it counts as TIMEOUT.") var timeout = 30
-    @Option(help: "The server's process id, for its RSS and CPU (default: found by its port).") var serverPid: Int32?
     @Option(help: "Write the figures as JSON to this file as well.") var json: String?
     @Flag(help: "No progress lines.") var quiet = false
 
@@ -43,7 +42,6 @@ struct Load: AsyncParsableCommand {
         options.loginPhones = loginPhones
         options.setupConcurrency = setupConcurrency
         options.timeout = .seconds(timeout)
-        options.serverPid = serverPid
         options.progress = !quiet
         let report: LoadReport
         do { report = try await LoadRun.run(options) } catch let failure as LoadFailure {

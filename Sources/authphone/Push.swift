@@ -1,6 +1,7 @@
 import ArgumentParser
 import BackendAPI
 import Foundation
+import LoadGenerator
 import OutOfBand
 import PushService
 
@@ -10,12 +11,14 @@ struct Push: AsyncParsableCommand {
         abstract: "Send an FCM HTTP v1 message to a phone of a running AuthPhone.",
         discussion: """
             The message is JSON: a whole send request ({"message": {...}}) or just the message
-            object ({"data": {...}, "notification": {...}}). --token or --fid sets or replaces its target.
+            object ({"data": {...}, "notification": {...}}). --token, --fid, or the token of the
+            phone --phone names (by id or name, on --server), sets or replaces its target.
             Without --file the message is read from standard input.
             """)
 
     @Option(help: "The phone's FCM registration token.") var token: String?
     @Option(help: "The phone's Firebase installation id, instead of --token.") var fid: String?
+    @Option(help: "The phone, by id or name, whose token to send to.") var phone: String?
     @Option(help: "A file with the message JSON (default: standard input).") var file: String?
     @Option(help: "Base URL of the push service.") var server = "http://127.0.0.1:8080"
     @Option(help: "Firebase project id.") var project = "authphone"
@@ -27,17 +30,26 @@ struct Push: AsyncParsableCommand {
         guard WireHTTPClient.sendableURL(server) != nil else {
             throw ValidationError("--server must be an absolute http(s) URL with a port from 1 to 65535")
         }
-        guard (token == nil) != (fid == nil) else { throw ValidationError("give exactly one of --token and --fid") }
+        guard [token, fid, phone].compactMap({ $0 }).count == 1 else { throw ValidationError("give exactly one of --token, --fid and --phone") }
     }
 
     func run() async throws {
+        let target: String
+        if let phone {
+            do { target = try await PhoneRemote(url: server).phone(phone)["fcmToken"] as? String ?? "" } catch let failure as LoadFailure {
+                FileHandle.standardError.write(Data("\(failure.code): \(failure.detail)\n".utf8))
+                throw ExitCode(1)
+            }
+        } else {
+            target = token ?? ""
+        }
         let input = try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
         guard let object = try? JSONSerialization.jsonObject(with: input) as? [String: Any] else {
             throw ValidationError("the message is not a JSON object")
         }
         var message = try Self.message(object, bytes: input)
         for field in FCMSendRequest.targetFields { message[field] = nil }
-        if let token { message["token"] = token } else { message["fid"] = fid }
+        if let fid { message["fid"] = fid } else { message["token"] = target }
         var request: [String: Any] = ["message": message]
         if validateOnly { request["validate_only"] = true }
         let body = try JSONSerialization.data(withJSONObject: request)

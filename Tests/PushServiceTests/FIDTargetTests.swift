@@ -13,7 +13,7 @@ import Testing
 
     static func send(_ service: PushService, _ target: String) async throws(FCMError) -> String {
         let body = #"{"message": {\#(target), "data": {"k": "v"}, "notification": {"title": "Log in?"}}}"#
-        return try await service.send(project: "demo", body: Array(body.utf8))
+        return try await service.send(project: "demo", body: Array(body.utf8)).name
     }
 
     func makeService() throws -> PushService {

@@ -96,7 +96,7 @@ import Testing
         var names: [String] = []
         for index in 0..<5 {
             clock.advance(1)
-            names.append(try await service.send(project: "demo", body: body(to: "t1", data: #"{"n": "\#(index)"}"#)))
+            names.append(try await service.send(project: "demo", body: body(to: "t1", data: #"{"n": "\#(index)"}"#)).name)
         }
         #expect(try await service.messages().compactMap(\.name) == names.suffix(3).reversed())
     }

@@ -92,7 +92,7 @@ import Testing
         let data = try! JSONSerialization.data(withJSONObject: PushMessage.data(for: payload))
         let body =
             #"{"message": {"token": "\#(token)", "data": \#(String(decoding: data, as: UTF8.self)), "notification": {"title": "Log in?", "body": "b"}}, "validate_only": \#(validateOnly)}"#
-        return try await service.send(project: project, body: Array(body.utf8))
+        return try await service.send(project: project, body: Array(body.utf8)).name
     }
 
     @Test func aMessageWaitsInTheInboxAndCarriesThePayload() async throws {

@@ -22,9 +22,9 @@ final class LogCapture: Sendable {
 
     var all: [String] { lines.withLock { $0 } }
 
-    func logger() -> Logger {
+    func logger(level: Logger.Level = .trace) -> Logger {
         var logger = Logger(label: "capture") { _ in Handler(capture: self) }
-        logger.logLevel = .trace
+        logger.logLevel = level
         return logger
     }
 
@@ -38,12 +38,9 @@ final class LogCapture: Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-            file: String, function: String, line: UInt
-        ) {
-            let all = self.metadata.merging(metadata ?? [:]) { $1 }
-            capture.lines.withLock { $0.append("\(level) \(message) \(all)") }
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { $1 }.sorted { $0.key < $1.key }
+            capture.lines.withLock { $0.append("\(event.level) \(event.message) " + all.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) }
         }
     }
 }

@@ -164,10 +164,10 @@ func enrol(
 
 /// A live app with a phone enrolled for alice, its screen open.
 func withEnrolledPhone(
-    _ configuration: AppConfiguration = testConfiguration(),
+    _ configuration: AppConfiguration = testConfiguration(), logger: Logger = Logger(label: "authphone"),
     _ body: @escaping @Sendable (any TestClientProtocol, inout Screen, String) async throws -> Void
 ) async throws {
-    let app = try await buildApplication(configuration)
+    let app = try await buildApplication(configuration, logger: logger)
     try await app.test(.live) { client in
         let phone = try await client.createPhone()
         try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in

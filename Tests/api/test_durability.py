@@ -12,49 +12,23 @@ Environment: AUTHPHONE_BINARY, the server to start (scripts/api-test.sh sets it)
 import contextlib
 import os
 import signal
-import socket
 import sqlite3
-import subprocess
-import time
 
-import requests
-
+from servers import serving
 from test_openapi import TIMEOUT, Api, Device, new_phone, new_session, otp_step
 
-BINARY = os.path.abspath(os.environ.get("AUTHPHONE_BINARY", ".build/debug/authphone"))
 DATABASES = ("phones.sqlite", "backend.sqlite", "push.sqlite")
 
 
 @contextlib.contextmanager
-def serving(folder):
+def serving_data(folder):
     """`authphone serve` on a free port over `folder`, until the block ends (or kills it first)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    log_path = folder / f"server-{port}.log"
-    log = open(log_path, "wb")
-    process = subprocess.Popen([BINARY, "serve", "--port", str(port), "--pin-kdf", "fast", "--data-dir", str(folder)],
-                               stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            assert process.poll() is None, f"the server stopped: {log_path.read_text()}"
-            with contextlib.suppress(requests.ConnectionError):
-                if requests.get(url + "/health", timeout=1).ok:
-                    break
-            assert time.monotonic() < deadline, "the server never answered /health"
-            time.sleep(0.1)
+    with serving(folder, ["--pin-kdf", "fast", "--data-dir", str(folder)]) as (process, url, _):
         yield process, Api(url)
-    finally:
-        if process.poll() is None:
-            process.terminate()
-        process.wait(TIMEOUT)
-        log.close()
 
 
 def test_acknowledged_writes_survive_kill_9(tmp_path):
-    with serving(tmp_path) as (process, api):
+    with serving_data(tmp_path) as (process, api):
         api.call("setServerFlags", body={"flags": {"ENABLE_OTP": True}}, expect=200)
         device = Device(api)
         account = device.enrol_user("alice", examples=False, otp=True)
@@ -78,7 +52,7 @@ def test_acknowledged_writes_survive_kill_9(tmp_path):
         process.wait(TIMEOUT)
     assert os.path.exists(tmp_path / "backend.sqlite-wal"), "the kill left no write-ahead log to recover"
 
-    with serving(tmp_path) as (_, api):
+    with serving_data(tmp_path) as (_, api):
         device.api = api
         assert api.call("getServerFlags", expect=200)[1]["flags"]["ENABLE_OTP"] is True
         again = new_session(api, "login", "alice")

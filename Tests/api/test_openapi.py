@@ -34,6 +34,7 @@ import secrets
 import socket
 import struct
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -1803,8 +1804,23 @@ def test_every_operation_answers(api):
         login = new_session(api, "login", user)
         api.call("otpLogin", path={"id": login["id"]}, body={"otp": otp_device.otp(account, login)})
 
+    def reset_elsewhere():
+        """A reset would erase what the rest of the sweep works on: it runs on a server of its own,
+        its answer checked (and counted) as the sweep's."""
+        from servers import serving  # it imports this module
+
+        with tempfile.TemporaryDirectory() as folder, \
+                serving(pathlib.Path(folder), ["--in-memory", "--pin-kdf", "fast"]) as (_, url, _):
+            answer = requests.post(f"{url}/api/reset", headers={"Content-Type": "application/json"}, timeout=TIMEOUT)
+            api.check(OPS["resetAll"], answer, None)
+            assert answer.status_code == 204, describe(answer)
+
     sweep = {
         "health": lambda: api.call("health"),
+        "resetAll": reset_elsewhere,
+        "deletePhone": lambda: api.call("deletePhone", path={"id": new_phone(api, "Sweep doomed")["id"]}),
+        "ready": lambda: api.call("ready", "ready"),
+        "metrics": lambda: api.call("metrics", "metrics"),
         "getOpenAPI": lambda: api.call("getOpenAPI"),
         "indexPage": lambda: api.call("indexPage"),
         "consolePage": lambda: api.call("consolePage"),

@@ -331,6 +331,26 @@ def test_an_unknown_phone_link_says_so(driver):
     WebDriverWait(driver, TIMEOUT).until(lambda d: d.current_url.rstrip("/") == BASE_URL)
 
 
+def test_delete_a_phone_from_the_list(driver):
+    """A phone on the list goes after a second tap on its Delete (the first only asks)."""
+    name = f"Doomed {uuid.uuid4().hex[:8]}"
+    driver.get(BASE_URL)
+    find(driver, "#new-phone-name").send_keys(name)
+    find(driver, "#create-phone").click()
+    wait_for(driver, lambda d: "/phones/" in d.current_url, "the new phone's page")
+    phone_id = driver.current_url.rstrip("/").rsplit("/", 1)[-1]
+    driver.get(BASE_URL)
+    button = wait_visible(driver, f"#delete-phone-{phone_id}")
+    button.click()
+    assert button.text == "Tap again: delete this phone"
+    assert driver.find_elements(By.CSS_SELECTOR, f'li[data-phone-id="{phone_id}"]')
+    button.click()
+    wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, f'li[data-phone-id="{phone_id}"]'),
+             "the deleted phone leaving the list")
+    driver.get(f"{BASE_URL}/phones/{phone_id}")
+    wait_visible(driver, '#screen[data-state="NOT_FOUND"]', "the deleted phone's page saying it is gone")
+
+
 def test_enrol_then_login(driver):
     suffix = uuid.uuid4().hex[:10]
     user_id = f"alice-{suffix}"

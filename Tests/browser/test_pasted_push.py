@@ -77,7 +77,8 @@ def test_a_pasted_push_goes_through_the_banner_and_the_inbox(driver):
         open_payload(driver, push_json(qr_text, "Pasted login"))
         banner = wait_visible(driver, "#push-banner", "the pasted push shows no notification")
         message_id = banner.get_attribute("data-message-id")
-        assert "Pasted login" in banner.text, banner.text
+        # the banner slides in: its title is in view once it has
+        wait_for(driver, lambda d: "Pasted login" in banner.text, f"the banner shows no title: {banner.text}")
         wait_for(driver, lambda d: inbox_ids(d) == [message_id], "the pasted push is not in the inbox")
         wait_screen(driver, "HOME")
         assert find(driver, "#oob-text").get_property("value") == "", "the box kept the pasted push"

@@ -1,0 +1,72 @@
+import Foundation
+import ProcessFigures
+
+/// A process's resident memory and CPU time at one moment: the server's, read off its
+/// `/metrics` (so the server may run on another host), and the load generator's own, off /proc.
+struct ProcessReading: Sendable {
+    let at: ContinuousClock.Instant
+    let rssBytes: UInt64
+    let peakRSSBytes: UInt64
+    /// User and system CPU time, in seconds.
+    let cpuSeconds: Double
+
+    /// The load generator itself; nil off Linux.
+    static func generator() -> ProcessReading? {
+        ProcessFigures.current.map {
+            ProcessReading(at: .now, rssBytes: $0.rssBytes, peakRSSBytes: $0.peakRSSBytes, cpuSeconds: $0.cpuSeconds)
+        }
+    }
+
+    /// The server's, from its Prometheus text; nil when the server cannot be read or reports none.
+    static func server(_ api: ServerAPI) async -> ProcessReading? {
+        guard let text = try? await api.text("/metrics") else { return nil }
+        let figures = Self.samples(text)
+        guard let rss = figures["process_resident_memory_bytes"], let cpu = figures["process_cpu_seconds_total"] else { return nil }
+        return ProcessReading(
+            at: .now, rssBytes: UInt64(rss), peakRSSBytes: UInt64(figures["authphone_process_peak_resident_memory_bytes"] ?? rss),
+            cpuSeconds: cpu)
+    }
+
+    /// The series without labels (`name value` lines) of a Prometheus text.
+    static func samples(_ text: String) -> [String: Double] {
+        var found: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") && !line.contains("{") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let value = Double(parts[1]) { found[String(parts[0])] = value }
+        }
+        return found
+    }
+}
+
+/// The server while the load ran.
+public struct ServerSample: Codable, Sendable, Equatable {
+    /// The highest resident memory seen during the run, and the process's peak since it started.
+    public var rssMiB: Double
+    public var peakRSSMiB: Double
+    /// CPU time over wall time during the run: 200 % is both cores of a 2-core machine.
+    public var cpuPercent: Double
+    /// User and system CPU time during the run, in seconds.
+    public var cpuSeconds: Double
+
+    init(from start: ProcessReading, to end: ProcessReading, highestRSS: UInt64) {
+        rssMiB = Double(highestRSS) / 1_048_576
+        peakRSSMiB = Double(end.peakRSSBytes) / 1_048_576
+        let cpu = CPUSample(from: start, to: end)
+        cpuPercent = cpu.cpuPercent
+        cpuSeconds = cpu.cpuSeconds
+    }
+}
+
+/// A process's CPU time during the run (the load generator's own, beside the server's).
+public struct CPUSample: Codable, Sendable, Equatable {
+    /// User and system CPU time, in seconds.
+    public var cpuSeconds: Double
+    /// CPU time over wall time: 100 % is one core.
+    public var cpuPercent: Double
+
+    init(from start: ProcessReading, to end: ProcessReading) {
+        cpuSeconds = max(0, end.cpuSeconds - start.cpuSeconds)
+        let wall = (end.at - start.at).seconds
+        cpuPercent = wall > 0 ? 100 * cpuSeconds / wall : 0
+    }
+}

@@ -1,0 +1,30 @@
+import Backend
+import Faults
+import Hummingbird
+import Phone
+import PushService
+import Timeline
+
+/// `POST /api/reset`: every phone, backend session and account, push registration and inbox,
+/// fault and timeline entry gone, so that a CI job starts each run from nothing without restarting the server.
+/// The backend keeps its key. Behind the doors like every state change: a foreign Origin is
+/// refused before anything is erased.
+struct ResetController {
+    let phones: PhoneService
+    let backend: DemoBackend
+    let push: PushService
+    let faults: FaultInjector
+    let timeline: Timeline
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.post("/api/reset") { request, context -> Response in
+            try await request.expectNoBody(context: context)
+            faults.clear()
+            try await phones.reset()
+            try await backend.reset()
+            try await push.reset()
+            try await timeline.reset()
+            return Response(status: .noContent)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Backend
+import BackendAPI
+import Foundation
+import Logging
+import PushService
+import SodiumKit
+import WebApp
+
+/// `serve`'s options with every source read (flag, then `AUTHPHONE_NAME`, then the config
+/// file, then the default given here, once) and checked: a bad value from any source stops the
+/// start with a message that names the option.
+struct ServeSettings {
+    var configuration = AppConfiguration()
+    var logLevel: Logger.Level
+    var logFormat: Serve.LogFormat
+
+    init(_ flags: Serve, _ sources: OptionSources) async throws {
+        let port = try await sources.int("port", flags.port) ?? configuration.port
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        configuration.host = try await sources.string("host", flags.host) ?? configuration.host
+        configuration.port = port
+
+        let publicURL = try await sources.string("publicUrl", flags.publicUrl)
+        if let publicURL {
+            guard let url = WireHTTPClient.sendableURL(publicURL), url.query == nil, url.path.isEmpty || url.path == "/" else {
+                throw ValidationError("--public-url must be an http(s) URL with no path, such as http://authphone.example:8080")
+            }
+        }
+        configuration.publicURL = publicURL
+        configuration.accessKey = try await Self.secret("--access-key", sources.string("accessKey", flags.accessKey))
+        configuration.pushToken = try await Self.secret("--push-token", sources.string("pushToken", flags.pushToken))
+
+        let idleTimeout = try await sources.int("idleTimeout", flags.idleTimeout) ?? Int(configuration.idleTimeout.components.seconds)
+        guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be between 1 and 3600 seconds") }
+        configuration.idleTimeout = .seconds(idleTimeout)
+
+        let inMemory = try await sources.bool("inMemory", flags.inMemory ? true : nil) ?? false
+        let dataDir = try await sources.string("dataDir", flags.dataDir) ?? AppConfiguration.defaultDataDirectory
+        configuration.dataDirectory = inMemory ? nil : dataDir
+        if let directory = try await sources.string("publicDir", flags.publicDir) { configuration.publicDirectory = directory }
+        if let directory = try await sources.string("templatesDir", flags.templatesDir) { configuration.templatesDirectory = directory }
+
+        let backendURL = try await sources.string("backendUrl", flags.backendUrl)
+        let pushURL = try await sources.string("pushUrl", flags.pushUrl)
+        for (name, url) in [("--backend-url", backendURL), ("--push-url", pushURL)] {
+            if let url, WireHTTPClient.sendableURL(url) == nil {
+                throw ValidationError("\(name) must be an absolute http(s) URL with a port from 1 to 65535")
+            }
+        }
+        configuration.backendURL = backendURL
+
+        let pushRateLimit = try await sources.int("pushRateLimit", flags.pushRateLimit) ?? configuration.push.rateLimit
+        guard (1...10_000).contains(pushRateLimit) else { throw ValidationError("--push-rate-limit must be between 1 and 10000") }
+        let pushLogSize = try await sources.int("pushLogSize", flags.pushLogSize) ?? configuration.push.logLimit
+        guard (1...100_000).contains(pushLogSize) else { throw ValidationError("--push-log-size must be between 1 and 100000") }
+        configuration.push = PushService.Configuration(rateLimit: pushRateLimit, logLimit: pushLogSize)
+
+        configuration.recordTimeline = !(try await sources.bool("noTimeline", flags.noTimeline ? true : nil) ?? false)
+        let perSession = try await sources.int("timelinePerSession", flags.timelinePerSession) ?? configuration.timelinePerSession
+        guard (1...10_000).contains(perSession) else { throw ValidationError("--timeline-per-session must be between 1 and 10000") }
+        let perPhone = try await sources.int("timelinePerPhone", flags.timelinePerPhone) ?? configuration.timelinePerPhone
+        guard (1...100_000).contains(perPhone) else { throw ValidationError("--timeline-per-phone must be between 1 and 100000") }
+        (configuration.timelinePerSession, configuration.timelinePerPhone) = (perSession, perPhone)
+
+        let pinKdf: Serve.PinKdf = try await sources.choice("pinKdf", flags.pinKdf) ?? .interactive
+        configuration.pinDerivation = PinKeyDerivation.Profile.named[pinKdf.rawValue] ?? .interactive
+
+        let sessionLifetime = try await sources.int("sessionLifetime", flags.sessionLifetime) ?? Int(configuration.backend.sessionLifetime)
+        guard (10...86_400).contains(sessionLifetime) else {
+            throw ValidationError("--session-lifetime must be between 10 and 86400 seconds")
+        }
+        let maxOtpFailures = try await sources.int("maxOtpFailures", flags.maxOtpFailures) ?? OTPFailureLimit.maximum
+        guard OTPFailureLimit.allowed.contains(maxOtpFailures) else {
+            throw ValidationError("--max-otp-failures must be between 1 and \(OTPFailureLimit.maximum)")
+        }
+        configuration.backend = DemoBackend.Configuration(
+            sessionLifetime: TimeInterval(sessionLifetime),
+            secondFactorPolicy: try await Self.policy(
+                sources.choice("pinPolicy", flags.pinPolicy) ?? .nextAuth,
+                maxAttempts: sources.int("maxPinAttempts", flags.maxPinAttempts)),
+            pushURL: pushURL, maxOTPFailures: maxOtpFailures)
+
+        let level: Serve.LogLevel = try await sources.choice("logLevel", flags.logLevel) ?? .info
+        logLevel = Logger.Level(rawValue: level.rawValue) ?? .info
+        logFormat = try await sources.choice("logFormat", flags.logFormat) ?? .text
+    }
+
+    /// Secrets may come from the environment or a file, so that they stay out of the process list.
+    private static func secret(_ name: String, _ value: String?) throws -> String? {
+        if let value, !(16...256).contains(value.count) || !value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.~".contains($0)) }) {
+            throw ValidationError("\(name) must be 16 to 256 letters, digits or -_.~")
+        }
+        return value
+    }
+
+    /// The preset, with its attempts overridden (and waits past the new block dropped).
+    private static func policy(_ name: Serve.PinPolicyName, maxAttempts: Int?) throws -> SecondFactorPolicy {
+        var policy = SecondFactorPolicy.presets[name.rawValue] ?? .nextAuth
+        if let maxAttempts {
+            policy.maxAttempts = maxAttempts
+            policy.penalties = Array(policy.penalties.prefix(max(maxAttempts - 1, 0)))
+        }
+        do { return try policy.validated() } catch { throw ValidationError("--max-pin-attempts: \(error.message)") }
+    }
+}

@@ -1,0 +1,51 @@
+"""`authphone serve` started by a test itself, on a free port, until the test's block ends.
+
+Environment: AUTHPHONE_BINARY, the server to start (scripts/api-test.sh sets it).
+"""
+
+import contextlib
+import os
+import socket
+import subprocess
+import time
+
+import requests
+
+from test_openapi import TIMEOUT
+
+BINARY = os.path.abspath(os.environ.get("AUTHPHONE_BINARY", ".build/debug/authphone"))
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serving(folder, args, env=None, port=None):
+    """The server with `args` (and `--port` unless `port` is given, for one that names its own
+    port elsewhere), its output in `folder`; yields (process, base URL, log path) once /health answers."""
+    if port is None:
+        port = free_port()
+        args = ["--port", str(port), *args]
+    log_path = folder / f"server-{port}.log"
+    log = open(log_path, "wb")
+    process = subprocess.Popen([BINARY, "serve", *args], stdout=log, stderr=subprocess.STDOUT,
+                               env={**os.environ, **(env or {})})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            assert process.poll() is None, f"the server stopped: {log_path.read_text()}"
+            with contextlib.suppress(requests.ConnectionError):
+                if requests.get(url + "/health", timeout=1).ok:
+                    break
+            assert time.monotonic() < deadline, "the server never answered /health"
+            time.sleep(0.1)
+        yield process, url, log_path
+    finally:
+        if process.poll() is None:
+            process.terminate()
+        process.wait(TIMEOUT)
+        log.close()

@@ -1,0 +1,76 @@
+"""`authphone phone …` and `authphone push --phone` walk an enrolment and a login by push against
+the running server, the phone's side driven by the command line alone (the relying party's
+sessions come from its API); exit codes tell success from refusal.
+
+Environment: AUTHPHONE_URL (the running server) and AUTHPHONE_BINARY (scripts/api-test.sh sets both).
+"""
+
+import json
+import subprocess
+
+import requests
+
+from servers import BINARY
+from test_openapi import BASE_URL, PIN, TIMEOUT, WRONG_PIN, payload_of, uniq
+
+
+def cli(*args, stdin=None):
+    """The command's exit code, standard output and standard error."""
+    done = subprocess.run([BINARY, *args, "--server", BASE_URL], capture_output=True, timeout=TIMEOUT, input=stdin)
+    return done.returncode, done.stdout.decode().strip(), done.stderr.decode().strip()
+
+
+def ok(*args):
+    code, out, err = cli(*args)
+    assert code == 0, f"{args}: {err}"
+    return out
+
+
+def session(kind, user):
+    return requests.post(f"{BASE_URL}/api/backend/sessions", json={"type": kind, "userId": user}, timeout=TIMEOUT).json()
+
+
+def test_the_command_line_enrols_and_logs_in(tmp_path):
+    name, user = uniq("CLI phone"), uniq("cli")
+    phone_id = json.loads(ok("phone", "create", name, "--json"))["id"]
+    assert f"{phone_id}\t{name}" in ok("phone", "list").splitlines()
+
+    enrol = session("enrol", user)
+    assert ok("phone", "open", name, "--qr", enrol["qrText"]) == "WAIT_FOR_INPUT CONFIRM"
+    assert ok("phone", "confirm", name).startswith("WAIT_FOR_INPUT")
+    assert ok("phone", "pin", phone_id, PIN) == "DONE"
+    done = json.loads(ok("phone", "wait", name, "--state", "DONE", "--json"))
+    assert (done["type"], done["state"]) == ("ENROL", "DONE")
+
+    # a login pushed to the phone by its name, opened from the same file
+    login = session("login", user)
+    payload = payload_of(login["qrText"])
+    push = tmp_path / "push.json"
+    push.write_text(json.dumps({"data": {
+        "nma_data": json.dumps(payload["nma_data"], separators=(",", ":")),
+        "nma_data_content_type": payload["nma_data_content_type"], "nma_data_version": payload["nma_data_version"]}}))
+    assert json.loads(ok("push", "--phone", name, "--file", str(push)))["name"].startswith("projects/authphone/messages/")
+    assert ok("phone", "open", name, "--file", str(push)) == "WAIT_FOR_INPUT CONFIRM"
+    assert ok("phone", "confirm", name) == "WAIT_FOR_INPUT VERIFY_SECOND_FACTOR"
+    wrong = json.loads(ok("phone", "pin", name, WRONG_PIN, "--json"))
+    assert wrong["previousInteractionResult"]["type"] == "PIN_FAIL"
+    assert ok("phone", "pin", name, PIN) == "DONE"
+    answer = requests.get(f"{BASE_URL}/api/backend/sessions/{login['id']}", timeout=TIMEOUT).json()
+    assert answer["status"] == "loggedin"
+    inbox = requests.get(f"{BASE_URL}/api/phones/{phone_id}/inbox", timeout=TIMEOUT).json()["messages"]
+    assert len(inbox) == 1  # the push arrived, and was opened from the file instead
+
+
+def test_refusals_exit_non_zero_with_the_servers_code():
+    code, _, err = cli("phone", "open", "no such phone", "--qr", "x")
+    assert code == 1 and err.startswith("PHONE_NOT_FOUND")
+    name = uniq("CLI idle")
+    ok("phone", "create", name)
+    code, _, err = cli("phone", "open", name, "--qr", "not a payload")
+    assert code == 1 and err.split(":")[0].isupper(), err
+    code, _, err = cli("phone", "pin", name, PIN)
+    assert code == 1, err
+    code, _, err = cli("phone", "open", name)  # no input at all: a usage error
+    assert code == 64 and "exactly one of --qr, --link and --file" in err
+    code, _, err = cli("push", "--phone", "no such phone", stdin=b'{"data": {"k": "v"}}')
+    assert code == 1 and err.startswith("PHONE_NOT_FOUND")

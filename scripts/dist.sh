@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# `make dist`: a release binary with the Swift standard library and Foundation linked in
+# (--static-swift-stdlib), Public/ and Templates/ beside it, packed as
+# artifacts/dist/authphone-VERSION-linux-ARCH.tar.gz. It still needs the system libraries the
+# README lists (libsodium, libqrencode, libzbar, libpng, libturbojpeg, libsqlite3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build -c release --static-swift-stdlib --product authphone
+binary=.build/release/authphone
+name="authphone-$("$binary" --version)-linux-$(uname -m)"
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir "$stage/$name"
+cp "$binary" "$stage/$name/"
+cp -R Public Templates "$stage/$name/"
+mkdir -p artifacts/dist
+tar -C "$stage" -czf "artifacts/dist/$name.tar.gz" "$name"
+echo "artifacts/dist/$name.tar.gz"
