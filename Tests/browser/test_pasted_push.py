@@ -111,3 +111,31 @@ def test_a_pasted_push_goes_through_the_banner_and_the_inbox(driver):
     except BaseException:
         screenshot_on_failure(driver, windows)
         raise
+
+
+def test_a_push_pasted_as_a_device_log_shows_it_goes_to_the_inbox_too(driver):
+    """iOS's userInfo (data keys beside `aps` and `gcm.message_id`) and Android's data map on its
+    own, as copied from a device log, are pushes too: banner and inbox, not QR text."""
+    suffix = uuid.uuid4().hex[:10]
+    user_id = f"ivo-{suffix}"
+    windows = {}
+    try:
+        open_console(driver, windows)
+        enrol_by_qr(driver, windows, user_id, "Ivo Example", f"Device log {suffix}")
+        for count, shape in enumerate(("ios", "android"), start=1):
+            driver.switch_to.window(windows["console"])
+            _, qr_text = start_session(driver, "login", user_id)
+            data = json.loads(push_json(qr_text, "unused"))["data"]
+            pasted = {**data, "aps": {"alert": {"title": f"From {shape}", "body": "userInfo"}}, "gcm.message_id": "1700000000000001"} \
+                if shape == "ios" else data
+            driver.switch_to.window(windows["phone"])
+            wait_screen(driver, "HOME")
+            open_payload(driver, json.dumps(pasted))
+            banner = wait_visible(driver, "#push-banner", f"the pasted {shape} push shows no notification")
+            if shape == "ios":
+                wait_for(driver, lambda d: "From ios" in banner.text, f"the banner shows no title: {banner.text}")
+            wait_for(driver, lambda d: len(inbox_ids(d)) == count, f"the pasted {shape} push is not in the inbox: {inbox_ids(driver)}")
+            wait_screen(driver, "HOME")
+    except BaseException:
+        screenshot_on_failure(driver, windows)
+        raise

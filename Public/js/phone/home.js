@@ -126,7 +126,12 @@ function imageScanner(view, errorBox) {
   return [button, input];
 }
 
-/** The pasted text as an FCM message (a JSON object with "message" or "data"), or null. */
+/**
+ * The pasted text as a push in a shape a developer copies one in (docs/protocol.md): FCM's send
+ * request or message ("message", "data"), iOS's userInfo ("aps", "gcm.*", "google.*" beside the
+ * data keys) or Android's data map on its own (nma_data as JSON text, where a QR payload holds an
+ * object). Null for anything else, which goes as QR text.
+ */
 function fcmMessage(text) {
   if (!text.startsWith("{")) return null;
   let value;
@@ -136,5 +141,6 @@ function fcmMessage(text) {
     return null;
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) return null;
-  return Object.hasOwn(value, "message") || Object.hasOwn(value, "data") ? value : null;
+  const pushKey = (key) => key === "message" || key === "data" || key === "aps" || key.startsWith("gcm.") || key.startsWith("google.");
+  return Object.keys(value).some(pushKey) || typeof value.nma_data === "string" ? value : null;
 }
