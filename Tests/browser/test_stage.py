@@ -285,6 +285,8 @@ def test_a_qr_picture_dropped_on_the_phone_scans_it(driver):
     assert dropped is False, f"the phone did not take the drop: {dropped}"  # false: the page handled it
     wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
     assert find(driver, "#screen").get_attribute("data-flow-type") == "ENROL"
+    # the toast about the blank picture went with the screen it was about (within its 7 s)
+    assert not visible(driver, "#toast"), "a toast outlived the screen it was about"
     click(driver, "#cancel")
     driver.switch_to.default_content()
 

@@ -88,6 +88,16 @@ export function createScreen(node, app) {
       key = "FLOW:" + JSON.stringify(state.flow);
     }
     if (!force && key === state.renderedKey) return;
+    // another screen (not the same one redrawn): a toast about the last one has had its say
+    const flow = state.flow || {};
+    const identity =
+      shown === "FLOW"
+        ? ["FLOW", flow.id, flow.state, flow.currentInteraction && flow.currentInteraction.type].join(":")
+        : shown === "SESSION"
+          ? ["SESSION", state.session && state.session.id, state.session && state.session.state].join(":")
+          : shown;
+    if (state.renderedIdentity !== undefined && identity !== state.renderedIdentity) app.toast.hide();
+    state.renderedIdentity = identity;
     // the home screen redrawn (a setting changed) keeps its scroll position
     const scrolled = node.firstElementChild;
     const scrollTop = shown === "HOME" && String(state.renderedKey).startsWith("HOME:") && scrolled ? scrolled.scrollTop : 0;
@@ -121,7 +131,6 @@ export function createScreen(node, app) {
       });
       return;
     }
-    const flow = state.flow;
     const ci = flow.currentInteraction || null;
     setAttrs({
       state: flow.state,
