@@ -98,7 +98,7 @@ let package = Package(
         .target(
             name: "LoadGenerator",
             dependencies: [
-                "ProcessFigures", "Retry",
+                "BackendAPI", "ProcessFigures", "Retry",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

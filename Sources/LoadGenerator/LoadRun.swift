@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BackendAPI
 import Foundation
 import Histogram
 import NIOCore
@@ -37,10 +38,7 @@ public struct LoadOptions: Sendable {
     }
 
     public func validated() throws -> LoadOptions {
-        // AsyncHTTPClient traps on a port past 65,535
-        guard let parsed = URLComponents(string: url), parsed.scheme == "http", parsed.host?.isEmpty == false,
-            parsed.port.map({ (1...65_535).contains($0) }) ?? true
-        else {
+        guard WireHTTPClient.sendableURL(url)?.scheme?.lowercased() == "http" else {
             throw LoadFailure("INVALID_OPTION", "--url must be an http:// address (port 1 to 65535) of a running AuthPhone")
         }
         guard (1...20_000).contains(phones) else { throw LoadFailure("INVALID_OPTION", "--phones must be between 1 and 20000") }

@@ -197,22 +197,18 @@ public final class PushService: Sendable {
     /// The live registration token a target names; UNREGISTERED for an unknown or retired one
     /// (a rotated token's FID is retired with it).
     private func registeredToken(_ target: FCMSendRequest.Target) async throws(FCMError) -> String {
-        let token: String?
+        let found: String?
+        let refusal: FCMError
         do {
             switch target {
-            case .token(let given): token = try await store.isRegistered(token: given) ? given : nil
-            case .fid(let fid): token = try await store.registeredToken(fid: fid)
+            case .token(let token): (found, refusal) = (try await store.isRegistered(token: token) ? token : nil, .unregistered(token))
+            case .fid(let fid): (found, refusal) = (try await store.registeredToken(fid: fid), .unregisteredInstallation(fid))
             }
         } catch {
             throw .internalError("the push service's storage failed")
         }
-        guard let token else {
-            switch target {
-            case .token(let given): throw .unregistered(given)
-            case .fid(let fid): throw .unregisteredInstallation(fid)
-            }
-        }
-        return token
+        guard let found else { throw refusal }
+        return found
     }
 
     /// A message's name as FCM gives it: `projects/{project}/messages/{id}`.
