@@ -129,6 +129,7 @@ let package = Package(
                 "Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "OTPTests", dependencies: ["OTP"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TimelineTests", dependencies: ["Timeline", "BackendAPI"]),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "TestDoubles"]),

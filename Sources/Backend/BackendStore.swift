@@ -7,9 +7,12 @@ import SQLiteStore
 /// the named operations of a `Transaction`, so the flows hold no SQL.
 public struct BackendStore: SQLiteStore {
     public let writer: any DatabaseWriter
+    /// Writes go through it, so that the ones arriving together share a commit.
+    let commits: GroupCommit
 
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
+        commits = GroupCommit(writer)
         try Self.migrator.migrate(writer)
     }
 
@@ -21,7 +24,7 @@ public struct BackendStore: SQLiteStore {
 
     /// Runs `body` in one write transaction; a thrown error rolls it back.
     func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
-        try await writer.write { db in try body(Transaction(db: db)) }
+        try await commits.write { db in try body(Transaction(db: db)) }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {

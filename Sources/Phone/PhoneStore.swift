@@ -8,9 +8,12 @@ import SQLiteStore
 /// a real phone shares no storage with its server.
 public struct PhoneStore: SQLiteStore {
     public let writer: any DatabaseWriter
+    /// Writes go through it, so that the ones arriving together share a commit.
+    let commits: GroupCommit
 
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
+        commits = GroupCommit(writer)
         try Self.migrator.migrate(writer)
     }
 
@@ -210,7 +213,7 @@ public struct PhoneStore: SQLiteStore {
     // MARK: transactions
 
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
-        do { return try await writer.write(body) } catch { throw .storageFailed }
+        do { return try await commits.write(body) } catch { throw .storageFailed }
     }
 
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {

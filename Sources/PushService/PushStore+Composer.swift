@@ -13,7 +13,7 @@ extension PushStore {
     }
 
     func saveComposerState(console: String, json: String, at time: Date) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(
                 sql:
                     "INSERT INTO composerState (console, state, updatedAt) VALUES (?, ?, ?) ON CONFLICT (console) DO UPDATE SET state = excluded.state, updatedAt = excluded.updatedAt",

@@ -24,7 +24,7 @@ extension PushStore {
     }
 
     func writeLog(_ change: LogWrite) async throws {
-        try await writer.write { db in try change.apply(db) }
+        try await commits.write { db in try change.apply(db) }
     }
 
     /// Newest first; nil filters take everything.

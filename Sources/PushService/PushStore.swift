@@ -7,9 +7,12 @@ import SQLiteStore
 /// written through the named operations below and nowhere else.
 public struct PushStore: SQLiteStore {
     public let writer: any DatabaseWriter
+    /// Writes go through it, so that the ones arriving together share a commit.
+    let commits: GroupCommit
 
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
+        commits = GroupCommit(writer)
         try Self.migrator.migrate(writer)
     }
 
@@ -63,14 +66,14 @@ public struct PushStore: SQLiteStore {
     }
 
     func register(tokens: [String], at time: Date) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO registration (token, createdAt) VALUES (?, ?)")
             for token in tokens { try insert.execute(arguments: [token, time]) }
         }
     }
 
     func retire(token: String, at time: Date) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "UPDATE registration SET retiredAt = ? WHERE token = ? AND retiredAt IS NULL", arguments: [time, token])
         }
     }
@@ -97,7 +100,7 @@ public struct PushStore: SQLiteStore {
     /// window holds `limit` sends already: then the seconds until its oldest send leaves it.
     func admit(token: String, at time: Date, window: TimeInterval, limit: Int) async throws -> TimeInterval? {
         let seconds = time.timeIntervalSince1970
-        return try await writer.write { db in
+        return try await commits.write { db in
             try db.cachedStatement(sql: "DELETE FROM recentSend WHERE token = ? AND sentAt <= ?").execute(arguments: [token, seconds - window])
             let (count, oldest) =
                 try Row.fetchOne(
@@ -112,7 +115,7 @@ public struct PushStore: SQLiteStore {
     /// Puts a message in the inbox and, in the same transaction, its outcome in the log: a new
     /// entry, or the outcome of the one made when it was held back.
     func deliver(_ message: PushService.InboxMessage, to token: String, log: PushStore.LogWrite?) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try InboxRecord(message, token: token).insert(db)
             try log?.apply(db)
         }
@@ -128,7 +131,7 @@ public struct PushStore: SQLiteStore {
 
     /// Removes one message (it was opened) and returns it; nil when there is no such message.
     func take(token: String, id: String) async throws -> PushService.InboxMessage? {
-        try await writer.write { db in
+        try await commits.write { db in
             guard
                 let record = try InboxRecord.fetchOne(
                     db.cachedStatement(sql: "SELECT * FROM inbox WHERE token = ? AND id = ?"),
@@ -141,7 +144,7 @@ public struct PushStore: SQLiteStore {
     }
 
     func clearInbox(token: String) async throws {
-        try await writer.write { db in try db.execute(sql: "DELETE FROM inbox WHERE token = ?", arguments: [token]) }
+        try await commits.write { db in try db.execute(sql: "DELETE FROM inbox WHERE token = ?", arguments: [token]) }
     }
 }
 

@@ -100,7 +100,10 @@ try measure("offline OTP: parse and check two steps") {
 
 /// otpLogin at the demo backend, each logging a session in (a write transaction). Each login
 /// is another account's: an account's OTP is accepted once a time step.
-@MainActor func otpLogins(_ database: BackendStore, label: String) async throws {
+/// Offline-OTP logins at the backend, `inFlight` at a time: one at a time shows a lone request's
+/// cost (with a file, one sync each); many at once show what a busy server takes, whose writes
+/// share commits (GroupCommit).
+@MainActor func otpLogins(_ database: BackendStore, label: String, inFlight: Int) async throws {
     let backend = try DemoBackend(store: database, configuration: .init(sessionLifetime: 3600), baseURL: { "http://127.0.0.1:8080" })
     _ = try await backend.setServerFlags(["ENABLE_OTP": true])
     let device = ScriptedDevice()
@@ -119,18 +122,32 @@ try measure("offline OTP: parse and check two steps") {
     }
     let clock = ContinuousClock()
     let start = clock.now
-    for (id, code) in codes { _ = try await backend.otpLogin(sessionId: id, otp: code) }
+    let lanes =
+        codes.count < inFlight
+        ? [codes]
+        : stride(from: 0, to: codes.count, by: codes.count / inFlight).map {
+            Array(codes[$0..<min($0 + codes.count / inFlight, codes.count)])
+        }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for lane in lanes {
+            group.addTask { for (id, code) in lane { _ = try await backend.otpLogin(sessionId: id, otp: code) } }
+        }
+        try await group.waitForAll()
+    }
     let elapsed = clock.now - start
     let rate = Double(total) / elapsed.seconds
-    let name = "otpLogin at the backend (\(label))"
+    let name = "otpLogin at the backend (\(label), \(inFlight == 1 ? "one at a time" : "\(inFlight) at once"))"
     figures.append(Figure(name: name, perSecond: rate, nanosecondsPerOp: 1e9 / rate, runs: [rate], note: "one write transaction each"))
     report(figures[figures.count - 1])
 }
-try await otpLogins(.inMemory(), label: "in memory")
-let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authphone-bench-\(UUID().uuidString)")
-try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-try await otpLogins(.open(path: folder.appendingPathComponent("backend.sqlite").path), label: "SQLite file, WAL, synchronous FULL")
-try? FileManager.default.removeItem(at: folder)
+try await otpLogins(.inMemory(), label: "in memory", inFlight: 1)
+for inFlight in [1, 64] {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authphone-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try await otpLogins(
+        .open(path: folder.appendingPathComponent("backend.sqlite").path), label: "SQLite file, sync FULL", inFlight: inFlight)
+    try? FileManager.default.removeItem(at: folder)
+}
 
 // The PIN verifier's key derivation (Argon2id) with each profile the server offers.
 let salt = [UInt8](repeating: 7, count: PinKeyDerivation.saltLength)

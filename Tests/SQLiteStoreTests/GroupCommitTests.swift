@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+
+@testable import SQLiteStore
+
+/// Counts the transactions the database commits.
+final class CommitCounter: TransactionObserver, Sendable {
+    private let commits = Mutex(0)
+    var count: Int { commits.withLock { $0 } }
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidCommit(_ db: Database) { commits.withLock { $0 += 1 } }
+    func databaseDidRollback(_ db: Database) {}
+}
+
+struct Refused: Error {}
+
+@Suite struct GroupCommitTests {
+    let queue: DatabaseQueue
+    let commits: GroupCommit
+    let counter = CommitCounter()
+
+    init() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { [counter] db in
+            try db.execute(sql: "CREATE TABLE item (name TEXT NOT NULL UNIQUE)")
+            db.add(transactionObserver: counter, extent: .databaseLifetime)
+        }
+        self.queue = queue
+        commits = GroupCommit(queue)
+    }
+
+    func names() throws -> [String] {
+        try queue.read { try String.fetchAll($0, sql: "SELECT name FROM item ORDER BY name") }
+    }
+
+    @Test func aLoneWriteCommitsAtOnceAndAnswersItsValue() async throws {
+        let before = counter.count
+        let rowid = try await commits.write { db in
+            try db.execute(sql: "INSERT INTO item (name) VALUES ('alone')")
+            return db.lastInsertedRowID
+        }
+        #expect(rowid == 1)
+        #expect(try names() == ["alone"])
+        #expect(counter.count == before + 1)
+    }
+
+    /// While one commit holds the writer, the writes that arrive wait, and then all go in one
+    /// transaction; the one that throws is rolled back alone and its caller hears why.
+    @Test func writesArrivingDuringACommitShareTheNextOneAndAFailureStaysItsOwn() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let (entered, enter) = AsyncStream<Void>.makeStream()
+        let first = Task {
+            try await commits.write { db in
+                enter.yield()
+                release.wait()
+                try db.execute(sql: "INSERT INTO item (name) VALUES ('first')")
+            }
+        }
+        for await _ in entered { break }
+        let before = counter.count
+        let writes = (0..<10).map { index in
+            Task {
+                try await commits.write { db in
+                    // the fifth repeats a name the table allows once, then fails after its insert
+                    try db.execute(sql: "INSERT INTO item (name) VALUES (?)", arguments: ["item-\(index)"])
+                    if index == 5 {
+                        try db.execute(sql: "INSERT INTO item (name) VALUES ('doomed')")
+                        throw Refused()
+                    }
+                }
+            }
+        }
+        while commits.waitingCount < 10 { await Task.yield() }
+        release.signal()
+        try await first.value
+        var refused = 0
+        for write in writes {
+            do { try await write.value } catch is Refused { refused += 1 }
+        }
+        #expect(refused == 1)
+        #expect(counter.count == before + 2)  // the first write's commit, then one for all ten
+        #expect(try names() == ["first"] + (0..<10).filter { $0 != 5 }.map { "item-\($0)" })
+    }
+
+    @Test func aWriteThatThrowsAloneChangesNothing() async throws {
+        await #expect(throws: Refused.self) {
+            try await commits.write { db in
+                try db.execute(sql: "INSERT INTO item (name) VALUES ('kept?')")
+                throw Refused()
+            }
+        }
+        #expect(try names().isEmpty)
+    }
+}
