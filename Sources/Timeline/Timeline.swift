@@ -101,18 +101,16 @@ public final class Timeline: Sendable {
     /// The exchange as it is kept: bodies redacted; the session read off the path
     /// (`…/sessions/{id}/…`) or the redeem's answer; a send's message id off FCM's answer.
     static func record(_ exchange: WireExchange) -> HopRecord {
-        let response = exchange.responseBody.map { Data(buffer: $0) }
-        let answer = response.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         let label = exchange.label
-        let messageId =
-            label.messageId ?? (label.to == .push ? (answer?["name"] as? String)?.split(separator: "/").last.map(String.init) : nil)
+        let response = Redaction.keep(exchange.responseBody.map { Data(buffer: $0) }, fields: ["name", "sessionId"])
+        let messageId = label.messageId ?? (label.to == .push ? response.fields["name"]?.split(separator: "/").last.map(String.init) : nil)
         return HopRecord(
             id: nil, at: exchange.startedAt, source: label.from.rawValue, target: label.to.rawValue, method: exchange.method,
             url: exchange.url, status: exchange.status.map { Int($0) },
             durationMs: Double(exchange.duration.components.seconds) * 1000 + Double(exchange.duration.components.attoseconds) / 1e15,
             attempt: label.attempt, fault: label.fault, error: exchange.error,
-            requestBody: Redaction.text(exchange.requestBody), responseBody: Redaction.text(response),
-            sessionId: label.sessionId ?? sessionId(inURL: exchange.url) ?? (answer?["sessionId"] as? String),
+            requestBody: Redaction.text(exchange.requestBody), responseBody: response.text,
+            sessionId: label.sessionId ?? sessionId(inURL: exchange.url) ?? response.fields["sessionId"],
             phoneId: label.phoneId, pushToken: label.pushToken, messageId: messageId)
     }
 

@@ -27,6 +27,38 @@ struct RedactionTests {
         #expect(text.contains("redeemURL"))
     }
 
+    /// The copy is the body as sent, white space aside: numbers, literals, escapes and nesting
+    /// come through as they were, and it parses to the same value.
+    @Test func whatIsNotSecretIsCopiedAsSent() throws {
+        let body = #"{ "a" : [1, -2.5e3, true, false, null, {}, []], "quote\"d": "tab\t \u00e9 \"x\"", "ünï": "çödé" }"#
+        let text = try #require(Redaction.text(Data(body.utf8)))
+        #expect(text == #"{"a":[1,-2.5e3,true,false,null,{},[]],"quote\"d":"tab\t \u00e9 \"x\"","ünï":"çödé"}"#)
+        let original = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? NSDictionary
+        #expect(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? NSDictionary == original)
+    }
+
+    /// A list under a secret's name is a list of secrets; an escaped secret goes as well.
+    @Test func secretsInListsAndEscapedSecretsGo() throws {
+        let body = #"{"keys":["AAAA","BBBB"],"pin":"26\u00304\n18","nested":{"items":[{"otpCode":"X1"}]}}"#
+        let text = try #require(Redaction.text(Data(body.utf8)))
+        #expect(text == #"{"keys":["‹redacted›","‹redacted›"],"pin":"‹redacted›","nested":{"items":[{"otpCode":"‹redacted›"}]}}"#)
+    }
+
+    /// The fields a hop is filed under are read in the same pass, from the top level only.
+    @Test func topLevelFieldsAreReadOnTheWay() {
+        let body = #"{"inner":{"sessionId":"not-this"},"sessionId":"s-1","name":"projects/p/messages/m-9"}"#
+        let kept = Redaction.keep(Data(body.utf8), fields: ["sessionId", "name"])
+        #expect(kept.fields == ["sessionId": "s-1", "name": "projects/p/messages/m-9"])
+    }
+
+    @Test(arguments: [
+        "{", "[1,", #"{"a" 1}"#, #"{"a":1,}"#, "[1 2]", #"{"a":tru}"#, #"{"a":"x"}x"#, "\"open", "{\"a\":\"\u{01}\"}",
+        String(repeating: "[", count: 40) + String(repeating: "]", count: 40),
+    ])
+    func whatIsNotJSONIsNotKeptWhereverItBreaks(_ body: String) {
+        #expect(Redaction.text(Data(body.utf8)) == "‹\(body.utf8.count) bytes that are not JSON, not kept›")
+    }
+
     @Test func whatIsNotJSONIsNotKept() {
         #expect(Redaction.text(Data("PIN=260418".utf8)) == "‹10 bytes that are not JSON, not kept›")
         #expect(Redaction.text(Data()) == nil)
