@@ -118,7 +118,8 @@ let package = Package(
         // to a backend without HTTP, shared by the test targets and the benchmarks.
         .target(name: "TestDoubles", dependencies: ["Backend", "BackendAPI", "OutOfBand", "SodiumKit"], path: "Tests/TestDoubles"),
         // Micro benchmarks of the hot paths; `make bench` runs them in release.
-        .executableTarget(name: "authphone-bench", dependencies: ["AuthFlow", "Backend", "OTP", "OutOfBand", "Retry", "SodiumKit", "TestDoubles"]),
+        .executableTarget(
+            name: "authphone-bench", dependencies: ["AuthFlow", "Backend", "BackendAPI", "OTP", "OutOfBand", "Retry", "SodiumKit", "TestDoubles"]),
         .testTarget(name: "SodiumKitTests", dependencies: ["SodiumKit"]),
         .testTarget(name: "OutOfBandTests", dependencies: ["OutOfBand"]),
         .testTarget(name: "PushServiceTests", dependencies: ["PushService", "OutOfBand", "TestDoubles"]),
