@@ -70,7 +70,7 @@ func seedDatabases(_ state: ExportedState, phones: PhoneStore, backend: BackendS
         return
     }
     try await load(state, phones: phones, backend: backend, replacing: false, now: now)
-    logger.info("Seeded \(state.phones.count) phones and \(state.backend.accounts.count) backend accounts")
+    logger.info("Loaded the seed: \(state.phones.count) phones, \(state.backend.accounts.count) backend accounts")
 }
 
 private func load(_ state: ExportedState, phones: PhoneStore, backend: BackendStore, replacing: Bool, now: Date) async throws(StateExportError) {

@@ -1,7 +1,8 @@
 import Foundation
 import SodiumKit
-import StateExport
 import Testing
+
+@testable import StateExport
 
 @Suite struct StateFileTests {
     static let passphrase = "correct horse battery staple"
@@ -75,6 +76,22 @@ import Testing
         #expect(kdf["algorithm"] as? String == "argon2id13")
         #expect(kdf["opsLimit"] as? Int == PassphraseBox.Cost.minimum.opsLimit)
         #expect(kdf["memLimit"] as? Int == PassphraseBox.Cost.minimum.memLimit)
+    }
+
+    /// Every millisecond of two seconds reads back as the time written, and writes again the same
+    /// (Foundation's own ISO 8601 format would give …​.122 for …​.123).
+    @Test func timesKeepTheirMilliseconds() throws {
+        for millisecond in Int64(1_763_922_672_000)..<1_763_922_674_000 {
+            let time = Date(timeIntervalSince1970: Double(millisecond) / 1000)
+            let text = StateFile.text(of: time)
+            #expect(text.hasSuffix(String(format: ".%03dZ", Int(millisecond % 1000))), "\(text)")
+            let read = try #require(StateFile.date(from: text))
+            #expect(read == time && StateFile.text(of: read) == text, "\(text)")
+        }
+        #expect(StateFile.text(of: Date(timeIntervalSince1970: -0.001)) == "1969-12-31T23:59:59.999Z")
+        for bad in ["2025-11-23T18:31:13Z", "2025-11-23T18:31:13.1234Z", "2025-11-23T18:31:13.-12Z", "yesterday"] {
+            #expect(StateFile.date(from: bad) == nil, "\(bad)")
+        }
     }
 
     @Test func noSecretIsInClear() throws {
@@ -207,5 +224,7 @@ import Testing
         #expect(fromFile.hasSameBytes(as: Self.guarded(Self.passphrase)))
         #expect(throws: StateExportError.self) { try Passphrase.read(file: nil, environment: [Passphrase.variable: "short"]) }
         #expect(throws: StateExportError.self) { try Passphrase.read(file: file.path + ".missing", environment: [:]) }
+        // a file with no end is read no further than a passphrase can be
+        #expect(throws: StateExportError.self) { try Passphrase.read(file: "/dev/zero", environment: [:]) }
     }
 }

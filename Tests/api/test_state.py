@@ -114,9 +114,11 @@ def test_export_reset_import_gives_the_same_phones_that_log_in(tmp_path):
         assert phones_with_accounts(url) == before
         log_in(url, first_phone, first_user)
 
-    # a CI job's fresh server, seeded from the file (its passphrase from the environment)
-    seeded = ["--pin-kdf", "fast", "--in-memory", "--seed", str(state)]
-    with serving(tmp_path, seeded, env={"AUTHPHONE_EXPORT_PASSPHRASE": PASSPHRASE}) as (_, url, _):
+    # a CI job's fresh server, seeded from the file: named by the variable, its passphrase file by the config file
+    config = tmp_path / "authphone.yaml"
+    config.write_text(f"seedPassphraseFile: {passphrase}\n")
+    seeded = ["--pin-kdf", "fast", "--in-memory", "--config", str(config)]
+    with serving(tmp_path, seeded, env={"AUTHPHONE_SEED": str(state)}) as (_, url, _):
         assert phones_with_accounts(url) == before
         log_in(url, first_phone, first_user)
 
