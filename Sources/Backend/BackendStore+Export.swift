@@ -45,17 +45,31 @@ extension BackendStore {
     }
 
     /// Refuses a state whose backend the store would not take, before any store is written.
+    /// The names and ids are held to the rules the backend's own routes follow.
     public static func check(_ state: ExportedState) throws(StateExportError) {
         let backend = state.backend
-        if let policy = backend.policy {
-            do { _ = try SecondFactorPolicy(maxAttempts: policy.maxAttempts, penalties: policy.penalties).validated() } catch {
-                throw .invalid("the backend's policy: \(error)")
+        do {
+            if let policy = backend.policy {
+                _ = try SecondFactorPolicy(maxAttempts: policy.maxAttempts, penalties: policy.penalties).validated()
             }
-        }
-        if let negative = backend.accounts.first(where: { $0.otpFailures < 0 }) { throw .invalid("account \(negative.id): otpFailures < 0") }
-        if let negative = backend.secondFactors.first(where: { $0.failedAttempts < 0 }) {
-            throw .invalid("device \(negative.deviceId): failedAttempts < 0")
-        }
+            for account in backend.accounts {
+                try DemoBackend.checkName(account.userId, field: "account \(account.id): userId", limit: 128)
+                try DemoBackend.checkName(account.displayName, field: "account \(account.id): displayName", limit: 128)
+                try DemoBackend.checkDeviceId(account.deviceId)
+                guard account.otpFailures >= 0 else { throw BackendError.invalid("account \(account.id): otpFailures", "is below 0") }
+            }
+            for device in backend.devices {
+                try DemoBackend.checkDeviceId(device.deviceId)
+                try DemoBackend.checkName(device.name, field: "device \(device.deviceId): name", limit: 64)
+            }
+            for factor in backend.secondFactors {
+                try DemoBackend.checkDeviceId(factor.deviceId)
+                guard factor.failedAttempts >= 0 else { throw BackendError.invalid("device \(factor.deviceId): failedAttempts", "is below 0") }
+            }
+            if let unknown = backend.serverFlags.first(where: { ServerFlag(rawValue: $0.name) == nil }) {
+                throw BackendError.invalid("serverFlags", "name \(unknown.name), which is not a server flag")
+            }
+        } catch { throw .invalid("the backend: \(error)") }
     }
 }
 

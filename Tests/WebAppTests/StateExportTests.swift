@@ -69,11 +69,24 @@ import WebApp
     @Test func aStateOneStoreRefusesChangesNeither() async throws {
         let (folder, _, state) = try await Self.exportedState()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var refused = state
-        refused.phones[0].settings.pinChangeStyle = "sideways"
-        refused.backend.accounts[0].displayName = "Changed"
-        await #expect(throws: StateExportError.self) { try await importState(refused, into: folder, replacing: true) }
-        #expect(try await Self.contents(folder) == state)
+        // each refused by one store, with a change the other would take
+        let changes: [(String, (inout ExportedState) -> Void)] = [
+            ("pinChangeStyle", { $0.phones[0].settings.pinChangeStyle = "sideways" }),
+            ("otpCountdown", { $0.phones[0].settings.otpCountdown = 100_000 }),
+            ("displayName", { $0.backend.accounts[0].displayName = "Alice\u{202E}ecilA" }),
+            ("deviceId", { $0.backend.devices[0].deviceId = "a device" }),
+            ("failedAttempts", { $0.backend.secondFactors[0].failedAttempts = -1 }),
+            ("serverFlags", { $0.backend.serverFlags = [ExportedState.ServerFlag(name: "ROOT", enabled: true, updatedAt: Date())] }),
+        ]
+        for (field, change) in changes {
+            var refused = state
+            refused.phones[0].name = "Changed"
+            refused.backend.accounts[0].userId = "changed"
+            change(&refused)
+            let error = await #expect(throws: StateExportError.self) { try await importState(refused, into: folder, replacing: true) }
+            #expect(error?.code == "EXPORT_INVALID" && error?.message.contains(field) == true, "\(field): \(String(describing: error))")
+            #expect(try await Self.contents(folder) == state, "\(field)")
+        }
 
         // a folder with phones is not written unless asked to replace them
         var other = state
