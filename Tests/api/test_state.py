@@ -102,10 +102,18 @@ def test_export_reset_import_gives_the_same_phones_that_log_in(tmp_path):
     assert sorted(p["id"] for p in exported["state"]["phones"]) == sorted(p[0] for p in before)
     assert PIN not in state.read_text() and oct(state.stat().st_mode & 0o777) == "0o600"
 
-    ok("reset", "--data-dir", data)
-    # a wrong passphrase changes nothing
-    code, _, err = run("import", "--data-dir", data, "--in", state, env={"AUTHPHONE_EXPORT_PASSPHRASE": PASSPHRASE + "!"})
+    # a wrong passphrase, or a file changed after it was sealed, changes nothing, even with --replace
+    code, _, err = run("import", "--data-dir", data, "--in", state, "--replace", env={"AUTHPHONE_EXPORT_PASSPHRASE": PASSPHRASE + "!"})
     assert code == 1 and err.startswith("EXPORT_CANNOT_OPEN"), err
+    changed = tmp_path / "changed.json"
+    changed.write_text(state.read_text().replace(exported["state"]["phones"][0]["name"], "Someone else's"))
+    code, _, err = run("import", "--data-dir", data, "--in", changed, "--replace", "--passphrase-file", passphrase)
+    assert code == 1 and err.startswith("EXPORT_TAMPERED"), err
+    again = tmp_path / "again.json"
+    ok("export", "--data-dir", data, "--out", again, "--passphrase-file", passphrase)
+    assert json.loads(again.read_text())["state"] == exported["state"]
+
+    ok("reset", "--data-dir", data)
     ok("import", "--data-dir", data, "--in", state, env={"AUTHPHONE_EXPORT_PASSPHRASE": PASSPHRASE})
     # once there are phones, another import must be asked to replace them
     code, _, err = run("import", "--data-dir", data, "--in", state, "--passphrase-file", passphrase)
