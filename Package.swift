@@ -45,6 +45,8 @@ let package = Package(
             ]),
         .target(name: "Broadcast"),
         .target(name: "StrictJSON"),
+        // The export file's shape, sealed with a passphrase; the stores map their rows to it.
+        .target(name: "StateExport", dependencies: ["SodiumKit", "StrictJSON"]),
         .target(name: "SQLiteStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "Retry"),
         .target(name: "OTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -53,7 +55,7 @@ let package = Package(
         .target(
             name: "Phone",
             dependencies: [
-                "AuthFlow", "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit", "SQLiteStore",
+                "AuthFlow", "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit", "SQLiteStore", "StateExport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -61,7 +63,7 @@ let package = Package(
         .target(
             name: "Backend",
             dependencies: [
-                "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit", "CQRencode", "SQLiteStore",
+                "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit", "CQRencode", "SQLiteStore", "StateExport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
@@ -82,6 +84,7 @@ let package = Package(
             name: "WebApp",
             dependencies: [
                 "Phone", "Backend", "PushService", "Timeline", "AuthFlow", "Faults", "OutOfBand", "ProcessFigures", "Retry", "SQLiteStore",
+                "StateExport",
                 "StrictJSON", "CZbar", "CPNG", "CTurboJPEG",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -109,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "authphone",
             dependencies: [
-                "WebApp", "Backend", "BackendAPI", "LoadGenerator", "OutOfBand", "PushService", "SodiumKit",
+                "WebApp", "Backend", "BackendAPI", "LoadGenerator", "OutOfBand", "PushService", "SodiumKit", "StateExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,6 +124,7 @@ let package = Package(
         .executableTarget(
             name: "authphone-bench", dependencies: ["AuthFlow", "Backend", "BackendAPI", "OTP", "OutOfBand", "Retry", "SodiumKit", "TestDoubles"]),
         .testTarget(name: "SodiumKitTests", dependencies: ["SodiumKit"]),
+        .testTarget(name: "StateExportTests", dependencies: ["StateExport", "SodiumKit"]),
         .testTarget(name: "OutOfBandTests", dependencies: ["OutOfBand"]),
         .testTarget(name: "PushServiceTests", dependencies: ["PushService", "OutOfBand", "TestDoubles"]),
         .testTarget(name: "AuthFlowTests", dependencies: ["AuthFlow"]),
@@ -138,7 +142,7 @@ let package = Package(
         .testTarget(
             name: "WebAppTests",
             dependencies: [
-                "WebApp", "Phone", "Backend", "BackendAPI", "Faults", "PushService", "Retry", "SodiumKit", "TestDoubles", "Timeline",
+                "WebApp", "Phone", "Backend", "BackendAPI", "Faults", "PushService", "Retry", "SodiumKit", "StateExport", "TestDoubles", "Timeline",
                 "CPNG",  // writes the PNG pictures the QR picture tests upload
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),

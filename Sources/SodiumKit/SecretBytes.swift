@@ -13,6 +13,15 @@ public final class SecretBytes: @unchecked Sendable {  // immutable after init
         count = bytes.count
     }
 
+    /// `count` bytes written by `fill` straight into the wiped buffer (a derived key), so that no
+    /// other copy of them is made; a throwing `fill` leaves nothing behind.
+    public init<E: Error>(count: Int, fill: (UnsafeMutableRawBufferPointer) throws(E) -> Void) throws(E) {
+        storage = .allocate(byteCount: max(count, 1), alignment: 16)
+        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        self.count = count
+        try fill(UnsafeMutableRawBufferPointer(rebasing: storage[..<count]))
+    }
+
     deinit {
         sodium_memzero(storage.baseAddress!, storage.count)
         storage.deallocate()

@@ -2,6 +2,7 @@ import Backend
 import Foundation
 import PushService
 import SodiumKit
+import StateExport
 
 /// Everything `authphone serve` can be told, with the defaults a user gets from `make run`.
 public struct AppConfiguration: Sendable {
@@ -34,6 +35,9 @@ public struct AppConfiguration: Sendable {
     /// The exchanges between the parts the timeline keeps per session and per phone (the newest).
     public var timelinePerSession = 200
     public var timelinePerPhone = 500
+    /// Phones and backend accounts to start from when the stores hold none (`serve --seed FILE`,
+    /// opened before the app is built so a wrong passphrase stops the start).
+    public var seed: ExportedState?
     /// Wall-clock time, replaceable in tests.
     public var now: @Sendable () -> Date = Date.init
     /// Waiting (retries, simulated time-outs, delayed pushes) and its jitter, replaceable in tests

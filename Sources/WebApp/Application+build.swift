@@ -34,6 +34,9 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let startedAt = configuration.now()
     let monitor = ServiceMonitor(logger: logger)
     let (phoneStore, backendStore, pushStore, timelineStore) = try openDatabases(configuration)
+    if let seed = configuration.seed {
+        try await seedDatabases(seed, phones: phoneStore, backend: backendStore, now: configuration.now(), logger: logger)
+    }
     let timeline = Timeline(
         store: timelineStore,
         bounds: TimelineBounds(perSession: configuration.timelinePerSession, perPhone: configuration.timelinePerPhone))
@@ -72,12 +75,12 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
             .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml"))
     router.add(middleware: RequestGuardMiddleware())
     let scanner = QRImageScanner(timeLimit: configuration.pictureScanTimeLimit)
-    router.addRoutes(PhonesController(phones: phones, push: push, scanner: scanner).endpoints, atPath: "/api/phones")
+    router.addRoutes(PhonesController(phones: phones, push: push, scanner: scanner, monitor: monitor).endpoints, atPath: "/api/phones")
     PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)
     router.addRoutes(PushConsoleController(push: push, phones: phones).endpoints, atPath: "/api/push")
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
-    ResetController(phones: phones, backend: backend, push: push, faults: faults, timeline: timeline).addRoutes(to: router)
+    ResetController(phones: phones, backend: backend, push: push, faults: faults, timeline: timeline, monitor: monitor).addRoutes(to: router)
     let timelineRoutes = TimelineController(timeline: timeline, backend: backend, phones: phones)
     timelineRoutes.addRoutes(to: router)
     router.addRoutes(try PagesController(templates: templates, phones: phones, backend: backend).endpoints)
@@ -119,45 +122,4 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
             }
         },
         logger: logger)
-}
-
-/// `authphone reset --data-dir`: a data folder's databases erased as `POST /api/reset` erases
-/// them (the backend keeps its key). A folder that holds none of them is refused, not created.
-public func resetDatabases(in directory: String) async throws {
-    let files = DatabaseFile.all
-    guard files.contains(where: { FileManager.default.fileExists(atPath: directory + "/" + $0) }) else {
-        throw ResetError(message: "\(directory) holds no AuthPhone database (\(files.joined(separator: ", ")))")
-    }
-    var configuration = AppConfiguration()
-    configuration.dataDirectory = directory
-    let (phones, backend, push, timeline) = try openDatabases(configuration)
-    try await phones.erase()
-    try await backend.eraseTestData()
-    try await push.erase()
-    try await timeline.erase()
-}
-
-public struct ResetError: Error, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
-}
-
-/// The parts' database files in a data folder.
-private enum DatabaseFile {
-    static let phones = "phones.sqlite"
-    static let backend = "backend.sqlite"
-    static let push = "push.sqlite"
-    static let timeline = "timeline.sqlite"
-    static let all = [phones, backend, push, timeline]
-}
-
-/// One SQLite file per part, as if they ran on three machines, and one for the timeline that
-/// watches the wire between them (a record to look at: it is not synced at every batch).
-private func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
-    guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory(), try .inMemory()) }
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    return (
-        try .open(path: directory + "/" + DatabaseFile.phones), try .open(path: directory + "/" + DatabaseFile.backend),
-        try .open(path: directory + "/" + DatabaseFile.push), try .open(path: directory + "/" + DatabaseFile.timeline, durability: .processCrash)
-    )
 }

@@ -14,6 +14,8 @@ struct PhonesController {
     let phones: PhoneService
     let push: PushService
     let scanner: QRImageScanner
+    /// Told of a deleted phone, whose flow stops without a final update.
+    let monitor: ServiceMonitor
 
     struct CreatePhone: Codable {
         let name: String
@@ -76,7 +78,9 @@ struct PhonesController {
         routes.get("{id}") { _, context in try await phones.phone(id: context.parameters.require("id")) }
         // The phone uninstalled: its token answers UNREGISTERED from now on, its inbox is gone.
         routes.delete("{id}") { _, context -> Response in
-            let token = try await phones.deletePhone(id: context.parameters.require("id"))
+            let id = try context.parameters.require("id")
+            let token = try await phones.deletePhone(id: id)
+            monitor.forgot(phoneId: id, outcome: "PHONE_DELETED")
             try await push.clearInbox(token: token)
             try await push.retire(token: token)
             return Response(status: .noContent)

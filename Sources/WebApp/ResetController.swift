@@ -15,12 +15,15 @@ struct ResetController {
     let push: PushService
     let faults: FaultInjector
     let timeline: Timeline
+    /// Told that every flow and session under way is gone.
+    let monitor: ServiceMonitor
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.post("/api/reset") { request, context -> Response in
             try await request.expectNoBody(context: context)
             faults.clear()
             try await phones.reset()
+            monitor.forgot(phoneId: nil, outcome: "RESET")
             try await backend.reset()
             try await push.reset()
             try await timeline.reset()

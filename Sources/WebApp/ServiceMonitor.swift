@@ -70,20 +70,45 @@ final class ServiceMonitor: Sendable {
 
     /// Every flow update a phone publishes; a flow's first and its final one count.
     func flowUpdated(phoneId: String, _ flow: Flow) {
-        guard let change = change("flow " + flow.id, to: flow.state.rawValue, final: flow.state.isFinal) else { return }
-        let type = flow.type.rawValue
-        var metadata: Logger.Metadata = ["phone": "\(phoneId)", "flow": "\(flow.id)", "type": "\(type)"]
+        let entry = FlowOf(phoneId: phoneId, id: flow.id, type: flow.type.rawValue)
+        guard let change = change("flow " + flow.id, to: flow.state.rawValue, final: flow.state.isFinal, flow: entry) else { return }
         if change.isNew {
-            Counter(label: "authphone_flows_started_total", dimensions: [("type", type)], factory: factory).increment()
-            logger.info("flow started", metadata: metadata)
+            Counter(label: "authphone_flows_started_total", dimensions: [("type", entry.type)], factory: factory).increment()
+            logger.info("flow started", metadata: entry.metadata)
         }
         guard let duration = change.ended else { return }
-        let outcome = flow.state == .done ? "DONE" : flow.error?.code ?? "ERROR"
-        Counter(label: "authphone_flows_ended_total", dimensions: [("type", type), ("outcome", outcome)], factory: factory).increment()
-        Timer(label: "authphone_flow_duration_seconds", dimensions: [("type", type)], factory: factory).record(duration: duration)
+        flowEnded(entry, outcome: flow.state == .done ? "DONE" : flow.error?.code ?? "ERROR", after: duration)
+    }
+
+    /// A phone deleted (`phoneId`), or every phone reset (nil): their flows stop without a final
+    /// update, so they end here with `outcome`, and a reset's erased sessions are no longer under
+    /// way either. Left in the map, they would count as under way for ever.
+    func forgot(phoneId: String?, outcome: String) {
+        let now = ContinuousClock.now
+        let stopped = underway.withLock { underway in
+            let stopped = underway.filter { _, seen in seen.flow.map { phoneId == nil || $0.phoneId == phoneId } ?? (phoneId == nil) }
+            for key in stopped.keys { underway.removeValue(forKey: key) }
+            return stopped.values
+        }
+        for seen in stopped { if let flow = seen.flow { flowEnded(flow, outcome: outcome, after: now - seen.since) } }
+    }
+
+    private func flowEnded(_ flow: FlowOf, outcome: String, after duration: Duration) {
+        Counter(label: "authphone_flows_ended_total", dimensions: [("type", flow.type), ("outcome", outcome)], factory: factory).increment()
+        Timer(label: "authphone_flow_duration_seconds", dimensions: [("type", flow.type)], factory: factory).record(duration: duration)
+        var metadata = flow.metadata
         metadata["outcome"] = "\(outcome)"
         metadata["durationMs"] = "\(duration.milliseconds)"
         logger.info("flow ended", metadata: metadata)
+    }
+
+    /// Which flow an entry under way is.
+    private struct FlowOf {
+        let phoneId: String
+        let id: String
+        let type: String
+
+        var metadata: Logger.Metadata { ["phone": "\(phoneId)", "flow": "\(id)", "type": "\(type)"] }
     }
 
     /// A backend session entered a state (a state published again counts once).
@@ -107,16 +132,16 @@ final class ServiceMonitor: Sendable {
         let ended: Duration?
     }
 
-    /// Flows and sessions under way, by key: since when, and the state last seen.
-    private let underway = Mutex<[String: (since: ContinuousClock.Instant, state: String)]>([:])
+    /// Flows and sessions under way, by key: since when, the state last seen, and which flow.
+    private let underway = Mutex<[String: (since: ContinuousClock.Instant, state: String, flow: FlowOf?)]>([:])
 
     /// Nil when `state` is the one already seen.
-    private func change(_ key: String, to state: String, final: Bool) -> Change? {
+    private func change(_ key: String, to state: String, final: Bool, flow: FlowOf? = nil) -> Change? {
         let now = ContinuousClock.now
         return underway.withLock { underway in
             let seen = underway[key]
             guard seen?.state != state else { return nil }
-            if final { underway.removeValue(forKey: key) } else { underway[key] = (seen?.since ?? now, state) }
+            if final { underway.removeValue(forKey: key) } else { underway[key] = (seen?.since ?? now, state, flow) }
             return Change(isNew: seen == nil, ended: final ? now - (seen?.since ?? now) : nil)
         }
     }
@@ -156,6 +181,11 @@ final class ServiceMonitor: Sendable {
 
     /// The Prometheus text, with the gauges that are read rather than counted brought up to date.
     func scrape(faults: FaultInjector) -> String {
+        let flowsUnderway = underway.withLock { $0.values.compactMap(\.flow?.type) }
+        for type in FlowType.allCases.map(\.rawValue) {
+            Gauge(label: "authphone_flows_underway", dimensions: [("type", type)], factory: factory)
+                .record(flowsUnderway.filter { $0 == type }.count)
+        }
         let inForce = faults.active.map { FaultView($0).target }
         for target in ["phone", "backend", "push"] {
             Gauge(label: "authphone_faults_active", dimensions: [("target", target)], factory: factory)

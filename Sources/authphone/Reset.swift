@@ -11,7 +11,7 @@ struct Reset: AsyncParsableCommand {
     @Option(help: "The server's data folder.") var dataDir = AppConfiguration.defaultDataDirectory
 
     func run() async throws {
-        do { try await resetDatabases(in: dataDir) } catch let error as ResetError { throw ValidationError(error.message) }
+        do { try await resetDatabases(in: dataDir) } catch let error as DataFolderError { throw ValidationError(error.message) }
         print("reset \(dataDir)")
     }
 }

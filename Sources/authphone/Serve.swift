@@ -40,6 +40,12 @@ struct Serve: AsyncParsableCommand {
     )
     var dataDir: String?
     @Flag(help: "Keep all data in memory; nothing survives a restart. [AUTHPHONE_IN_MEMORY]") var inMemory = false
+    @Option(
+        help:
+            "An `authphone export` file to start from when the data holds no phones and no backend accounts; its passphrase from --seed-passphrase-file or AUTHPHONE_EXPORT_PASSPHRASE. [AUTHPHONE_SEED]"
+    )
+    var seed: String?
+    @Option(help: "A file whose first line is the seed's passphrase. [AUTHPHONE_SEED_PASSPHRASE_FILE]") var seedPassphraseFile: String?
     @Option(help: "Folder of the static files (default: Public/ beside the package). [AUTHPHONE_PUBLIC_DIR]") var publicDir: String?
     @Option(help: "Folder of the Mustache templates (default: Templates/ beside the package). [AUTHPHONE_TEMPLATES_DIR]") var templatesDir: String?
     @Option(help: "Base URL of the backend the phones use (default: this server). [AUTHPHONE_BACKEND_URL]") var backendUrl: String?

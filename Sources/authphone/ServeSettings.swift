@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import PushService
 import SodiumKit
+import StateExport
 import WebApp
 
 /// `serve`'s options with every source read (flag, then `AUTHPHONE_NAME`, then the config
@@ -38,6 +39,12 @@ struct ServeSettings {
         let inMemory = try await sources.bool("inMemory", flags.inMemory ? true : nil) ?? false
         let dataDir = try await sources.string("dataDir", flags.dataDir) ?? AppConfiguration.defaultDataDirectory
         configuration.dataDirectory = inMemory ? nil : dataDir
+        if let seed = try await sources.string("seed", flags.seed) {
+            let passphraseFile = try await sources.string("seedPassphraseFile", flags.seedPassphraseFile)
+            do { configuration.seed = try StateCommand.open(seed, passphrase: Passphrase.read(file: passphraseFile)) } catch {
+                throw ValidationError("--seed: \(error)")
+            }
+        }
         if let directory = try await sources.string("publicDir", flags.publicDir) { configuration.publicDirectory = directory }
         if let directory = try await sources.string("templatesDir", flags.templatesDir) { configuration.templatesDirectory = directory }
 

@@ -74,6 +74,34 @@ import WebApp
         }
     }
 
+    /// A flow stopped by deleting its phone, or by a reset, publishes no final update: it ends
+    /// with that outcome and is no longer counted as under way.
+    @Test func flowsStoppedByADeleteOrAResetAreNoLongerUnderway() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            for (stop, outcome) in [("delete", "PHONE_DELETED"), ("reset", "RESET")] {
+                let phone = try await client.createPhone()
+                try await client.ws("/api/phones/\(phone.id)/stream") { inbound, outbound, _ in
+                    var screen = Screen(inbound, outbound)
+                    _ = try await screen.next()
+                    let enrol = try await client.startSession("enrol", user: "bob")
+                    _ = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": enrol.qrText])
+                    #expect(try await screen.settledFlow().currentInteraction?.type == .confirm)
+                }
+                var text = String(decoding: try await client.send(.get, "/metrics").body, as: UTF8.self)
+                #expect(text.contains(#"authphone_flows_underway{type="ENROL"} 1.0"# + "\n"), "\(text)")
+                if stop == "delete" {
+                    #expect(try await client.send(.delete, "/api/phones/\(phone.id)", headers: [:]).status == .noContent)
+                } else {
+                    #expect(try await client.send(.post, "/api/reset", headers: [.contentType: "application/json"]).status == .noContent)
+                }
+                text = String(decoding: try await client.send(.get, "/metrics").body, as: UTF8.self)
+                #expect(text.contains(#"authphone_flows_underway{type="ENROL"} 0.0"# + "\n"), "\(stop): \(text)")
+                #expect(text.contains(#"authphone_flows_ended_total{type="ENROL",outcome="\#(outcome)"} 1"# + "\n"), "\(stop): \(text)")
+            }
+        }
+    }
+
     /// A push the push service refuses once with 503 goes through on the backend's retry, counted.
     @Test func retriesAreCountedByOperation() async throws {
         try await withEnrolledPhone { client, screen, _, sleeper in

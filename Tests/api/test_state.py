@@ -1,15 +1,21 @@
 """State a CI job controls: `POST /api/reset` refused from a foreign page with nothing changed,
-and `authphone reset --data-dir` on a stopped server's folder.
+`authphone reset --data-dir` on a stopped server's folder, and `authphone export` / `import` /
+`serve --seed`: phones enrolled with the command line, exported, reset and imported (or seeded)
+log in again as the same phones.
 
 Environment: AUTHPHONE_URL (the running server) and AUTHPHONE_BINARY (scripts/api-test.sh sets both).
 """
 
+import json
+import os
 import subprocess
 
 import requests
 
 from servers import BINARY, serving
-from test_openapi import BASE_URL, FOREIGN_ORIGIN, TIMEOUT
+from test_openapi import BASE_URL, FOREIGN_ORIGIN, PIN, TIMEOUT, uniq
+
+PASSPHRASE = "a passphrase for the CI job"
 
 
 def phones(url):
@@ -41,3 +47,93 @@ def test_reset_a_data_folder_from_the_command_line(tmp_path):
                              timeout=TIMEOUT)
     assert refused.returncode != 0 and b"holds no AuthPhone database" in refused.stderr
     assert not (tmp_path / "nothing").exists()
+
+
+def run(*args, env=None):
+    """The command's exit code, standard output and standard error, with no passphrase in the
+    environment unless `env` gives one."""
+    environment = {k: v for k, v in os.environ.items() if k != "AUTHPHONE_EXPORT_PASSPHRASE"}
+    done = subprocess.run([BINARY, *map(str, args)], capture_output=True, timeout=TIMEOUT, env={**environment, **(env or {})})
+    return done.returncode, done.stdout.decode().strip(), done.stderr.decode().strip()
+
+
+def ok(*args, env=None):
+    code, out, err = run(*args, env=env)
+    assert code == 0, f"{args}: {err}"
+    return out
+
+
+def log_in(url, phone, user):
+    """A login the phone's side of which is the command line alone."""
+    login = requests.post(f"{url}/api/backend/sessions", json={"type": "login", "userId": user}, timeout=TIMEOUT).json()
+    assert ok("phone", "open", phone, "--qr", login["qrText"], "--server", url) == "WAIT_FOR_INPUT CONFIRM"
+    assert ok("phone", "confirm", phone, "--server", url) == "WAIT_FOR_INPUT VERIFY_SECOND_FACTOR"
+    assert ok("phone", "pin", phone, PIN, "--server", url) == "DONE"
+    assert requests.get(f"{url}/api/backend/sessions/{login['id']}", timeout=TIMEOUT).json()["status"] == "loggedin"
+
+
+def phones_with_accounts(url):
+    return sorted(
+        (p["id"], p["name"], tuple(a["id"] for a in requests.get(f"{url}/api/phones/{p['id']}", timeout=TIMEOUT).json()["accounts"]))
+        for p in phones(url))
+
+
+def test_export_reset_import_gives_the_same_phones_that_log_in(tmp_path):
+    data, state = tmp_path / "data", tmp_path / "state.json"
+    passphrase = tmp_path / "passphrase"
+    passphrase.write_text(PASSPHRASE + "\n")
+    serve = ["--pin-kdf", "fast", "--data-dir", str(data)]
+    with serving(tmp_path, serve) as (_, url, _):
+        for name, user in ((uniq("Exported"), uniq("ci")), (uniq("Also exported"), uniq("ci"))):
+            ok("phone", "create", name, "--server", url)
+            enrol = requests.post(f"{url}/api/backend/sessions", json={"type": "enrol", "userId": user}, timeout=TIMEOUT).json()
+            assert ok("phone", "open", name, "--qr", enrol["qrText"], "--server", url) == "WAIT_FOR_INPUT CONFIRM"
+            ok("phone", "confirm", name, "--server", url)
+            assert ok("phone", "pin", name, PIN, "--server", url) == "DONE"
+        before = phones_with_accounts(url)
+        first_phone, first_user = name, user
+
+    # the passphrase never on the command line: without a source, a refusal that says where it goes
+    code, _, err = run("export", "--data-dir", data, "--out", state)
+    assert code == 1 and err.startswith("EXPORT_PASSPHRASE_MISSING") and not state.exists()
+    ok("export", "--data-dir", data, "--out", state, "--passphrase-file", passphrase)
+    exported = json.loads(state.read_text())
+    assert (exported["format"], exported["version"]) == ("authphone-export", 1)
+    assert sorted(p["id"] for p in exported["state"]["phones"]) == sorted(p[0] for p in before)
+    assert PIN not in state.read_text() and oct(state.stat().st_mode & 0o777) == "0o600"
+
+    # a wrong passphrase, or a file changed after it was sealed, changes nothing, even with --replace
+    code, _, err = run("import", "--data-dir", data, "--in", state, "--replace", env={"AUTHPHONE_EXPORT_PASSPHRASE": PASSPHRASE + "!"})
+    assert code == 1 and err.startswith("EXPORT_CANNOT_OPEN"), err
+    changed = tmp_path / "changed.json"
+    changed.write_text(state.read_text().replace(exported["state"]["phones"][0]["name"], "Someone else's"))
+    code, _, err = run("import", "--data-dir", data, "--in", changed, "--replace", "--passphrase-file", passphrase)
+    assert code == 1 and err.startswith("EXPORT_TAMPERED"), err
+    again = tmp_path / "again.json"
+    ok("export", "--data-dir", data, "--out", again, "--passphrase-file", passphrase)
+    assert json.loads(again.read_text())["state"] == exported["state"]
+
+    ok("reset", "--data-dir", data)
+    ok("import", "--data-dir", data, "--in", state, env={"AUTHPHONE_EXPORT_PASSPHRASE": PASSPHRASE})
+    # once there are phones, another import must be asked to replace them
+    code, _, err = run("import", "--data-dir", data, "--in", state, "--passphrase-file", passphrase)
+    assert code == 1 and err.startswith("EXPORT_TARGET_NOT_EMPTY"), err
+    with serving(tmp_path, serve) as (_, url, _):
+        assert phones_with_accounts(url) == before
+        log_in(url, first_phone, first_user)
+
+    # a CI job's fresh server, seeded from the file: named by the variable, its passphrase file by the config file
+    config = tmp_path / "authphone.yaml"
+    config.write_text(f"seedPassphraseFile: {passphrase}\n")
+    seeded = ["--pin-kdf", "fast", "--in-memory", "--config", str(config)]
+    with serving(tmp_path, seeded, env={"AUTHPHONE_SEED": str(state)}) as (_, url, _):
+        assert phones_with_accounts(url) == before
+        log_in(url, first_phone, first_user)
+
+
+def test_a_seed_that_does_not_open_stops_the_start(tmp_path):
+    state = tmp_path / "state.json"
+    state.write_text('{"format": "authphone-export", "version": 99}')
+    done = subprocess.run([BINARY, "serve", "--in-memory", "--port", "0", "--seed", str(state)], capture_output=True,
+                          timeout=TIMEOUT, env={**os.environ, "AUTHPHONE_EXPORT_PASSPHRASE": PASSPHRASE})
+    assert done.returncode != 0 and b"EXPORT_VERSION_UNSUPPORTED" in done.stderr

@@ -1,0 +1,133 @@
+import AuthFlow
+import BackendAPI
+import Foundation
+import GRDB
+import SQLiteStore
+import StateExport
+
+/// The phones as `authphone export` writes them and `import` (or `serve --seed`) loads them: the
+/// rows turned into the export's shape and back, in one read and one write transaction.
+extension PhoneStore {
+    /// What the phones are in an export.
+    public struct Exported: Sendable {
+        public var phones: [ExportedState.Phone] = []
+        /// By phone id.
+        public var phoneSecrets: [String: ExportedState.PhoneSecrets] = [:]
+        /// By account id.
+        public var accountSecrets: [String: ExportedState.AccountSecrets] = [:]
+    }
+
+    /// Every phone with its accounts and their secrets, oldest first.
+    public func exported() async throws(StateExportError) -> Exported {
+        let rows: [(PhoneRecord, [AccountRecord])]
+        do {
+            rows = try await writer.read { db in
+                try PhoneRecord.fetchAll(db, sql: "SELECT * FROM phone ORDER BY createdAt, id").map { phone in
+                    (
+                        phone,
+                        try AccountRecord.fetchAll(db, sql: "SELECT * FROM account WHERE phoneId = ? ORDER BY createdAt, id", arguments: [phone.id])
+                    )
+                }
+            }
+        } catch { throw .storage("the phones could not be read: \(error)") }
+        var exported = Exported()
+        for (phone, accounts) in rows {
+            exported.phones.append(phone.exported(accounts: accounts))
+            exported.phoneSecrets[phone.id] = ExportedState.PhoneSecrets(
+                deviceKeySeed: phone.deviceKeySeed, pinSalt: phone.pinSalt, biometricSecretKey: phone.biometricSecretKey)
+            for account in accounts {
+                exported.accountSecrets[account.id] = ExportedState.AccountSecrets(secretKey: account.secretKey, otpKey: account.otpKey)
+            }
+        }
+        return exported
+    }
+
+    /// Whether any phone is stored: an import into a folder with phones must be asked to replace them.
+    public func isEmpty() async throws(StateExportError) -> Bool {
+        do { return try await writer.read { db in try PhoneRecord.fetchCount(db) == 0 } } catch {
+            throw .storage("the phones could not be read: \(error)")
+        }
+    }
+
+    /// Refuses a state whose phones the store would not take, before any store is written.
+    public static func check(_ state: ExportedState) throws(StateExportError) {
+        _ = try rows(of: state)
+    }
+
+    private static func rows(of state: ExportedState) throws(StateExportError) -> [(PhoneRecord, [AccountRecord])] {
+        try state.phones.map { phone throws(StateExportError) in try PhoneRecord.loaded(phone, from: state) }
+    }
+
+    /// The state's phones, in one transaction: with `replacing`, instead of every phone there was;
+    /// a phone that cannot be stored leaves the store as it was.
+    public func load(_ state: ExportedState, replacing: Bool) async throws(StateExportError) {
+        let rows = try Self.rows(of: state)
+        do {
+            try await writer.write { db in
+                if replacing { try Self.erase(db) }
+                for (phone, accounts) in rows {
+                    try phone.insert(db)
+                    for account in accounts { try account.insert(db) }
+                }
+            }
+        } catch { throw .storage("the phones could not be stored (nothing was changed): \(error)") }
+    }
+}
+
+extension PhoneRecord {
+    func exported(accounts: [AccountRecord]) -> ExportedState.Phone {
+        ExportedState.Phone(
+            id: id, name: name, deviceId: deviceId, fcmToken: fcmToken, pinLength: pinLength, createdAt: createdAt,
+            settings: ExportedState.Settings(
+                openPushesAtOnce: openPushesAtOnce, pushNotificationsDisabled: pushNotificationsDisabled, biometricSensor: biometricSensor,
+                biometricsDisabled: biometricsDisabled, legacyBioAddFlow: legacyBioAddFlow,
+                disallowPinChangeWithBiometric: disallowPinChangeWithBiometric, maxNumberSecondFactorWithoutPIN: maxNumberSecondFactorWithoutPIN,
+                maxTimeSecondFactorWithoutPIN: maxTimeSecondFactorWithoutPIN, showVisualHash: showVisualHash,
+                pinChangeStyle: pinChangeStyle.rawValue, otpCountdown: otpCountdown),
+            biometrics: ExportedState.Biometrics(
+                enrolledFeatures: enrolledFeatures, featureSetVersion: featureSetVersion, keySetVersion: biometricKeySetVersion,
+                usesSinceLastPin: biometricUsesSinceLastPin, lastPinAt: lastPinAt),
+            accounts: accounts.map { account in
+                ExportedState.Account(
+                    id: account.id, userId: account.userId, displayName: account.displayName, serverName: account.serverName,
+                    serverURL: account.serverURL, serverPublicKey: account.serverPublicKey, createdAt: account.createdAt,
+                    otpReference: account.otpReference)
+            })
+    }
+
+    /// The rows of an exported phone, its settings checked by the rules a settings change follows.
+    static func loaded(_ phone: ExportedState.Phone, from state: ExportedState) throws(StateExportError) -> (PhoneRecord, [AccountRecord]) {
+        func refuse(_ reason: String) -> StateExportError { .invalid("phone \(phone.id): \(reason)") }
+        if let problem = ReadableText.nameProblem(in: phone.name, limit: 64) { throw refuse("the name \(problem)") }
+        guard PinPolicy.allowedLengths.contains(phone.pinLength) else { throw refuse("pinLength \(phone.pinLength) is not allowed") }
+        let settings = phone.settings
+        guard let pinChangeStyle = FlowOptions.PinChangeStyle(rawValue: settings.pinChangeStyle) else {
+            throw refuse("pinChangeStyle '\(settings.pinChangeStyle)' is not one AuthPhone knows")
+        }
+        let secrets = try state.secrets(ofPhone: phone.id)
+        var record = PhoneRecord(
+            id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken, pinLength: phone.pinLength,
+            pinSalt: secrets.pinSalt, createdAt: phone.createdAt, openPushesAtOnce: settings.openPushesAtOnce,
+            enrolledFeatures: phone.biometrics.enrolledFeatures, featureSetVersion: phone.biometrics.featureSetVersion,
+            biometricSecretKey: secrets.biometricSecretKey, biometricKeySetVersion: phone.biometrics.keySetVersion,
+            biometricUsesSinceLastPin: phone.biometrics.usesSinceLastPin, lastPinAt: phone.biometrics.lastPinAt,
+            pushNotificationsDisabled: settings.pushNotificationsDisabled, deviceKeySeed: secrets.deviceKeySeed)
+        do {
+            try record.apply(
+                PhoneSettingsChange(
+                    biometricSensor: settings.biometricSensor, biometricsDisabled: settings.biometricsDisabled,
+                    legacyBioAddFlow: settings.legacyBioAddFlow, disallowPinChangeWithBiometric: settings.disallowPinChangeWithBiometric,
+                    maxNumberSecondFactorWithoutPIN: settings.maxNumberSecondFactorWithoutPIN,
+                    maxTimeSecondFactorWithoutPIN: settings.maxTimeSecondFactorWithoutPIN, showVisualHash: settings.showVisualHash,
+                    pinChangeStyle: pinChangeStyle, otpCountdown: settings.otpCountdown))
+        } catch { throw refuse("\(error)") }
+        let accounts = try phone.accounts.map { account throws(StateExportError) in
+            let secrets = try state.secrets(ofAccount: account.id)
+            return AccountRecord(
+                id: account.id, phoneId: phone.id, userId: account.userId, displayName: account.displayName, serverName: account.serverName,
+                serverURL: account.serverURL, serverPublicKey: account.serverPublicKey, secretKey: secrets.secretKey,
+                createdAt: account.createdAt, otpReference: account.otpReference, otpKey: secrets.otpKey)
+        }
+        return (record, accounts)
+    }
+}

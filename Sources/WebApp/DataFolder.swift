@@ -1,0 +1,119 @@
+import Backend
+import Foundation
+import Logging
+import Phone
+import PushService
+import SodiumKit
+import StateExport
+import Timeline
+
+// A data folder's databases as the command line sees them with no server running: erased
+// (`authphone reset`), written out (`export`) and loaded (`import`), and the seed a server loads
+// at start (`serve --seed`).
+
+/// `authphone reset --data-dir`: a data folder's databases erased as `POST /api/reset` erases
+/// them (the backend keeps its key). A folder that holds none of them is refused, not created.
+public func resetDatabases(in directory: String) async throws {
+    let files = DatabaseFile.all
+    guard files.contains(where: { FileManager.default.fileExists(atPath: directory + "/" + $0) }) else {
+        throw DataFolderError(message: "\(directory) holds no AuthPhone database (\(files.joined(separator: ", ")))")
+    }
+    var configuration = AppConfiguration()
+    configuration.dataDirectory = directory
+    let (phones, backend, push, timeline) = try openDatabases(configuration)
+    try await phones.erase()
+    try await backend.eraseTestData()
+    try await push.erase()
+    try await timeline.erase()
+}
+
+public struct DataFolderError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// `authphone export`: the phones and the backend's side of them, as the export file's bytes.
+public func exportState(
+    from directory: String, passphrase: GuardedBytes, cost: PassphraseBox.Cost = .interactive, now: Date = Date()
+) async throws -> Data {
+    let (phones, backend) = try openStateDatabases(directory)
+    let phonePart = try await phones.exported()
+    let backendPart = try await backend.exported()
+    let state = ExportedState(
+        phones: phonePart.phones, backend: backendPart.backend,
+        secrets: ExportedState.Secrets(
+            phones: phonePart.phoneSecrets, accounts: phonePart.accountSecrets, serverSecretKey: backendPart.serverSecretKey,
+            backendOTPKeys: backendPart.otpKeys, pinPublicKeys: backendPart.pinPublicKeys))
+    return try StateFile.write(state, passphrase: passphrase, cost: cost, at: now)
+}
+
+/// `authphone import`: the state into a folder that holds no phone and no backend account, or,
+/// `replacing`, into any folder as if `reset` had run first. The file is checked whole before a
+/// store is written; each store is written in one transaction.
+public func importState(_ state: ExportedState, into directory: String, replacing: Bool, now: Date = Date()) async throws {
+    var configuration = AppConfiguration()
+    configuration.dataDirectory = directory
+    let (phones, backend, push, timeline) = try openDatabases(configuration)
+    try await load(state, phones: phones, backend: backend, replacing: replacing, now: now)
+    if replacing {
+        // what the replaced phones had in flight is theirs, not the new ones'
+        try await push.erase()
+        try await timeline.erase()
+    }
+}
+
+/// `serve --seed`: the state loaded into stores that hold no phone and no backend account (a
+/// fresh folder, `--in-memory`); a folder in use keeps what it has, so a restart loses nothing.
+func seedDatabases(_ state: ExportedState, phones: PhoneStore, backend: BackendStore, now: Date, logger: Logger) async throws {
+    guard try await heldState(phones: phones, backend: backend) == nil else {
+        logger.notice("The data folder holds phones or backend accounts already: the seed is not loaded")
+        return
+    }
+    try await load(state, phones: phones, backend: backend, replacing: false, now: now)
+    logger.info("Loaded the seed: \(state.phones.count) phones, \(state.backend.accounts.count) backend accounts")
+}
+
+private func load(_ state: ExportedState, phones: PhoneStore, backend: BackendStore, replacing: Bool, now: Date) async throws(StateExportError) {
+    if !replacing, let held = try await heldState(phones: phones, backend: backend) { throw .notEmpty(held) }
+    // both checked before either is written: a state one store refuses changes neither
+    try PhoneStore.check(state)
+    try BackendStore.check(state)
+    try await backend.load(state, replacing: replacing, at: now)
+    try await phones.load(state, replacing: replacing)
+}
+
+/// Nil when neither store holds anything of the phones; else what they hold.
+private func heldState(phones: PhoneStore, backend: BackendStore) async throws(StateExportError) -> String? {
+    if !(try await phones.isEmpty()) { return "phones" }
+    if !(try await backend.isEmpty()) { return "backend accounts" }
+    return nil
+}
+
+/// The phones' and the backend's databases of a folder that has them; a folder without is refused, not created.
+private func openStateDatabases(_ directory: String) throws -> (PhoneStore, BackendStore) {
+    let files = [DatabaseFile.phones, DatabaseFile.backend]
+    guard files.allSatisfy({ FileManager.default.fileExists(atPath: directory + "/" + $0) }) else {
+        throw DataFolderError(message: "\(directory) holds no AuthPhone phones and backend (\(files.joined(separator: ", ")))")
+    }
+    return (try .open(path: directory + "/" + DatabaseFile.phones), try .open(path: directory + "/" + DatabaseFile.backend))
+}
+
+/// The parts' database files in a data folder.
+private enum DatabaseFile {
+    static let phones = "phones.sqlite"
+    static let backend = "backend.sqlite"
+    static let push = "push.sqlite"
+    static let timeline = "timeline.sqlite"
+    static let all = [phones, backend, push, timeline]
+}
+
+/// One SQLite file per part, as if they ran on three machines, and one for the timeline that
+/// watches the wire between them (a record to look at: it is not synced at every batch).
+func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
+    guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory(), try .inMemory()) }
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    return (
+        try .open(path: directory + "/" + DatabaseFile.phones), try .open(path: directory + "/" + DatabaseFile.backend),
+        try .open(path: directory + "/" + DatabaseFile.push), try .open(path: directory + "/" + DatabaseFile.timeline, durability: .processCrash)
+    )
+}
