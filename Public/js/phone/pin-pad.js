@@ -2,8 +2,8 @@
 // penalty that keeps it locked.
 //
 // Digits are kept in a plain array, overwritten with 0 and emptied after use or on cancel. A PIN
-// is only ever sent over the socket; it never goes into the URL, storage, the flow log or the
-// console.
+// is only ever sent over the socket (and a new one, at its first entry, in the body of the
+// policy's check); it never goes into the URL, storage, the flow log or the console.
 import { el } from "../api.js";
 
 /** The phone's PIN length (the setting, while no PIN is set), 6 when unknown. */

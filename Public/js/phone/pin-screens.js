@@ -1,7 +1,7 @@
 // The screens that take a PIN: choose one (SET_SECOND_FACTOR, entered twice; an enrolment may
 // set biometrics with it) and enter it (VERIFY_SECOND_FACTOR, where biometrics may be offered
 // first and a blocked PIN is told).
-import { el } from "../api.js";
+import { el, postJSON } from "../api.js";
 import { biometricPrompt } from "./biometric.js";
 import { attemptsNote, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox } from "./pin-pad.js";
 import { actions, button, serverName } from "./screen-parts.js";
@@ -32,28 +32,52 @@ export function renderSetPin(flow, view) {
 
   const first = [];
   let phase = "choose";
+  let shown = true; // until the screen changes
+  const startOver = () => {
+    first.fill(0);
+    first.length = 0;
+    phase = "choose";
+    pad.setPhase(phase);
+    title.textContent = chooseText;
+  };
+  /** The first entry, checked against the server's policy before it is asked again. */
+  async function choose(digits) {
+    for (const d of digits) first.push(d);
+    pad.wipe();
+    pad.lock();
+    setMessage("Checking…", "hint");
+    let refusal = null;
+    try {
+      await postJSON(view.phonePath("/pin-check"), { pin: first.join("") });
+    } catch (err) {
+      // the policy's answer; anything else (a lost connection) leaves it to the final input
+      if (err.status === 400) refusal = err;
+    }
+    if (!shown) return;
+    pad.unlock();
+    if (refusal) {
+      startOver();
+      setMessage(policyText(refusal.message), "error");
+      return;
+    }
+    phase = "repeat";
+    pad.setPhase(phase);
+    title.textContent = "Repeat your PIN";
+    setMessage("", "");
+  }
   const pad = createPinPad(
     {
       length,
       message: setMessage,
       onSubmit(digits) {
         if (phase === "choose") {
-          for (const d of digits) first.push(d);
-          pad.wipe();
-          phase = "repeat";
-          pad.setPhase(phase);
-          title.textContent = "Repeat your PIN";
-          setMessage("", "");
+          choose(digits);
           return;
         }
         const same = first.length === digits.length && first.every((d, i) => d === digits[i]);
         if (!same) {
-          first.fill(0);
-          first.length = 0;
           pad.wipe();
-          phase = "choose";
-          pad.setPhase(phase);
-          title.textContent = chooseText;
+          startOver();
           setMessage("The PINs don't match. Start over.", "error");
           return;
         }
@@ -68,9 +92,7 @@ export function renderSetPin(flow, view) {
           view.setBusy(true);
         } else {
           pad.unlock();
-          phase = "choose";
-          pad.setPhase(phase);
-          title.textContent = chooseText;
+          startOver();
         }
       },
     },
@@ -78,6 +100,7 @@ export function renderSetPin(flow, view) {
   );
   pad.setPhase(phase);
   view.onTeardown(() => {
+    shown = false;
     first.fill(0);
     first.length = 0;
   });
@@ -86,6 +109,12 @@ export function renderSetPin(flow, view) {
     el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, pad.root, biometricsChoice),
     actions(button("cancel", "Cancel", "btn-secondary", () => view.cancelFlow(pad))),
   );
+}
+
+/** The server's reason, as a sentence: "the PIN is too easy to guess: …" -> "This PIN is too easy to guess: …". */
+function policyText(message) {
+  const text = String(message || "This PIN is not allowed.");
+  return text.replace(/^the PIN/, "This PIN").replace(/^./, (c) => c.toUpperCase()) + (text.endsWith(".") ? "" : ". Choose another.");
 }
 
 export function renderVerifyPin(flow, ci, view) {
