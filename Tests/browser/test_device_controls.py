@@ -10,6 +10,7 @@ import uuid
 from selenium.webdriver.common.by import By
 
 from test_flows import BASE_URL, find, screenshot, wait_for, wait_screen
+from test_screens import call, rect
 
 # what the device does, not the app: each lives in the controls, none in the frame
 CONTROLS = ["#oob-text", "#oob-open", "#oob-image-pick", "#fault-strip", "#sensor-section", "#device-section", "#settings-section"]
@@ -17,16 +18,7 @@ CONTROLS = ["#oob-text", "#oob-open", "#oob-image-pick", "#fault-strip", "#senso
 
 def new_phone(driver):
     driver.get(BASE_URL + "/")
-    return driver.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "fetch('/api/phones', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name: arguments[0]})})"
-        ".then(r => r.json()).then(p => done(p.id), e => done(null));",
-        "Controls " + uuid.uuid4().hex[:6],
-    )
-
-
-def rect(driver, css):
-    return driver.execute_script("const r = document.querySelector(arguments[0]).getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};", css)
+    return call(driver, "POST", "/api/phones", {"name": "Controls " + uuid.uuid4().hex[:6]})["id"]
 
 
 def check_controls_apart(driver):

@@ -7,25 +7,9 @@ The server is started by the caller (scripts/browser-test.sh); see test_flows.py
 
 import uuid
 
-from selenium.webdriver.support.ui import Select
-
 from test_flows import BASE_URL, PIN, click, enter_pin, find, screenshot, visible, wait_for, wait_screen, wait_visible
-
-FETCH = (
-    "const [method, path, body] = arguments; const done = arguments[arguments.length - 1];"
-    "fetch(path, {method, headers: {'Content-Type': 'application/json'}, body: body && JSON.stringify(body)})"
-    ".then(r => r.json()).then(done, e => done({error: String(e)}));"
-)
-
-
-def start(driver, kind, user_id, transaction=None):
-    Select(find(driver, "#session-type")).select_by_value(kind)
-    user = find(driver, "#session-user")
-    user.clear()
-    user.send_keys(user_id)
-    if transaction:
-        find(driver, "#session-transaction").send_keys(transaction)
-    click(driver, "#start-session")
+from test_screens import call
+from test_stage import fill_starter
 
 
 def test_a_login_or_transaction_for_a_user_with_no_account_says_so_at_once(driver):
@@ -33,7 +17,7 @@ def test_a_login_or_transaction_for_a_user_with_no_account_says_so_at_once(drive
     wait_for(driver, lambda d: find(d, "body").get_attribute("data-connection") == "open", "stage stream not connected")
     nobody = "nobody-" + uuid.uuid4().hex[:8]
     for kind, text in (("login", None), ("transaction", "Pay 10 EUR to ACME")):
-        start(driver, kind, nobody, text)
+        fill_starter(driver, kind, nobody, transaction=text)
         # at once: well within a second or two, not at the session's expiry
         wait_for(driver, lambda d: find(d, "#session-card").get_attribute("data-refused") == "true", f"the {kind} was not refused on the card", timeout=5)
         outcome = wait_visible(driver, "#session-outcome", "the refusal is not the card's outcome")
@@ -47,7 +31,7 @@ def test_a_login_or_transaction_for_a_user_with_no_account_says_so_at_once(drive
         screenshot(driver, f"refused-{kind}.png")
 
     # a session that starts puts the card back as it was
-    start(driver, "enrol", nobody)
+    fill_starter(driver, "enrol", nobody)
     wait_for(driver, lambda d: find(d, "#session-card").get_attribute("data-session-id"), "the enrolment is not on the card")
     assert find(driver, "#session-card").get_attribute("data-refused") is None
     assert find(driver, "#session-status").text == "pending"
@@ -57,11 +41,11 @@ def test_a_login_or_transaction_for_a_user_with_no_account_says_so_at_once(drive
 
 def test_a_new_pin_that_breaks_the_policy_is_refused_at_its_first_entry(driver):
     driver.get(BASE_URL + "/")
-    phone = driver.execute_async_script(FETCH, "POST", "/api/phones", {"name": "Policy " + uuid.uuid4().hex[:6]})
-    enrol = driver.execute_async_script(FETCH, "POST", "/api/backend/sessions", {"type": "enrol", "userId": "pia-" + uuid.uuid4().hex[:8]})
+    phone = call(driver, "POST", "/api/phones", {"name": "Policy " + uuid.uuid4().hex[:6]})
+    enrol = call(driver, "POST", "/api/backend/sessions", {"type": "enrol", "userId": "pia-" + uuid.uuid4().hex[:8]})
     driver.get(f"{BASE_URL}/phones/{phone['id']}")
     wait_screen(driver, "HOME")
-    driver.execute_async_script(FETCH, "POST", f"/api/phones/{phone['id']}/oob", {"qr": enrol["qrText"]})
+    call(driver, "POST", f"/api/phones/{phone['id']}/oob", {"qr": enrol["qrText"]})
     wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
     click(driver, "#confirm")
     wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR")

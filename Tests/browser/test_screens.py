@@ -47,6 +47,16 @@ def rect(driver, css):
         css)
 
 
+def open_and_confirm(driver, phone, session, then, names, width, height):
+    """The phone opens the session's QR text and confirms it; both screens shot."""
+    call(driver, "POST", f"/api/phones/{phone['id']}/oob", {"qr": session["qrText"]})
+    wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+    shoot(driver, names[0], width, height)
+    click(driver, "#confirm")
+    wait_screen(driver, "WAIT_FOR_INPUT", then)
+    shoot(driver, names[1], width, height)
+
+
 def loaded(driver, path):
     driver.get(BASE_URL + path)
     wait_for(driver, lambda d: d.execute_script("return document.readyState") == "complete", f"{path} did not load")
@@ -86,12 +96,7 @@ def test_every_screen_fits(driver, width, height):
     loaded(driver, f"/phones/{phone['id']}")
     wait_screen(driver, "HOME")
     shoot(driver, "phone-home-new", width, height)
-    call(driver, "POST", f"/api/phones/{phone['id']}/oob", {"qr": enrol["qrText"]})
-    wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
-    shoot(driver, "phone-enrol-confirm", width, height)
-    click(driver, "#confirm")
-    wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
-    shoot(driver, "phone-set-pin", width, height)
+    open_and_confirm(driver, phone, enrol, "SET_SECOND_FACTOR", ("phone-enrol-confirm", "phone-set-pin"), width, height)
     enter_pin(driver, PIN)
     wait_visible(driver, '#pin-pad[data-phase="repeat"]')
     enter_pin(driver, PIN)
@@ -102,12 +107,7 @@ def test_every_screen_fits(driver, width, height):
     shoot(driver, "phone-home-account", width, height)
 
     login = call(driver, "POST", "/api/backend/sessions", {"type": "login", "userId": user})
-    call(driver, "POST", f"/api/phones/{phone['id']}/oob", {"qr": login["qrText"]})
-    wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
-    shoot(driver, "phone-login-confirm", width, height)
-    click(driver, "#confirm")
-    wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
-    shoot(driver, "phone-verify-pin", width, height)
+    open_and_confirm(driver, phone, login, "VERIFY_SECOND_FACTOR", ("phone-login-confirm", "phone-verify-pin"), width, height)
     click(driver, "#cancel")
     wait_screen(driver, "ERROR")
     shoot(driver, "phone-login-canceled", width, height)
@@ -120,9 +120,5 @@ def test_every_screen_fits(driver, width, height):
     transaction = call(driver, "POST", "/api/backend/sessions", {"type": "transaction", "userId": user, "transaction": "Pay 42.00 EUR to ACME Ltd"})
     click(driver, "#home")
     wait_screen(driver, "HOME")
-    call(driver, "POST", f"/api/phones/{phone['id']}/oob", {"qr": transaction["qrText"]})
-    wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
-    click(driver, "#confirm")
-    wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM_TRANSACTION")
-    shoot(driver, "phone-transaction", width, height)
+    open_and_confirm(driver, phone, transaction, "CONFIRM_TRANSACTION", ("phone-transaction-confirm", "phone-transaction"), width, height)
     assert not driver.find_elements(By.CSS_SELECTOR, "#toast:not([hidden])")

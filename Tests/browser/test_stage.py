@@ -45,9 +45,8 @@ def new_phone_on_stage(driver):
     return phone_id
 
 
-def start(driver, kind, user_id, display_name=None, transaction=None):
-    """Starts a session with the stage's session starter; returns its id once the card shows it."""
-    previous = find(driver, "#session-card").get_attribute("data-session-id")
+def fill_starter(driver, kind, user_id, display_name=None, transaction=None):
+    """Fills in the session starter and starts it."""
     Select(find(driver, "#session-type")).select_by_value(kind)
     user = find(driver, "#session-user")
     user.clear()
@@ -59,6 +58,12 @@ def start(driver, kind, user_id, display_name=None, transaction=None):
         text.clear()
         text.send_keys(transaction)
     click(driver, "#start-session")
+
+
+def start(driver, kind, user_id, display_name=None, transaction=None):
+    """Starts a session with the stage's session starter; returns its id once the card shows it."""
+    previous = find(driver, "#session-card").get_attribute("data-session-id")
+    fill_starter(driver, kind, user_id, display_name, transaction)
 
     def shown(d):
         sid = find(d, "#session-card").get_attribute("data-session-id")
