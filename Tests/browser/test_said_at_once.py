@@ -67,3 +67,20 @@ def test_a_new_pin_that_breaks_the_policy_is_refused_at_its_first_entry(driver):
     assert find(driver, "#pin-message").text == ""
     enter_pin(driver, PIN)
     wait_screen(driver, "DONE")
+
+    # the Nevis PIN change (old and new on one screen): the new PIN is checked at its first entry too
+    click(driver, "#home")
+    wait_screen(driver, "HOME")
+    call(driver, "PUT", f"/api/phones/{phone['id']}/settings", {"pinChangeStyle": "nevis"})
+    call(driver, "POST", f"/api/phones/{phone['id']}/flows", {"type": "CHANGE_PIN"})
+    wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+    enter_pin(driver, PIN)
+    wait_visible(driver, '#pin-pad[data-phase="new"]', "the new PIN was not asked for")
+    enter_pin(driver, "111111")
+    message = wait_for(driver, lambda d: find(d, '#pin-message[data-kind="error"]'), "no refusal of the new PIN", timeout=5)
+    assert "too easy to guess" in message.text, message.text
+    assert find(driver, "#pin-pad").get_attribute("data-phase") == "new"
+    enter_pin(driver, "739184")
+    wait_visible(driver, '#pin-pad[data-phase="repeat"]', "a good new PIN was not asked again")
+    enter_pin(driver, "739184")
+    wait_screen(driver, "DONE")

@@ -1,9 +1,9 @@
 // The screens that take a PIN: choose one (SET_SECOND_FACTOR, entered twice; an enrolment may
 // set biometrics with it) and enter it (VERIFY_SECOND_FACTOR, where biometrics may be offered
 // first and a blocked PIN is told).
-import { el, postJSON } from "../api.js";
+import { el } from "../api.js";
 import { biometricPrompt } from "./biometric.js";
-import { attemptsNote, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox } from "./pin-pad.js";
+import { attemptsNote, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox, policyRefusal } from "./pin-pad.js";
 import { actions, button, serverName } from "./screen-parts.js";
 
 /** Whether the interaction offers this second factor. */
@@ -46,18 +46,12 @@ export function renderSetPin(flow, view) {
     pad.wipe();
     pad.lock();
     setMessage("Checking…", "hint");
-    let refusal = null;
-    try {
-      await postJSON(view.phonePath("/pin-check"), { pin: first.join("") });
-    } catch (err) {
-      // the policy's answer; anything else (a lost connection) leaves it to the final input
-      if (err.status === 400) refusal = err;
-    }
+    const refusal = await policyRefusal(view, first);
     if (!shown) return;
     pad.unlock();
     if (refusal) {
       startOver();
-      setMessage(policyText(refusal.message), "error");
+      setMessage(refusal, "error");
       return;
     }
     phase = "repeat";
@@ -109,12 +103,6 @@ export function renderSetPin(flow, view) {
     el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, pad.root, biometricsChoice),
     actions(button("cancel", "Cancel", "btn-secondary", () => view.cancelFlow(pad))),
   );
-}
-
-/** The server's reason, as a sentence: "the PIN is too easy to guess: …" -> "This PIN is too easy to guess: …". */
-function policyText(message) {
-  const text = String(message || "This PIN is not allowed.");
-  return text.replace(/^the PIN/, "This PIN").replace(/^./, (c) => c.toUpperCase()) + (text.endsWith(".") ? "" : ". Choose another.");
 }
 
 export function renderVerifyPin(flow, ci, view) {
