@@ -3,7 +3,7 @@
 // one is refused before anything is checked. A new PIN that breaks the policy is refused as soon
 // as it is first typed, by the server's own rule.
 import { el } from "../api.js";
-import { attemptsNote, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox, policyRefusal } from "./pin-pad.js";
+import { attemptsNote, checkFirstEntry, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox } from "./pin-pad.js";
 import { actions, button } from "./screen-parts.js";
 
 /** A CHANGE_PIN flow asks for old and new PIN on one screen when no VERIFY came before (the server's rule). */
@@ -53,7 +53,13 @@ export function renderNevisPinChange(flow, view) {
         if (phase === "new") {
           fresh.push(...digits);
           pad.wipe();
-          checkNew();
+          checkFirstEntry(view, pad, setMessage, fresh, () => shown).then((accepted) => {
+            if (accepted) to("repeat", "Repeat the new PIN");
+            else if (shown) {
+              fresh.fill(0);
+              fresh.length = 0;
+            }
+          });
           return;
         }
         const same = fresh.length === digits.length && fresh.every((d, i) => d === digits[i]);
@@ -79,22 +85,6 @@ export function renderNevisPinChange(flow, view) {
     },
     view.onTeardown,
   );
-  /** The new PIN, checked against the policy before it is asked again. */
-  async function checkNew() {
-    pad.lock();
-    setMessage("Checking…", "hint");
-    const refusal = await policyRefusal(view, fresh);
-    if (!shown) return;
-    pad.unlock();
-    if (refusal) {
-      fresh.fill(0);
-      fresh.length = 0;
-      setMessage(refusal, "error");
-      return;
-    }
-    setMessage("", "");
-    to("repeat", "Repeat the new PIN");
-  }
   pad.setPhase(phase);
   view.onTeardown(() => {
     shown = false;

@@ -138,11 +138,25 @@ export function createPinPad({ length, onSubmit, message }, onTeardown) {
 
 /** The line above the pad, and set(text, kind) to change it (kind: "error", "hint" or ""). */
 /**
- * A new PIN as first typed, checked against the server's policy (POST …/pin-check, the rule
- * living there once): resolves to the refusal for the message line, or null (also when the check
- * could not be made: the final input is checked all the same).
+ * A new PIN as first typed, checked against the server's policy while the pad is locked; a
+ * refusal goes to the message line. Resolves to whether to ask for it again: false when refused
+ * or when the screen went meanwhile (`shown()`).
  */
-export async function policyRefusal(view, digits) {
+export async function checkFirstEntry(view, pad, setMessage, digits, shown) {
+  pad.lock();
+  setMessage("Checking…", "hint");
+  const refusal = await policyRefusal(view, digits);
+  if (!shown()) return false;
+  pad.unlock();
+  setMessage(refusal || "", refusal ? "error" : "");
+  return !refusal;
+}
+
+/**
+ * The server's answer (POST …/pin-check, the rule living there once): the refusal, or null (also
+ * when the check could not be made: the final input is checked all the same).
+ */
+async function policyRefusal(view, digits) {
   try {
     await postJSON(view.phonePath("/pin-check"), { pin: digits.join("") });
     return null;

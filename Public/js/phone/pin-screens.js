@@ -3,7 +3,7 @@
 // first and a blocked PIN is told).
 import { el } from "../api.js";
 import { biometricPrompt } from "./biometric.js";
-import { attemptsNote, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox, policyRefusal } from "./pin-pad.js";
+import { attemptsNote, checkFirstEntry, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox } from "./pin-pad.js";
 import { actions, button, serverName } from "./screen-parts.js";
 
 /** Whether the interaction offers this second factor. */
@@ -44,20 +44,11 @@ export function renderSetPin(flow, view) {
   async function choose(digits) {
     for (const d of digits) first.push(d);
     pad.wipe();
-    pad.lock();
-    setMessage("Checking…", "hint");
-    const refusal = await policyRefusal(view, first);
-    if (!shown) return;
-    pad.unlock();
-    if (refusal) {
-      startOver();
-      setMessage(refusal, "error");
-      return;
-    }
-    phase = "repeat";
-    pad.setPhase(phase);
-    title.textContent = "Repeat your PIN";
-    setMessage("", "");
+    if (await checkFirstEntry(view, pad, setMessage, first, () => shown)) {
+      phase = "repeat";
+      pad.setPhase(phase);
+      title.textContent = "Repeat your PIN";
+    } else if (shown) startOver();
   }
   const pad = createPinPad(
     {
