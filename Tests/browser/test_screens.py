@@ -86,7 +86,13 @@ def test_every_screen_fits(driver, width, height):
     wait_visible(driver, "#session-qr", "the session's card is not shown")
     shoot(driver, "console-session", width, height)
     loaded(driver, f"/stage?phones={phone['id']}")
-    wait_visible(driver, ".stage-phone iframe")
+    driver.switch_to.frame(wait_visible(driver, ".stage-phone iframe"))
+    wait_screen(driver, "HOME")
+    # the framed phone page fits its frame too, the whole phone in view
+    overflow = driver.execute_script("return document.scrollingElement.scrollWidth - innerWidth")
+    assert overflow <= 0, f"the stage's phone frame scrolls sideways by {overflow} px at {width} px"
+    assert rect(driver, ".phone")["left"] >= 0, "the phone is cut off in its frame"
+    driver.switch_to.default_content()
     shoot(driver, "stage", width, height)
     loaded(driver, "/phones/no-such-phone")
     wait_screen(driver, "NOT_FOUND")
