@@ -57,11 +57,11 @@ extension PhoneService {
     /// returns, whatever happened.
     public func checkNewPin(phoneId: String, pin: GuardedBytes) async throws(PhoneError) {
         defer { pin.reset() }
+        let (phone, _) = try await phoneAndAccounts(phoneId)
         guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
         guard Self.setsPin(active.machine.flow) else {
             throw PhoneError(.conflict, "UNEXPECTED_INPUT", "the flow is not setting a PIN now")
         }
-        let (phone, _) = try await phoneAndAccounts(phoneId)
         try checkPolicy(pin, of: phone)
     }
 

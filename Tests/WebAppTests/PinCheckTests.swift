@@ -11,6 +11,7 @@ struct PinCheckTests {
     @Test func aNewPinIsCheckedAgainstThePolicyWhileTheFlowSetsOne() async throws {
         try await withEnrolledPhone { client, screen, phoneId in
             let check = "/api/phones/\(phoneId)/pin-check"
+            #expect(try await client.send(.post, "/api/phones/no-such-phone/pin-check", json: ["pin": "739184"]).errorCode == "PHONE_NOT_FOUND")
             // no flow, then a flow that verifies a PIN rather than setting one
             #expect(try await client.send(.post, check, json: ["pin": "739184"]).errorCode == "NO_ACTIVE_FLOW")
             _ = try await client.send(.post, "/api/phones/\(phoneId)/flows", json: ["type": "CHANGE_PIN"])
