@@ -2,6 +2,9 @@
 // plan goes through, the one it is on, those it passed, and how often a second factor was asked
 // again. The plan comes with every FlowUpdate (the server's flow machine owns it); the diagram
 // keeps a little memory per flow id for what the updates do not repeat (factors offered, retries).
+// Before a scanned session's flow there is its start (docs/protocol.md, SessionStart): the
+// diagram shows that phase, the phone's retries and the OTP on offer, and the flow that follows
+// begins with it, done.
 import { el, clear } from "./api.js";
 
 /** The step of a flow that has no interaction at all (HEADLESS_UPGRADE): the server's work. */
@@ -27,9 +30,10 @@ function planOf(flow, seen) {
   return { variant: flow.planVariant ? String(flow.planVariant) : null, steps };
 }
 
-function newMemory(id) {
+function newMemory(id, started) {
   return {
     id,
+    started, // the scanned session this flow started from (its STARTING phase), or null
     seen: [], // interaction types in the order the flow showed them
     lastStep: null, // the step the flow was last on (to tell where an ERROR stopped it)
     lastUpdate: "", // the last update as JSON: a repeated update is not a new retry
@@ -57,9 +61,24 @@ function breakable(text) {
   return nodes;
 }
 
+/** The session's start as a node: the phone's tries at the server and the OTP on offer. */
+function startNode(session, status, statusText) {
+  const attempts = Number(session.attempts) || 0;
+  const failure = String((session.error && session.error.code) || "SERVER_CONNECTION_ERROR");
+  return node({
+    name: "STARTING",
+    status,
+    detail: session.otpAvailable ? "OTP offered" : "",
+    statusText,
+    retries: attempts > 0 && session.connectionError !== false ? new Map([[failure, attempts]]) : null,
+  });
+}
+
 export class FlowDiagram {
   /** What the updates of the current flow told so far (see newMemory); null before any flow. */
   #memory = null;
+  /** The scanned session still before its flow (STARTING or READY_FOR_USER_INTERACTION), or null. */
+  #starting = null;
 
   /** container: an empty element; the diagram owns its content. */
   constructor(container) {
@@ -100,9 +119,47 @@ export class FlowDiagram {
     );
   }
 
+  /**
+   * Draws a scanned session before its flow (a SessionStart): while it is STARTING, its phase in
+   * place of the last flow; once STOPPED, how it ended. READY_FOR_USER_INTERACTION draws nothing:
+   * its flow's first update follows, and begins with the start, done.
+   */
+  session(session) {
+    if (!session || typeof session !== "object") return;
+    const state = String(session.state ?? "");
+    this.#starting = state === "STOPPED" ? null : session;
+    if (state === "READY_FOR_USER_INTERACTION") return;
+    const box = this.container;
+    clear(box);
+    box.dataset.flowType = "SESSION";
+    box.dataset.flowState = state;
+    const stopped = state === "STOPPED";
+    const waiting = session.connectionError ? "retrying" : "connecting";
+    const flow = node({ name: "FLOW", status: "pending", end: true, detail: "the request arrives" });
+    const end = node({ name: "STOPPED", status: stopped ? "done" : "pending", end: true, detail: stopped ? String(session.stopReason || "") : "" });
+    box.append(
+      el(
+        "div",
+        { className: "fd-head" },
+        el("h3", { className: "fd-title", text: "Scanned session" }),
+        el("span", { className: "badge fd-state state-" + state.toLowerCase(), text: state }),
+      ),
+      el(
+        "ol",
+        { className: "fd-steps", role: "list", "aria-label": "Steps of the scanned session" },
+        item(false, startNode(session, stopped ? "completed" : "processing", stopped ? STATUS_TEXT.completed : waiting)),
+        item(true, el("ul", { className: "fd-ends", role: "list", "aria-label": "Ends" }, el("li", { role: "listitem" }, flow), el("li", { role: "listitem" }, end))),
+      ),
+    );
+  }
+
   /** Notes what this update tells about its flow: interactions seen, factors offered, retries. */
   #remember(flow) {
-    if (!this.#memory || this.#memory.id !== flow.id) this.#memory = newMemory(flow.id);
+    if (!this.#memory || this.#memory.id !== flow.id) {
+      // a flow's first update after its session's start begins with that start
+      this.#memory = newMemory(flow.id, this.#starting);
+      this.#starting = null;
+    }
     const memory = this.#memory;
     const json = JSON.stringify(flow);
     const repeated = json === memory.lastUpdate;
@@ -172,6 +229,10 @@ export class FlowDiagram {
       el("li", { role: "listitem" }, failed),
     );
     items.push(item(plan.steps.length > 0, ends));
+    if (memory.started) {
+      items[0] = item(true, items[0].lastChild);
+      items.unshift(item(false, startNode(memory.started, "completed", STATUS_TEXT.completed)));
+    }
     return items;
   }
 }

@@ -5,12 +5,14 @@
 // receives what it calls (the state, send, render, the toast…) and imports only downward.
 import { FlowDiagram } from "./flow-diagram.js";
 import { connect } from "./phone/connection.js";
+import { createDeviceControls } from "./phone/device-controls.js";
 import { showFaults } from "./phone/fault-strip.js";
 import { createFlowLog } from "./phone/flow-log.js";
 import { createInbox } from "./phone/inbox.js";
 import { createOperationBanner } from "./phone/operation-banner.js";
 import { acceptPictures } from "./phone/picture-drop.js";
 import { createScreen } from "./phone/screen.js";
+import { showsSession } from "./phone/session-start.js";
 import { readDismissedFlow, readSeenPushes } from "./phone/storage.js";
 import { startClock } from "./phone/time.js";
 import { createToast } from "./phone/toast.js";
@@ -83,7 +85,18 @@ const inbox = createInbox(bannerParts, app);
 const screen = createScreen(byId("screen"), app);
 const showOperation = createOperationBanner(byId("operation-banner"), app);
 acceptPictures(document.querySelector(".phone"), app);
-const faultStrip = byId("fault-strip");
+const faultStrip = { strip: byId("fault-strip"), none: byId("no-faults") };
+// the controls beside the frame; a control that changed the phone draws both afresh
+const renderControls = createDeviceControls(
+  { camera: byId("device-camera"), sections: byId("device-sections") },
+  {
+    ...app,
+    render: (force) => {
+      renderControls(force);
+      screen.render(force);
+    },
+  },
+);
 
 function send(action) {
   if (!connection || !connection.send(action)) {
@@ -127,11 +140,14 @@ function onMessage(msg) {
         if (msg.phone.flow) log.flow("snapshot", msg.phone.flow);
         applyFlow(msg.phone.flow || null);
         state.session = msg.phone.session || null;
+        if (showsSession(state.session, state.dismissedSessionId)) diagram.session(state.session);
         // an input sent just before a reconnect may have been lost: re-enable the screen
         screen.render(screen.isBusy());
+        renderControls();
         break;
       }
       screen.render();
+      renderControls();
       break;
     }
     case "flowUpdate": {
@@ -145,6 +161,7 @@ function onMessage(msg) {
       if (!msg.session || typeof msg.session !== "object") return;
       log.session(msg.session);
       state.session = msg.session;
+      diagram.session(msg.session);
       screen.render();
       break;
     }
@@ -178,6 +195,7 @@ function onMessage(msg) {
 function showNotFound(err) {
   state.notFound = true;
   bannerParts.banner.hidden = true;
+  byId("device-controls").hidden = true;
   screen.showNotFound(err);
 }
 

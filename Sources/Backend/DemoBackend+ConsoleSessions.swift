@@ -63,9 +63,8 @@ extension DemoBackend {
                 guard let account = try tx.account(id: accountId), account.userId == userId else {
                     throw BackendError(.notFound, "ACCOUNT_NOT_FOUND", "the user \(userId) has no account \(accountId)")
                 }
-            } else if type == .transaction || type == .upgrade,
-                try !tx.hasAccounts(ofUser: userId)
-            {
+            } else if type != .enrol, try !tx.hasAccounts(ofUser: userId) {
+                // said at once: no phone could ever answer it, so it would only wait to expire
                 throw BackendError(.notFound, "USER_NOT_ENROLLED", "the user \(userId) has no account here for a \(type.rawValue)")
             }
             try tx.insert(stored)

@@ -39,11 +39,8 @@ extension PhoneService {
                 throw PhoneError(.badRequest, error.code, error.message)
             }
         }
-        if flow.currentInteraction?.type == .setSecondFactor, flow.currentInteraction?.secondFactorInfo?.requiredSecondFactorTypes == [.pin] {
-            let policy = (try? PinPolicy(length: phone.pinLength)) ?? configuration.pinPolicy
-            do { try pin.withBytes { bytes throws(PinPolicyError) in try policy.validate(bytes) } } catch {
-                throw PhoneError(.badRequest, error.code, error.message)
-            }
+        if Self.setsPin(flow) {
+            try checkPolicy(pin, of: phone)
             if let oldPin, pin.hasSameBytes(as: oldPin) {
                 throw PhoneError(.badRequest, "OLD_PIN_EQUALS_NEW_PIN", "the new PIN must differ from the old one")
             }
@@ -52,6 +49,34 @@ extension PhoneService {
             try machine.inputPin(withBiometrics: withBiometrics, userInput: userInput)
         }
         await run(action, phoneId: phoneId, pin: pin, oldPin: oldPin)
+    }
+
+    /// A new PIN checked against the policy as soon as it is first typed, before the user
+    /// repeats it: the check `inputPin` makes of it, with nothing sent, counted or changed. The
+    /// policy lives here once; the screen asks rather than copying it. The PIN is wiped when this
+    /// returns, whatever happened.
+    public func checkNewPin(phoneId: String, pin: GuardedBytes) async throws(PhoneError) {
+        defer { pin.reset() }
+        let (phone, _) = try await phoneAndAccounts(phoneId)
+        guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
+        guard Self.setsPin(active.machine.flow) else {
+            throw PhoneError(.conflict, "UNEXPECTED_INPUT", "the flow is not setting a PIN now")
+        }
+        try checkPolicy(pin, of: phone)
+    }
+
+    /// Whether the flow waits for a new PIN (SET_SECOND_FACTOR with the PIN required).
+    private static func setsPin(_ flow: Flow) -> Bool {
+        flow.currentInteraction?.type == .setSecondFactor && flow.currentInteraction?.secondFactorInfo?.requiredSecondFactorTypes == [.pin]
+    }
+
+    /// The policy a PIN being set must meet (its shape, then not too easy to guess), for the
+    /// phone's PIN length.
+    private func checkPolicy(_ pin: GuardedBytes, of phone: PhoneRecord) throws(PhoneError) {
+        let policy = (try? PinPolicy(length: phone.pinLength)) ?? configuration.pinPolicy
+        do { try pin.withBytes { bytes throws(PinPolicyError) in try policy.validate(bytes) } } catch {
+            throw PhoneError(.badRequest, error.code, error.message)
+        }
     }
 
     /// The simulated biometric prompt: a match goes on to the flow; no match changes nothing

@@ -6,6 +6,7 @@ import OutOfBand
 import Phone
 import PushService
 import Retry
+import SodiumKit
 import StrictJSON
 
 /// `/api/phones`: the simulated phones, their local data, out-of-band input, and the inbox of
@@ -23,6 +24,11 @@ struct PhonesController {
 
     struct PhoneList: ResponseEncodable {
         let phones: [PhoneSummary]
+    }
+
+    /// `{"pin"}`: a new PIN as first typed.
+    struct CheckPin: Codable {
+        let pin: String
     }
 
     struct FlowStarted: ResponseEncodable {
@@ -150,6 +156,12 @@ struct PhonesController {
             let payload = try await Self.payload(from: request, context: context)
             let flow = try await phones.startOutOfBand(phoneId: id, payload: payload)
             return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
+        }
+        // A new PIN checked against the policy at its first entry, before the user repeats it.
+        routes.post("{id}/pin-check") { request, context -> Response in
+            let input = try await request.decodeJSON(as: CheckPin.self, context: context)
+            try await phones.checkNewPin(phoneId: context.parameters.require("id"), pin: try GuardedBytes.pin(input.pin))
+            return Response(status: .noContent)
         }
         // The offline OTP (docs/behaviour.md#offline-otp) for the scanned session, which it ends.
         routes.post("{id}/otp") { request, context in

@@ -208,12 +208,12 @@ struct StreamController {
             switch (input.pin, input.biometrics) {
             case (let pin?, nil):
                 try await phones.inputPin(
-                    phoneId: phoneId, pin: try Self.guarded(pin), oldPin: try input.oldPin.map(Self.guarded), userInput: input.userInput)
+                    phoneId: phoneId, pin: try GuardedBytes.pin(pin), oldPin: try input.oldPin.map(GuardedBytes.pin), userInput: input.userInput)
             case (nil, let prompt?) where input.oldPin == nil:
                 try await phones.inputBiometrics(phoneId: phoneId, recognised: prompt == .match, userInput: input.userInput)
             case (let pin?, .match) where input.oldPin == nil:
                 // an enrolment sets both at once (seeds 000, 002); the set prompt always matches
-                try await phones.inputPin(phoneId: phoneId, pin: try Self.guarded(pin), withBiometrics: true, userInput: input.userInput)
+                try await phones.inputPin(phoneId: phoneId, pin: try GuardedBytes.pin(pin), withBiometrics: true, userInput: input.userInput)
             default:
                 throw APIError(
                     .badRequest, "MISSING_FIELD",
@@ -227,12 +227,6 @@ struct StreamController {
     /// screen is open: with 10,000 screens that was most of the server's memory.
     static func briefly<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
         try await Task { try await work() }.value
-    }
-
-    private static func guarded(_ pin: String) throws -> GuardedBytes {
-        do { return try GuardedBytes(copying: pin.utf8) } catch {
-            throw APIError(.serviceUnavailable, "CRYPTO_ERROR", error.description)
-        }
     }
 
     private func send(_ message: ScreenMessage, _ outbound: WebSocketOutboundWriter) async throws {

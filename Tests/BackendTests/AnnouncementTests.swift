@@ -53,7 +53,7 @@ import Testing
 
     @Test func aGIFLogoIsTaken() async throws {
         let backend = try makeBackend()
-        _ = try await backend.createSession(type: .login, userId: "alice", displayName: nil, announceLogo: Self.gif)
+        _ = try await backend.createSession(type: .enrol, userId: "alice", displayName: nil, announceLogo: Self.gif)
         #expect(try await backend.recentSessions().count == 1)
     }
 }

@@ -99,13 +99,14 @@ import Testing
         #expect(try await backend.recentSessions().map(\.id) == before)
     }
 
-    @Test func aTransactionNeedsItsTextAndAnEnrolledUser() async throws {
+    @Test func aTransactionNeedsItsTextAndALoginOrTransactionAnEnrolledUser() async throws {
         let backend = try makeBackend()
         _ = try await ScriptedDevice().enrol(backend, user: "alice", pin: "260418")
         let refusals: [(WireSessionType, String, String?, String)] = [
             (.transaction, "alice", nil, "INVALID_FIELD"),
             (.login, "alice", Self.text, "INVALID_FIELD"),
             (.transaction, "nobody", Self.text, "USER_NOT_ENROLLED"),
+            (.login, "nobody", nil, "USER_NOT_ENROLLED"),
         ]
         for (type, user, text, code) in refusals {
             let error = await #expect(throws: BackendError.self) {

@@ -155,7 +155,7 @@ import WebApp
             #expect(try await client.send(.get, "/api/phones/\(phoneId)/pending").decode(Pending.self).operations.isEmpty)
 
             let login = try await client.startSession("login", user: "alice")
-            _ = try await client.startSession("login", user: "bob")  // someone else's
+            _ = try await client.startSession("enrol", user: "bob")  // someone else's
             let pending = try await client.send(.get, "/api/phones/\(phoneId)/pending").decode(Pending.self).operations
             #expect(pending.map(\.sessionId) == [login.id])
             // A phone with no account there has nothing waiting.

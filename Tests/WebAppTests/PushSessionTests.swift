@@ -33,7 +33,7 @@ import WebApp
     @Test func whatCannotBePushedIsRefusedAndChangesNothing() async throws {
         let app = try await buildApplication(testConfiguration())
         try await app.test(.router) { client in
-            let login = try await client.startSession("login", user: "alice")
+            let login = try await client.startSession("enrol", user: "alice")
             let path = "/api/backend/sessions/\(login.id)/push"
             for body in [
                 ["pushToken": ""], ["pushToken": "tö ken"], ["pushToken": String(repeating: "a", count: 4097)], [:],
@@ -59,7 +59,7 @@ import WebApp
     @Test func anEndedSessionIsNotPushed() async throws {
         let app = try await buildApplication(testConfiguration())
         try await app.test(.live) { client in
-            let login = try await client.startSession("login", user: "alice")
+            let login = try await client.startSession("enrol", user: "alice")
             let phone = try await client.createPhone()
             let scanned = try await client.send(.post, "/api/phones/\(phone.id)/oob", json: ["qr": login.qrText])
             #expect(scanned.status == .accepted)

@@ -75,13 +75,22 @@ import WebApp
         var configuration = testConfiguration()
         configuration.port = port
         try await serving(configuration) { base in
-            var request = HTTPClientRequest(url: base + "/api/backend/sessions")
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: #"{"type": "login", "userId": "alice"}"#))
-            let created = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
-            #expect(created.status == .created)
-            let login = try WireJSON.decoder().decode(BackendSession.self, from: try await created.body.collect(upTo: 1 << 20))
+            func start(_ type: String) async throws -> BackendSession {
+                var request = HTTPClientRequest(url: base + "/api/backend/sessions")
+                request.method = .POST
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(string: #"{"type": "\#(type)", "userId": "alice"}"#))
+                let created = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+                #expect(created.status == .created)
+                return try WireJSON.decoder().decode(BackendSession.self, from: try await created.body.collect(upTo: 1 << 20))
+            }
+            // the fresh backend knows alice again from another phone, so it starts her login
+            let another = try await phones.createPhone(name: "another")
+            _ = try await phones.startOutOfBand(phoneId: another.id, payload: OutOfBandDecoder.decode(qrText: try await start("enrol").qrText))
+            try await phones.confirmSession(phoneId: another.id, accountID: nil)
+            try await phones.inputPin(phoneId: another.id, pin: GuardedBytes(copying: Array("260418".utf8)))
+            #expect(await phones.currentFlow(phoneId: another.id)?.state == .done)
+            let login = try await start("login")
             let error = await #expect(throws: PhoneError.self) {
                 try await phones.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: login.qrText))
             }

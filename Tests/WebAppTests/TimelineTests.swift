@@ -126,7 +126,7 @@ import WebApp
             #expect(noSession.errorCode == "SESSION_NOT_FOUND")
             let noPhone = try await client.send(.get, "/api/phones/nobody/timeline")
             #expect(noPhone.status == .notFound)
-            let login = try await client.startSession("login", user: "alice")
+            let login = try await client.startSession("enrol", user: "alice")
             let format = try await client.send(.get, "/api/backend/sessions/\(login.id)/timeline?format=xml")
             #expect(format.status == .badRequest)
             #expect(format.errorCode == "INVALID_FIELD")
@@ -139,7 +139,7 @@ import WebApp
         let app = try await buildApplication(configuration)
         try await app.test(.router) { client in
             let login = try await client.send(
-                .post, "/api/backend/sessions", json: ["type": "login", "userId": "alice"],
+                .post, "/api/backend/sessions", json: ["type": "enrol", "userId": "alice"],
                 headers: [.contentType: "application/json", .authorization: "Bearer the-key-0123456789"]
             ).decode(BackendSession.self)
             let path = "/api/backend/sessions/\(login.id)/timeline"

@@ -988,7 +988,7 @@ def test_walk_push_service(api):
     api.call("clearInbox", "phoneNotFound", path={"id": NO_PHONE}, expect=404)
 
     # A push whose payload points at no redeem route: the phone refuses it before any request.
-    server = origin_of(payload_of(new_session(api, "login", uniq("nobody"))["qrText"])["nma_data"]["redeem_url"])
+    server = origin_of(payload_of(new_session(api, "enrol", uniq("nobody"))["qrText"])["nma_data"]["redeem_url"])
     nma_data = json.dumps({"redeem_url": f"{server}/nowhere", "token": "abc"}, separators=(",", ":"))
     api.call("sendPush", path={"project": "authphone"}, body={"message": {"token": token, "data": {
         "nma_data": nma_data, "nma_data_content_type": "application/json", "nma_data_version": "1"}}}, expect=200)
@@ -1249,6 +1249,7 @@ def test_walk_phone_second_factors(api):
     assert status["status"] == "completed" and status["accountId"] == account
     api.call("createSession", "managementType", expect=400)
     api.call("createSession", "upgradeWithoutAccount", merge={"userId": uniq("nobody")}, expect=404)
+    api.call("createSession", "loginWithoutAccount", merge={"userId": uniq("nobody")}, expect=404)
     # the upgraded key still logs in
     login = new_session(api, "login", user)
     api.call("startOutOfBand", path=path, body={"qr": login["qrText"]}, expect=202)
@@ -1641,30 +1642,61 @@ def test_walk_offline_otp(api):
     FINISHED.add("otp")
 
 
+def setting_a_pin(api, name):
+    """A new phone whose enrolment waits for its new PIN, and its open screen."""
+    phone = new_phone(api, name)
+    session = new_session(api, "enrol", uniq("pin-check"))
+    screen = Screen(BASE_URL, phone["id"])
+    screen.until(lambda m: m["type"] == "phone", "the phone")
+    api.call("startOutOfBand", path={"id": phone["id"]}, body={"qr": session["qrText"]}, expect=202)
+    screen.flow("WAIT_FOR_INPUT", "CONFIRM")
+    screen.send({"action": "confirmSession"})
+    screen.flow("WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+    return phone, screen
+
+
+def test_walk_pin_check(api):
+    """A new PIN checked against the policy at its first entry, while the flow sets one."""
+    phone, screen = setting_a_pin(api, "PIN check phone")
+    path = {"id": phone["id"]}
+    try:
+        _, refused = api.call("checkNewPin", "tooCommon", path=path, expect=400)
+        assert "123456" not in json.dumps(refused)
+        api.call("checkNewPin", path=path, body={"pin": "739184"}, expect=204)
+        screen.send({"action": "inputSecondFactor", "pin": PIN})
+        screen.flow("DONE")
+        api.call("checkNewPin", "notSettingAPin", path=path, expect=409)
+    finally:
+        screen.close()
+    FINISHED.add("pin check")
+
+
 def test_walk_timeline(api):
     """The session card's "Push to phone", and the timeline of the session and the phone, as JSON
     and as HAR; a session a phone has taken is not pushed again."""
     phone = new_phone(api, "Timeline phone")
-    login = new_session(api, "login", uniq("timeline"))
-    _, pushed = api.call("pushSession", "pushSession", path={"id": login["id"]}, merge={"pushToken": phone["fcmToken"]},
+    user = uniq("timeline")
+    Device(api).enrol_user(user, examples=False)  # a login needs a user with an account
+    session = new_session(api, "login", user)
+    _, pushed = api.call("pushSession", "pushSession", path={"id": session["id"]}, merge={"pushToken": phone["fcmToken"]},
                          expect=200)
     assert pushed["delivery"] == "push" and pushed["dispatch"] == "dispatched" and pushed["status"] == "pending"
-    api.call("pushSession", "badToken", path={"id": login["id"]}, expect=400)
+    api.call("pushSession", "badToken", path={"id": session["id"]}, expect=400)
     api.call("pushSession", "sessionNotFound", path={"id": NO_SESSION}, body={"pushToken": phone["fcmToken"]}, expect=404)
-    _, timeline = api.call("getSessionTimeline", "sessionTimeline", path={"id": login["id"]}, expect=200)
+    _, timeline = api.call("getSessionTimeline", "sessionTimeline", path={"id": session["id"]}, expect=200)
     assert [(hop["from"], hop["to"]) for hop in timeline["hops"]] == [("backend", "push"), ("push", "phone")]
     assert "…" in timeline["hops"][0]["pushToken"] and phone["fcmToken"] not in json.dumps(timeline)
     _, mine = api.call("getPhoneTimeline", "phoneTimeline", path={"id": phone["id"]}, expect=200)
     assert mine == timeline
-    url = f"{BASE_URL}/api/backend/sessions/{login['id']}/timeline"
+    url = f"{BASE_URL}/api/backend/sessions/{session['id']}/timeline"
     har = requests.get(url, params={"format": "har"}, timeout=TIMEOUT)
     parsed = api.check(OPS["getSessionTimeline"], har, None)
     assert parsed["log"]["version"] == "1.2" and len(parsed["log"]["entries"]) == 2
-    assert har.headers["Content-Disposition"] == f'attachment; filename="session-{login["id"]}.har"'
+    assert har.headers["Content-Disposition"] == f'attachment; filename="session-{session["id"]}.har"'
     api.check(OPS["getSessionTimeline"], requests.get(url, params={"format": "xml"}, timeout=TIMEOUT), "badFormat")
     # a phone has taken it: it is no longer pushed
-    requests.post(f"{BASE_URL}/api/phones/{phone['id']}/oob", json={"qr": login["qrText"]}, timeout=TIMEOUT)
-    api.call("pushSession", "finished", path={"id": login["id"]}, expect=409)
+    requests.post(f"{BASE_URL}/api/phones/{phone['id']}/oob", json={"qr": session["qrText"]}, timeout=TIMEOUT)
+    api.call("pushSession", "finished", path={"id": session["id"]}, expect=409)
     FINISHED.add("timeline")
 
 
@@ -1672,7 +1704,7 @@ def test_cross_site_guard_on_every_state_changing_route(api):
     """Every POST and DELETE: a foreign Origin is refused; every POST: a non-JSON body, and
     (where the route reads one) an oversized body."""
     phone = new_phone(api, "Guarded phone")
-    session = new_session(api, "login", uniq("guard"))
+    session = new_session(api, "enrol", uniq("guard"))
     ids = {"id": phone["id"], "message": str(uuid.uuid4()), "account": str(uuid.uuid4()), "project": "authphone",
            "console": uniq("guard")}
     session_ids = {"id": session["id"]}
@@ -1707,10 +1739,8 @@ def test_every_operation_answers(api):
     device = Device(api)
     wire_user = uniq("sweep-wire")
     wire = new_session(api, "enrol", wire_user)
-    login = new_session(api, "login", wire_user)
-    abandon = new_session(api, "login", wire_user)
     pushed_phone = new_phone(api, "Sweep pushed")
-    to_push = new_session(api, "login", uniq("sweep-push-card"))
+    to_push = new_session(api, "enrol", uniq("sweep-push-card"))
     camera = new_phone(api, "Sweep camera")
     pictured = new_session(api, "enrol", uniq("sweep-camera"))
     picture = svg_to_png(api.call("getSessionQRCode", path={"id": pictured["id"]}, expect=200)[1])
@@ -1731,6 +1761,7 @@ def test_every_operation_answers(api):
         device.redeem(wire, None)
 
     def verify():
+        login = new_session(api, "login", wire_user)  # the wire user is enrolled by now
         device.redeem(login, "login")
         device.confirm(login["id"], "login", account=next(iter(device.account_seeds)))
         device.verify(login["id"], next(iter(device.account_seeds)), "rightPin")
@@ -1743,6 +1774,7 @@ def test_every_operation_answers(api):
         device.confirm_transaction(transaction["id"], account, "Pay 1 EUR")
 
     def abandon_it():
+        abandon = new_session(api, "login", wire_user)
         device.redeem(abandon, "login")
         device.abandon(abandon["id"])
 
@@ -1778,6 +1810,13 @@ def test_every_operation_answers(api):
     def remove_account():
         account = device.enrol_user(wire_user, examples=False)
         device.remove_account(account)
+
+    def check_new_pin():
+        pin_phone, screen = setting_a_pin(api, "Sweep PIN check")
+        try:
+            api.call("checkNewPin", path={"id": pin_phone["id"]}, body={"pin": "739184"})
+        finally:
+            screen.close()
 
     def remove_fault():
         fault = api.call("addFault", body={"target": "phone", "phoneId": NO_PHONE, "kind": "hang"}, expect=201)[1]
@@ -1862,7 +1901,7 @@ def test_every_operation_answers(api):
         "cancelOperation": cancel_a_retry,
         "clearInbox": lambda: api.call("clearInbox", path={"id": phone["id"]}),
         "openInboxMessage": lambda: api.call("openInboxMessage", path={"id": opener["id"], "message": message["id"]}),
-        "createSession": lambda: api.call("createSession", body={"type": "login", "userId": "sweep"}),
+        "createSession": lambda: api.call("createSession", body={"type": "enrol", "userId": "sweep"}),
         "getSecondFactorPolicy": lambda: api.call("getSecondFactorPolicy"),
         "setSecondFactorPolicy": lambda: api.call("setSecondFactorPolicy", body={"preset": "nextAuth"}),
         "getServerFlags": lambda: api.call("getServerFlags"),
@@ -1882,6 +1921,7 @@ def test_every_operation_answers(api):
         "rotateAccountKey": rotate,
         "changeDevice": lambda: device.change_device(first_account(), name=uniq("Sweep device")),
         "removeAccount": remove_account,
+        "checkNewPin": check_new_pin,
         "listFaults": lambda: api.call("listFaults"),
         "addFault": lambda: api.call("addFault", body={"target": "phone", "phoneId": NO_PHONE, "kind": "unreachable"}),
         "clearFaults": lambda: api.call("clearFaults"),
@@ -1920,12 +1960,14 @@ def test_expiry():
     """On a server whose sessions live 10 s: the expired token and session refusals."""
     short = Api(EXPIRY_URL)
     phone = new_phone(short, "Late phone")
-    scanned = new_session(short, "login", uniq("late"))
+    device = Device(short)
+    late_user = uniq("late")
+    Device(short).enrol_user(late_user, examples=False)  # a login needs a user with an account
+    scanned = new_session(short, "login", late_user)
     late_enrol = new_session(short, "enrol", uniq("late"))
     redeemed = new_session(short, "enrol", uniq("late"))
-    late_login = new_session(short, "login", uniq("late"))
+    late_login = new_session(short, "login", late_user)
     short.call("setServerFlags", body={"flags": {"ENABLE_OTP": True}}, expect=200)
-    device = Device(short)
     device.redeem(redeemed, "enrol")
     for session in (scanned, late_enrol, redeemed, late_login):  # the server's own clock says when
         wait_for(lambda: short.call("getSession", path={"id": session["id"]}, expect=200)[1]["status"] == "expired",
@@ -2058,7 +2100,7 @@ def test_doors_need_the_access_key(keyed):
 def test_zz_every_example_replayed():
     """Every named example was replayed by the tests above (run last, in file order)."""
     needed = {"phones", "login", "push", "push log", "wire", "policy", "pictures", "guard", "second factors", "local data",
-              "management wire", "otp", "doors", "timeline"}
+              "management wire", "otp", "doors", "timeline", "pin check"}
     if not needed <= FINISHED:
         pytest.skip(f"the replaying tests {sorted(needed - FINISHED)} did not all pass")
     excused = {key for key, why in NOT_REPLAYED.items()

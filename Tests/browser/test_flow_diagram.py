@@ -419,3 +419,55 @@ def test_server_data_is_text(page):
     view = show(page, f.error(code, "<b>bold</b>"))
     assert code in view["details"]["ERROR"]
     assert page.find_elements(By.CSS_SELECTOR, "#flow-diagram img, #flow-diagram b") == []
+
+
+def starting(attempts=0, otp=False, state="STARTING", stop_reason=None):
+    """A SessionStart as the phone's stream sends it (docs/protocol.md)."""
+    session = {"id": "s-1", "state": state, "server": "http://127.0.0.1:8080", "accounts": [], "otpAvailable": otp,
+               "connectionError": attempts > 0, "attempts": attempts}
+    if attempts:
+        session["error"] = {"code": "SERVER_CONNECTION_ERROR", "message": "unreachable", "sdkCode": 70}
+    if stop_reason:
+        session["stopReason"] = stop_reason
+    return session
+
+
+def show_session(driver, session):
+    driver.execute_script("window.diagram.session(arguments[0])", session)
+    return read(driver)
+
+
+def test_a_scanned_session_shows_its_start_in_place_of_the_last_flow(page):
+    """The session's STARTING phase (its retries, the OTP on offer) replaces the flow that ended
+    before it; its flow then begins with that start, done."""
+    before = Flow("ENROL")
+    show(page, before.ask("CONFIRM"))
+    check(show(page, before.done()), CONFIRM="completed", SET_SECOND_FACTOR="completed", DONE="done", ERROR="pending")
+
+    view = show_session(page, starting())
+    assert (view["type"], view["state"], view["title"]) == ("SESSION", "STARTING", "Scanned session")
+    check(view, STARTING="processing", FLOW="pending", STOPPED="pending")
+    assert view["retries"] == [] and "connecting" in view["details"]["STARTING"]
+
+    view = show_session(page, starting(attempts=2, otp=True))
+    check(view, STARTING="processing", FLOW="pending", STOPPED="pending")
+    assert view["retries"] == [["STARTING", "↻ SERVER_CONNECTION_ERROR ×2"]]
+    assert "OTP offered" in view["details"]["STARTING"] and "retrying" in view["details"]["STARTING"]
+
+    # ready: nothing new is drawn until the flow's first update, which begins with the start
+    assert show_session(page, starting(attempts=3, otp=True, state="READY_FOR_USER_INTERACTION"))["state"] == "STARTING"
+    login = Flow("LOGIN")
+    view = show(page, login.ask("CONFIRM"))
+    check(view, **pending_ends(STARTING="completed", CONFIRM="waiting", VERIFY_SECOND_FACTOR="pending"))
+    assert view["retries"] == [["STARTING", "↻ SERVER_CONNECTION_ERROR ×3"]]
+    # the next flow, not scanned, does not
+    check(show(page, Flow("CHANGE_PIN").ask("VERIFY_SECOND_FACTOR", PIN_ONLY)), **pending_ends(VERIFY_SECOND_FACTOR="waiting", SET_SECOND_FACTOR="pending"))
+
+
+def test_a_session_stopped_before_its_flow_says_why(page):
+    show_session(page, starting(attempts=1, otp=True))
+    view = show_session(page, starting(attempts=1, otp=True, state="STOPPED", stop_reason="OTP_GENERATED"))
+    check(view, STARTING="completed", FLOW="pending", STOPPED="done")
+    assert "OTP_GENERATED" in view["details"]["STOPPED"]
+    # a stopped session's start is not carried into the next flow
+    check(show(page, Flow("LOGIN").ask("CONFIRM")), **pending_ends(CONFIRM="waiting", VERIFY_SECOND_FACTOR="pending"))

@@ -925,10 +925,16 @@ def test_offline_otp_when_the_backend_is_unreachable(driver):
         wait_for(driver, lambda d: "offered in" in find(d, "#otp-countdown").text, "no countdown to the OTP offer")
         wait_for(driver, lambda d: "attempt" in find(d, "#session-retry").text.lower(), "the phone's retries are not shown")
         assert "cannot be reached" in find(driver, "#screen").text
+        # the flow diagram shows the scanned session's start, not the enrolment that ended before it
+        wait_visible(driver, '#flow-diagram[data-flow-type="SESSION"] .fd-node[data-node="STARTING"][data-status="processing"]',
+                     "the diagram does not show the session's start")
+        assert not driver.find_elements(By.CSS_SELECTOR, '#flow-diagram .fd-node[data-status="done"]'), "the enrolment's end is still drawn"
+        wait_for(driver, lambda d: "OTP offered" in find(d, '#flow-diagram .fd-node[data-node="STARTING"]').text, "the diagram does not say the OTP is offered")
+        wait_visible(driver, '#flow-diagram .fd-node[data-node="STARTING"] .fd-retry', "the diagram does not count the phone's retries")
         screenshot(driver, "otp-countdown.png")
         click(driver, "#otp-now")
         # the phone's next retry redraws the screen: the account choice stays open through it
-        tried = find(driver, "#session-retry").text
+        tried = wait_for(driver, lambda d: find(d, "#session-retry").text, "no retry shown")  # a retry may redraw it meanwhile
         wait_for(driver, lambda d: find(d, "#session-retry").text.split(";")[0] != tried.split(";")[0], "no further retry")
         assert find(driver, "#otp-accounts .otp-account").is_displayed(), "the OTP account choice folded at a retry"
         click(driver, "#otp-accounts .otp-account")

@@ -26,9 +26,16 @@ export function mountLiveSessions({ table = null, shownId = null, onShown = () =
     opens: 0, // how often the live stream opened (after the first, catch up)
   };
 
-  const form = createSessionForm((s) => {
-    upsert(s);
-    showSession(String(s.id));
+  const form = createSessionForm({
+    onStarted: (s) => {
+      upsert(s);
+      showSession(String(s.id));
+    },
+    onRefused: (request, error) => {
+      state.shownId = null;
+      renderTable();
+      card.refuse(request, error);
+    },
   });
   const otpForm = createOtpForm(showUpdate);
   const toPhone = createSessionToPhone({ loadPhones: form.loadPhones, preferredPhoneId, onSession: showUpdate });
@@ -37,7 +44,8 @@ export function mountLiveSessions({ table = null, shownId = null, onShown = () =
     show: (s) =>
       timeline.show({ url: `/api/backend/sessions/${encodeURIComponent(s.id)}/timeline`, matches: (hop) => hop.sessionId === String(s.id), name: `session-${s.id}` }),
   };
-  const renderSessionCard = createSessionCard([createSessionOutcome(), otpForm, toPhone, sessionTimeline]);
+  const outcome = createSessionOutcome();
+  const card = createSessionCard([outcome, otpForm, toPhone, sessionTimeline], outcome);
 
   function renderTable() {
     if (table) table.render(state.sessions, state.shownId);
@@ -45,7 +53,7 @@ export function mountLiveSessions({ table = null, shownId = null, onShown = () =
 
   function renderCard() {
     const s = state.shownId ? state.sessions.get(state.shownId) : null;
-    renderSessionCard(s);
+    card.render(s);
     if (s && table) table.markSelected(state.shownId);
   }
 

@@ -9,8 +9,11 @@ function metaRow(dl, label, value) {
   dl.append(el("dt", { text: label }), el("dd", {}, value instanceof Node ? value : String(value)));
 }
 
-/** `parts`: [{show(session)}]. Returns render(session or null). */
-export function createSessionCard(parts) {
+/**
+ * `parts`: [{show(session)}]; `outcome`: {refused(text)}, the part that shows a start the
+ * backend turned down. Returns {render(session or null), refuse(request, error)}.
+ */
+export function createSessionCard(parts, outcome) {
   const byId = (id) => document.getElementById(id);
   const card = byId("session-card");
   const cardId = byId("session-id");
@@ -65,12 +68,30 @@ export function createSessionCard(parts) {
     cardDispatch.hidden = false;
   }
 
-  return function render(s) {
+  /** A session the backend would not start (a user with no account): said at once, as its outcome. */
+  function refuse(request, error) {
+    card.hidden = false;
+    card.dataset.refused = "true";
+    card.dataset.sessionId = "";
+    card.dataset.type = String(request.type || "");
+    cardId.textContent = "not started";
+    cardId.removeAttribute("title");
+    cardLink.removeAttribute("href");
+    setBadge(cardStatus, "refused");
+    clear(cardMeta);
+    metaRow(cardMeta, "Type", request.type);
+    metaRow(cardMeta, "User", request.userId);
+    metaRow(cardMeta, "Refusal", el("code", { text: String(error.code || "ERROR") }));
+    outcome.refused(`No account: ${error.message || error.code}`);
+  }
+
+  function render(s) {
     if (!s) {
       card.hidden = true;
       return;
     }
     card.hidden = false;
+    delete card.dataset.refused;
     card.dataset.sessionId = String(s.id);
     card.dataset.type = String(s.type || "");
     cardId.textContent = shortId(s.id);
@@ -108,5 +129,7 @@ export function createSessionCard(parts) {
     const href = safeHref(link);
     if (href) deepLink.href = href;
     else deepLink.removeAttribute("href");
-  };
+  }
+
+  return { render, refuse };
 }

@@ -2,8 +2,14 @@
 // delivery the phone to send to.
 import { getJSON, postJSON, el, clear, shortId, showError } from "../api.js";
 
-/** `onStarted(session)`: the server's answer. Returns {loadPhones}: the phones, newest first (re-read). */
-export function createSessionForm(onStarted) {
+/** The backend's refusals that say the user has no account to answer with: the card's outcome, not a form error. */
+const NO_ACCOUNT = new Set(["USER_NOT_ENROLLED", "ACCOUNT_NOT_FOUND"]);
+
+/**
+ * `onStarted(session)`: the server's answer; `onRefused(request, error)`: the backend will not
+ * start it, as the user has no account. Returns {loadPhones}: the phones, newest first (re-read).
+ */
+export function createSessionForm({ onStarted, onRefused }) {
   const byId = (id) => document.getElementById(id);
   const form = byId("session-form");
   const typeSelect = byId("session-type");
@@ -166,7 +172,8 @@ export function createSessionForm(onStarted) {
     try {
       onStarted(await postJSON("/api/backend/sessions", body));
     } catch (err) {
-      showError(formError, err);
+      if (NO_ACCOUNT.has(err.code)) onRefused(body, err);
+      else showError(formError, err);
     } finally {
       startButton.disabled = false;
     }

@@ -19,7 +19,7 @@ export function countdownText(seconds) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
-/** Returns {show(session)}. */
+/** Returns {show(session), refused(text)}: `refused` is a start the backend turned down. */
 export function createSessionOutcome() {
   const outcome = document.getElementById("session-outcome");
   const countdown = document.getElementById("session-countdown");
@@ -40,6 +40,14 @@ export function createSessionOutcome() {
   }
 
   return {
+    refused(text) {
+      stop();
+      countdown.hidden = true;
+      outcome.hidden = false;
+      outcome.dataset.kind = "error";
+      outcome.dataset.status = "refused";
+      outcome.textContent = text;
+    },
     show(s) {
       const ended = (STATUS_RANK[s.status] ?? 0) >= 3;
       const known = OUTCOMES[s.status];

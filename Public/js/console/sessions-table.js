@@ -37,9 +37,10 @@ export function createSessionsTable(onShow) {
           title: "Show this session",
         },
         el("td", {}, el("code", { text: shortId(s.id), title: String(s.id) })),
+        // second: in view at a phone's width, where the table scrolls sideways
+        el("td", { className: "session-status-cell" }, statusBadge(s.status)),
         el("td", { text: s.type || "" }),
         el("td", {}, el("span", { className: "cell-main", text: s.userId || "" }), s.displayName ? el("span", { className: "cell-sub muted", text: s.displayName }) : null),
-        el("td", { className: "session-status-cell" }, statusBadge(s.status)),
         deliveryCell(s),
         el("td", { className: "nowrap", text: formatDateTime(s.createdAt) }),
         el("td", {}, s.accountId ? el("code", { text: shortId(s.accountId), title: String(s.accountId) }) : "—"),

@@ -1,14 +1,14 @@
-// The home screen: the phone's accounts, its inbox, the out-of-band input that stands in for the
-// camera, links and pushes, the waiting requests, and the device's own panels.
-import { postJSON, postFile, el, showError } from "../api.js";
-import { startFrom, withControl } from "./controls.js";
-import { deviceSection, sensorSection, settingsSection } from "./device-panel.js";
+// The home screen: what the authenticator app shows when no flow is under way: the phone's
+// accounts, its inbox, the waiting requests, PIN and biometrics, and its local data. The device
+// itself (camera, sensor, device information, settings) is driven from the controls beside the
+// frame (device-controls.js).
+import { el } from "../api.js";
 import { localDataSection } from "./local-data.js";
 import { pendingSection } from "./pending.js";
 import { securitySection } from "./security.js";
 
-/** Renders the home screen; `oobText` is what the user had typed in the out-of-band box. */
-export function renderHome(view, oobText) {
+/** Renders the home screen. */
+export function renderHome(view) {
   const phone = view.state.phone || {};
   const accounts = Array.isArray(phone.accounts) ? phone.accounts : [];
 
@@ -31,54 +31,6 @@ export function renderHome(view, oobText) {
     );
   }
 
-  const textarea = el("textarea", {
-    id: "oob-text",
-    rows: "4",
-    spellcheck: "false",
-    autocomplete: "off",
-    placeholder: "Paste QR text, a link (authphone://…, https://…/open?…) or FCM message JSON",
-    "aria-label": "Out-of-band input",
-  });
-  if (oobText) textarea.value = oobText;
-  const errorBox = el("div", { id: "oob-error", className: "error", role: "alert", hidden: true });
-  const openButton = el("button", { id: "oob-open", type: "button", className: "btn btn-primary btn-block", text: "Open" });
-
-  openButton.addEventListener("click", async () => {
-    const text = textarea.value.trim();
-    if (!text) {
-      showError(errorBox, { code: "EMPTY_INPUT", message: "Paste QR text, a link or FCM message JSON first." });
-      return;
-    }
-    const push = fcmMessage(text);
-    if (push) {
-      // as a real push: into the inbox, announced by the banner (or opened at once)
-      await withControl(view, openButton, errorBox, async () => {
-        const message = await postJSON(view.phonePath("/inbox"), { push });
-        if (textarea.isConnected) textarea.value = "";
-        await view.receivePush(message, view.state.openPastedPushAtOnce && !serverOpensPushes);
-      });
-      return;
-    }
-    const body = /^(authphone:\/\/|https?:\/\/)/i.test(text) ? { link: text } : { qr: text };
-    await startFrom(view, openButton, errorBox, "oob", async () => {
-      const answer = await postJSON(view.phonePath("/oob"), body);
-      if (textarea.isConnected) textarea.value = "";
-      return answer;
-    });
-  });
-  // With the setting openPushesAtOnce the server opens every push itself, a pasted one too.
-  const serverOpensPushes = Boolean(phone.settings && phone.settings.openPushesAtOnce);
-  const atOnce = el("input", { id: "oob-open-at-once", type: "checkbox" });
-  atOnce.checked = serverOpensPushes || view.state.openPastedPushAtOnce;
-  atOnce.disabled = serverOpensPushes;
-  atOnce.addEventListener("change", () => (view.state.openPastedPushAtOnce = atOnce.checked));
-  const atOnceLabel = el(
-    "label",
-    { className: "setting", title: serverOpensPushes ? "The setting 'Open pushes at once' opens every push." : null },
-    atOnce,
-    el("span", { text: "Open a pasted push at once (else it waits in the inbox, as a notification)" }),
-  );
-
   view.screen.append(
     el(
       "div",
@@ -91,56 +43,9 @@ export function renderHome(view, oobText) {
         accounts.length ? accountList : el("p", { className: "empty", id: "no-accounts", text: "No accounts yet. Scan a QR code or open a link to enrol." }),
       ),
       view.inboxSection(),
-      el(
-        "section",
-        { className: "home-section oob-box" },
-        el("h2", { className: "section-title", text: "Out-of-band input" }),
-        el("p", { className: "hint", text: "Stands in for the camera, links opened on the phone and pushes: paste QR text, a deep link or FCM message JSON." }),
-        textarea,
-        atOnceLabel,
-        openButton,
-        ...imageScanner(view, errorBox),
-        errorBox,
-      ),
       pendingSection(view),
       accounts.length ? securitySection(phone, view) : null,
       accounts.length ? localDataSection(phone, view) : null,
-      sensorSection(phone, view),
-      deviceSection(phone, view),
-      settingsSection(phone, view),
     ),
   );
-}
-
-/** The camera: a picture of a QR code (a screenshot, a photo), scanned on the server. */
-function imageScanner(view, errorBox) {
-  const input = el("input", { id: "oob-image", type: "file", accept: "image/*", className: "visually-hidden" });
-  const button = el("button", { id: "oob-image-pick", type: "button", className: "btn btn-block", text: "Scan a picture of a QR code…" });
-  button.addEventListener("click", () => input.click());
-  input.addEventListener("change", () => {
-    const file = input.files && input.files[0];
-    input.value = "";
-    if (!file) return;
-    startFrom(view, button, errorBox, "image", () => postFile(view.phonePath("/oob/image"), file));
-  });
-  return [button, input];
-}
-
-/**
- * The pasted text as a push in a shape a developer copies one in (docs/protocol.md): FCM's send
- * request or message ("message", "data"), iOS's userInfo ("aps", "gcm.*", "google.*" beside the
- * data keys) or Android's data map on its own (nma_data as JSON text, where a QR payload holds an
- * object). Null for anything else, which goes as QR text.
- */
-function fcmMessage(text) {
-  if (!text.startsWith("{")) return null;
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!value || typeof value !== "object" || Array.isArray(value)) return null;
-  const pushKey = (key) => key === "message" || key === "data" || key === "aps" || key.startsWith("gcm.") || key.startsWith("google.");
-  return Object.keys(value).some(pushKey) || typeof value.nma_data === "string" ? value : null;
 }

@@ -1,8 +1,9 @@
 // The Nevis PIN change (docs/behaviour.md#pin-change-both-ways): the old PIN, then the new one twice, sent together. The server answers
 // a wrong old PIN with PIN_FAIL and asks again; a PIN that breaks the policy or equals the old
-// one is refused before anything is checked.
+// one is refused before anything is checked. A new PIN that breaks the policy is refused as soon
+// as it is first typed, by the server's own rule.
 import { el } from "../api.js";
-import { attemptsNote, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox } from "./pin-pad.js";
+import { attemptsNote, checkFirstEntry, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox } from "./pin-pad.js";
 import { actions, button } from "./screen-parts.js";
 
 /** A CHANGE_PIN flow asks for old and new PIN on one screen when no VERIFY came before (the server's rule). */
@@ -31,6 +32,7 @@ export function renderNevisPinChange(flow, view) {
     }
   };
   let phase = "old";
+  let shown = true; // until the screen changes
   const to = (next, text) => {
     phase = next;
     pad.setPhase(next);
@@ -41,12 +43,23 @@ export function renderNevisPinChange(flow, view) {
       length,
       message: setMessage,
       onSubmit(digits) {
-        if (phase === "old" || phase === "new") {
-          (phase === "old" ? old : fresh).push(...digits);
+        if (phase === "old") {
+          old.push(...digits);
           pad.wipe();
           setMessage("", "");
-          if (phase === "old") to("new", "Choose a new PIN");
-          else to("repeat", "Repeat the new PIN");
+          to("new", "Choose a new PIN");
+          return;
+        }
+        if (phase === "new") {
+          fresh.push(...digits);
+          pad.wipe();
+          checkFirstEntry(view, pad, setMessage, fresh, () => shown).then((accepted) => {
+            if (accepted) to("repeat", "Repeat the new PIN");
+            else if (shown) {
+              fresh.fill(0);
+              fresh.length = 0;
+            }
+          });
           return;
         }
         const same = fresh.length === digits.length && fresh.every((d, i) => d === digits[i]);
@@ -73,7 +86,10 @@ export function renderNevisPinChange(flow, view) {
     view.onTeardown,
   );
   pad.setPhase(phase);
-  view.onTeardown(wipe);
+  view.onTeardown(() => {
+    shown = false;
+    wipe();
+  });
   if (penalty) countDownPenalty(penalty, Number(sfa.penalisedFor), pad, view.onTeardown);
   view.screen.append(
     el("div", { className: "pin-screen" }, el("header", { className: "screen-header" }, title, subtitle), messageBox, ...extra, pad.root),

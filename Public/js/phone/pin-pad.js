@@ -2,9 +2,9 @@
 // penalty that keeps it locked.
 //
 // Digits are kept in a plain array, overwritten with 0 and emptied after use or on cancel. A PIN
-// is only ever sent over the socket; it never goes into the URL, storage, the flow log or the
-// console.
-import { el } from "../api.js";
+// is only ever sent over the socket (and a new one, at its first entry, in the body of the
+// policy's check); it never goes into the URL, storage, the flow log or the console.
+import { el, postJSON } from "../api.js";
 
 /** The phone's PIN length (the setting, while no PIN is set), 6 when unknown. */
 export function pinLength(phone) {
@@ -137,6 +137,36 @@ export function createPinPad({ length, onSubmit, message }, onTeardown) {
 }
 
 /** The line above the pad, and set(text, kind) to change it (kind: "error", "hint" or ""). */
+/**
+ * A new PIN as first typed, checked against the server's policy while the pad is locked; a
+ * refusal goes to the message line. Resolves to whether to ask for it again: false when refused
+ * or when the screen went meanwhile (`shown()`).
+ */
+export async function checkFirstEntry(view, pad, setMessage, digits, shown) {
+  pad.lock();
+  setMessage("Checking…", "hint");
+  const refusal = await policyRefusal(view, digits);
+  if (!shown()) return false;
+  pad.unlock();
+  setMessage(refusal || "", refusal ? "error" : "");
+  return !refusal;
+}
+
+/**
+ * The server's answer (POST …/pin-check, the rule living there once): the refusal, or null (also
+ * when the check could not be made: the final input is checked all the same).
+ */
+async function policyRefusal(view, digits) {
+  try {
+    await postJSON(view.phonePath("/pin-check"), { pin: digits.join("") });
+    return null;
+  } catch (err) {
+    if (err.status !== 400) return null;
+    // "the PIN is too easy to guess: …" -> "This PIN is too easy to guess: …. Choose another."
+    return String(err.message || "This PIN is not allowed").replace(/^the PIN/, "This PIN").replace(/^./, (c) => c.toUpperCase()) + ". Choose another.";
+  }
+}
+
 export function pinMessageBox() {
   const box = el("p", { id: "pin-message", className: "pin-message", role: "status" });
   const set = (text, kind) => {

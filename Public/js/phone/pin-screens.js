@@ -3,7 +3,7 @@
 // first and a blocked PIN is told).
 import { el } from "../api.js";
 import { biometricPrompt } from "./biometric.js";
-import { attemptsNote, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox } from "./pin-pad.js";
+import { attemptsNote, checkFirstEntry, countDownPenalty, createPinPad, penaltyNote, pinLength, pinMessageBox } from "./pin-pad.js";
 import { actions, button, serverName } from "./screen-parts.js";
 
 /** Whether the interaction offers this second factor. */
@@ -32,28 +32,37 @@ export function renderSetPin(flow, view) {
 
   const first = [];
   let phase = "choose";
+  let shown = true; // until the screen changes
+  const startOver = () => {
+    first.fill(0);
+    first.length = 0;
+    phase = "choose";
+    pad.setPhase(phase);
+    title.textContent = chooseText;
+  };
+  /** The first entry, checked against the server's policy before it is asked again. */
+  async function choose(digits) {
+    for (const d of digits) first.push(d);
+    pad.wipe();
+    if (await checkFirstEntry(view, pad, setMessage, first, () => shown)) {
+      phase = "repeat";
+      pad.setPhase(phase);
+      title.textContent = "Repeat your PIN";
+    } else if (shown) startOver();
+  }
   const pad = createPinPad(
     {
       length,
       message: setMessage,
       onSubmit(digits) {
         if (phase === "choose") {
-          for (const d of digits) first.push(d);
-          pad.wipe();
-          phase = "repeat";
-          pad.setPhase(phase);
-          title.textContent = "Repeat your PIN";
-          setMessage("", "");
+          choose(digits);
           return;
         }
         const same = first.length === digits.length && first.every((d, i) => d === digits[i]);
         if (!same) {
-          first.fill(0);
-          first.length = 0;
           pad.wipe();
-          phase = "choose";
-          pad.setPhase(phase);
-          title.textContent = chooseText;
+          startOver();
           setMessage("The PINs don't match. Start over.", "error");
           return;
         }
@@ -68,9 +77,7 @@ export function renderSetPin(flow, view) {
           view.setBusy(true);
         } else {
           pad.unlock();
-          phase = "choose";
-          pad.setPhase(phase);
-          title.textContent = chooseText;
+          startOver();
         }
       },
     },
@@ -78,6 +85,7 @@ export function renderSetPin(flow, view) {
   );
   pad.setPhase(phase);
   view.onTeardown(() => {
+    shown = false;
     first.fill(0);
     first.length = 0;
   });

@@ -81,7 +81,7 @@ export function createScreen(node, app) {
     let key;
     if (shown === "HOME") {
       const p = state.phone || {};
-      key = "HOME:" + JSON.stringify([p.name, p.accounts, p.pinLength, p.hasPin, p.settings, p.biometrics]);
+      key = "HOME:" + JSON.stringify([p.name, p.accounts, p.pinLength, p.hasPin, p.biometrics]);
     } else if (shown === "SESSION") {
       key = "SESSION:" + JSON.stringify(state.session);
     } else {
@@ -103,17 +103,13 @@ export function createScreen(node, app) {
     const scrollTop = shown === "HOME" && String(state.renderedKey).startsWith("HOME:") && scrolled ? scrolled.scrollTop : 0;
     state.renderedKey = key;
 
-    // keep what the user typed in the out-of-band box across re-renders of the home screen
-    const oob = document.getElementById("oob-text");
-    const oobText = shown === "HOME" && oob ? oob.value : null;
-
     tearDown();
     clear(node);
     node.scrollTop = 0;
 
     if (shown === "HOME") {
       setAttrs({ state: "HOME" });
-      renderHome(view, oobText);
+      renderHome(view);
       if (node.firstElementChild) node.firstElementChild.scrollTop = scrollTop;
       return;
     }
