@@ -2078,8 +2078,8 @@ def own_server(*args, ready_status=200):
 def keyed():
     """A server of the test's own with an access key and a push token."""
     key, token = secrets.token_urlsafe(18), secrets.token_urlsafe(18)
-    # up when it refuses us for want of the key
-    with own_server("--access-key", key, "--push-token", token, ready_status=401) as url:
+    # up when it refuses us for want of the key; "=" keeps a key that starts with "-" a value
+    with own_server(f"--access-key={key}", f"--push-token={token}", ready_status=401) as url:
         yield Api(url), key, token
 
 
