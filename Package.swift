@@ -122,7 +122,11 @@ let package = Package(
         .target(name: "TestDoubles", dependencies: ["Backend", "BackendAPI", "OutOfBand", "SodiumKit"], path: "Tests/TestDoubles"),
         // Micro benchmarks of the hot paths; `make bench` runs them in release.
         .executableTarget(
-            name: "authphone-bench", dependencies: ["AuthFlow", "Backend", "BackendAPI", "OTP", "OutOfBand", "Retry", "SodiumKit", "TestDoubles"]),
+            name: "authphone-bench",
+            dependencies: [
+                "AuthFlow", "Backend", "BackendAPI", "OTP", "OutOfBand", "ProcessFigures", "Retry", "SodiumKit", "TestDoubles",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]),
         .testTarget(name: "SodiumKitTests", dependencies: ["SodiumKit"]),
         .testTarget(name: "StateExportTests", dependencies: ["StateExport", "SodiumKit"]),
         .testTarget(name: "OutOfBandTests", dependencies: ["OutOfBand"]),

@@ -90,51 +90,44 @@ enum Redaction {
         }
 
         mutating func object(depth: Int) -> Bool {
-            index += 1
-            output.append(UInt8(ascii: "{"))
-            skipSpace()
-            if index < input.count, input[index] == UInt8(ascii: "}") {
-                index += 1
-                output.append(UInt8(ascii: "}"))
-                return true
-            }
-            while true {
-                skipSpace()
-                guard index < input.count, input[index] == UInt8(ascii: "\""), let (raw, key) = string() else { return false }
-                output.append(contentsOf: raw)
-                skipSpace()
-                guard index < input.count, input[index] == UInt8(ascii: ":") else { return false }
-                index += 1
-                output.append(UInt8(ascii: ":"))
-                guard value(key: key, depth: depth + 1) else { return false }
-                skipSpace()
-                guard index < input.count else { return false }
-                let next = input[index]
-                index += 1
-                output.append(next)
-                if next == UInt8(ascii: "}") { return true }
-                guard next == UInt8(ascii: ",") else { return false }
+            items(closedBy: UInt8(ascii: "}")) { copier in
+                copier.skipSpace()
+                guard copier.index < copier.input.count, copier.input[copier.index] == UInt8(ascii: "\""),
+                    let (raw, key) = copier.string()
+                else { return false }
+                copier.output.append(contentsOf: raw)
+                copier.skipSpace()
+                guard copier.index < copier.input.count, copier.input[copier.index] == UInt8(ascii: ":") else { return false }
+                copier.index += 1
+                copier.output.append(UInt8(ascii: ":"))
+                return copier.value(key: key, depth: depth + 1)
             }
         }
 
         /// An array's items are redacted as its key's value would be (`"keys": ["…"]`).
         mutating func array(key: String?, depth: Int) -> Bool {
+            items(closedBy: UInt8(ascii: "]")) { $0.value(key: key, depth: depth + 1) }
+        }
+
+        /// The items of the object or array whose opening is at `index`, copied with `item`, up
+        /// to its `closing` byte.
+        mutating func items(closedBy closing: UInt8, _ item: (inout Copier) -> Bool) -> Bool {
+            output.append(input[index])
             index += 1
-            output.append(UInt8(ascii: "["))
             skipSpace()
-            if index < input.count, input[index] == UInt8(ascii: "]") {
+            if index < input.count, input[index] == closing {
                 index += 1
-                output.append(UInt8(ascii: "]"))
+                output.append(closing)
                 return true
             }
             while true {
-                guard value(key: key, depth: depth + 1) else { return false }
+                guard item(&self) else { return false }
                 skipSpace()
                 guard index < input.count else { return false }
                 let next = input[index]
                 index += 1
                 output.append(next)
-                if next == UInt8(ascii: "]") { return true }
+                if next == closing { return true }
                 guard next == UInt8(ascii: ",") else { return false }
             }
         }

@@ -1,0 +1,42 @@
+import BackendAPI
+import Foundation
+import Hummingbird
+import ProcessFigures
+
+/// The floor under a login's cost: one exchange between two parts of this process as the wire
+/// makes it (AsyncHTTPClient, keep-alive, to a Hummingbird route that answers the body it was
+/// sent), with nothing of AuthPhone's own on either side. A login makes four such exchanges
+/// inside the server, and the load generator's requests and WebSocket messages come on top.
+/// Answers the exchanges a second, one at a time, and the process's CPU per exchange.
+func wireHops(_ count: Int) async throws -> (perSecond: Double, cpuMicroseconds: Double) {
+    let router = Router()
+    router.post("/echo") { request, _ -> ByteBuffer in try await request.body.collect(upTo: 1 << 16) }
+    let (listening, listen) = AsyncStream<Int>.makeStream()
+    let app = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { channel in listen.yield(channel.localAddress?.port ?? 0) })
+    let server = Task { try await app.runService() }
+    defer { server.cancel() }
+    var port = 0
+    for await found in listening {
+        port = found
+        break
+    }
+    let url = "http://127.0.0.1:\(port)/echo"
+    // a redeem request's size
+    let body = Data(
+        #"{"token":"\#(String(repeating: "t", count: 43))","deviceId":"\#(UUID().uuidString)","devicePublicKey":"\#(String(repeating: "k", count: 43))","deviceSignature":"\#(String(repeating: "s", count: 86))"}"#
+            .utf8)
+    let wire = WireHTTPClient()
+    _ = try await wire.post(url, bytes: body)  // the connection, made once
+    let clock = ContinuousClock()
+    let cpuBefore = ProcessFigures.current?.cpuSeconds ?? 0
+    let start = clock.now
+    for _ in 0..<count {
+        let answer = try await wire.post(url, bytes: body)
+        precondition(answer.isSuccess)
+    }
+    let elapsed = (clock.now - start).seconds
+    let cpu = (ProcessFigures.current?.cpuSeconds ?? 0) - cpuBefore
+    return (Double(count) / elapsed, cpu / Double(count) * 1e6)
+}
