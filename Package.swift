@@ -126,6 +126,7 @@ let package = Package(
             dependencies: [
                 "AuthFlow", "Backend", "BackendAPI", "OTP", "OutOfBand", "ProcessFigures", "Retry", "SodiumKit", "TestDoubles",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "SodiumKitTests", dependencies: ["SodiumKit"]),
         .testTarget(name: "StateExportTests", dependencies: ["StateExport", "SodiumKit"]),

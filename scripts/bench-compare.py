@@ -32,8 +32,6 @@ def micro(prefix):
 CONDITIONS = {
     "sockets-10000": lambda f: (f"{sum(f['setupFailures'].values()):,} of {f['phones']:,} phones not set up"
                                 if f["setupFailures"] else None),
-    "micro": lambda f: next((f"one at a time {x['perSecond']:,.0f}/s (a sync each)" for x in f
-                             if x["name"].startswith("otpLogin at the backend (SQLite file") and "one at a time" in x["name"]), None),
     "start": lambda f: f"only {f['phones']:,} phones in the database" if f["phones"] < 10_000 else None,
 }
 

@@ -9,15 +9,6 @@ public enum WireJSON {
         return encoder
     }
 
-    /// The screens' WebSocket messages: keys as the types list them, since a page reads them by
-    /// name and sorting them costs (`make bench` times both) on every update of every screen.
-    public static func streamEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
-    }
-
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

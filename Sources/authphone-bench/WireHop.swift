@@ -1,6 +1,7 @@
 import BackendAPI
 import Foundation
 import Hummingbird
+import Logging
 import ProcessFigures
 
 /// The floor under a login's cost: one exchange between two parts of this process as the wire
@@ -12,9 +13,12 @@ func wireHops(_ count: Int) async throws -> (perSecond: Double, cpuMicroseconds:
     let router = Router()
     router.post("/echo") { request, _ -> ByteBuffer in try await request.body.collect(upTo: 1 << 16) }
     let (listening, listen) = AsyncStream<Int>.makeStream()
+    // quiet: the server is stopped by cancelling it, which it would log as an error
+    var logger = Logger(label: "authphone.bench.echo")
+    logger.logLevel = .critical
     let app = Application(
         router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in listen.yield(channel.localAddress?.port ?? 0) })
+        onServerRunning: { channel in listen.yield(channel.localAddress?.port ?? 0) }, logger: logger)
     let server = Task { try await app.runService() }
     defer { server.cancel() }
     var port = 0
