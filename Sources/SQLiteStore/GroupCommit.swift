@@ -15,9 +15,10 @@ public final class GroupCommit: Sendable {
     private let state = Mutex(State())
 
     /// A write waiting for its batch: runs in the batch's transaction, and hands back how to
-    /// answer its caller once that transaction has ended.
+    /// answer its caller once that transaction has ended. A write alone in its batch runs in the
+    /// transaction itself and throws out of it (a savepoint would only cost two statements more).
     private struct Job: Sendable {
-        let run: @Sendable (Database) -> Answer
+        let run: @Sendable (Database, _ alone: Bool) throws -> Answer
         let fail: @Sendable (any Error) -> Void
     }
     private typealias Answer = @Sendable () -> Void
@@ -39,7 +40,11 @@ public final class GroupCommit: Sendable {
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(
-                run: { db in
+                run: { db, alone in
+                    if alone {
+                        let answer = try body(db)
+                        return { continuation.resume(returning: answer) }
+                    }
                     do {
                         var result: T?
                         try db.inSavepoint {
@@ -67,10 +72,11 @@ public final class GroupCommit: Sendable {
     private func commitWaiting() async {
         while let batch = nextBatch() {
             do {
-                let answers = try await writer.write { db in batch.map { $0.run(db) } }
+                let alone = batch.count == 1
+                let answers = try await writer.write { db in try batch.map { try $0.run(db, alone) } }
                 for answer in answers { answer() }
             } catch {
-                // the commit itself failed: none of the batch's writes happened
+                // the commit itself failed, or the lone write threw: none of the batch's writes happened
                 for job in batch { job.fail(error) }
             }
         }

@@ -13,16 +13,38 @@ enum Redaction {
     /// Bodies longer than this are cut (the wire's bodies are a few kilobytes).
     static let maximumLength = 16 * 1024
 
-    /// Key names (lower-cased) whose string values are secrets, whole.
-    static func isSecret(_ key: String) -> Bool {
-        let key = key.lowercased()
-        return ["key", "signature", "pin", "otp", "secret", "proof", "password"].contains { key.contains($0) }
-    }
+    /// What a key's name makes of its string values: secrets go whole, tokens are shortened.
+    enum Role {
+        case secret, token, plain
 
-    /// Key names whose values are shortened.
-    static func isToken(_ key: String) -> Bool {
-        let key = key.lowercased()
-        return key.contains("token") || key.contains("challenge")
+        /// Parts of key names (lower-cased) whose values are secrets, and tokens.
+        static let secretParts = ["key", "signature", "pin", "otp", "secret", "proof", "password"].map { Array($0.utf8) }
+        static let tokenParts = ["token", "challenge"].map { Array($0.utf8) }
+
+        /// Read off the name's bytes: this runs for every key of every body, and Foundation's
+        /// `contains` on strings allocated more than the rest of the redaction together.
+        init(_ key: String) {
+            var key = key
+            self = key.withUTF8 { name in
+                Self.secretParts.contains { Self.name(name, has: $0) }
+                    ? .secret : Self.tokenParts.contains { Self.name(name, has: $0) } ? .token : .plain
+            }
+        }
+
+        /// Whether `name`, lower-cased, holds `part` (ASCII); a name with other letters is
+        /// lower-cased by Unicode's rules first (the Kelvin sign is a K).
+        static func name(_ name: UnsafeBufferPointer<UInt8>, has part: [UInt8]) -> Bool {
+            guard name.allSatisfy({ $0 < 0x80 }) else {
+                return Array(String(decoding: name, as: UTF8.self).lowercased().utf8).firstRange(of: part) != nil
+            }
+            guard name.count >= part.count else { return false }
+            return (0...(name.count - part.count)).contains { start in
+                part.indices.allSatisfy { offset in
+                    let byte = name[start + offset]
+                    return ((0x41...0x5A).contains(byte) ? byte | 0x20 : byte) == part[offset]
+                }
+            }
+        }
     }
 
     static func shorten(_ text: String) -> String {
@@ -64,7 +86,7 @@ enum Redaction {
         }
 
         mutating func document() -> String? {
-            guard value(key: nil, depth: 0) else { return nil }
+            guard value(role: .plain, name: nil, depth: 0) else { return nil }
             skipSpace()
             guard index == input.count else { return nil }
             return String(decoding: output, as: UTF8.self)
@@ -74,17 +96,17 @@ enum Redaction {
             while index < input.count, [0x20, 0x09, 0x0A, 0x0D].contains(input[index]) { index += 1 }
         }
 
-        mutating func value(key: String?, depth: Int) -> Bool {
+        /// A value under a key of `role` (named `name`, when it is a top-level field).
+        mutating func value(role: Role, name: String?, depth: Int) -> Bool {
             skipSpace()
             guard index < input.count, depth <= Self.maximumDepth else { return false }
             switch input[index] {
             case UInt8(ascii: "{"): return object(depth: depth)
-            case UInt8(ascii: "["): return array(key: key, depth: depth)
+            case UInt8(ascii: "["): return array(role: role, depth: depth)
             case UInt8(ascii: "\""):
-                guard let (raw, text) = string() else { return false }
-                if depth == 1, let key, wanted.contains(key) { fields[key] = text }
-                write(string: raw, text, key: key)
-                return true
+                guard let raw = string() else { return false }
+                if depth == 1, let name, wanted.contains(name) { fields[name] = Self.text(raw) }
+                return write(string: raw, role: role)
             default: return scalar()
             }
         }
@@ -93,20 +115,20 @@ enum Redaction {
             items(closedBy: UInt8(ascii: "}")) { copier in
                 copier.skipSpace()
                 guard copier.index < copier.input.count, copier.input[copier.index] == UInt8(ascii: "\""),
-                    let (raw, key) = copier.string()
+                    let raw = copier.string(), let key = Self.text(raw)
                 else { return false }
                 copier.output.append(contentsOf: raw)
                 copier.skipSpace()
                 guard copier.index < copier.input.count, copier.input[copier.index] == UInt8(ascii: ":") else { return false }
                 copier.index += 1
                 copier.output.append(UInt8(ascii: ":"))
-                return copier.value(key: key, depth: depth + 1)
+                return copier.value(role: Role(key), name: depth == 0 ? key : nil, depth: depth + 1)
             }
         }
 
         /// An array's items are redacted as its key's value would be (`"keys": ["…"]`).
-        mutating func array(key: String?, depth: Int) -> Bool {
-            items(closedBy: UInt8(ascii: "]")) { $0.value(key: key, depth: depth + 1) }
+        mutating func array(role: Role, depth: Int) -> Bool {
+            items(closedBy: UInt8(ascii: "]")) { $0.value(role: role, name: nil, depth: depth + 1) }
         }
 
         /// The items of the object or array whose opening is at `index`, copied with `item`, up
@@ -132,22 +154,18 @@ enum Redaction {
             }
         }
 
-        /// A string at `index`: its bytes as sent (quotes included) and its text.
-        mutating func string() -> (ArraySlice<UInt8>, String)? {
+        /// A string at `index`: its bytes as sent, quotes included. Its text is read only where
+        /// it is needed (`text(_:)`): most values are copied as they are.
+        mutating func string() -> ArraySlice<UInt8>? {
             let start = index
             index += 1
-            var escaped = false
             while index < input.count {
                 let byte = input[index]
                 index += 1
                 if byte == UInt8(ascii: "\\") {
-                    escaped = true
                     index += 1
                 } else if byte == UInt8(ascii: "\"") {
-                    let raw = input[start..<index]
-                    guard escaped else { return (raw, String(decoding: raw.dropFirst().dropLast(), as: UTF8.self)) }
-                    guard let text = try? JSONDecoder().decode(String.self, from: Data(raw)) else { return nil }
-                    return (raw, text)
+                    return input[start..<index]
                 } else if byte < 0x20 {
                     return nil
                 }
@@ -155,15 +173,34 @@ enum Redaction {
             return nil
         }
 
-        mutating func write(string raw: ArraySlice<UInt8>, _ text: String, key: String?) {
-            if let key, isSecret(key) { return append(quoted: redacted) }
-            if let key, isToken(key) { return append(quoted: shorten(text)) }
-            // a payload carried as JSON text
-            if let first = text.utf8.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-                var inner = Copier(input: Array(text.utf8), wanted: [])
-                if let redactedInner = inner.document() { return append(quoted: redactedInner) }
+        /// A string's text; nil for an escape JSON does not have.
+        static func text(_ raw: ArraySlice<UInt8>) -> String? {
+            guard raw.contains(UInt8(ascii: "\\")) else { return String(decoding: raw.dropFirst().dropLast(), as: UTF8.self) }
+            return try? JSONDecoder().decode(String.self, from: Data(raw))
+        }
+
+        mutating func write(string raw: ArraySlice<UInt8>, role: Role) -> Bool {
+            switch role {
+            case .secret:
+                append(quoted: redacted)
+            case .token:
+                guard let text = Self.text(raw) else { return false }
+                append(quoted: shorten(text))
+            case .plain:
+                // a payload carried as JSON text
+                let first = raw.dropFirst().first
+                if first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let text = Self.text(raw) {
+                    var inner = Copier(input: Array(text.utf8), wanted: [])
+                    if let redactedInner = inner.document() {
+                        append(quoted: redactedInner)
+                        return true
+                    }
+                }
+                // an escape JSON does not have makes the body not JSON
+                guard !raw.contains(UInt8(ascii: "\\")) || Self.text(raw) != nil else { return false }
+                output.append(contentsOf: raw)
             }
-            output.append(contentsOf: raw)
+            return true
         }
 
         mutating func append(quoted text: String) {

@@ -17,6 +17,13 @@ final class CommitCounter: TransactionObserver, Sendable {
 
 struct Refused: Error {}
 
+/// The SQL a connection ran, as its trace reports it.
+final class StatementLog: Sendable {
+    private let statements = Mutex<[String]>([])
+    var all: [String] { statements.withLock { $0 } }
+    func append(_ statement: String) { statements.withLock { $0.append(statement) } }
+}
+
 @Suite struct GroupCommitTests {
     let queue: DatabaseQueue
     let commits: GroupCommit
@@ -83,6 +90,15 @@ struct Refused: Error {}
         #expect(refused == 1)
         #expect(counter.count == before + 2)  // the first write's commit, then one for all ten
         #expect(try names() == ["first"] + (0..<10).filter { $0 != 5 }.map { "item-\($0)" })
+    }
+
+    /// Alone in its batch a write needs no savepoint: the transaction is its own.
+    @Test func aLoneWriteRunsWithoutASavepoint() async throws {
+        let statements = StatementLog()
+        try await queue.write { [statements] db in db.trace { statements.append("\($0)") } }
+        try await commits.write { db in try db.execute(sql: "INSERT INTO item (name) VALUES ('alone')") }
+        #expect(statements.all.contains { $0.contains("INSERT") })
+        #expect(!statements.all.contains { $0.uppercased().contains("SAVEPOINT") })
     }
 
     @Test func aWriteThatThrowsAloneChangesNothing() async throws {

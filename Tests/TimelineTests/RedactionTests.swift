@@ -44,6 +44,16 @@ struct RedactionTests {
         #expect(text == #"{"keys":["‹redacted›","‹redacted›"],"pin":"‹redacted›","nested":{"items":[{"otpCode":"‹redacted›"}]}}"#)
     }
 
+    /// A key's name is read without regard to case, Unicode's included (U+212A is a Kelvin sign).
+    @Test func keyNamesAreReadWhateverTheirCase() throws {
+        let body = #"{"DEVICEPUBLICKEY":"a","\#u{212A}ey":"b","kéy":"c","Session_Token":"abcdefghij","pinned":"d","name":"e"}"#
+        let text = try #require(Redaction.text(Data(body.utf8)))
+        #expect(
+            text
+                == #"{"DEVICEPUBLICKEY":"‹redacted›","\#u{212A}ey":"‹redacted›","kéy":"c","Session_Token":"abcdef…","pinned":"‹redacted›","name":"e"}"#
+        )
+    }
+
     /// The fields a hop is filed under are read in the same pass, from the top level only.
     @Test func topLevelFieldsAreReadOnTheWay() {
         let body = #"{"inner":{"sessionId":"not-this"},"sessionId":"s-1","name":"projects/p/messages/m-9"}"#
