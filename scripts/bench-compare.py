@@ -62,8 +62,7 @@ NOTES = {
                                       f"load generator {f['cpuMsPerLogin']['generator'] or 0:.2f} ms CPU/login"),
     "logins-1000-at-500-one-core": lambda f: (f"p99 {f['latencyMs']['p99']:,.0f} ms, server {f['cpuMsPerLogin']['server'] or 0:.2f} ms, "
                                               f"load generator {f['cpuMsPerLogin']['generator'] or 0:.2f} ms CPU/login"),
-    "micro": lambda f: next((f"one at a time {x['perSecond']:,.0f}/s (a sync each)" for x in f
-                             if x["name"].startswith("otpLogin at the backend (SQLite file") and "one at a time" in x["name"]), None),
+    "micro": lambda f: f"one at a time {micro('otpLogin at the backend (SQLite file, sync FULL, one at a time')(f):,.0f}/s (a sync each)",
     "start": lambda f: f"{f['phones']:,} phones in the database" if f["phones"] >= 10_000 else None,
 }
 

@@ -22,12 +22,10 @@ extension PhoneStore {
         let rows: [(PhoneRecord, [AccountRecord])]
         do {
             rows = try await writer.read { db in
-                try PhoneRecord.fetchAll(db, sql: "SELECT * FROM phone ORDER BY createdAt, id").map { phone in
-                    (
-                        phone,
-                        try AccountRecord.fetchAll(db, sql: "SELECT * FROM account WHERE phoneId = ? ORDER BY createdAt, id", arguments: [phone.id])
-                    )
-                }
+                // all accounts in one query, each phone's kept in their order
+                let accounts = Dictionary(
+                    grouping: try AccountRecord.fetchAll(db, sql: "SELECT * FROM account ORDER BY createdAt, id"), by: \.phoneId)
+                return try PhoneRecord.fetchAll(db, sql: "SELECT * FROM phone ORDER BY createdAt, id").map { ($0, accounts[$0.id] ?? []) }
             }
         } catch { throw .storage("the phones could not be read: \(error)") }
         var exported = Exported()

@@ -16,10 +16,9 @@ public enum Passphrase {
         var bytes: [UInt8]
         if let file {
             // read no more than a passphrase can be, whatever the file is (/dev/zero)
-            guard let handle = FileHandle(forReadingAtPath: file), let data = try? handle.read(upToCount: lengths.upperBound + 2) else {
+            guard let data = filePrefix(file, upTo: lengths.upperBound + 2) else {
                 throw .passphraseInvalid("cannot read the passphrase file \(file)")
             }
-            try? handle.close()
             bytes = Array(data.prefix { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") })
         } else if let value = environment[variable] {
             bytes = Array(value.utf8)

@@ -54,6 +54,7 @@ public func importState(_ state: ExportedState, into directory: String, replacin
     var configuration = AppConfiguration()
     configuration.dataDirectory = directory
     let (phones, backend, push, timeline) = try openDatabases(configuration)
+    if !replacing, let held = try await heldState(phones: phones, backend: backend) { throw StateExportError.notEmpty(held) }
     try await load(state, phones: phones, backend: backend, replacing: replacing, now: now)
     if replacing {
         // what the replaced phones had in flight is theirs, not the new ones'
@@ -74,10 +75,9 @@ func seedDatabases(_ state: ExportedState, phones: PhoneStore, backend: BackendS
 }
 
 private func load(_ state: ExportedState, phones: PhoneStore, backend: BackendStore, replacing: Bool, now: Date) async throws(StateExportError) {
-    if !replacing, let held = try await heldState(phones: phones, backend: backend) { throw .notEmpty(held) }
-    // both checked before either is written: a state one store refuses changes neither
+    // both checked before either is written: a state one store refuses changes neither (the
+    // backend's `load` checks before it writes)
     try PhoneStore.check(state)
-    try BackendStore.check(state)
     try await backend.load(state, replacing: replacing, at: now)
     try await phones.load(state, replacing: replacing)
 }

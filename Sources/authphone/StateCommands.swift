@@ -56,10 +56,7 @@ enum StateCommand {
     /// The export in `path`, opened and checked.
     static func open(_ path: String, passphrase: GuardedBytes) throws(StateExportError) -> ExportedState {
         // one byte past the limit is enough to refuse a file too large, without reading it all
-        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.read(upToCount: StateFile.maximumSize + 1) else {
-            throw .unreadable("cannot read \(path)")
-        }
-        try? handle.close()
+        guard let data = filePrefix(path, upTo: StateFile.maximumSize + 1) else { throw .unreadable("cannot read \(path)") }
         return try StateFile.read(data, passphrase: passphrase)
     }
 

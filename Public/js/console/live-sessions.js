@@ -13,7 +13,7 @@ import { createSessionOutcome } from "./session-outcome.js";
 import { createSessionToPhone } from "./session-to-phone.js";
 
 /**
- * `table`: {render(sessions, shownId), markSelected(shownId)} or null; `shownId`: the session to
+ * `table`: {render(sessions, shownId)} or null; `shownId`: the session to
  * show first; `onShown(id)`: a session came onto the card; `preferredPhoneId()`: the phone the
  * card sends to first; `streamBadge`: shows the stream's state; `errorBox`: where a failed read
  * of the sessions shows. Returns {showSession(id), loadSessions(), loadPhones(), sessionOfPayload(token),
@@ -54,7 +54,6 @@ export function mountLiveSessions({ table = null, shownId = null, onShown = () =
   function renderCard() {
     const s = state.shownId ? state.sessions.get(state.shownId) : null;
     card.render(s);
-    if (s && table) table.markSelected(state.shownId);
   }
 
   function showSession(id) {
@@ -118,14 +117,9 @@ export function mountLiveSessions({ table = null, shownId = null, onShown = () =
     },
   });
 
-  const redeemTokens = new Map(); // session id -> its payload's redeem token, decoded once
-
   /** The session whose payload carries this redeem token (the push log links to it). */
   function sessionOfPayload(token) {
-    for (const [id, s] of state.sessions) {
-      if (!redeemTokens.has(id)) redeemTokens.set(id, payloadOf(s.qrText)?.nma_data.token);
-      if (redeemTokens.get(id) === token) return id;
-    }
+    for (const [id, s] of state.sessions) if (payloadOf(s.qrText)?.nma_data.token === token) return id;
     return null;
   }
 

@@ -148,7 +148,7 @@ export function createSessionForm({ onStarted, onRefused }) {
         announceInput.focus();
         return;
       }
-      body.announceInfo = Object.fromEntries(entries.map(([key, value]) => [key, value]));
+      body.announceInfo = Object.fromEntries(entries);
     }
     const logo = announceLogoInput.files && announceLogoInput.files[0];
     if (logo) body.announceLogo = await dataURL(logo);

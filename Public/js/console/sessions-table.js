@@ -18,7 +18,7 @@ function deliveryCell(s) {
   return el("td", { className: "delivery-cell", dataset: { delivery: String(s.delivery) } }, el("span", { className: "cell-main", text: s.delivery === "push" ? "push" : String(s.delivery) }), sub);
 }
 
-/** `onShow(id)`: a row was chosen. Returns {render(sessions, shownId), markSelected(shownId)}. */
+/** `onShow(id)`: a row was chosen. Returns {render(sessions, shownId)}. */
 export function createSessionsTable(onShow) {
   const body = document.querySelector("#sessions tbody");
   const empty = document.getElementById("sessions-empty");
@@ -57,9 +57,5 @@ export function createSessionsTable(onShow) {
     }
   }
 
-  function markSelected(shownId) {
-    for (const row of body.querySelectorAll("tr.session-row")) row.classList.toggle("selected", row.dataset.sessionId === shownId);
-  }
-
-  return { render, markSelected };
+  return { render };
 }
