@@ -143,17 +143,26 @@ extension DemoBackend {
         }
         if answer.isSuccess { return .success(true) }
         let code = (try? answer.decode(FCMErrorBody.self))?.error.details.first?.errorCode ?? "HTTP \(answer.status)"
-        if [429, 500, 503].contains(answer.status) {
+        if Self.retryableStatuses.contains(Int(answer.status)) {
             return .retryable(reason: "dispatchError: \(code)", retryAfter: answer.retryAfter)
         }
         return .failure(reason: code == "UNREGISTERED" ? "dispatchTargetExpired" : "dispatchError: \(code)")
     }
+
+    /// FCM's answers that may succeed later.
+    private static let retryableStatuses: Set<Int> = [429, 500, 503]
 
     /// What a fault set on the push service did to one send: stopped it (with the attempt's
     /// outcome), or only made it late; both in words for the timeline.
     private enum PushFault {
         case struck(AttemptOutcome<Bool>, String)
         case late(String)
+
+        /// The send's outcome and the timeline's text read off one fault text.
+        static func struck(retryable: Bool, _ fault: String, retryAfter: Duration? = nil) -> PushFault {
+            let reason = "dispatchError: \(fault)"
+            return .struck(retryable ? .retryable(reason: reason, retryAfter: retryAfter) : .failure(reason: reason), fault)
+        }
     }
 
     /// A fault set on the push service strikes the backend's send as the network would; a late
@@ -162,18 +171,14 @@ extension DemoBackend {
         guard let faults, let fault = faults.strike([.push], requests: true) else { return nil }
         switch fault {
         case .unreachable:
-            return .struck(
-                .retryable(reason: "dispatchError: connection refused (a fault set on purpose)", retryAfter: nil),
-                "connection refused (a fault set on purpose)")
+            return .struck(retryable: true, "connection refused (a fault set on purpose)")
         case .hang:
             try? await sleep(.seconds(10))
-            return .struck(
-                .retryable(reason: "dispatchError: no answer (a fault set on purpose)", retryAfter: nil), "no answer (a fault set on purpose)")
+            return .struck(retryable: true, "no answer (a fault set on purpose)")
         case .status(let code, let retryAfter):
-            let reason = "dispatchError: HTTP \(code) (a fault set on purpose)"
-            let outcome: AttemptOutcome<Bool> =
-                [429, 500, 503].contains(code) ? .retryable(reason: reason, retryAfter: retryAfter.map { .seconds($0) }) : .failure(reason: reason)
-            return .struck(outcome, "HTTP \(code) (a fault set on purpose)")
+            return .struck(
+                retryable: Self.retryableStatuses.contains(code), "HTTP \(code) (a fault set on purpose)", retryAfter: retryAfter.map { .seconds($0) }
+            )
         case .latency(let minimum, let maximum):
             let delay = faults.latency(minimum, maximum)
             try? await sleep(delay)

@@ -50,11 +50,6 @@ extension PhoneService {
         detail(try await phoneAndAccounts(id))
     }
 
-    /// The phone that holds a push registration token, if any.
-    public func phone(fcmToken: String) async throws(PhoneError) -> PhoneDetail? {
-        try await store.phoneAndAccounts(fcmToken: fcmToken).map(detail)
-    }
-
     private func detail(_ local: (PhoneRecord, [AccountRecord])) -> PhoneDetail {
         let (phone, accounts) = local
         return PhoneDetail(

@@ -75,17 +75,16 @@ public final class Timeline: Sendable {
 
     /// Writes everything queued so far; the reads below call it first, so they see every
     /// exchange recorded before them.
-    @discardableResult
-    public func writeQueued() async throws -> [Hop] {
+    /// A `Hop` is built for the live pages only while one watches.
+    public func writeQueued() async throws {
         let written = try await store.append(bounds: bounds) { [self] in
             queue.withLock { queue in
                 defer { queue.waiting.removeAll(keepingCapacity: true) }
                 return queue.waiting.map(Self.record)
             }
         }
-        let shown = written.map(Hop.init)
-        for hop in shown { hops.send(hop) }
-        return shown
+        guard hops.subscriberCount > 0 else { return }
+        for record in written { hops.send(Hop(record)) }
     }
 
     public func hops(sessionId: String) async throws -> [Hop] {

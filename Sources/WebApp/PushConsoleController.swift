@@ -40,8 +40,9 @@ struct PushConsoleController {
             let console = try Self.console(context)
             let body = try await request.collectJSONBody(context: context)
             try Self.checkComposerState(body)
-            try await push.saveComposerState(console: console, json: String(decoding: body, as: UTF8.self))
-            return Self.json(String(decoding: body, as: UTF8.self))
+            let json = String(decoding: body, as: UTF8.self)
+            try await push.saveComposerState(console: console, json: json)
+            return Self.json(json)
         }
         return routes
     }

@@ -38,14 +38,12 @@ struct TimelineController {
     private func answer(_ request: Request, _ hops: [Hop], name: String, title: String) throws -> Response {
         let format = request.uri.queryParameters["format"].map(String.init) ?? "json"
         let data: Data
-        var headers: HTTPFields = [.cacheControl: "no-store"]
+        var headers: HTTPFields = [.cacheControl: "no-store", .contentType: "application/json"]
         switch format {
         case "json":
             data = try WireJSON.encoder().encode(Answer(hops: hops))
-            headers[.contentType] = "application/json"
         case "har":
             data = try WireJSON.encoder().encode(HAR(hops, title: title))
-            headers[.contentType] = "application/json"
             // the name is made of ids the server issued, so it needs no quoting beyond this
             headers[.contentDisposition] = "attachment; filename=\"\(name.filter { $0.isLetter || $0.isNumber || $0 == "-" }).har\""
         default:

@@ -27,6 +27,6 @@ struct TimelineRecorder: Service {
             }
         }
         // what queued up during the shutdown
-        _ = try? await timeline.writeQueued()
+        try? await timeline.writeQueued()
     }
 }
