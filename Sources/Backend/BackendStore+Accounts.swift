@@ -20,7 +20,7 @@ extension BackendStore.Transaction {
     }
 
     func hasAccounts(ofUser userId: String) throws -> Bool {
-        try AccountRecord.filter(AccountRecord.Columns.userId == userId).fetchCount(db) > 0
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM account WHERE userId = ?)"), arguments: [userId]) ?? false
     }
 
     func isOTPReferenceTaken(_ reference: UInt32) throws -> Bool {

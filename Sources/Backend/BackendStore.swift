@@ -28,7 +28,7 @@ public struct BackendStore: SQLiteStore {
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
-        try await writer.read { db in try body(Transaction(db: db)) }
+        try readHere { db in try body(Transaction(db: db)) }
     }
 
     /// Every session, account, device, counter, flag and policy gone; the server's key stays, so

@@ -41,6 +41,7 @@ public struct WireHTTPClient: Sendable {
     public static let noRedirects: HTTPClient = {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.redirectConfiguration = .disallow
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

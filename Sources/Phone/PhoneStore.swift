@@ -217,6 +217,6 @@ public struct PhoneStore: SQLiteStore {
     }
 
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
-        do { return try await writer.read(body) } catch { throw .storageFailed }
+        do { return try readHere(body) } catch { throw .storageFailed }
     }
 }

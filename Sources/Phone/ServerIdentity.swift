@@ -23,7 +23,7 @@ extension VisualHash {
             let lightness = 35 + Int(digest[i + 1]) % 40
             return hsl(hue: hue, saturation: 65, lightness: lightness)
         }
-        let hex = digest.prefix(8).map { String(format: "%02X", $0) }.joined()
+        let hex = hexDigits(digest.prefix(8)).uppercased()
         let groups = stride(from: 0, to: hex.count, by: 4).map { offset -> String in
             let start = hex.index(hex.startIndex, offsetBy: offset)
             return String(hex[start..<hex.index(start, offsetBy: 4)])
@@ -47,6 +47,14 @@ extension VisualHash {
             default: (c, 0, x)
             }
         let m = l - c / 2
-        return String(format: "#%02x%02x%02x", Int((r + m) * 255), Int((g + m) * 255), Int((b + m) * 255))
+        return "#" + hexDigits([r, g, b].map { UInt8((($0 + m) * 255).rounded(.towardZero)) })
+    }
+
+    /// Two lower-case hex digits a byte (`String(format:)` cost more than the hash it formats).
+    private static func hexDigits(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -80,7 +80,7 @@ public struct PushStore: SQLiteStore {
 
     /// A token the service issued and has not retired.
     func isRegistered(token: String) async throws -> Bool {
-        try await writer.read { db in
+        try readHere { db in
             try Bool.fetchOne(db.cachedStatement(sql: "SELECT retiredAt IS NULL FROM registration WHERE token = ?"), arguments: [token]) ?? false
         }
     }
@@ -89,7 +89,7 @@ public struct PushStore: SQLiteStore {
     /// token sorts between `FID:` and `FID;` (the next character), and a FID has no colon.
     func registeredToken(fid: String) async throws -> String? {
         precondition(FirebaseInstallationID.isWellFormed(fid), "a FID is checked before it is looked up")
-        return try await writer.read { db in
+        return try readHere { db in
             try String.fetchOne(
                 db.cachedStatement(sql: "SELECT token FROM registration WHERE token > ? AND token < ? AND retiredAt IS NULL LIMIT 1"),
                 arguments: [fid + ":", fid + ";"])
@@ -123,7 +123,7 @@ public struct PushStore: SQLiteStore {
 
     /// The token's waiting messages, oldest first.
     func inbox(token: String) async throws -> [PushService.InboxMessage] {
-        try await writer.read { db in
+        try readHere { db in
             try InboxRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM inbox WHERE token = ? ORDER BY receivedAt, id"), arguments: [token])
                 .map(\.inboxMessage)
         }

@@ -72,6 +72,14 @@ extension SQLiteStore {
         }
     }
 
+    /// Reads on the caller's own thread. A read of a few indexed rows takes microseconds; handing
+    /// it to the database's queue and back would cost two thread wake-ups, more than the read.
+    /// In WAL mode a reader waits for no writer, so the caller is not held behind a commit's sync.
+    /// For reads that stay small: a read of a whole table goes through `writer.read` and its queue.
+    public func readHere<T>(_ body: (Database) throws -> T) throws -> T {
+        try writer.read(body)
+    }
+
     /// Nothing on disk: `--in-memory` and tests.
     public static func inMemory() throws -> Self {
         try Self(DatabaseQueue())

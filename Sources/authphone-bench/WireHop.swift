@@ -8,8 +8,10 @@ import ProcessFigures
 /// makes it (AsyncHTTPClient, keep-alive, to a Hummingbird route that answers the body it was
 /// sent), with nothing of AuthPhone's own on either side. A login makes four such exchanges
 /// inside the server, and the load generator's requests and WebSocket messages come on top.
-/// Answers the exchanges a second, one at a time, and the process's CPU per exchange.
-func wireHops(_ count: Int) async throws -> (perSecond: Double, cpuMicroseconds: Double) {
+/// Answers the exchanges a second and the process's CPU per exchange, `inFlight` at a time: one
+/// at a time every exchange wakes the threads on its way; under load, as in a login run, many
+/// share each wake-up.
+func wireHops(_ count: Int, inFlight: Int) async throws -> (perSecond: Double, cpuMicroseconds: Double) {
     let router = Router()
     router.post("/echo") { request, _ -> ByteBuffer in try await request.body.collect(upTo: 1 << 16) }
     let (listening, listen) = AsyncStream<Int>.makeStream()
@@ -36,11 +38,19 @@ func wireHops(_ count: Int) async throws -> (perSecond: Double, cpuMicroseconds:
     let clock = ContinuousClock()
     let cpuBefore = ProcessFigures.current?.cpuSeconds ?? 0
     let start = clock.now
-    for _ in 0..<count {
-        let answer = try await wire.post(url, bytes: body)
-        precondition(answer.isSuccess)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<inFlight {
+            group.addTask {
+                for _ in 0..<count / inFlight {
+                    let answer = try await wire.post(url, bytes: body)
+                    precondition(answer.isSuccess)
+                }
+            }
+        }
+        try await group.waitForAll()
     }
     let elapsed = (clock.now - start).seconds
     let cpu = (ProcessFigures.current?.cpuSeconds ?? 0) - cpuBefore
-    return (Double(count) / elapsed, cpu / Double(count) * 1e6)
+    let made = count / inFlight * inFlight
+    return (Double(made) / elapsed, cpu / Double(made) * 1e6)
 }
