@@ -16,8 +16,11 @@ public final class Broadcaster<Element: Sendable>: Sendable {
     }
 
     /// A stream of every value sent from now on; it ends when the consumer stops iterating.
-    public func subscribe() -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
+    /// `keepingEvery`: no value is lost, for a consumer that must act on each and only hands it
+    /// on (a slow page is not such a consumer: it gets the bounded buffer).
+    public func subscribe(keepingEvery: Bool = false) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(
+            bufferingPolicy: keepingEvery ? .unbounded : .bufferingNewest(bufferSize))
         let subscription = forward { continuation.yield($0) }
         continuation.onTermination = { _ in subscription.cancel() }
         return stream

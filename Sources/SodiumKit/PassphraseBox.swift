@@ -27,28 +27,18 @@ public enum PassphraseBox {
             opsLimit: Int(crypto_pwhash_argon2id_OPSLIMIT_MIN), memLimit: Int(crypto_pwhash_argon2id_MEMLIMIT_MIN))
     }
 
-    public static let saltLength = Int(crypto_pwhash_argon2id_SALTBYTES)
+    public static let saltLength = Argon2id.saltLength
     public static let nonceLength = Int(crypto_secretbox_NONCEBYTES)
     static let keyLength = Int(crypto_secretbox_KEYBYTES)
 
     /// The box's key, in wiped memory: the passphrase never leaves its guarded memory but for
     /// the Argon2id call itself.
     public static func key(passphrase: GuardedBytes, salt: [UInt8], cost: Cost) throws(SodiumError) -> SecretBytes {
-        try Sodium.ready()
-        guard salt.count == saltLength else { throw .invalidSaltLength(expected: saltLength, got: salt.count) }
-        guard passphrase.count > 0 else { throw .invalidParameters("the passphrase is empty") }
         guard cost.opsLimit >= Cost.minimum.opsLimit, cost.memLimit >= Cost.minimum.memLimit else {
             throw .invalidParameters("Argon2id limits below libsodium's minimum")
         }
         return try SecretBytes(count: keyLength) { (key: UnsafeMutableRawBufferPointer) throws(SodiumError) in
-            let status = passphrase.withBytes { p in
-                p.withMemoryRebound(to: CChar.self) { chars in
-                    crypto_pwhash(
-                        key.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(keyLength), chars.baseAddress!, UInt64(chars.count),
-                        salt, UInt64(cost.opsLimit), cost.memLimit, crypto_pwhash_ALG_ARGON2ID13)
-                }
-            }
-            guard status == 0 else { throw .keyDerivationFailed }
+            try Argon2id.derive(into: key, from: passphrase, what: "the passphrase", salt: salt, opsLimit: cost.opsLimit, memLimit: cost.memLimit)
         }
     }
 

@@ -44,7 +44,7 @@ public struct PinKeyDerivation: Sendable, Equatable {
         ]
     }
 
-    public static let saltLength = Int(crypto_pwhash_argon2id_SALTBYTES)
+    public static let saltLength = Argon2id.saltLength
     public let profile: Profile
 
     public init(profile: Profile) {
@@ -53,19 +53,14 @@ public struct PinKeyDerivation: Sendable, Equatable {
 
     /// Derives the PIN's key pair; the intermediate seed is wiped before returning.
     public func keyPair(pin: GuardedBytes, salt: [UInt8]) throws(SodiumError) -> Ed25519.KeyPair {
-        try Sodium.ready()
-        guard salt.count == Self.saltLength else { throw .invalidSaltLength(expected: Self.saltLength, got: salt.count) }
-        guard pin.count > 0 else { throw .invalidParameters("the PIN is empty") }
         var seed = [UInt8](repeating: 0, count: Ed25519.seedLength)
         defer { sodium_memzero(&seed, seed.count) }
-        let status = pin.withBytes { p in
-            p.withMemoryRebound(to: CChar.self) { chars in
-                crypto_pwhash(
-                    &seed, UInt64(seed.count), chars.baseAddress!, UInt64(chars.count), salt,
-                    UInt64(profile.opsLimit), profile.memLimit, crypto_pwhash_ALG_ARGON2ID13)
+        // Array's withUnsafeMutableBytes throws untyped: the error comes out through a Result
+        try seed.withUnsafeMutableBytes { output in
+            Result { () throws(SodiumError) in
+                try Argon2id.derive(into: output, from: pin, what: "the PIN", salt: salt, opsLimit: profile.opsLimit, memLimit: profile.memLimit)
             }
-        }
-        guard status == 0 else { throw .keyDerivationFailed }
+        }.get()
         return try Ed25519.KeyPair(seed: seed)
     }
 }

@@ -1,13 +1,16 @@
 """Browser tests of refusals said at once, where they were said late: a login or transaction
 for a user with no account (the session card's outcome, not an expiry minutes later), and a new
-PIN that breaks the policy (the PIN screen's own message line, at its first entry).
+PIN that breaks the policy (the PIN screen's own message line, at its first entry), and an announced line the console's form
+cannot read (named as it was typed).
 
 The server is started by the caller (scripts/browser-test.sh); see test_flows.py.
 """
 
 import uuid
 
-from test_flows import BASE_URL, PIN, click, enter_pin, find, screenshot, visible, wait_for, wait_screen, wait_visible
+import pytest
+
+from test_flows import BASE_URL, PIN, click, enter_pin, find, open_console, screenshot, start_session, visible, wait_for, wait_screen, wait_visible
 from test_screens import call
 from test_stage import fill_starter
 
@@ -84,3 +87,11 @@ def test_a_new_pin_that_breaks_the_policy_is_refused_at_its_first_entry(driver):
     wait_visible(driver, '#pin-pad[data-phase="repeat"]', "a good new PIN was not asked again")
     enter_pin(driver, "739184")
     wait_screen(driver, "DONE")
+
+
+@pytest.mark.parametrize("line", ["Shop:", "Shop", ": ACME"])
+def test_an_announced_line_without_key_or_value_is_named_as_typed(driver, line):
+    open_console(driver, {})
+    with pytest.raises(AssertionError) as refusal:
+        start_session(driver, "login", "pia-" + uuid.uuid4().hex[:8], announce="Amount: 10 EUR\n" + line)
+    assert f'Write each announced line as "Key: value" (not "{line.strip()}").' in str(refusal.value), str(refusal.value)

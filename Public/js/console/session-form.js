@@ -141,10 +141,14 @@ export function createSessionForm({ onStarted, onRefused }) {
     // the phone's announceInfo for this session (seed 001): "Key: value" lines and a logo
     const lines = announceInput.value.split("\n").filter((line) => line.trim());
     if (lines.length) {
-      const entries = lines.map((line) => line.split(/:(.*)/s).map((part) => part.trim()));
-      const bad = entries.find(([key, value]) => !key || !value);
+      const entries = lines.map((line) => {
+        const [key, value = ""] = line.split(/:(.*)/s);
+        return [key.trim(), value.trim()];
+      });
+      const bad = lines.find((_, index) => !entries[index][0] || !entries[index][1]);
       if (bad) {
-        showError(formError, { code: "ANNOUNCE_INFO_LINE", message: `Write each announced line as "Key: value" (not "${bad.join(":")}").` });
+        // the line as typed: a line "Key:" read back through the split would show "Key::"
+        showError(formError, { code: "ANNOUNCE_INFO_LINE", message: `Write each announced line as "Key: value" (not "${bad.trim()}").` });
         announceInput.focus();
         return;
       }
