@@ -50,7 +50,7 @@ public enum BackendRoutes {
     static func path(_ template: String) -> String { root + "/" + template }
 
     /// Every template of a session's route begins with `Template.session`, so the id goes in
-    /// at a known place (a search-and-replace was a whole percent of a login's CPU).
+    /// at a known place (a search-and-replace was nearly a percent of a login's CPU).
     static func path(_ template: String, session: String) -> String {
         precondition(template.hasPrefix(Template.session), "a session's route template begins with Template.session")
         return root + "/" + Template.sessions + "/" + session + template.dropFirst(Template.session.count)
