@@ -5,13 +5,17 @@ import Testing
 @testable import PushService
 @testable import WebApp
 
-/// The opener must see every push, however many arrive before it is scheduled: a phone that
-/// opens pushes at once and misses one never starts that login.
-@Suite(.timeLimit(.minutes(1))) struct PushOpenerTests {
-    @Test func aBurstOfArrivalsLargerThanABroadcastBufferLosesNone() async throws {
+/// What acts on every push must see each one, however many arrive before it is scheduled: a
+/// phone that opens pushes at once and misses one never starts that login, and the timeline
+/// would lose the delivery without counting it.
+@Suite(.timeLimit(.minutes(1))) struct PushArrivalsTests {
+    typealias Arrivals = @Sendable (PushService) -> AsyncStream<(token: String, message: PushService.InboxMessage)>
+
+    @Test(arguments: [("the push opener", PushOpener.arrivals as Arrivals), ("the timeline", TimelineRecorder.deliveries)])
+    func aBurstOfArrivalsLargerThanABroadcastBufferLosesNone(reader: String, subscribe: Arrivals) async throws {
         let push = PushService(store: try .inMemory())
-        let arrivals = PushOpener.arrivals(push)
-        // sent back to back, with no suspension in which the opener could read any
+        let arrivals = subscribe(push)
+        // sent back to back, with no suspension in which the reader could read any
         let burst = 500
         func message(_ id: String) -> PushService.InboxMessage {
             PushService.InboxMessage(
@@ -29,7 +33,7 @@ import Testing
         }
         let sent = (0..<burst).map { "m\($0)" }
         let lost = sent.filter { !seen.contains($0) }
-        #expect(lost.isEmpty, "\(lost.count) of \(burst) lost, the first \(lost.first ?? "")")
+        #expect(lost.isEmpty, "\(reader): \(lost.count) of \(burst) lost, the first \(lost.first ?? "")")
         #expect(lost.isEmpty && seen == sent, "in the order sent")
     }
 }
