@@ -19,7 +19,7 @@ extension BackendStore {
     /// Everything the backend keeps about the phones, read in one transaction.
     public func exported() async throws(StateExportError) -> Exported {
         do {
-            return try await read { tx in try tx.exported() }
+            return try await readAll { tx in try tx.exported() }
         } catch let error as StateExportError { throw error } catch { throw .storage("the backend could not be read: \(error)") }
     }
 

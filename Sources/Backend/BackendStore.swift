@@ -27,8 +27,14 @@ public struct BackendStore: SQLiteStore {
         try await commits.write { db in try body(Transaction(db: db)) }
     }
 
+    /// A few rows, on the caller's thread (`readHere`).
     func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
         try readHere { db in try body(Transaction(db: db)) }
+    }
+
+    /// Whole tables (an export), on the database's queue, so the caller's thread is not held.
+    func readAll<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+        try await writer.read { db in try body(Transaction(db: db)) }
     }
 
     /// Every session, account, device, counter, flag and policy gone; the server's key stays, so

@@ -143,14 +143,11 @@ extension DemoBackend {
         }
         if answer.isSuccess { return .success(true) }
         let code = (try? answer.decode(FCMErrorBody.self))?.error.details.first?.errorCode ?? "HTTP \(answer.status)"
-        if Self.retryableStatuses.contains(Int(answer.status)) {
+        if HTTPRetry.statuses.contains(Int(answer.status)) {
             return .retryable(reason: "dispatchError: \(code)", retryAfter: answer.retryAfter)
         }
         return .failure(reason: code == "UNREGISTERED" ? "dispatchTargetExpired" : "dispatchError: \(code)")
     }
-
-    /// FCM's answers that may succeed later.
-    private static let retryableStatuses: Set<Int> = [429, 500, 503]
 
     /// What a fault set on the push service did to one send: stopped it (with the attempt's
     /// outcome), or only made it late; both in words for the timeline.
@@ -177,7 +174,7 @@ extension DemoBackend {
             return .struck(retryable: true, "no answer (a fault set on purpose)")
         case .status(let code, let retryAfter):
             return .struck(
-                retryable: Self.retryableStatuses.contains(code), "HTTP \(code) (a fault set on purpose)", retryAfter: retryAfter.map { .seconds($0) }
+                retryable: HTTPRetry.statuses.contains(code), "HTTP \(code) (a fault set on purpose)", retryAfter: retryAfter.map { .seconds($0) }
             )
         case .latency(let minimum, let maximum):
             let delay = faults.latency(minimum, maximum)

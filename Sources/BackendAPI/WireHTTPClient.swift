@@ -37,7 +37,9 @@ public struct WireHTTPClient: Sendable {
 
     /// The process's one client for the wire: `HTTPClient.shared`'s settings (and, like it, it
     /// lives as long as the process) but no redirects followed, so a signed request goes only to
-    /// the URL that was checked against an allow-list, never to one a server names in an answer.
+    /// the URL that was checked against an allow-list, never to one a server names in an answer;
+    /// and up to 64 connections a host, not 8: every phone of this server talks to the same
+    /// backend, and with 8 a thousand phones' requests queued for a connection (256: no better).
     public static let noRedirects: HTTPClient = {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.redirectConfiguration = .disallow

@@ -1,10 +1,11 @@
 import Synchronization
 
 /// Fans values out to any number of subscribers, each with a bounded buffer: a slow reader
-/// (a stalled browser tab) loses its oldest values instead of making memory grow.
+/// (a stalled browser tab) loses its oldest values instead of making memory grow. A broadcaster
+/// whose readers must act on every value, and only hand each on, keeps them all (`keepingEvery`).
 public final class Broadcaster<Element: Sendable>: Sendable {
     private let state = Mutex(State())
-    private let bufferSize: Int
+    private let buffering: AsyncStream<Element>.Continuation.BufferingPolicy
 
     private struct State {
         var nextID = 0
@@ -12,15 +13,20 @@ public final class Broadcaster<Element: Sendable>: Sendable {
     }
 
     public init(bufferSize: Int = 64) {
-        self.bufferSize = bufferSize
+        buffering = .bufferingNewest(bufferSize)
     }
 
+    private init(buffering: AsyncStream<Element>.Continuation.BufferingPolicy) {
+        self.buffering = buffering
+    }
+
+    /// No value lost to any subscriber: for readers that must act on each (a push to open) and
+    /// keep up by only handing it on. A slow page is not such a reader.
+    public static func keepingEvery() -> Broadcaster { Broadcaster(buffering: .unbounded) }
+
     /// A stream of every value sent from now on; it ends when the consumer stops iterating.
-    /// `keepingEvery`: no value is lost, for a consumer that must act on each and only hands it
-    /// on (a slow page is not such a consumer: it gets the bounded buffer).
-    public func subscribe(keepingEvery: Bool = false) -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream<Element>.makeStream(
-            bufferingPolicy: keepingEvery ? .unbounded : .bufferingNewest(bufferSize))
+    public func subscribe() -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: buffering)
         let subscription = forward { continuation.yield($0) }
         continuation.onTermination = { _ in subscription.cancel() }
         return stream

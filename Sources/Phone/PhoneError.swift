@@ -1,4 +1,5 @@
 import AuthFlow
+import Retry
 
 /// A refusal by the simulated phone: a stable code, a message, and what kind of failure it is
 /// (for the HTTP status at the edge). A thrown PhoneError has changed nothing.
@@ -18,9 +19,9 @@ public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A retried operation's attempts, each with its outcome.
     public var attempts: [OperationProgress.Attempt]?
 
-    /// Only what can succeed later is worth another try: no answer at all, 429, 500, 503.
+    /// Only what can succeed later is worth another try: no answer at all, or a status in `HTTPRetry.statuses`.
     public var isRetryable: Bool {
-        code == "SERVER_CONNECTION_ERROR" || code == "SERVER_TIMEOUT" || [429, 500, 503].contains(httpStatus ?? 0)
+        code == "SERVER_CONNECTION_ERROR" || code == "SERVER_TIMEOUT" || httpStatus.map { HTTPRetry.statuses.contains(Int($0)) } ?? false
     }
 
     public var description: String { "\(code): \(message)" }

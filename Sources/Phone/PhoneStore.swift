@@ -99,7 +99,7 @@ public struct PhoneStore: SQLiteStore {
 
     /// Every phone, oldest first.
     func phones() async throws(PhoneError) -> [PhoneRecord] {
-        try await read { db in try PhoneRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM phone ORDER BY createdAt")) }
+        try await readAll { db in try PhoneRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM phone ORDER BY createdAt")) }
     }
 
     /// Removes the phone and its accounts; false when there was none.
@@ -216,7 +216,13 @@ public struct PhoneStore: SQLiteStore {
         do { return try await commits.write(body) } catch { throw .storageFailed }
     }
 
+    /// A few rows, on the caller's thread (`readHere`).
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
         do { return try readHere(body) } catch { throw .storageFailed }
+    }
+
+    /// A whole table, on the database's queue: ten thousand phones would hold the caller's thread.
+    private func readAll<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
+        do { return try await writer.read(body) } catch { throw .storageFailed }
     }
 }

@@ -37,8 +37,9 @@ public final class PushService: Sendable {
     let now: @Sendable () -> Date
     /// New messages, per registration token.
     public let deliveries = KeyedBroadcaster<String, InboxMessage>()
-    /// Every new message with its token, for whatever acts on all phones' pushes.
-    public let allDeliveries = Broadcaster<(token: String, message: InboxMessage)>()
+    /// Every new message with its token, for whatever acts on all phones' pushes (the opener,
+    /// the timeline): none lost, or a burst of logins would leave pushes unopened.
+    public let allDeliveries = Broadcaster<(token: String, message: InboxMessage)>.keepingEvery()
 
     let faults: FaultInjector?
     let sleep: @Sendable (Duration) async throws -> Void

@@ -1,3 +1,9 @@
+/// The HTTP answers that can succeed later (too many requests, a server error, unavailable):
+/// the phone's requests and the backend's FCM sends judge a status by the same list.
+public enum HTTPRetry {
+    public static let statuses: Set<Int> = [429, 500, 503]
+}
+
 /// How one attempt went, as the caller judges it: only what can succeed later is retried.
 public enum AttemptOutcome<Value: Sendable>: Sendable {
     case success(Value)

@@ -74,8 +74,7 @@ public final class Timeline: Sendable {
     }
 
     /// Writes everything queued so far; the reads below call it first, so they see every
-    /// exchange recorded before them.
-    /// A `Hop` is built for the live pages only while one watches.
+    /// exchange recorded before them. A `Hop` is built for the live pages only while one watches.
     public func writeQueued() async throws {
         let written = try await store.append(bounds: bounds) { [self] in
             queue.withLock { queue in

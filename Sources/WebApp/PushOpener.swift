@@ -15,7 +15,7 @@ struct PushOpener: Service {
     /// Each arrival is opened in its own task: one phone's slow backend must not hold up the
     /// others (a phone opens one payload at a time; a second waits in its inbox).
     func run() async throws {
-        let arrivals = Self.arrivals(push)
+        let arrivals = push.allDeliveries.subscribe()
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for await (token, message) in arrivals.cancelOnGracefulShutdown() {
@@ -24,13 +24,6 @@ struct PushOpener: Service {
             }
         } onGracefulShutdown: {
         }
-    }
-
-    /// Every arrival, none lost: with a bounded buffer, pushes that came faster than the opener
-    /// was scheduled (hundreds of logins at once) pushed the oldest out, and those phones never
-    /// opened them. Each arrival only starts a task, so the queue stays short.
-    static func arrivals(_ push: PushService) -> AsyncStream<(token: String, message: PushService.InboxMessage)> {
-        push.allDeliveries.subscribe(keepingEvery: true)
     }
 
     /// Opens one message; one that cannot start (a flow is running, a bad payload) stays in the inbox.

@@ -12,7 +12,7 @@ struct TimelineRecorder: Service {
     let push: PushService
 
     func run() async throws {
-        let deliveries = Self.deliveries(push)
+        let deliveries = push.allDeliveries.subscribe()
         await withDiscardingTaskGroup { group in
             group.addTask { await cancelWhenGracefulShutdown { await timeline.run() } }
             group.addTask {
@@ -28,11 +28,5 @@ struct TimelineRecorder: Service {
         }
         // what queued up during the shutdown
         try? await timeline.writeQueued()
-    }
-
-    /// Every delivery, none lost on the way: the timeline's own queue bounds the memory and counts
-    /// what it drops (`Timeline.dropped`), where a bounded broadcast buffer dropped them uncounted.
-    static func deliveries(_ push: PushService) -> AsyncStream<(token: String, message: PushService.InboxMessage)> {
-        push.allDeliveries.subscribe(keepingEvery: true)
     }
 }

@@ -145,10 +145,10 @@ export function createSessionForm({ onStarted, onRefused }) {
         const [key, value = ""] = line.split(/:(.*)/s);
         return [key.trim(), value.trim()];
       });
-      const bad = lines.find((_, index) => !entries[index][0] || !entries[index][1]);
-      if (bad) {
+      const bad = entries.findIndex(([key, value]) => !key || !value);
+      if (bad >= 0) {
         // the line as typed: a line "Key:" read back through the split would show "Key::"
-        showError(formError, { code: "ANNOUNCE_INFO_LINE", message: `Write each announced line as "Key: value" (not "${bad.trim()}").` });
+        showError(formError, { code: "ANNOUNCE_INFO_LINE", message: `Write each announced line as "Key: value" (not "${lines[bad].trim()}").` });
         announceInput.focus();
         return;
       }
