@@ -59,7 +59,7 @@ public struct WireHTTPClient: Sendable {
 
     /// The request's bytes, as `post(_:bytes:label:)` and a fault's record take them.
     public static func encode(_ body: some Encodable) throws(TransportError) -> Data {
-        do { return try WireJSON.encoder().encode(body) } catch {
+        do { return try WireJSON.data(body) } catch {
             throw TransportError(description: "the request could not be encoded: \(error)")
         }
     }

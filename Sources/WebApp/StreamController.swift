@@ -234,6 +234,6 @@ struct StreamController {
     }
 
     static func json(_ value: some Encodable) -> String {
-        (try? WireJSON.encoder().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? WireJSON.string(value)) ?? "{}"
     }
 }

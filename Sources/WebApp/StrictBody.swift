@@ -31,7 +31,7 @@ enum StrictBody {
 
     /// The first given path (other than a null) that the decoded value does not carry.
     private static func unknownField(_ given: [String: StrictJSON.Kind], in value: some Encodable) -> String? {
-        guard let encoded = try? WireJSON.encoder().encode(value), let known = try? StrictJSON.scan(encoded) else { return nil }
+        guard let encoded = try? WireJSON.bytes(value), let known = try? StrictJSON.scan(encoded) else { return nil }
         return given.filter { $0.value != .null && known[$0.key] == nil }.keys.sorted().first
     }
 

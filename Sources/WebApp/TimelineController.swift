@@ -41,9 +41,9 @@ struct TimelineController {
         var headers: HTTPFields = [.cacheControl: "no-store", .contentType: "application/json"]
         switch format {
         case "json":
-            data = try WireJSON.encoder().encode(Answer(hops: hops))
+            data = try WireJSON.data(Answer(hops: hops))
         case "har":
-            data = try WireJSON.encoder().encode(HAR(hops, title: title))
+            data = try WireJSON.data(HAR(hops, title: title))
             // the name is made of ids the server issued, so it needs no quoting beyond this
             headers[.contentDisposition] = "attachment; filename=\"\(name.filter { $0.isLetter || $0.isNumber || $0 == "-" }).har\""
         default:

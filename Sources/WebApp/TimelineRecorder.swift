@@ -21,7 +21,7 @@ struct TimelineRecorder: Service {
                         WireExchange(
                             label: .init(from: .push, to: .phone, pushToken: token, messageId: message.id), method: "POST",
                             url: "fcm://device/messages", startedAt: Date(), duration: .zero,
-                            requestBody: (try? WireJSON.encoder().encode(message.message)) ?? Data(), status: 200,
+                            requestBody: (try? WireJSON.data(message.message)) ?? Data(), status: 200,
                             responseBody: nil, error: nil))
                 }
             }

@@ -70,7 +70,7 @@ final class UpgradeDoorHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func refuse(_ context: ChannelHandlerContext, _ refusal: Doors.Refusal) {
-        let body = ByteBuffer(bytes: (try? WireJSON.encoder().encode(refusal.apiError.body)) ?? Data())
+        let body = ByteBuffer(bytes: (try? WireJSON.bytes(refusal.apiError.body)) ?? [])
         let headers = HTTPHeaders([
             ("Content-Type", "application/json; charset=utf-8"), ("Content-Length", "\(body.readableBytes)"),
             ("Connection", "close"),

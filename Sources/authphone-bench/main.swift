@@ -90,8 +90,9 @@ try measure("flow machine: a whole LOGIN (confirm, PIN, DONE)") {
 var waitingForPin = FlowMachine.start(id: "f", session: session, accounts: [account], phoneHasPin: true).0
 _ = try waitingForPin.confirmSession(accountID: "a1")
 _ = waitingForPin.sessionConfirmed(secondFactorAccount: secondFactor)
-let wireEncoder = WireJSON.encoder()
-try measure("a FlowUpdate's JSON") { _ = try wireEncoder.encode(waitingForPin.flow) }
+let foundationEncoder = WireJSON.encoder()
+try measure("a FlowUpdate's JSON, Foundation's encoder") { _ = try foundationEncoder.encode(waitingForPin.flow) }
+try measure("a FlowUpdate's JSON, WireJSON.bytes") { _ = try WireJSON.bytes(waitingForPin.flow) }
 
 // The offline OTP: the phone's one generation, the backend's check of two steps, and otpLogin.
 let otpKey = (0..<32).map(UInt8.init)

@@ -113,7 +113,18 @@ struct Screen {
     mutating func next() async throws -> ScreenMessage {
         guard let message = try await iterator.next() else { throw ScreenClosed() }
         guard case .text(let text) = message else { throw ScreenClosed() }
-        return try WireJSON.decoder().decode(ScreenMessage.self, from: Data(text.utf8))
+        let decoded = try WireJSON.decoder().decode(ScreenMessage.self, from: Data(text.utf8))
+        try Self.expectWrittenAsFoundationWrites(decoded)
+        return decoded
+    }
+
+    /// Every screen message a test reads is written again both ways: on real flows, phones and
+    /// notifications, `WireJSON.bytes` must give Foundation's encoder's bytes.
+    static func expectWrittenAsFoundationWrites(_ message: ScreenMessage) throws {
+        let parts: [(any Encodable)?] = [message.flow, message.phone, message.notification, message.operation, message.session]
+        for case let part? in parts {
+            #expect(try WireJSON.bytes(part) == Array(WireJSON.encoder().encode(part)))
+        }
     }
 
     /// The next FlowUpdate, skipping other messages.
