@@ -49,27 +49,28 @@ let package = Package(
         .target(name: "StateExport", dependencies: ["SodiumKit", "StrictJSON"]),
         .target(name: "SQLiteStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "Retry"),
+        .target(name: "Identifiers"),
         .target(name: "OTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "Faults", dependencies: ["Broadcast"]),
+        .target(name: "Faults", dependencies: ["Broadcast", "Identifiers"]),
         .target(name: "ProcessFigures"),
         .target(
             name: "Phone",
             dependencies: [
-                "AuthFlow", "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit", "SQLiteStore", "StateExport",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "AuthFlow", "BackendAPI", "Broadcast", "Faults", "Identifiers", "OTP", "OutOfBand", "Retry", "SodiumKit", "SQLiteStore",
+                "StateExport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .target(
             name: "Backend",
             dependencies: [
-                "BackendAPI", "Broadcast", "Faults", "OTP", "OutOfBand", "Retry", "SodiumKit", "CQRencode", "SQLiteStore", "StateExport",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "BackendAPI", "Broadcast", "Faults", "Identifiers", "OTP", "OutOfBand", "Retry", "SodiumKit", "CQRencode", "SQLiteStore",
+                "StateExport", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
             name: "PushService",
             dependencies: [
-                "Broadcast", "Faults", "OutOfBand", "StrictJSON", "SQLiteStore",
+                "Broadcast", "Faults", "Identifiers", "OutOfBand", "StrictJSON", "SQLiteStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
@@ -143,6 +144,7 @@ let package = Package(
         .testTarget(name: "TimelineTests", dependencies: ["Timeline", "BackendAPI"]),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
         .testTarget(name: "BackendAPITests", dependencies: ["BackendAPI"]),
+        .testTarget(name: "IdentifiersTests", dependencies: ["Identifiers"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "TestDoubles"]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "TestDoubles"]),
         .testTarget(

@@ -1,5 +1,6 @@
 import BackendAPI
 import Foundation
+import Identifiers
 import OutOfBand
 import Retry
 
@@ -49,7 +50,7 @@ extension DemoBackend {
         }
         let created = now()
         let record = SessionRecord(
-            id: UUID().uuidString.lowercased(), type: type.rawValue, userId: userId, displayName: name,
+            id: UUID.random().uuidString.lowercased(), type: type.rawValue, userId: userId, displayName: name,
             token: try Self.randomToken(), status: .pending, challenge: try Self.randomToken(),
             deviceId: nil, accountId: accountId, failure: nil, otplogin: false,
             createdAt: created, expiresAt: created.addingTimeInterval(configuration.sessionLifetime), updatedAt: created,

@@ -1,5 +1,6 @@
 import BackendAPI
 import Foundation
+import Identifiers
 
 /// The flows a phone starts itself: changing its PIN or biometrics (started, verified by
 /// `verifySecondFactor`, then set), and the headless key rotation of an upgrade session.
@@ -21,7 +22,7 @@ extension DemoBackend {
             guard let secondFactor = try tx.secondFactor(deviceId: request.deviceId) else { throw BackendError.secondFactorUnknown }
             if request.type == .removeBiometrics, secondFactor.biometricPublicKey == nil { throw BackendError.biometricsNotRegistered }
             let record = SessionRecord(
-                id: UUID().uuidString.lowercased(), type: request.type.rawValue, userId: account.userId, displayName: account.displayName,
+                id: UUID.random().uuidString.lowercased(), type: request.type.rawValue, userId: account.userId, displayName: account.displayName,
                 token: try Self.randomToken(), status: .confirmed, challenge: try Self.randomToken(),
                 deviceId: request.deviceId, accountId: account.id, failure: nil, otplogin: false,
                 createdAt: time, expiresAt: time.addingTimeInterval(self.configuration.sessionLifetime), updatedAt: time,

@@ -1,5 +1,6 @@
 import BackendAPI
 import Foundation
+import Identifiers
 import OutOfBand
 
 /// The phone's side of a session the console started: it redeems the token, confirms (choosing
@@ -145,7 +146,7 @@ extension DemoBackend {
                 try tx.insert(secondFactor)
             }
             var account = AccountRecord(
-                id: UUID().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
+                id: UUID.random().uuidString.lowercased(), userId: record.userId, displayName: record.displayName,
                 deviceId: request.deviceId, publicKey: accountKey, createdAt: time)
             var otp: WireOTPEnrolment?
             if let otpAgreement {

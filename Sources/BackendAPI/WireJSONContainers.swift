@@ -1,7 +1,7 @@
 import Foundation
 
-/// The three containers of `WireJSONWriter`: each starts its member, element or value in the
-/// writer and writes it there.
+/// The containers of `WireJSONWriter`: each starts its member, element or value in the writer
+/// and writes it there.
 struct ObjectContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let writer: WireJSONWriter
     var codingPath: [any CodingKey] { [] }
@@ -79,73 +79,78 @@ struct ObjectContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func superEncoder(forKey key: Key) -> any Encoder { writer.nested() }
 }
 
-struct ArrayContainer: UnkeyedEncodingContainer {
+/// An array's next element, or a single value: the same writes, started differently.
+struct ValueContainer: UnkeyedEncodingContainer, SingleValueEncodingContainer {
     let writer: WireJSONWriter
+    /// An element of an array (a comma before all but the first), or the one value of its place.
+    let inArray: Bool
     var codingPath: [any CodingKey] { [] }
     var count: Int { writer.elementCount }
 
+    private func start() { inArray ? writer.element() : writer.single() }
+
     mutating func encodeNil() throws {
-        writer.element()
+        start()
         writer.null()
     }
     mutating func encode(_ value: Bool) throws {
-        writer.element()
+        start()
         writer.bool(value)
     }
     mutating func encode(_ value: String) throws {
-        writer.element()
+        start()
         writer.string(value)
     }
     mutating func encode(_ value: Double) throws {
-        writer.element()
+        start()
         try writer.float(value)
     }
     mutating func encode(_ value: Float) throws {
-        writer.element()
+        start()
         try writer.float(value)
     }
     mutating func encode(_ value: Int) throws {
-        writer.element()
+        start()
         writer.integer(value)
     }
     mutating func encode(_ value: Int8) throws {
-        writer.element()
+        start()
         writer.integer(value)
     }
     mutating func encode(_ value: Int16) throws {
-        writer.element()
+        start()
         writer.integer(value)
     }
     mutating func encode(_ value: Int32) throws {
-        writer.element()
+        start()
         writer.integer(value)
     }
     mutating func encode(_ value: Int64) throws {
-        writer.element()
+        start()
         writer.integer(value)
     }
     mutating func encode(_ value: UInt) throws {
-        writer.element()
+        start()
         writer.integer(value)
     }
     mutating func encode(_ value: UInt8) throws {
-        writer.element()
+        start()
         writer.integer(value)
     }
     mutating func encode(_ value: UInt16) throws {
-        writer.element()
+        start()
         writer.integer(value)
     }
     mutating func encode(_ value: UInt32) throws {
-        writer.element()
+        start()
         writer.integer(value)
     }
     mutating func encode(_ value: UInt64) throws {
-        writer.element()
+        start()
         writer.integer(value)
     }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        writer.element()
+        start()
         try writer.write(value)
     }
 
@@ -154,74 +159,4 @@ struct ArrayContainer: UnkeyedEncodingContainer {
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { writer.nested().unkeyedContainer() }
     mutating func superEncoder() -> any Encoder { writer.nested() }
-}
-
-struct SingleContainer: SingleValueEncodingContainer {
-    let writer: WireJSONWriter
-    var codingPath: [any CodingKey] { [] }
-
-    mutating func encodeNil() throws {
-        writer.single()
-        writer.null()
-    }
-    mutating func encode(_ value: Bool) throws {
-        writer.single()
-        writer.bool(value)
-    }
-    mutating func encode(_ value: String) throws {
-        writer.single()
-        writer.string(value)
-    }
-    mutating func encode(_ value: Double) throws {
-        writer.single()
-        try writer.float(value)
-    }
-    mutating func encode(_ value: Float) throws {
-        writer.single()
-        try writer.float(value)
-    }
-    mutating func encode(_ value: Int) throws {
-        writer.single()
-        writer.integer(value)
-    }
-    mutating func encode(_ value: Int8) throws {
-        writer.single()
-        writer.integer(value)
-    }
-    mutating func encode(_ value: Int16) throws {
-        writer.single()
-        writer.integer(value)
-    }
-    mutating func encode(_ value: Int32) throws {
-        writer.single()
-        writer.integer(value)
-    }
-    mutating func encode(_ value: Int64) throws {
-        writer.single()
-        writer.integer(value)
-    }
-    mutating func encode(_ value: UInt) throws {
-        writer.single()
-        writer.integer(value)
-    }
-    mutating func encode(_ value: UInt8) throws {
-        writer.single()
-        writer.integer(value)
-    }
-    mutating func encode(_ value: UInt16) throws {
-        writer.single()
-        writer.integer(value)
-    }
-    mutating func encode(_ value: UInt32) throws {
-        writer.single()
-        writer.integer(value)
-    }
-    mutating func encode(_ value: UInt64) throws {
-        writer.single()
-        writer.integer(value)
-    }
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        writer.single()
-        try writer.write(value)
-    }
 }

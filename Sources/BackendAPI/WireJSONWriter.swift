@@ -240,12 +240,12 @@ final class WireJSONWriter: Encoder {
         } else {
             unsupported = true
         }
-        return ArrayContainer(writer: self)
+        return ValueContainer(writer: self, inArray: true)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
         if case .nothing = frame { frame = .single(written: false) } else { unsupported = true }
-        return SingleContainer(writer: self)
+        return ValueContainer(writer: self, inArray: false)
     }
 
     /// Where a container nested in another was asked for: the value goes to `encoder()`.

@@ -1,5 +1,6 @@
 import Broadcast
 import Foundation
+import Identifiers
 import Synchronization
 
 /// Where a fault strikes: one phone's requests to its backend, every request to the backend,
@@ -106,7 +107,7 @@ public final class FaultInjector: Sendable {
         if !kind.isRequestFault, target != .push { throw .invalid("kind", "drops and delays pushes: only the push service takes it") }
         let time = now()
         let fault = Fault(
-            id: UUID().uuidString.lowercased(), target: target, kind: kind, remaining: count, createdAt: time,
+            id: UUID.random().uuidString.lowercased(), target: target, kind: kind, remaining: count, createdAt: time,
             expiresAt: time.addingTimeInterval(TimeInterval(lifetime)))
         publish { $0.append(fault) }
         return fault

@@ -2,6 +2,7 @@ import AuthFlow
 import BackendAPI
 import Foundation
 import GRDB
+import Identifiers
 import OTP
 import OutOfBand
 import Retry
@@ -30,7 +31,7 @@ extension PhoneService {
         if operations[phoneId] != nil {
             throw PhoneError(.conflict, "OPERATION_ACTIVE", "this phone is already changing its device information; wait or cancel it")
         }
-        let id = UUID().uuidString.lowercased()
+        let id = UUID.random().uuidString.lowercased()
         var progress = OperationProgress(
             id: id, kind: "deviceInformationChange", state: .running, maxAttempts: policy.maxRetries + 1,
             attempts: [])

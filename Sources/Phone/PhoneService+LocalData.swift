@@ -1,6 +1,7 @@
 import AuthFlow
 import BackendAPI
 import Foundation
+import Identifiers
 import OTP
 import OutOfBand
 import SodiumKit
@@ -12,7 +13,7 @@ extension PhoneService {
         let name = name.trimmingCharacters(in: .whitespaces)
         if let problem = ReadableText.nameProblem(in: name, limit: 64) { throw .invalid("name", problem) }
         let record = PhoneRecord(
-            id: UUID().uuidString.lowercased(), name: name, deviceId: UUID().uuidString,
+            id: UUID.random().uuidString.lowercased(), name: name, deviceId: UUID.random().uuidString,
             fcmToken: try Self.makeFCMToken(), pinLength: configuration.pinPolicy.length,
             pinSalt: nil, createdAt: now(), openPushesAtOnce: false,
             deviceKeySeed: Data(try Self.random(Ed25519.seedLength)))
@@ -91,7 +92,7 @@ extension PhoneService {
         try refuseDuringFlow(phoneId)
         let seed = Data(try Self.random(Ed25519.seedLength))
         return try await changePhone(phoneId, removing: .all) { phone throws(PhoneError) in
-            phone.deviceId = UUID().uuidString
+            phone.deviceId = UUID.random().uuidString
             phone.deviceKeySeed = seed
             phone.pinSalt = nil
             phone.biometricSecretKey = nil

@@ -1,6 +1,7 @@
 import AuthFlow
 import BackendAPI
 import Foundation
+import Identifiers
 import OTP
 import OutOfBand
 import SodiumKit
@@ -48,7 +49,7 @@ extension PhoneService {
             server: ServerInfo(name: server.name, url: server.url, publicKey: server.publicKey, visualHash: .of(server)),
             userId: account.userId, preselectedAccountId: account.id)
         let (machine, action) = FlowMachine.start(
-            id: UUID().uuidString.lowercased(), session: info, accounts: [account.summary],
+            id: UUID.random().uuidString.lowercased(), session: info, accounts: [account.summary],
             phoneHasPin: true, secondFactorAccount: Self.secondFactorAccount(started.secondFactor),
             options: phone.flowOptions(now: time))
         flows[phoneId] = ActiveFlow(

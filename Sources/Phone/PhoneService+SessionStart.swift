@@ -1,6 +1,7 @@
 import AuthFlow
 import BackendAPI
 import Foundation
+import Identifiers
 import OTP
 import OutOfBand
 import Retry
@@ -24,7 +25,7 @@ extension PhoneService {
         let atServer = accounts.filter { URL(string: $0.serverURL).flatMap(origin(of:)) == server }
         sessionStarts[phoneId]?.retry?.cancel()
         sessionStarts[phoneId] = StartingSession(
-            session: SessionStart(id: UUID().uuidString.lowercased(), server: server, accounts: atServer.map(\.summary)),
+            session: SessionStart(id: UUID.random().uuidString.lowercased(), server: server, accounts: atServer.map(\.summary)),
             payload: payload, countdown: countdown)
         publishSessionStart(phoneId)
     }

@@ -1,6 +1,7 @@
 import AuthFlow
 import BackendAPI
 import Foundation
+import Identifiers
 import OTP
 import OutOfBand
 import SodiumKit
@@ -120,7 +121,7 @@ extension PhoneService {
     /// The session arrived and the phone accepted it: its flow starts.
     func beginFlow(_ phoneId: String, _ prepared: PreparedFlow) async -> Flow {
         let (machine, action) = FlowMachine.start(
-            id: UUID().uuidString.lowercased(), session: prepared.info,
+            id: UUID.random().uuidString.lowercased(), session: prepared.info,
             accounts: prepared.accounts.map(\.summary), phoneHasPin: prepared.phone.pinSalt != nil,
             options: prepared.phone.flowOptions(now: now()))
         let session = prepared.response

@@ -1,6 +1,7 @@
 import Broadcast
 import Faults
 import Foundation
+import Identifiers
 import OutOfBand
 
 /// A stand-in for Firebase Cloud Messaging: it knows the registration tokens of the simulated
@@ -94,7 +95,7 @@ public final class PushService: Sendable {
     /// A push the phone got by other means (a user pasting one a device log showed): it goes
     /// into the inbox and is announced as FCM's deliveries are, so the phone treats it the same.
     public func receive(_ message: PushMessage, token: String) async throws(FCMError) -> InboxMessage {
-        let id = UUID().uuidString.lowercased()
+        let id = UUID.random().uuidString.lowercased()
         var message = message
         message.messageId = id
         message.from = message.from ?? configuration.project
@@ -123,7 +124,7 @@ public final class PushService: Sendable {
     /// `POST /v1/projects/{project}/messages:send`. Every send is logged, accepted or refused,
     /// with what became of it (`messages`).
     public func send(project: String, body: [UInt8], sender: String = "") async throws(FCMError) -> Accepted {
-        let id = UUID().uuidString.lowercased()
+        let id = UUID.random().uuidString.lowercased()
         var parsed: FCMSendRequest?
         do {
             let request = try FCMSendRequest.parse(body)
@@ -141,7 +142,7 @@ public final class PushService: Sendable {
 
     /// A send the endpoint refused before reading it (no bearer token): logged as received.
     public func refused(_ error: FCMError, body: [UInt8], sender: String) async {
-        await record(logEntry(id: UUID().uuidString.lowercased(), PushOutcome(error), body: body, sender: sender, failure: error))
+        await record(logEntry(id: UUID.random().uuidString.lowercased(), PushOutcome(error), body: body, sender: sender, failure: error))
     }
 
     private func logEntry(

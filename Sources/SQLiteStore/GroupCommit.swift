@@ -46,13 +46,7 @@ public final class GroupCommit: Sendable {
                         return { continuation.resume(returning: answer) }
                     }
                     do {
-                        var result: T?
-                        try db.inSavepoint {
-                            result = try body(db)
-                            return .commit
-                        }
-                        // inSavepoint ran the body to its end, so result is set
-                        let answer = result!
+                        let answer = try Self.inSavepoint(db) { try body(db) }
                         return { continuation.resume(returning: answer) }
                     } catch {
                         return { continuation.resume(throwing: error) }
@@ -65,6 +59,22 @@ public final class GroupCommit: Sendable {
                 return !state.committing
             }
             if leads { Task { await commitWaiting() } }
+        }
+    }
+
+    /// `body` in a savepoint of its own inside the batch's transaction: rolled back alone if it
+    /// throws. The three statements are prepared once per connection; GRDB's `inSavepoint`
+    /// prepared two anew for every write (about a percent of a login's CPU).
+    private static func inSavepoint<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try db.cachedStatement(sql: "SAVEPOINT groupCommitWrite").execute()
+        do {
+            let result = try body()
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT groupCommitWrite").execute()
+            return result
+        } catch {
+            try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT groupCommitWrite").execute()
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT groupCommitWrite").execute()
+            throw error
         }
     }
 
