@@ -74,7 +74,11 @@ final class WireJSONWriter: Encoder {
         let outer = frame
         frame = .nothing
         depth += 1
-        try value.encode(to: self)
+        do { try value.encode(to: self) } catch {
+            // a value that catches its part's error and goes on is left to Foundation whole
+            unsupported = true
+            throw error
+        }
         depth -= 1
         if unsupported { throw Unsupported() }
         switch frame {
@@ -102,7 +106,7 @@ final class WireJSONWriter: Encoder {
 
     /// ISO 8601 in UTC to the second, as `.iso8601` writes it.
     private func date(_ value: Date) throws {
-        var seconds = time_t(value.timeIntervalSince1970.rounded(.down))
+        guard var seconds = time_t(exactly: value.timeIntervalSince1970.rounded(.down)) else { throw Unsupported() }
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { throw Unsupported() }
         let year = Int(parts.tm_year) + 1900

@@ -37,6 +37,8 @@ struct WireJSONWriterTests {
         expectSame(Nested(inner: ["b": 2, "a": 1]))
         expectSame([Decimal(string: "12.50")!])
         expectSame(Sample.nothing)
+        expectSame(["far": Date(timeIntervalSince1970: 1e300)])
+        expectSame(Forgiving())
         #expect(throws: EncodingError.self) { try WireJSON.bytes([Double.nan]) }
     }
 
@@ -163,6 +165,23 @@ indirect enum Sample: Encodable {
         case 11: return .wrapped(.object([(text(), .int(1))]), extra: text())
         default: return .object((0..<Int(random.next() % 6)).map { _ in (text(), Sample.random(&random, depth: depth + 1)) })
         }
+    }
+}
+
+/// A value that catches its part's error and writes on: what the part wrote before failing
+/// must not stay in the output.
+struct Forgiving: Encodable {
+    struct Failing: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Sample.Key.self)
+            try container.encode("written", forKey: Sample.Key(stringValue: "half"))
+            throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription: "fails halfway"))
+        }
+    }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try? container.encode(Failing())
+        try container.encode(1)
     }
 }
 
