@@ -50,8 +50,6 @@ final class WireJSONWriter: Encoder {
     private var members: [Member] = []
     /// Set by what cannot throw where it is asked for (a second container, a nested one).
     private var unsupported = false
-    /// How many values deep the one being written is.
-    private var depth = 0
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -73,18 +71,17 @@ final class WireJSONWriter: Encoder {
         if T.self == Decimal.self { throw Unsupported() }
         let outer = frame
         frame = .nothing
-        depth += 1
         do { try value.encode(to: self) } catch {
             // a value that catches its part's error and goes on is left to Foundation whole
             unsupported = true
             throw error
         }
-        depth -= 1
         if unsupported { throw Unsupported() }
         switch frame {
         case .nothing:
             // a value that writes nothing is an empty object, but not at the top, where Foundation refuses it
-            if depth == 0 { throw Unsupported() }
+            // (only the top-level value is written with nothing open around it)
+            if case .nothing = outer { throw Unsupported() }
             bytes.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
         case .single(let written): if !written { throw Unsupported() }
         case .object(let firstMember): closeObject(from: firstMember)

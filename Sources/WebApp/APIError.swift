@@ -36,10 +36,7 @@ struct APIError: HTTPResponseError, Equatable {
     var body: Body { Body(error: .init(code: code, message: message, sdkCode: sdkCode, attempts: attempts)) }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        let data = try WireJSON.bytes(body)
-        return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        try WireResponseEncoder.response(body, status: status)
     }
 
     init(_ error: BackendError) {

@@ -28,9 +28,14 @@ struct AppRequestContext: RequestContext, WebSocketRequestContext {
 /// with the headers Hummingbird's own JSON answers carry.
 struct WireResponseEncoder: ResponseEncoder {
     func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+        try Self.response(value)
+    }
+
+    /// Every JSON answer, a handler's or an error's, is made here.
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let bytes = try WireJSON.bytes(value)
         return Response(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(bytes.count)],
+            status: status, headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(bytes.count)],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }
