@@ -33,8 +33,7 @@ public struct BackendSession: Codable, Sendable, Equatable {
         type = record.type
         userId = record.userId
         displayName = record.displayName
-        // Expiry is read off the clock rather than written by a timer.
-        status = !record.status.isFinal && record.expiresAt <= now ? .expired : record.status
+        status = record.status(at: now)
         qrText = payload.qrText
         deepLink = payload.deepLink
         qrImageUrl = BackendRoutes.qrImage(record.id)
@@ -49,5 +48,31 @@ public struct BackendSession: Codable, Sendable, Equatable {
         transaction = record.transactionText
         transactionSigned = record.transactionSignature != nil
         userInput = record.userInput
+    }
+}
+
+/// A session's change as what counts and logs them sees it: the view's status, without the
+/// view's QR text and deep link.
+public struct SessionChange: Sendable, Equatable {
+    public var id: String
+    public var type: String
+    public var userId: String
+    public var status: SessionStatus
+    public var failure: String?
+
+    init(_ record: SessionRecord, now: Date) {
+        id = record.id
+        type = record.type
+        userId = record.userId
+        status = record.status(at: now)
+        failure = record.failure
+    }
+}
+
+extension SessionRecord {
+    /// The status as the session's views show it. Expiry is read off the clock rather than
+    /// written by a timer.
+    func status(at now: Date) -> SessionStatus {
+        !status.isFinal && expiresAt <= now ? .expired : status
     }
 }

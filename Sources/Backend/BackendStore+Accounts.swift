@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteStore
 
 /// Accounts, devices, the Second Factor Server's records and the server's settings. Cached
 /// statements serve what a login runs (see BackendStore+Sessions.swift).
@@ -39,7 +40,7 @@ extension BackendStore.Transaction {
                 WHERE id = ?
                 """
         ).execute(arguments: [
-            account.userId, account.displayName, account.deviceId, account.publicKey, account.createdAt,
+            account.userId, account.displayName, account.deviceId, account.publicKey, StoredDate(account.createdAt),
             account.otpReference, account.otpKey, account.otpFailures, account.otpLastStep, account.id,
         ])
     }
@@ -94,8 +95,8 @@ extension BackendStore.Transaction {
                 WHERE deviceId = ?
                 """
         ).execute(arguments: [
-            secondFactor.pinPublicKey, secondFactor.failedAttempts, secondFactor.isBlocked, secondFactor.penalisedUntil,
-            secondFactor.updatedAt, secondFactor.biometricPublicKey, secondFactor.devicePublicKey, secondFactor.deviceId,
+            secondFactor.pinPublicKey, secondFactor.failedAttempts, secondFactor.isBlocked, secondFactor.penalisedUntil.map(StoredDate.init),
+            StoredDate(secondFactor.updatedAt), secondFactor.biometricPublicKey, secondFactor.devicePublicKey, secondFactor.deviceId,
         ])
     }
 

@@ -1,6 +1,7 @@
 import BackendAPI
 import Foundation
 import GRDB
+import SQLiteStore
 
 public enum SessionStatus: String, Codable, Sendable, DatabaseValueConvertible {
     /// `verified`: a management flow's factor was accepted and its change may follow;
@@ -10,7 +11,7 @@ public enum SessionStatus: String, Codable, Sendable, DatabaseValueConvertible {
     public var isFinal: Bool { [.enrolled, .loggedin, .signed, .completed, .failed, .canceled, .expired].contains(self) }
 }
 
-struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
     static let databaseTableName = "session"
     var id: String
     var type: String
@@ -51,7 +52,7 @@ struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var sessionType: WireSessionType? { WireSessionType(rawValue: type) }
 }
 
-struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
     static let databaseTableName = "account"
     var id: String
     var userId: String
@@ -71,7 +72,7 @@ struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
 }
 
 /// A server flag (nextAuth's serverFlags) as set from the console or the REST API.
-struct ServerFlagRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct ServerFlagRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
     static let databaseTableName = "serverFlag"
     var name: String
     var enabled: Bool
@@ -79,7 +80,7 @@ struct ServerFlagRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
 }
 
 /// Device information the phone gave at enrolment.
-struct DeviceRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct DeviceRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
     static let databaseTableName = "device"
     var deviceId: String
     var name: String
@@ -87,7 +88,7 @@ struct DeviceRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var updatedAt: Date
 }
 
-struct SecondFactorRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct SecondFactorRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
     static let databaseTableName = "secondFactorAccount"
     var deviceId: String
     var pinPublicKey: Data
@@ -101,7 +102,7 @@ struct SecondFactorRecord: Codable, Sendable, FetchableRecord, PersistableRecord
     var devicePublicKey: Data?
 }
 
-struct SecondFactorPolicyRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct SecondFactorPolicyRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
     static let databaseTableName = "secondFactorPolicy"
     var id = 1
     var maxAttempts: Int
@@ -112,7 +113,7 @@ struct SecondFactorPolicyRecord: Codable, Sendable, FetchableRecord, Persistable
     var policy: SecondFactorPolicy { SecondFactorPolicy(maxAttempts: maxAttempts, penalties: penalties) }
 }
 
-struct ServerKeyRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct ServerKeyRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
     static let databaseTableName = "serverKey"
     var id: Int
     var secretKey: Data

@@ -1,6 +1,7 @@
 import BackendAPI
 import Foundation
 import GRDB
+import SQLiteStore
 
 /// The sessions' reads and writes. The ones every login out of band runs use cached statements:
 /// GRDB's query interface builds and prepares its SQL again on each call.
@@ -25,7 +26,7 @@ extension BackendStore.Transaction {
                 Column("userId") == account.userId
                     && types.map(\.rawValue).contains(Column("type"))
                     && (Column("accountId") == nil || Column("accountId") == account.id)
-                    && Column("status") == SessionStatus.pending.rawValue && Column("expiresAt") > time
+                    && Column("status") == SessionStatus.pending.rawValue && Column("expiresAt") > StoredDate(time)
             )
             .order(SessionRecord.Columns.createdAt.desc).fetchAll(db)
     }
@@ -44,8 +45,9 @@ extension BackendStore.Transaction {
                 """
         ).execute(arguments: [
             session.type, session.userId, session.displayName, session.token, session.status, session.challenge,
-            session.deviceId, session.accountId, session.failure, session.otplogin, session.createdAt, session.expiresAt,
-            session.updatedAt, session.delivery, session.dispatch, session.transactionText, session.transactionSignature,
+            session.deviceId, session.accountId, session.failure, session.otplogin, StoredDate(session.createdAt),
+            StoredDate(session.expiresAt), StoredDate(session.updatedAt), session.delivery, session.dispatch, session.transactionText,
+            session.transactionSignature,
             session.userInput, session.devicePublicKey, session.id,
         ])
     }
@@ -55,7 +57,7 @@ extension BackendStore.Transaction {
     /// after it was shown as a QR code is a pushed one from then on.
     func recordDispatch(_ outcome: String, sessionId: String, at time: Date) throws {
         try db.cachedStatement(sql: "UPDATE session SET delivery = 'push', dispatch = ?, updatedAt = ? WHERE id = ?")
-            .execute(arguments: [outcome, time, sessionId])
+            .execute(arguments: [outcome, StoredDate(time), sessionId])
     }
 
     /// The tokens of the devices that hold an account of the user and take pushes.

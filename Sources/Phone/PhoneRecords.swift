@@ -1,10 +1,11 @@
 import AuthFlow
 import Foundation
 import GRDB
+import SQLiteStore
 
 // The rows of `PhoneStore`: a phone (the device, its settings and secrets) and its accounts.
 
-struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
     static let databaseTableName = "phone"
     var id: String
     var name: String
@@ -34,7 +35,7 @@ struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var deviceKeySeed = Data()
 }
 
-struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
     static let databaseTableName = "account"
     var id: String
     var phoneId: String

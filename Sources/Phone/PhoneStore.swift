@@ -161,7 +161,7 @@ public struct PhoneStore: SQLiteStore {
     func pinAccepted(phoneId: String, at time: Date) async throws(PhoneError) {
         try await write { db in
             try db.cachedStatement(sql: "UPDATE phone SET biometricUsesSinceLastPin = 0, lastPinAt = ? WHERE id = ?")
-                .execute(arguments: [time, phoneId])
+                .execute(arguments: [StoredDate(time), phoneId])
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteStore
 
 /// What each console's push composer keeps between reloads, as the page's own JSON; the
 /// `composerLimit` consoles saved last are kept, so made-up console names cannot fill the disk.
@@ -17,7 +18,7 @@ extension PushStore {
             try db.execute(
                 sql:
                     "INSERT INTO composerState (console, state, updatedAt) VALUES (?, ?, ?) ON CONFLICT (console) DO UPDATE SET state = excluded.state, updatedAt = excluded.updatedAt",
-                arguments: [console, json, time])
+                arguments: [console, json, StoredDate(time)])
             try db.execute(
                 sql: "DELETE FROM composerState WHERE console NOT IN (SELECT console FROM composerState ORDER BY updatedAt DESC, console LIMIT ?)",
                 arguments: [Self.composerLimit])

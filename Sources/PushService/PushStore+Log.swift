@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteStore
 
 /// The push log's operations: one insert per message received, outcome updates by id, reads
 /// newest first with filters, and a bound on its size.
@@ -47,7 +48,7 @@ extension PushStore {
 }
 
 /// A log entry as its row; `seq` orders the rows and is the bound's measure.
-struct PushLogRecord: Codable, FetchableRecord, PersistableRecord {
+struct PushLogRecord: Codable, FetchableRecord, PersistableRecord, StoredDatesRecord {
     static let databaseTableName = "pushLog"
     var entry: PushLogEntry
 

@@ -68,13 +68,13 @@ public struct PushStore: SQLiteStore {
     func register(tokens: [String], at time: Date) async throws {
         try await commits.write { db in
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO registration (token, createdAt) VALUES (?, ?)")
-            for token in tokens { try insert.execute(arguments: [token, time]) }
+            for token in tokens { try insert.execute(arguments: [token, StoredDate(time)]) }
         }
     }
 
     func retire(token: String, at time: Date) async throws {
         try await commits.write { db in
-            try db.execute(sql: "UPDATE registration SET retiredAt = ? WHERE token = ? AND retiredAt IS NULL", arguments: [time, token])
+            try db.execute(sql: "UPDATE registration SET retiredAt = ? WHERE token = ? AND retiredAt IS NULL", arguments: [StoredDate(time), token])
         }
     }
 
@@ -148,7 +148,7 @@ public struct PushStore: SQLiteStore {
     }
 }
 
-struct InboxRecord: Codable, FetchableRecord, PersistableRecord {
+struct InboxRecord: Codable, FetchableRecord, PersistableRecord, StoredDatesRecord {
     static let databaseTableName = "inbox"
     var id: String
     var token: String

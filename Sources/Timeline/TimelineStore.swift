@@ -4,7 +4,7 @@ import SQLiteStore
 
 /// One exchange as the timeline keeps it: redacted bodies, and the session and phone it belongs
 /// to (a delivery's phone by its push token, its session by the message the backend sent).
-struct HopRecord: Codable, FetchableRecord, MutablePersistableRecord, Sendable {
+struct HopRecord: Codable, FetchableRecord, MutablePersistableRecord, StoredDatesRecord, Sendable {
     static let databaseTableName = "hop"
     var id: Int64?
     var at: Date

@@ -35,7 +35,7 @@ final class ServiceMonitor: Sendable {
     /// Listens to the parts that publish what it counts.
     func watch(backend: DemoBackend, faults: FaultInjector) {
         subscriptions.withLock {
-            $0.append(backend.events.forward { [weak self] in self?.sessionChanged($0) })
+            $0.append(backend.changes.forward { [weak self] in self?.sessionChanged($0) })
             $0.append(faults.strikes.forward { [weak self] in self?.faultStruck($0) })
         }
     }
@@ -112,7 +112,7 @@ final class ServiceMonitor: Sendable {
     }
 
     /// A backend session entered a state (a state published again counts once).
-    func sessionChanged(_ session: BackendSession) {
+    func sessionChanged(_ session: SessionChange) {
         let state = session.status.rawValue
         guard let change = change("session " + session.id, to: state, final: session.status.isFinal) else { return }
         Counter(label: "authphone_sessions_total", dimensions: [("type", session.type), ("state", state)], factory: factory).increment()

@@ -2,9 +2,11 @@ import AuthFlow
 import Backend
 import BackendAPI
 import Foundation
+import GRDB
 import OTP
 import OutOfBand
 import Retry
+import SQLiteStore
 import SodiumKit
 import TestDoubles
 
@@ -93,6 +95,11 @@ _ = waitingForPin.sessionConfirmed(secondFactorAccount: secondFactor)
 let foundationEncoder = WireJSON.encoder()
 try measure("a FlowUpdate's JSON, Foundation's encoder") { _ = try foundationEncoder.encode(waitingForPin.flow) }
 try measure("a FlowUpdate's JSON, WireJSON.bytes") { _ = try WireJSON.bytes(waitingForPin.flow) }
+
+// A date as a row stores it: a login writes about a dozen (sessions, pushes, the timeline's hops).
+let storedAt = Date()
+measure("a date's text for SQLite, GRDB's DateFormatter") { _ = storedAt.databaseValue }
+measure("a date's text for SQLite, StoredDate") { _ = StoredDate(storedAt).databaseValue }
 
 // The offline OTP: the phone's one generation, the backend's check of two steps, and otpLogin.
 let otpKey = (0..<32).map(UInt8.init)

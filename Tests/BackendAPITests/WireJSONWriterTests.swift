@@ -1,5 +1,6 @@
 import BackendAPI
 import Foundation
+import TestDoubles
 import Testing
 
 /// `WireJSON.bytes` must write exactly what Foundation's encoder (`WireJSON.encoder()`) writes:
@@ -194,18 +195,5 @@ struct Nested: Encodable {
         var outer = container.nestedContainer(keyedBy: Sample.Key.self, forKey: .outer)
         for (key, value) in inner { try outer.encode(value, forKey: Sample.Key(stringValue: key)) }
         try container.encode(inner, forKey: .inner)
-    }
-}
-
-/// A seeded generator, so a failing round can be run again.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

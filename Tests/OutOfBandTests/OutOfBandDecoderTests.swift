@@ -1,5 +1,6 @@
 import Foundation
 import OutOfBand
+import TestDoubles
 import Testing
 
 @Suite struct OutOfBandDecoderTests {
@@ -194,26 +195,15 @@ import Testing
 /// Encode → decode round trips over many generated payloads (a seeded generator, so a failure
 /// can be replayed).
 @Suite struct RoundTripPropertyTests {
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {  // SplitMix64
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let tokenCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?")
     static let textCharacters = Array("abc XYZ 019 äöü ✓ 🙂 \" \\ / \n\t{}[]")
 
-    static func randomString(_ characters: [Character], length: ClosedRange<Int>, using generator: inout SeededGenerator) -> String {
+    static func randomString(_ characters: [Character], length: ClosedRange<Int>, using generator: inout SplitMix) -> String {
         String((0..<Int.random(in: length, using: &generator)).map { _ in characters.randomElement(using: &generator)! })
     }
 
     @Test func everyGeneratedPayloadSurvivesEveryEncoding() throws {
-        var generator = SeededGenerator(state: 20_261_122)
+        var generator = SplitMix(seed: 20_261_122)
         for _ in 0..<500 {
             let token = Self.randomString(Self.tokenCharacters, length: 1...80, using: &generator)
             let port = Int.random(in: 1...65535, using: &generator)
