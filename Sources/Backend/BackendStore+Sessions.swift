@@ -32,7 +32,7 @@ extension BackendStore.Transaction {
     }
 
     func insert(_ session: SessionRecord) throws {
-        try session.insert(db)
+        try session.insertRow(db)
     }
 
     func update(_ session: SessionRecord) throws {

@@ -30,7 +30,8 @@ extension PhoneService {
         if !nevisChange, oldPin != nil { throw .invalid("oldPin", "goes only with a PIN change that asks old and new together") }
         // A PIN of the wrong shape is refused before anything: no key is derived, nothing is sent
         // or counted, and the screen asks again.
-        let (phone, _) = try await phoneAndAccounts(phoneId)
+        let local = try await phoneAndAccounts(phoneId)
+        let phone = local.0
         if withBiometrics, !phone.biometricsCanBeSet {
             throw .biometricsUnavailable("the sensor has no enrolled fingerprint or face, or biometrics are disabled")
         }
@@ -48,7 +49,7 @@ extension PhoneService {
         let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in
             try machine.inputPin(withBiometrics: withBiometrics, userInput: userInput)
         }
-        await run(action, phoneId: phoneId, pin: pin, oldPin: oldPin)
+        await run(action, phoneId: phoneId, pin: pin, oldPin: oldPin, read: local)
     }
 
     /// A new PIN checked against the policy as soon as it is first typed, before the user
@@ -84,7 +85,8 @@ extension PhoneService {
     public func inputBiometrics(phoneId: String, recognised: Bool, userInput: String? = nil) async throws(PhoneError) {
         try Self.checkUserInput(userInput)
         guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
-        let (phone, _) = try await phoneAndAccounts(phoneId)
+        let local = try await phoneAndAccounts(phoneId)
+        let phone = local.0
         guard phone.biometricSensor, phone.enrolledFeatures > 0 else {
             throw .biometricsUnavailable("the sensor has no enrolled fingerprint or face")
         }
@@ -94,7 +96,7 @@ extension PhoneService {
             throw PhoneError(.badRequest, "BIOMETRIC_NOT_RECOGNISED", "the sensor did not recognise the biometric; try again or use the PIN")
         }
         let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in try machine.inputBiometrics(userInput: userInput) }
-        await run(action, phoneId: phoneId)
+        await run(action, phoneId: phoneId, read: local)
     }
 
     /// The PIN's proof, then whatever the flow does with an accepted factor.

@@ -116,23 +116,30 @@ public actor PhoneService {
 
     /// Publishes the flow and carries out the machine's actions until it waits for the user or
     /// ends. A flow that ends by abandoning its session tells the backend first, so that when
-    /// the screen shows the end, both sides have ended.
-    func run(_ first: FlowAction, phoneId: String, pin: GuardedBytes? = nil, oldPin: GuardedBytes? = nil) async {
+    /// the screen shows the end, both sides have ended. `read` is the phone as the caller read
+    /// it with nothing awaited since, which the first action uses instead of reading it again;
+    /// each later action reads the phone as it is then.
+    func run(
+        _ first: FlowAction, phoneId: String, pin: GuardedBytes? = nil, oldPin: GuardedBytes? = nil,
+        read: (PhoneRecord, [AccountRecord])? = nil
+    ) async {
         var action = first
+        var read = read
         while true {
             guard let active = flows[phoneId] else { return }
             if case .abandonSession = action {
-                _ = try? await perform(action, active, phoneId: phoneId, pin: pin, oldPin: oldPin)
+                _ = try? await perform(action, active, phoneId: phoneId, pin: pin, oldPin: oldPin, read: read)
                 publish(phoneId)
                 return
             }
             publish(phoneId)
             if action == .none { return }
             do {
-                action = try await perform(action, active, phoneId: phoneId, pin: pin, oldPin: oldPin)
+                action = try await perform(action, active, phoneId: phoneId, pin: pin, oldPin: oldPin, read: read)
             } catch {
                 action = applyOutcome(phoneId) { $0.machine.failed(error.flowError) }
             }
+            read = nil
         }
     }
 
@@ -140,9 +147,9 @@ public actor PhoneService {
     /// the machine's next.
     private func perform(
         _ action: FlowAction, _ active: ActiveFlow, phoneId: String,
-        pin: GuardedBytes?, oldPin: GuardedBytes?
+        pin: GuardedBytes?, oldPin: GuardedBytes?, read: (PhoneRecord, [AccountRecord])?
     ) async throws(PhoneError) -> FlowAction {
-        let (phone, accounts) = try await phoneAndAccounts(phoneId)
+        let (phone, accounts) = if let read { read } else { try await phoneAndAccounts(phoneId) }
         let step = FlowStep(phone: phone, accounts: accounts, active: active)
         switch action {
         case .none:

@@ -15,7 +15,7 @@ extension PushStore {
         func apply(_ db: Database) throws {
             switch self {
             case .insert(let entry, let limit):
-                try PushLogRecord(entry).insert(db)
+                try PushLogRecord(entry).insertRow(db)
                 // seq grows by one per entry: everything `limit` behind the newest is past the bound.
                 try db.cachedStatement(sql: "DELETE FROM pushLog WHERE seq <= ?").execute(arguments: [db.lastInsertedRowID - Int64(limit)])
             case .outcome(let id, let outcome):

@@ -23,10 +23,6 @@ struct HopRecord: Codable, FetchableRecord, MutablePersistableRecord, StoredDate
     var phoneId: String?
     var pushToken: String?
     var messageId: String?
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
 }
 
 /// The timeline's storage, read and written through the named operations below and nowhere
@@ -83,7 +79,7 @@ public struct TimelineStore: SQLiteStore {
                 if batch[index].sessionId == nil, let message = batch[index].messageId {
                     batch[index].sessionId = try String.fetchOne(sessionOfMessage, arguments: [message])
                 }
-                try batch[index].insert(db)
+                batch[index].id = try batch[index].insertRow(db)
                 if let session = batch[index].sessionId, let message = batch[index].messageId {
                     try adopt.execute(arguments: [session, message])
                 }
