@@ -57,3 +57,8 @@ struct PushLogRecord: Codable, FetchableRecord, PersistableRecord, StoredDatesRe
     init(from decoder: any Decoder) throws { entry = try PushLogEntry(from: decoder) }
     func encode(to encoder: any Encoder) throws { try entry.encode(to: encoder) }
 }
+
+// Stored as their raw text, as their Codable form stored them: a log entry then holds only
+// values `insertRow` writes itself.
+extension PushOutcome: DatabaseValueConvertible {}
+extension FCMRule: DatabaseValueConvertible {}

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 extension MutablePersistableRecord where Self: Encodable & StoredDatesRecord {
     /// Inserts the record as GRDB's `insert` would, value for value, without GRDB's
@@ -23,12 +24,15 @@ extension MutablePersistableRecord where Self: Encodable & StoredDatesRecord {
     }
 }
 
+/// Each record type's last column list and its INSERT.
+private let insertStatements = Mutex<[ObjectIdentifier: (columns: [String], sql: String)]>([:])
+
 /// The columns of one record in the order its `encode(to:)` writes them, each as GRDB would
 /// store it: a `Date` through `StoredDate`, `Data` as a blob, any other value by its own
 /// `databaseValue`, nil as NULL (GRDB lists an absent optional's column too).
 final class RowWriter<Record: MutablePersistableRecord & StoredDatesRecord>: Encoder {
     private(set) var names: [String] = []
-    private(set) var values: [DatabaseValue] = []
+    private(set) var values: [(any DatabaseValueConvertible)?] = []
     /// False once the record wrote something GRDB writes another way; the columns are then not used.
     private(set) var isFlat = true
 
@@ -49,8 +53,15 @@ final class RowWriter<Record: MutablePersistableRecord & StoredDatesRecord>: Enc
         return Discarded(writer: self)
     }
 
+    /// The INSERT for these columns, written once per record type (and again only when a type
+    /// writes another list of columns): writing it anew each time cost more than the insert.
     var insertSQL: String {
-        "INSERT INTO \(Self.quoted(Record.databaseTableName)) (\(names.map(Self.quoted).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        let type = ObjectIdentifier(Record.self)
+        if let known = insertStatements.withLock({ $0[type] }), known.columns == names { return known.sql }
+        let sql =
+            "INSERT INTO \(Self.quoted(Record.databaseTableName)) (\(names.map(Self.quoted).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        insertStatements.withLock { $0[type] = (names, sql) }
+        return sql
     }
 
     private static func quoted(_ name: String) -> String {

@@ -79,7 +79,7 @@ import Testing
         try flat.encode(to: columns)
         #expect(columns.isFlat)
         #expect(columns.names == ["id", "text", "count", "big", "small", "ratio", "flag", "bytes", "at", "until", "kind", "maybeKind", "labels"])
-        #expect(columns.values[0] == .null && columns.values.last == .null)
+        #expect(columns.values[0]?.databaseValue == .null && columns.values.last??.databaseValue == .null)
         #expect(columns.insertSQL.hasPrefix(#"INSERT INTO "sample" ("id", "text", "#))
 
         flat.labels = ["a": "1"]
