@@ -116,7 +116,7 @@ public struct PushStore: SQLiteStore {
     /// entry, or the outcome of the one made when it was held back.
     func deliver(_ message: PushService.InboxMessage, to token: String, log: PushStore.LogWrite?) async throws {
         try await commits.write { db in
-            try InboxRecord(message, token: token).insert(db)
+            try InboxRecord(message, token: token).insertRow(db)
             try log?.apply(db)
         }
     }
@@ -137,7 +137,8 @@ public struct PushStore: SQLiteStore {
                     db.cachedStatement(sql: "SELECT * FROM inbox WHERE token = ? AND id = ?"),
                     arguments: [token, id])
             else { return nil }
-            try record.delete(db)
+            // By its key alone: GRDB's `delete` would encode the whole record, message and all.
+            try db.cachedStatement(sql: "DELETE FROM inbox WHERE id = ?").execute(arguments: [record.id])
             try LogWrite.outcome(id: id, .opened).apply(db)
             return record.inboxMessage
         }

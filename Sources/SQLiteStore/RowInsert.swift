@@ -7,8 +7,9 @@ extension MutablePersistableRecord where Self: Encodable & StoredDatesRecord {
     /// persistence container: GRDB fills a dictionary of the columns, looks up the table's
     /// primary key and writes the INSERT's SQL anew for every insert, and under load that was
     /// nearly 3 % of the server's CPU for the dozen inserts of a login. The statement is prepared
-    /// once per column list. A record with a value this writer does not take on (a nested value
-    /// GRDB writes as JSON, a UUID, a container of its own) is inserted by GRDB itself. Returns
+    /// once per column list. A record with a value this writer does not take on (a UUID, a value
+    /// that is neither a database value nor an object or array, a container of its own) is
+    /// inserted by GRDB itself. Returns
     /// the row's id, which a record with an auto-incremented key takes as its own.
     @discardableResult
     public func insertRow(_ db: Database) throws -> Int64 {
@@ -28,8 +29,9 @@ extension MutablePersistableRecord where Self: Encodable & StoredDatesRecord {
 private let insertStatements = Mutex<[ObjectIdentifier: (columns: [String], sql: String)]>([:])
 
 /// The columns of one record in the order its `encode(to:)` writes them, each as GRDB would
-/// store it: a `Date` through `StoredDate`, `Data` as a blob, any other value by its own
-/// `databaseValue`, nil as NULL (GRDB lists an absent optional's column too).
+/// store it: a `Date` through `StoredDate`, `Data` as a blob, a nested object or array as the
+/// record's JSON encoder writes it, any other value by its own `databaseValue`, nil as NULL
+/// (GRDB lists an absent optional's column too).
 final class RowWriter<Record: MutablePersistableRecord & StoredDatesRecord>: Encoder {
     private(set) var names: [String] = []
     private(set) var values: [(any DatabaseValueConvertible)?] = []
@@ -88,6 +90,12 @@ final class RowWriter<Record: MutablePersistableRecord & StoredDatesRecord>: Enc
             isFlat = false
         } else if let convertible = value as? any DatabaseValueConvertible {
             set(convertible.databaseValue, for: key)
+        } else if let json = try? Record.databaseJSONEncoder(for: key.stringValue).encode(value),
+            json.first == UInt8(ascii: "{") || json.first == UInt8(ascii: "[")
+        {
+            // An object or an array, which GRDB too writes as its JSON text with this encoder.
+            // A value that writes a single value GRDB stores as that value: GRDB's to write.
+            set(String(decoding: json, as: UTF8.self).databaseValue, for: key)
         } else {
             isFlat = false
         }

@@ -9,6 +9,8 @@ import Testing
 /// GRDB: every store reads its rows back through GRDB.
 @Suite struct RowInsertTests {
     enum Kind: String, Codable, DatabaseValueConvertible { case plain, odd }
+    /// Codable without being a database value: GRDB stores the single value it encodes.
+    enum Mood: String, Codable { case calm, keen }
 
     struct Sample: Codable, Equatable, FetchableRecord, MutablePersistableRecord, StoredDatesRecord {
         static let databaseTableName = "sample"
@@ -24,8 +26,11 @@ import Testing
         var until: Date?
         var kind: Kind
         var maybeKind: Kind?
-        /// Written as JSON by GRDB: a record that holds one is inserted by GRDB.
+        /// Written as JSON, by GRDB's encoder either way.
         var labels: [String: String]?
+        var steps: [Int]?
+        /// A record that holds one is inserted by GRDB.
+        var mood: Mood?
     }
 
     static func database() throws -> DatabaseQueue {
@@ -33,7 +38,9 @@ import Testing
         try queue.write { db in
             try db.create(table: "sample") { table in
                 table.autoIncrementedPrimaryKey("id")
-                for column in ["text", "count", "big", "small", "ratio", "flag", "bytes", "at", "until", "kind", "maybeKind", "labels"] {
+                for column in [
+                    "text", "count", "big", "small", "ratio", "flag", "bytes", "at", "until", "kind", "maybeKind", "labels", "steps", "mood",
+                ] {
                     table.column(column)
                 }
             }
@@ -41,7 +48,7 @@ import Testing
         return queue
     }
 
-    static func random(_ random: inout SplitMix, labels: Bool) -> Sample {
+    static func random(_ random: inout SplitMix, mood: Bool) -> Sample {
         func maybe<T>(_ value: T) -> T? { Bool.random(using: &random) ? value : nil }
         let text = String((0..<Int.random(in: 0...12, using: &random)).map { _ in "aé\"'😀 z\t".randomElement(using: &random)! })
         return Sample(
@@ -51,12 +58,13 @@ import Testing
             bytes: maybe(Data((0..<Int.random(in: 0...8, using: &random)).map { _ in .random(in: 0...255, using: &random) })),
             at: Date(timeIntervalSince1970: .random(in: 0...4e9, using: &random)),
             until: maybe(Date(timeIntervalSince1970: .random(in: -1e10...1e10, using: &random))), kind: .random(using: &random) ? .plain : .odd,
-            maybeKind: maybe(.odd), labels: labels ? maybe(["a": text, "b": "2"]) : nil)
+            maybeKind: maybe(.odd), labels: maybe(["b": text, "a": "2", "é": "\n"]), steps: maybe([]),
+            mood: mood ? maybe(.keen) : nil)
     }
 
     @Test func randomRecordsLeaveTheRowsGRDBLeaves() throws {
         var random = SplitMix(seed: 0x0A0B)
-        let samples = (0..<2_000).map { _ in Self.random(&random, labels: true) }
+        let samples = (0..<2_000).map { _ in Self.random(&random, mood: true) }
         let byGRDB = try Self.database()
         let byRow = try Self.database()
         try byGRDB.write { db in for var sample in samples { try sample.insert(db) } }
@@ -72,20 +80,27 @@ import Testing
         #expect(try byRow.read { try Sample.fetchAll($0, sql: "SELECT * FROM sample ORDER BY id") }.map(\.text) == samples.map(\.text))
     }
 
-    @Test func aFlatRecordIsWrittenByHandAndANestedValueLeavesItToGRDB() throws {
+    @Test func aRecordIsWrittenByHandUnlessAValueIsStoredAnotherWay() throws {
         var random = SplitMix(seed: 7)
-        var flat = Self.random(&random, labels: false)
+        var sample = Self.random(&random, mood: false)
+        sample.labels = ["b": "1", "a": "2"]
+        sample.steps = [3, 1]
         let columns = RowWriter<Sample>()
-        try flat.encode(to: columns)
+        try sample.encode(to: columns)
         #expect(columns.isFlat)
-        #expect(columns.names == ["id", "text", "count", "big", "small", "ratio", "flag", "bytes", "at", "until", "kind", "maybeKind", "labels"])
+        #expect(
+            columns.names == [
+                "id", "text", "count", "big", "small", "ratio", "flag", "bytes", "at", "until", "kind", "maybeKind", "labels", "steps", "mood",
+            ])
         #expect(columns.values[0]?.databaseValue == .null && columns.values.last??.databaseValue == .null)
+        #expect(columns.values[12]?.databaseValue == #"{"a":"2","b":"1"}"#.databaseValue)
+        #expect(columns.values[13]?.databaseValue == "[3,1]".databaseValue)
         #expect(columns.insertSQL.hasPrefix(#"INSERT INTO "sample" ("id", "text", "#))
 
-        flat.labels = ["a": "1"]
-        let nested = RowWriter<Sample>()
-        try flat.encode(to: nested)
-        #expect(!nested.isFlat)
+        sample.mood = .calm
+        let single = RowWriter<Sample>()
+        try sample.encode(to: single)
+        #expect(!single.isFlat)
     }
 
     /// A record that writes a column twice keeps the last value, as GRDB's container does.
