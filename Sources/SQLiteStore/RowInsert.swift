@@ -9,13 +9,13 @@ extension MutablePersistableRecord where Self: Encodable & StoredDatesRecord {
     /// nearly 3 % of the server's CPU for the dozen inserts of a login. The statement is prepared
     /// once per column list. A record with a value this writer does not take on (a UUID, a value
     /// that is neither a database value nor an object or array, a container of its own) is
-    /// inserted by GRDB itself. Returns
-    /// the row's id, which a record with an auto-incremented key takes as its own.
+    /// inserted by GRDB itself. Returns the row's id, which a record with an auto-incremented key
+    /// takes as its own.
     @discardableResult
     public func insertRow(_ db: Database) throws -> Int64 {
         let columns = RowWriter<Self>()
         try encode(to: columns)
-        if columns.isFlat {
+        if columns.takesEveryValue {
             try db.cachedStatement(sql: columns.insertSQL).execute(arguments: StatementArguments(columns.values))
         } else {
             var record = self
@@ -35,8 +35,8 @@ private let insertStatements = Mutex<[ObjectIdentifier: (columns: [String], sql:
 final class RowWriter<Record: MutablePersistableRecord & StoredDatesRecord>: Encoder {
     private(set) var names: [String] = []
     private(set) var values: [(any DatabaseValueConvertible)?] = []
-    /// False once the record wrote something GRDB writes another way; the columns are then not used.
-    private(set) var isFlat = true
+    /// False once the record wrote a value this writer leaves to GRDB; the columns are then not used.
+    private(set) var takesEveryValue = true
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { Record.databaseEncodingUserInfo }
@@ -46,12 +46,12 @@ final class RowWriter<Record: MutablePersistableRecord & StoredDatesRecord>: Enc
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        isFlat = false
+        takesEveryValue = false
         return Discarded(writer: self)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        isFlat = false
+        takesEveryValue = false
         return Discarded(writer: self)
     }
 
@@ -87,7 +87,7 @@ final class RowWriter<Record: MutablePersistableRecord & StoredDatesRecord>: Enc
         } else if let data = value as? Data, case .deferredToData = Record.databaseDataEncodingStrategy(for: key.stringValue) {
             set(data.databaseValue, for: key)
         } else if value is UUID || value is Data {
-            isFlat = false
+            takesEveryValue = false
         } else if let convertible = value as? any DatabaseValueConvertible {
             set(convertible.databaseValue, for: key)
         } else if let json = try? Record.databaseJSONEncoder(for: key.stringValue).encode(value),
@@ -97,7 +97,7 @@ final class RowWriter<Record: MutablePersistableRecord & StoredDatesRecord>: Enc
             // A value that writes a single value GRDB stores as that value: GRDB's to write.
             set(String(decoding: json, as: UTF8.self).databaseValue, for: key)
         } else {
-            isFlat = false
+            takesEveryValue = false
         }
     }
 
@@ -142,22 +142,22 @@ final class RowWriter<Record: MutablePersistableRecord & StoredDatesRecord>: Enc
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-            writer.isFlat = false
+            writer.takesEveryValue = false
             return KeyedEncodingContainer(Columns<NestedKey>(writer: writer))
         }
 
         func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            writer.isFlat = false
+            writer.takesEveryValue = false
             return Discarded(writer: writer)
         }
 
         func superEncoder() -> any Encoder {
-            writer.isFlat = false
+            writer.takesEveryValue = false
             return writer
         }
 
         func superEncoder(forKey key: Key) -> any Encoder {
-            writer.isFlat = false
+            writer.takesEveryValue = false
             return writer
         }
     }

@@ -87,7 +87,7 @@ import Testing
         sample.steps = [3, 1]
         let columns = RowWriter<Sample>()
         try sample.encode(to: columns)
-        #expect(columns.isFlat)
+        #expect(columns.takesEveryValue)
         #expect(
             columns.names == [
                 "id", "text", "count", "big", "small", "ratio", "flag", "bytes", "at", "until", "kind", "maybeKind", "labels", "steps", "mood",
@@ -100,7 +100,7 @@ import Testing
         sample.mood = .calm
         let single = RowWriter<Sample>()
         try sample.encode(to: single)
-        #expect(!single.isFlat)
+        #expect(!single.takesEveryValue)
     }
 
     /// A record that writes a column twice keeps the last value, as GRDB's container does.
