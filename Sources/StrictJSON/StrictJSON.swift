@@ -53,7 +53,7 @@ public enum StrictJSON {
             case UInt8(ascii: "{"): try object(path: path, depth: depth)
             case UInt8(ascii: "["): try array(path: path, depth: depth)
             case UInt8(ascii: "\""):
-                _ = try string()
+                _ = try string(keeping: false)
                 record(path, .string)
             case UInt8(ascii: "t"):
                 try expect("true")
@@ -89,7 +89,7 @@ public enum StrictJSON {
                 guard current == UInt8(ascii: "\"") else {
                     throw problem(current == UInt8(ascii: "}") ? "a trailing comma before '}'" : "expected a key in quotes")
                 }
-                let key = try string()
+                let key = try string(keeping: true)
                 guard seen.insert(key).inserted else {
                     throw Problem(message: "the key '\(key)' appears twice in \(path.isEmpty ? "the body" : "'\(path)'")")
                 }
@@ -132,30 +132,38 @@ public enum StrictJSON {
             }
         }
 
-        /// A string's text with its escapes resolved (keys are compared by what they say).
-        mutating func string() throws(Problem) -> String {
+        /// Checks a string; returns its text with its escapes resolved when `keeping` (a key: keys
+        /// are compared by what they say), or "" (a value, whose text nobody reads here). The
+        /// text between escapes is checked as one run, without copying a value's bytes.
+        mutating func string(keeping: Bool) throws(Problem) -> String {
             index += 1
-            var scalars = String.UnicodeScalarView()
-            var run: [UInt8] = []
-            func flush() throws(Problem) {
-                guard let text = String(validating: run, as: UTF8.self) else { throw problem("a string is not valid UTF-8") }
-                scalars.append(contentsOf: text.unicodeScalars)
-                run.removeAll()
+            var text = ""
+            var run = index
+            func endRun(at end: Int) throws(Problem) {
+                let bytes = bytes[run..<end]
+                if keeping {
+                    guard let part = String(validating: bytes, as: UTF8.self) else { throw problem("a string is not valid UTF-8") }
+                    text += part
+                } else if !bytes.allSatisfy({ $0 < 0x80 }), String(validating: bytes, as: UTF8.self) == nil {
+                    throw problem("a string is not valid UTF-8")
+                }
             }
             while true {
                 guard let byte = current else { throw problem("a string is not closed") }
                 index += 1
                 switch byte {
                 case UInt8(ascii: "\""):
-                    try flush()
-                    return String(scalars)
+                    try endRun(at: index - 1)
+                    return text
                 case UInt8(ascii: "\\"):
-                    try flush()
-                    scalars.append(try escape())
+                    try endRun(at: index - 1)
+                    let scalar = try escape()
+                    if keeping { text.unicodeScalars.append(scalar) }
+                    run = index
                 case 0x00..<0x20:
                     throw problem("a control character inside a string must be escaped")
                 default:
-                    run.append(byte)
+                    continue
                 }
             }
         }

@@ -48,6 +48,27 @@ struct StrictJSONTests {
         #expect(throws: StrictJSON.Problem(message: "a string is not valid UTF-8 (at byte 10)")) {
             try StrictJSON.scan(Array(#"{"a": ""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8))
         }
+        // in a key, and in a value's run after an escape (each run is checked where it ends)
+        #expect(throws: StrictJSON.Problem(message: "a string is not valid UTF-8 (at byte 7)")) {
+            try StrictJSON.scan(Array(#"{"a"#.utf8) + [0xED, 0xA0, 0x80] + Array(#"": 1}"#.utf8))
+        }
+        #expect(throws: StrictJSON.Problem(message: "a string is not valid UTF-8 (at byte 14)")) {
+            try StrictJSON.scan(Array(#"{"a": "é\n"#.utf8) + [0xF8, 0x88] + Array(#"\t"}"#.utf8))
+        }
+        // a control character is refused where it stands, before the run it ends is checked
+        #expect(throws: StrictJSON.Problem(message: "a control character inside a string must be escaped (at byte 9)")) {
+            try StrictJSON.scan(Array(#"{"a": ""#.utf8) + [0xC3, 0x0A] + Array(#""}"#.utf8))
+        }
+    }
+
+    /// Keys are compared by what they say, escapes resolved, runs of any script joined.
+    @Test func keysAreReadWithTheirEscapes() throws {
+        #expect(try scan(#"{"é\u00e9x\ty😀": 1}"#) == ["": .object, "ééx\ty😀": .number])
+        #expect {
+            try scan(#"{"aé\u0062": 1, "a\u00e9b": 2}"#)
+        } throws: { error in
+            (error as? StrictJSON.Problem)?.message == "the key 'aéb' appears twice in the body"
+        }
     }
 
     @Test func nestingHasALimit() throws {
