@@ -9,8 +9,9 @@ extension MutablePersistableRecord where Self: Encodable & StoredDatesRecord {
     /// nearly 3 % of the server's CPU for the dozen inserts of a login. The statement is prepared
     /// once per column list. A record with a value this writer does not take on (a UUID, a value
     /// that is neither a database value nor an object or array, a container of its own) is
-    /// inserted by GRDB itself. Returns the row's id, which a record with an auto-incremented key
-    /// takes as its own.
+    /// inserted by GRDB itself. GRDB's persistence callbacks (`willInsert`, `didInsert`, …) are
+    /// not called: a record that has any is inserted with `insert`. Returns the row's id, which a
+    /// record with an auto-incremented key takes as its own.
     @discardableResult
     public func insertRow(_ db: Database) throws -> Int64 {
         let columns = RowWriter<Self>()
