@@ -197,11 +197,13 @@ extension DemoBackend {
 
     public func session(id: String) async throws(BackendError) -> BackendSession {
         guard let record = try await read({ tx in try tx.session(id: id) }) else { throw BackendError.sessionNotFound(id) }
-        return view(record)
+        return view(record, at: now())
     }
 
     public func recentSessions(limit: Int = 50) async throws(BackendError) -> [BackendSession] {
-        try await read { tx in try tx.recentSessions(limit: limit) }.map(view)
+        let records = try await read { tx in try tx.recentSessions(limit: limit) }
+        let time = now()
+        return records.map { view($0, at: time) }
     }
 
     public func qrCodeSVG(sessionId: String) async throws(BackendError) -> String {

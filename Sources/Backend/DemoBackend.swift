@@ -156,8 +156,9 @@ public final class DemoBackend: Sendable {
 
     // MARK: what the console sees, and the database
 
-    func view(_ record: SessionRecord) -> BackendSession {
-        BackendSession(record, payload: payload(for: record), now: now())
+    /// The session as the console and a relying party see it, its expiry read at `time`.
+    func view(_ record: SessionRecord, at time: Date) -> BackendSession {
+        BackendSession(record, payload: payload(for: record), now: time)
     }
 
     func payload(for record: SessionRecord) -> OutOfBandPayload {
@@ -165,20 +166,23 @@ public final class DemoBackend: Sendable {
         return OutOfBandPayload(redeemData: .init(token: record.token, redeemURL: redeemURL))
     }
 
-    /// The session's view for the caller's answer, sent to any console watching too.
+    /// The session's view for the caller's answer, sent to any console watching too. The
+    /// change and the view read the clock once, so they cannot disagree on an expiry.
     func publish(_ record: SessionRecord) -> BackendSession {
-        let session = view(record)
-        changes.send(SessionChange(record, now: now()))
+        let time = now()
+        changes.send(SessionChange(record, now: time))
+        let session = view(record, at: time)
         events.send(session)
         return session
     }
 
-    /// Tells a watching console how the session stands; with none watching (a load test, a
-    /// script) the view, with its QR text, is not built at all.
+    /// Tells what counts sessions, and a watching console, how the session stands; with no
+    /// console watching (a load test, a script) the view, with its QR text, is not built at all.
     func notify(_ record: SessionRecord) {
-        changes.send(SessionChange(record, now: now()))
+        let time = now()
+        changes.send(SessionChange(record, now: time))
         guard events.subscriberCount > 0 else { return }
-        events.send(view(record))
+        events.send(view(record, at: time))
     }
 
     /// Runs a write transaction; a thrown BackendError rolls it back and passes through, any

@@ -140,11 +140,11 @@ public enum StrictJSON {
             var text = ""
             var run = index
             func endRun(at end: Int) throws(Problem) {
-                let bytes = bytes[run..<end]
+                let runBytes = bytes[run..<end]
                 if keeping {
-                    guard let part = String(validating: bytes, as: UTF8.self) else { throw problem("a string is not valid UTF-8") }
+                    guard let part = String(validating: runBytes, as: UTF8.self) else { throw problem("a string is not valid UTF-8") }
                     text += part
-                } else if !bytes.allSatisfy({ $0 < 0x80 }), String(validating: bytes, as: UTF8.self) == nil {
+                } else if !runBytes.allSatisfy({ $0 < 0x80 }), String(validating: runBytes, as: UTF8.self) == nil {
                     throw problem("a string is not valid UTF-8")
                 }
             }
