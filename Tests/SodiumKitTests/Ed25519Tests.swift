@@ -47,18 +47,6 @@ import Testing
     }
 }
 
-@Suite struct GuardedBytesTests {
-    @Test func resetZeroesTheSecret() throws {
-        let secret = try GuardedBytes(copying: Array("260418".utf8))
-        #expect(secret.count == 6)
-        #expect(!secret.isZeroed)
-        #expect(secret.withBytes { Array($0) } == Array("260418".utf8))
-        secret.reset()
-        #expect(secret.isZeroed)
-        #expect(secret.count == 0)
-    }
-}
-
 @Suite struct PinKeyDerivationTests {
     let derivation = PinKeyDerivation(profile: .fast)
     let salt = [UInt8](repeating: 7, count: PinKeyDerivation.saltLength)
