@@ -48,6 +48,9 @@ final class WireJSONWriter: Encoder {
     private var frame = Frame.nothing
     /// The members of every object still open, innermost last.
     private var members: [Member] = []
+    /// An unsorted object's members in key order, and their bytes: kept to be reused.
+    private var order: [Int] = []
+    private var sorted: [UInt8] = []
     /// Set by what cannot throw where it is asked for (a second container, a nested one).
     private var unsupported = false
 
@@ -200,26 +203,32 @@ final class WireJSONWriter: Encoder {
     /// Closes an object, putting its members in the order of their keys' UTF-8 bytes as
     /// `.sortedKeys` does; a key written twice keeps its last value, as Foundation's does.
     private func closeObject(from firstMember: Int) {
-        let written = members[firstMember...]
-        let sorted = zip(written, written.dropFirst()).allSatisfy { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-        if !sorted, let regionStart = written.first?.start {
-            let ends = written.dropFirst().map { $0.start - 1 } + [bytes.count]
-            var kept: [(key: String, range: Range<Int>)] = []
-            for (member, end) in zip(written, ends) {
-                kept.removeAll { $0.key == member.key }
-                kept.append((member.key, member.start..<end))
+        let written = firstMember..<members.count
+        let inOrder = written.dropFirst().allSatisfy { precedes(members[$0 - 1].key, members[$0].key) }
+        if !inOrder {
+            // by key, and a repeated key's values in the order written, so that the last is kept
+            order.removeAll(keepingCapacity: true)
+            order.append(contentsOf: written)
+            order.sort { precedes(members[$0].key, members[$1].key) || (same(members[$0].key, members[$1].key) && $0 < $1) }
+            sorted.removeAll(keepingCapacity: true)
+            for (position, index) in order.enumerated() {
+                if position + 1 < order.count, same(members[order[position + 1]].key, members[index].key) { continue }
+                if !sorted.isEmpty { sorted.append(UInt8(ascii: ",")) }
+                let end = index + 1 < members.count ? members[index + 1].start - 1 : bytes.count
+                sorted.append(contentsOf: bytes[members[index].start..<end])
             }
-            kept.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            var region: [UInt8] = []
-            region.reserveCapacity(bytes.count - regionStart)
-            for (index, member) in kept.enumerated() {
-                if index > 0 { region.append(UInt8(ascii: ",")) }
-                region.append(contentsOf: bytes[member.range])
-            }
-            bytes.replaceSubrange(regionStart..., with: region)
+            bytes.replaceSubrange(members[firstMember].start..., with: sorted)
         }
-        members.removeSubrange(firstMember...)
+        members.removeSubrange(written)
         bytes.append(UInt8(ascii: "}"))
+    }
+
+    private func precedes(_ key: String, _ other: String) -> Bool {
+        key.utf8.lexicographicallyPrecedes(other.utf8)
+    }
+
+    private func same(_ key: String, _ other: String) -> Bool {
+        key.utf8.elementsEqual(other.utf8)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
