@@ -104,7 +104,7 @@ measure("a date's text for SQLite, StoredDate") { _ = StoredDate(storedAt).datab
 // The offline OTP: the phone's one generation, the backend's check of two steps, and otpLogin.
 let otpKey = (0..<32).map(UInt8.init)
 let now = Date()
-try measure("offline OTP: generate") { _ = OfflineOTP.generate(key: otpKey, sessionData: payload.redeemData.token, reference: 123_456_789, at: now) }
+measure("offline OTP: generate") { _ = OfflineOTP.generate(key: otpKey, sessionData: payload.redeemData.token, reference: 123_456_789, at: now) }
 let typed = OfflineOTP.generate(key: otpKey, sessionData: payload.redeemData.token, reference: 123_456_789, at: now).description
 try measure("offline OTP: parse and check two steps") {
     let otp = try OfflineOTP(parsing: typed)
@@ -175,6 +175,18 @@ for inFlight in [1, 64] {
 // The PIN verifier's key derivation (Argon2id) with each profile the server offers.
 let salt = [UInt8](repeating: 7, count: PinKeyDerivation.saltLength)
 let pin = try GuardedBytes(copying: Array("260418".utf8))
+// The protocol's own signatures: a login out of band makes six and checks six.
+let signer = try Ed25519.KeyPair.generate()
+let challenge = Array("a session's single-use challenge, bound to its id".utf8)
+let signature = signer.sign(challenge)
+measure("Ed25519: sign a challenge") { _ = signer.sign(challenge) }
+measure("Ed25519: verify a signature") { _ = Ed25519.verify(signature: signature, message: challenge, publicKey: signer.publicKey) }
+// A PIN's life in guarded memory as one input has it: copied in, read for its shape and its key, wiped, freed.
+try measure("a PIN in guarded memory: in, read twice, wiped, freed") {
+    let typed = try GuardedBytes(copying: "260418".utf8)
+    for _ in 0..<2 { _ = typed.withBytes { $0.count } }
+    typed.reset()
+}
 for profile in [PinKeyDerivation.Profile.fast, .interactive, .moderate] where !(quick && profile.name == "moderate") {
     let derivation = PinKeyDerivation(profile: profile)
     try measure(
