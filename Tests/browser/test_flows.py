@@ -156,11 +156,12 @@ def start_session(driver, kind, user_id, display_name=None, delivery="qr", push_
             find(driver, "#session-announce-logo").send_keys(str(logo_path))
     Select(find(driver, "#session-delivery")).select_by_value(delivery)
     if delivery == "push":
-        picker = wait_visible(driver, "#session-push-phone", "phone picker not shown for push")
+        wait_visible(driver, "#session-push-phone", "phone picker not shown for push")
         if push_token:
             # the list of phones is read when push is chosen
             wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f'#session-push-phone option[value="{push_token}"]'), "phone missing from the picker")
-        Select(picker).select_by_value(push_token)
+        # the options are drawn again when the list arrives (the choice is kept): choose on the current ones
+        wait_for(driver, lambda d: Select(find(d, "#session-push-phone")).select_by_value(push_token) or True, "the phone could not be chosen")
     else:
         assert not visible(driver, "#session-push-phone"), "phone picker shown for QR delivery"
     click(driver, "#start-session")
