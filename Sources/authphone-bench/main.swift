@@ -172,21 +172,23 @@ for inFlight in [1, 64] {
     report(figures[figures.count - 1])
 }
 
-// The PIN verifier's key derivation (Argon2id) with each profile the server offers.
-let salt = [UInt8](repeating: 7, count: PinKeyDerivation.saltLength)
-let pin = try GuardedBytes(copying: Array("260418".utf8))
 // The protocol's own signatures: a login out of band makes six and checks six.
 let signer = try Ed25519.KeyPair.generate()
 let challenge = Array("a session's single-use challenge, bound to its id".utf8)
 let signature = signer.sign(challenge)
 measure("Ed25519: sign a challenge") { _ = signer.sign(challenge) }
 measure("Ed25519: verify a signature") { _ = Ed25519.verify(signature: signature, message: challenge, publicKey: signer.publicKey) }
+
 // A PIN's life in guarded memory as one input has it: copied in, read for its shape and its key, wiped, freed.
 try measure("a PIN in guarded memory: in, read twice, wiped, freed") {
-    let typed = try GuardedBytes(copying: "260418".utf8)
-    for _ in 0..<2 { _ = typed.withBytes { $0.count } }
-    typed.reset()
+    let entered = try GuardedBytes(copying: "260418".utf8)
+    for _ in 0..<2 { _ = entered.withBytes { $0.count } }
+    entered.reset()
 }
+
+// The PIN verifier's key derivation (Argon2id) with each profile the server offers.
+let salt = [UInt8](repeating: 7, count: PinKeyDerivation.saltLength)
+let pin = try GuardedBytes(copying: Array("260418".utf8))
 for profile in [PinKeyDerivation.Profile.fast, .interactive, .moderate] where !(quick && profile.name == "moderate") {
     let derivation = PinKeyDerivation(profile: profile)
     try measure(
