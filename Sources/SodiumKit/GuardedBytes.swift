@@ -23,8 +23,6 @@ public final class GuardedBytes: @unchecked Sendable {
         self.slots = slots
         slot = try slots.take(atLeast: bytes.count)
         length = bytes.count
-        // the secret ends where the guard page begins, so reading past it faults
-        let start = slot.pointer + (slot.capacity - length)
         for (offset, byte) in bytes.enumerated() { start.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self) }
         close()
     }
@@ -37,10 +35,9 @@ public final class GuardedBytes: @unchecked Sendable {
 
     public var count: Int { lock.withLock { length } }
 
-    /// Where the secret is: the last `length` bytes of the slot.
-    private var secret: UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: slot.pointer + (slot.capacity - length), count: length)
-    }
+    /// Where the secret starts: it is the last `length` bytes of the slot, so that it ends where
+    /// the guard page begins and reading past it faults.
+    private var start: UnsafeMutableRawPointer { slot.pointer + (slot.capacity - length) }
 
     private func close() {
         sodium_mprotect_noaccess(slot.pointer)
@@ -53,7 +50,7 @@ public final class GuardedBytes: @unchecked Sendable {
         defer { lock.unlock() }
         sodium_mprotect_readonly(slot.pointer)
         defer { close() }
-        return try body(secret)
+        return try body(UnsafeRawBufferPointer(start: start, count: length))
     }
 
     /// Compares two secrets in constant time without copying either out of guarded memory

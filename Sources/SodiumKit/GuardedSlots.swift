@@ -30,7 +30,7 @@ final class GuardedSlots: Sendable {
     /// A zeroed, readable and writable buffer of at least `count` bytes.
     func take(atLeast count: Int) throws(SodiumError) -> Slot {
         if count <= slotCapacity, let slot = waiting.withLock({ $0.popLast() }) { return slot }
-        let capacity = max(count <= slotCapacity ? slotCapacity : count, 1)
+        let capacity = max(count, slotCapacity, 1)
         try Sodium.ready()
         guard let pointer = sodium_malloc(capacity) else { throw .outOfMemory }
         sodium_memzero(pointer, capacity)  // sodium_malloc fills it with a marker byte

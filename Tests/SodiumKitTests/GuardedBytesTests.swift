@@ -26,7 +26,6 @@ import Testing
         #expect(second.end == firstEnd)
         #expect(slots.waitingCount == 0)
         #expect(second.isZeroed)
-        _ = first
     }
 
     @Test func aResetSecretGoesBackAsWell() throws {
@@ -38,7 +37,6 @@ import Testing
         let next = try GuardedBytes(copying: Array("1".utf8), slots: slots)
         #expect(next.end == end)
         #expect(next.withBytes { Array($0) } == Array("1".utf8))
-        _ = secret
     }
 
     @Test func onlyAFewSlotsAreKeptAndALongSecretIsNotKept() throws {
@@ -51,7 +49,6 @@ import Testing
         #expect(long?.withBytes { Array($0) } == [UInt8](repeating: 7, count: 65))
         long = nil
         #expect(slots.waitingCount == 2)
-        _ = (secrets, long)
     }
 
     /// The secret's last byte is the one before a guard page, so a read past it faults, as it
