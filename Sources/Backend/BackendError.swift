@@ -2,7 +2,7 @@
 /// scripts, `message` says what is wrong. A thrown BackendError has changed nothing.
 public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
-        case badRequest, forbidden, notFound, conflict, gone, tooManyRequests, unavailable
+        case badRequest, forbidden, notFound, conflict, gone, tooManyRequests, unavailable, insufficientStorage
     }
 
     public let kind: Kind
@@ -41,6 +41,9 @@ public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible 
     }
     static let biometricsNotRegistered = BackendError(
         .conflict, "BIOMETRICS_NOT_REGISTERED", "the Second Factor Server has no biometric key for this device")
+    static let storageFull = BackendError(
+        .insufficientStorage, "STORAGE_FULL", "the disk holding the backend's database is full: nothing was changed")
+    static let storageFailed = BackendError(.unavailable, "DATABASE_ERROR", "the backend database failed")
     static let secondFactorUnknown = BackendError(
         .notFound, "SECOND_FACTOR_UNKNOWN", "the Second Factor Server has no PIN registered for this device")
 }

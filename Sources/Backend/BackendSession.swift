@@ -68,11 +68,3 @@ public struct SessionChange: Sendable, Equatable {
         failure = record.failure
     }
 }
-
-extension SessionRecord {
-    /// The status as the session's views show it. Expiry is read off the clock rather than
-    /// written by a timer.
-    func status(at now: Date) -> SessionStatus {
-        !status.isFinal && expiresAt <= now ? .expired : status
-    }
-}

@@ -32,7 +32,7 @@ extension BackendStore.Transaction {
     }
 
     func insert(_ session: SessionRecord) throws {
-        try session.insertRow(db)
+        try SessionRecord.insertion.run(session, db)
     }
 
     func update(_ session: SessionRecord) throws {
@@ -69,4 +69,19 @@ extension BackendStore.Transaction {
                     WHERE account.userId = ? AND device.fcmToken IS NOT NULL
                     """), arguments: [userId])
     }
+}
+
+extension SessionRecord {
+    /// Every new session, one a login.
+    static let insertion = NamedInsert<SessionRecord>(
+        into: databaseTableName,
+        [
+            "id": { $0.id }, "type": { $0.type }, "userId": { $0.userId }, "displayName": { $0.displayName }, "token": { $0.token },
+            "status": { $0.status }, "challenge": { $0.challenge }, "deviceId": { $0.deviceId }, "accountId": { $0.accountId },
+            "failure": { $0.failure }, "otplogin": { $0.otplogin }, "createdAt": { StoredDate($0.createdAt) },
+            "expiresAt": { StoredDate($0.expiresAt) }, "updatedAt": { StoredDate($0.updatedAt) }, "delivery": { $0.delivery },
+            "dispatch": { $0.dispatch }, "transactionText": { $0.transactionText }, "transactionSignature": { $0.transactionSignature },
+            "userInput": { $0.userInput }, "devicePublicKey": { $0.devicePublicKey }, "announceInfo": { try jsonText($0.announceInfo) },
+            "announceLogo": { $0.announceLogo }, "skipConfirmation": { $0.skipConfirmation }, "skipSecondFactor": { $0.skipSecondFactor },
+        ])
 }

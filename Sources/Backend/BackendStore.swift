@@ -6,15 +6,9 @@ import SQLiteStore
 /// Server's counters. It shares no table with the phones. Every read and write goes through
 /// the named operations of a `Transaction`, so the flows hold no SQL.
 public struct BackendStore: SQLiteStore {
-    public let writer: any DatabaseWriter
-    /// Writes go through it, so that the ones arriving together share a commit.
-    let commits: GroupCommit
+    public let database: StoreDatabase
 
-    public init(_ writer: any DatabaseWriter) throws {
-        self.writer = writer
-        commits = GroupCommit(writer)
-        try Self.migrator.migrate(writer)
-    }
+    public init(database: StoreDatabase) { self.database = database }
 
     /// The operations of one database transaction: whatever a flow checks and changes inside
     /// `write` is atomic, as the Second Factor Server's counting needs.
@@ -53,7 +47,7 @@ public struct BackendStore: SQLiteStore {
         }
     }
 
-    static var migrator: DatabaseMigrator {
+    public static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("backend-v1") { db in
             try db.create(table: "serverKey") { t in

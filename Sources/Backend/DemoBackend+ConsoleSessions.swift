@@ -51,7 +51,7 @@ extension DemoBackend {
         let created = now()
         let record = SessionRecord(
             id: UUID.random().uuidString.lowercased(), type: type.rawValue, userId: userId, displayName: name,
-            token: try Self.randomToken(), status: .pending, challenge: try Self.randomToken(),
+            token: try Self.randomToken(), status: SessionMachine.initialStatus(of: type), challenge: try Self.randomToken(),
             deviceId: nil, accountId: accountId, failure: nil, otplogin: false,
             createdAt: created, expiresAt: created.addingTimeInterval(configuration.sessionLifetime), updatedAt: created,
             delivery: delivery == .qr ? "qr" : "push", dispatch: nil, transactionText: transaction,
@@ -84,8 +84,7 @@ extension DemoBackend {
             throw BackendError.invalid("pushToken", "must be 1 to 4096 printable ASCII characters")
         }
         guard let record = try await read({ tx in try tx.session(id: id) }) else { throw BackendError.sessionNotFound(id) }
-        guard record.expiresAt > now() else { throw BackendError.sessionExpired }
-        guard record.status == .pending else { throw BackendError.wrongState(record.status, expected: SessionStatus.pending.rawValue) }
+        try record.machine.check(.pushed, at: now())
         return try await dispatch(record, to: token)
     }
 

@@ -23,7 +23,7 @@ extension DemoBackend {
             if request.type == .removeBiometrics, secondFactor.biometricPublicKey == nil { throw BackendError.biometricsNotRegistered }
             let record = SessionRecord(
                 id: UUID.random().uuidString.lowercased(), type: request.type.rawValue, userId: account.userId, displayName: account.displayName,
-                token: try Self.randomToken(), status: .confirmed, challenge: try Self.randomToken(),
+                token: try Self.randomToken(), status: SessionMachine.initialStatus(of: request.type), challenge: try Self.randomToken(),
                 deviceId: request.deviceId, accountId: account.id, failure: nil, otplogin: false,
                 createdAt: time, expiresAt: time.addingTimeInterval(self.configuration.sessionLifetime), updatedAt: time,
                 delivery: "phone", dispatch: nil, devicePublicKey: secondFactor.devicePublicKey)
@@ -49,7 +49,7 @@ extension DemoBackend {
         guard let type = expected[request.factor] else { throw BackendError.invalid("factor", "must be pin or biometrics") }
         let newKey = try Self.decodePublicKey(request.publicKey, field: "publicKey")
         let (record, response) = try await write { tx in
-            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .verified, now: time)
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, for: .factorSet, now: time)
             guard record.sessionType == type else { throw BackendError.wrongState(record.status, expected: "a \(type.rawValue) session") }
             guard record.accountId == request.accountId else { throw BackendError.accountNotFound(request.accountId) }
             let account = try Self.deviceAccount(tx, id: request.accountId, device: request.deviceId)
@@ -70,8 +70,7 @@ extension DemoBackend {
             }
             secondFactor.updatedAt = time
             try tx.update(secondFactor)
-            record.status = .completed
-            record.updatedAt = time
+            _ = try record.handle(.factorSet, at: time)
             try tx.update(record)
             let policy = try self.secondFactorPolicy(tx)
             return (
@@ -90,8 +89,7 @@ extension DemoBackend {
         let time = now()
         let newKey = try Self.decodePublicKey(request.newPublicKey, field: "newPublicKey")
         let record = try await write { tx in
-            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
-            guard record.sessionType == .upgrade else { throw BackendError.wrongState(record.status, expected: "an upgrade") }
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, for: .keyRotated, now: time)
             var account = try Self.deviceAccount(tx, id: request.accountId, device: request.deviceId)
             guard account.userId == record.userId, record.accountId == nil || record.accountId == account.id else {
                 throw BackendError.accountNotFound(request.accountId)
@@ -105,8 +103,7 @@ extension DemoBackend {
             account.publicKey = newKey
             try tx.update(account)
             record.accountId = account.id
-            record.status = .completed
-            record.updatedAt = time
+            _ = try record.handle(.keyRotated, at: time)
             try tx.update(record)
             return record
         }

@@ -106,8 +106,7 @@ extension DemoBackend {
             guard record.sessionType == .login else {
                 throw BackendError(.conflict, "NOT_A_LOGIN", "the session is of the type \(record.type); only a login takes an OTP")
             }
-            guard !record.status.isFinal else { throw BackendError.wrongState(record.status, expected: "not finished") }
-            guard record.expiresAt > time else { throw BackendError.sessionExpired }
+            try record.machine.check(.otpAccepted, at: time)
             let reference = Crockford32.encode(UInt64(otp.reference), length: 6)
             guard var account = try tx.account(otpReference: otp.reference),
                 let key = account.otpKey, account.userId == record.userId, record.accountId == nil || record.accountId == account.id
@@ -134,10 +133,9 @@ extension DemoBackend {
             account.otpFailures = 0
             account.otpLastStep = step
             try tx.update(account)
-            record.status = .loggedin
+            _ = try record.handle(.otpAccepted, at: time)
             record.otplogin = true
             record.accountId = account.id
-            record.updatedAt = time
             try tx.update(record)
             return .loggedIn(record)
         }

@@ -25,18 +25,13 @@ extension DemoBackend {
             guard var record = try tx.session(token: request.token) else {
                 throw BackendError.tokenUnknown
             }
-            guard record.status == .pending, record.expiresAt > time else {
-                // nextAuth names an enrolment QR code that expired or was used once: "enrol QR expired" (41).
-                if record.type == WireSessionType.enrol.rawValue { throw BackendError.enrolQRExpired }
-                throw record.status == .pending ? BackendError.tokenExpired : BackendError.tokenAlreadyRedeemed
-            }
+            try record.machine.check(.redeemed, at: time)
             if let registered = try tx.secondFactor(deviceId: request.deviceId)?.devicePublicKey, registered != deviceKey {
                 throw BackendError.deviceKeyMismatch
             }
-            record.status = .redeemed
+            _ = try record.handle(.redeemed, at: time)
             record.deviceId = request.deviceId
             record.devicePublicKey = deviceKey
-            record.updatedAt = time
             try tx.update(record)
             let existing =
                 record.type == WireSessionType.enrol.rawValue
@@ -59,7 +54,7 @@ extension DemoBackend {
         let time = now()
         try Self.checkUserInput(request.userInput)
         let (record, secondFactor) = try await write { tx in
-            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .redeemed, now: time)
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, for: .confirmed, now: time)
             try Self.checkDeviceSignature(
                 request.deviceSignature, record,
                 SignedMessage.confirm(
@@ -78,11 +73,8 @@ extension DemoBackend {
                 record.accountId = accountId
             }
             record.userInput = request.userInput
-            // a login whose second factor the configuration skips ends with its confirmation (seed 001)
-            record.status = record.skipSecondFactor && record.sessionType == .login ? .loggedin : .confirmed
-            if record.status == .loggedin, let accountId = record.accountId { try tx.clearOTPFailures(accountId: accountId) }
-            record.challenge = try Self.randomToken()
-            record.updatedAt = time
+            let actions = try record.handle(.confirmed, at: time)
+            try Self.carryOut(actions, for: record, tx)
             try tx.update(record)
             let secondFactor = try tx.secondFactor(deviceId: request.deviceId)
             return (record, secondFactor.map { Self.wireState(of: $0, policy: policy, now: time) })
@@ -106,8 +98,7 @@ extension DemoBackend {
             try Self.decodePublicKey(key, field: "biometricPublicKey")
         }
         let (record, response) = try await write { tx in
-            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
-            guard record.type == WireSessionType.enrol.rawValue else { throw BackendError.wrongState(record.status, expected: "an enrolment") }
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, for: .accountEnrolled, now: time)
             let policy = try self.secondFactorPolicy(tx)
             let message = SignedMessage.enrol(sessionId: record.id, challenge: record.challenge, accountPublicKey: request.accountPublicKey)
             guard Self.verify(request.accountSignature, message, key: accountKey) else { throw BackendError.invalidSignature }
@@ -126,7 +117,7 @@ extension DemoBackend {
                     policy: policy, now: time, deviceKey: record.devicePublicKey)
                 try tx.update(updated)
                 guard outcome == .accepted else {
-                    Self.afterRejection(&record, updated)
+                    _ = try record.handle(Self.rejection(updated), at: time)
                     try tx.update(record)
                     return (
                         record,
@@ -160,10 +151,9 @@ extension DemoBackend {
                 DeviceRecord(
                     deviceId: request.deviceId, name: request.deviceName ?? request.deviceId,
                     fcmToken: request.fcmToken, updatedAt: time))
-            record.status = .enrolled
+            _ = try record.handle(.accountEnrolled, at: time)
             record.accountId = account.id
             record.userInput = request.userInput ?? record.userInput
-            record.updatedAt = time
             try tx.update(record)
             return (
                 record,
@@ -183,10 +173,8 @@ extension DemoBackend {
     {
         let time = now()
         let record = try await write { tx in
-            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
-            guard record.sessionType == .transaction, let text = record.transactionText else {
-                throw BackendError.wrongState(record.status, expected: "a transaction")
-            }
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, for: .transactionSigned, now: time)
+            guard let text = record.transactionText else { throw BackendError.wrongState(record.status, expected: "a transaction") }
             guard record.transactionSignature == nil else { throw BackendError.wrongState(record.status, expected: "not yet signed") }
             guard record.accountId == request.accountId else { throw BackendError.accountNotFound(request.accountId) }
             guard request.transaction == text else {
@@ -196,8 +184,7 @@ extension DemoBackend {
             let message = SignedMessage.transaction(sessionId: record.id, challenge: record.challenge, accountId: account.id, text: text)
             guard Self.verify(request.signature, message, key: account.publicKey) else { throw BackendError.invalidSignature }
             record.transactionSignature = request.signature
-            record.challenge = try Self.randomToken()
-            record.updatedAt = time
+            _ = try record.handle(.transactionSigned, at: time)
             try tx.update(record)
             return record
         }
@@ -215,10 +202,7 @@ extension DemoBackend {
             guard var record = try tx.session(id: sessionId) else { throw BackendError.sessionNotFound(sessionId) }
             guard record.deviceId == request.deviceId else { throw BackendError.wrongDevice }
             try Self.checkDeviceSignature(request.deviceSignature, record, SignedMessage.abandon(sessionId: record.id, code: request.code))
-            guard !record.status.isFinal else { throw BackendError.wrongState(record.status, expected: "not finished") }
-            record.status = request.code == "USER_CANCELED" ? .canceled : .failed
-            record.failure = request.code
-            record.updatedAt = time
+            _ = try record.handle(.abandoned(code: request.code), at: time)
             try tx.update(record)
             return record
         }

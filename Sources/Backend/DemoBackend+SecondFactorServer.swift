@@ -14,10 +14,8 @@ extension DemoBackend {
         }
         try Self.checkUserInput(request.userInput)
         let (record, response) = try await write { tx in
-            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, status: .confirmed, now: time)
-            guard record.sessionType != .enrol, record.sessionType != .upgrade, record.accountId == request.accountId else {
-                throw BackendError.accountNotFound(request.accountId)
-            }
+            var record = try Self.activeSession(tx, id: sessionId, device: request.deviceId, for: .secondFactorAccepted, now: time)
+            guard record.accountId == request.accountId else { throw BackendError.accountNotFound(request.accountId) }
             if record.sessionType == .transaction, record.transactionSignature == nil {
                 throw BackendError.wrongState(record.status, expected: "with its transaction signed first")
             }
@@ -46,24 +44,13 @@ extension DemoBackend {
             if outcome == .accepted {
                 // given with the factor (seed 002): the relying party sees the latest text the user gave
                 record.userInput = request.userInput ?? record.userInput
-                switch record.sessionType {
-                case .transaction: record.status = .signed
-                case .changePin, .addBiometrics:
-                    record.status = .verified
-                    record.challenge = try Self.randomToken()
-                case .removeBiometrics:
-                    final.biometricPublicKey = nil
-                    record.status = .completed
-                default:
-                    record.status = .loggedin
-                    // a login with the second factor vouches for the user: the offline OTP's failures start afresh
-                    try tx.clearOTPFailures(accountId: account.id)
-                }
+                let actions = try record.handle(.secondFactorAccepted, at: time)
+                if actions.contains(.removeBiometricKey) { final.biometricPublicKey = nil }
+                try Self.carryOut(actions, for: record, tx)
             } else {
-                Self.afterRejection(&record, updated)
+                _ = try record.handle(Self.rejection(updated), at: time)
             }
             try tx.update(final)
-            record.updatedAt = time
             try tx.update(record)
             let next = outcome != .accepted || record.status == .verified ? record.challenge : nil
             return (
@@ -126,17 +113,16 @@ extension DemoBackend {
         return (.rejected, updated)
     }
 
-    /// A refused proof fails the session once the PIN is blocked and no biometric key could
-    /// unblock it (docs/behaviour.md#failure-counting-blocking-and-penalties); otherwise the next
-    /// try needs a fresh challenge. A phone that cannot go on with the biometric abandons the session.
-    static func afterRejection(_ record: inout SessionRecord, _ secondFactor: SecondFactorRecord) {
-        let biometricCanFollow = secondFactor.biometricPublicKey != nil && record.sessionType != .enrol
-        if secondFactor.isBlocked, !biometricCanFollow {
-            record.status = .failed
-            record.failure = "PIN_BLOCKED"
-        } else {
-            record.challenge = (try? randomToken()) ?? record.challenge
-        }
+    /// A refused proof, as the session's machine hears it: with the device's counters after it.
+    /// A phone that cannot go on with the biometric abandons the session.
+    static func rejection(_ secondFactor: SecondFactorRecord) -> SessionMachine.Event {
+        .secondFactorRejected(blocked: secondFactor.isBlocked, biometricsRegistered: secondFactor.biometricPublicKey != nil)
+    }
+
+    /// What the session's machine leaves to the database: `removeBiometricKey` is the caller's,
+    /// on the second factor it is about to save.
+    static func carryOut(_ actions: [SessionMachine.Action], for record: SessionRecord, _ tx: BackendStore.Transaction) throws {
+        if actions.contains(.clearOTPFailures), let accountId = record.accountId { try tx.clearOTPFailures(accountId: accountId) }
     }
 
     /// The counters as the phone shows them, a penalty as the seconds left from `now`.

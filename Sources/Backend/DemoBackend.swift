@@ -4,6 +4,7 @@ import Faults
 import Foundation
 import OutOfBand
 import Retry
+import SQLiteStore
 import SodiumKit
 
 /// The demo authentication server with its Second Factor Server. Phones reach it only through
@@ -97,15 +98,13 @@ public final class DemoBackend: Sendable {
         }
     }
 
-    /// The session this device redeemed, not expired, at the step `status`.
+    /// The session this device redeemed, where its machine takes `event` now.
     static func activeSession(
-        _ tx: BackendStore.Transaction, id: String, device: String, status: SessionStatus,
-        now: Date
+        _ tx: BackendStore.Transaction, id: String, device: String, for event: SessionMachine.Event, now: Date
     ) throws -> SessionRecord {
         guard let record = try tx.session(id: id) else { throw BackendError.sessionNotFound(id) }
         guard record.deviceId == device else { throw BackendError.wrongDevice }
-        guard record.expiresAt > now else { throw BackendError.sessionExpired }
-        guard record.status == status else { throw BackendError.wrongState(record.status, expected: status.rawValue) }
+        try record.machine.check(event, at: now)
         return record
     }
 
@@ -193,7 +192,7 @@ public final class DemoBackend: Sendable {
         } catch let error as BackendError {
             throw error
         } catch {
-            throw BackendError(.unavailable, "DATABASE_ERROR", "the backend database failed")
+            throw isStorageFull(error) ? .storageFull : .storageFailed
         }
     }
 
@@ -201,7 +200,7 @@ public final class DemoBackend: Sendable {
         do { return try await store.read(body) } catch let error as BackendError {
             throw error
         } catch {
-            throw BackendError(.unavailable, "DATABASE_ERROR", "the backend database failed")
+            throw .storageFailed
         }
     }
 }

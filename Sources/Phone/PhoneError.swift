@@ -5,7 +5,7 @@ import Retry
 /// (for the HTTP status at the edge). A thrown PhoneError has changed nothing.
 public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
-        case badRequest, forbidden, notFound, conflict, gone, badGateway, unavailable
+        case badRequest, forbidden, notFound, conflict, gone, badGateway, unavailable, insufficientStorage
     }
 
     public let kind: Kind
@@ -66,4 +66,6 @@ public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
     static func crypto(_ detail: String) -> PhoneError { PhoneError(.unavailable, "CRYPTO_ERROR", detail) }
     /// Without SQLite's words: they name statements and tables, which are no business of the caller's.
     static let storageFailed = PhoneError(.unavailable, "STORAGE_ERROR", "the phone's storage failed")
+    static let storageFull = PhoneError(
+        .insufficientStorage, "STORAGE_FULL", "the disk holding the phone's storage is full: nothing was changed")
 }

@@ -7,17 +7,11 @@ import SQLiteStore
 /// through the named operations below and nowhere else. It shares no table with the backend, as
 /// a real phone shares no storage with its server.
 public struct PhoneStore: SQLiteStore {
-    public let writer: any DatabaseWriter
-    /// Writes go through it, so that the ones arriving together share a commit.
-    let commits: GroupCommit
+    public let database: StoreDatabase
 
-    public init(_ writer: any DatabaseWriter) throws {
-        self.writer = writer
-        commits = GroupCommit(writer)
-        try Self.migrator.migrate(writer)
-    }
+    public init(database: StoreDatabase) { self.database = database }
 
-    static var migrator: DatabaseMigrator {
+    public static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("phone-v1") { db in
             try db.create(table: "phone") { t in
@@ -213,7 +207,7 @@ public struct PhoneStore: SQLiteStore {
     // MARK: transactions
 
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
-        do { return try await commits.write(body) } catch { throw .storageFailed }
+        do { return try await commits.write(body) } catch { throw isStorageFull(error) ? .storageFull : .storageFailed }
     }
 
     /// A few rows, on the caller's thread (`readHere`).

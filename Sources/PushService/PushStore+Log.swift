@@ -15,7 +15,7 @@ extension PushStore {
         func apply(_ db: Database) throws {
             switch self {
             case .insert(let entry, let limit):
-                try PushLogRecord(entry).insertRow(db)
+                try PushLogRecord.insertion.run(entry, db)
                 // seq grows by one per entry: everything `limit` behind the newest is past the bound.
                 try db.cachedStatement(sql: "DELETE FROM pushLog WHERE seq <= ?").execute(arguments: [db.lastInsertedRowID - Int64(limit)])
             case .outcome(let id, let outcome):
@@ -58,7 +58,13 @@ struct PushLogRecord: Codable, FetchableRecord, PersistableRecord, StoredDatesRe
     func encode(to encoder: any Encoder) throws { try entry.encode(to: encoder) }
 }
 
-// Stored as their raw text, as their Codable form stored them: a log entry then holds only
-// values `insertRow` writes itself.
-extension PushOutcome: DatabaseValueConvertible {}
-extension FCMRule: DatabaseValueConvertible {}
+extension PushLogRecord {
+    /// Every message received; `seq` is numbered by SQLite.
+    static let insertion = NamedInsert<PushLogEntry>(
+        into: databaseTableName,
+        [
+            "id": { $0.id }, "receivedAt": { StoredDate($0.receivedAt) }, "sender": { $0.sender }, "target": { $0.target },
+            "outcome": { $0.outcome.rawValue }, "name": { $0.name }, "error": { $0.error }, "rule": { $0.rule?.rawValue },
+            "payloadToken": { $0.payloadToken }, "request": { $0.request }, "truncated": { $0.truncated },
+        ])
+}

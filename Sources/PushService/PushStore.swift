@@ -6,17 +6,11 @@ import SQLiteStore
 /// The push service's storage: registrations, inboxes and each token's rate window, read and
 /// written through the named operations below and nowhere else.
 public struct PushStore: SQLiteStore {
-    public let writer: any DatabaseWriter
-    /// Writes go through it, so that the ones arriving together share a commit.
-    let commits: GroupCommit
+    public let database: StoreDatabase
 
-    public init(_ writer: any DatabaseWriter) throws {
-        self.writer = writer
-        commits = GroupCommit(writer)
-        try Self.migrator.migrate(writer)
-    }
+    public init(database: StoreDatabase) { self.database = database }
 
-    static var migrator: DatabaseMigrator {
+    public static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("push-v1") { db in
             try db.create(table: "registration") { t in
@@ -116,7 +110,7 @@ public struct PushStore: SQLiteStore {
     /// entry, or the outcome of the one made when it was held back.
     func deliver(_ message: PushService.InboxMessage, to token: String, log: PushStore.LogWrite?) async throws {
         try await commits.write { db in
-            try InboxRecord(message, token: token).insertRow(db)
+            try InboxRecord.insertion.run(InboxRecord(message, token: token), db)
             try log?.apply(db)
         }
     }
@@ -164,6 +158,13 @@ struct InboxRecord: Codable, FetchableRecord, PersistableRecord, StoredDatesReco
         self.message = message.message
         receivedAt = message.receivedAt
     }
+
+    static let insertion = NamedInsert<InboxRecord>(
+        into: databaseTableName,
+        [
+            "id": { $0.id }, "token": { $0.token }, "name": { $0.name }, "message": { try jsonText($0.message) },
+            "receivedAt": { StoredDate($0.receivedAt) },
+        ])
 
     var inboxMessage: PushService.InboxMessage {
         PushService.InboxMessage(id: id, name: name, receivedAt: receivedAt, message: message)

@@ -10,6 +10,12 @@ import Synchronization
 /// the transaction holding it is committed, so what it promises is what a transaction of its own
 /// promised. A write that arrives when no commit is under way starts one at once: a lone write
 /// waits for nobody.
+///
+/// SQLite may roll back the whole transaction when a statement fails (`SQLITE_FULL`,
+/// `SQLITE_IOERR`, `SQLITE_BUSY`, `SQLITE_NOMEM`), taking the batch's earlier writes with it.
+/// The write that failed hears its error; every other write of the batch runs again in a
+/// transaction of its own, so none is acknowledged unless it was committed, and none is refused
+/// for another's failure.
 public final class GroupCommit: Sendable {
     public let writer: any DatabaseWriter
     private let state = Mutex(State())
@@ -48,6 +54,8 @@ public final class GroupCommit: Sendable {
                     do {
                         let answer = try Self.inSavepoint(db) { try body(db) }
                         return { continuation.resume(returning: answer) }
+                    } catch let lost as TransactionLost {
+                        throw lost
                     } catch {
                         return { continuation.resume(throwing: error) }
                     }
@@ -64,18 +72,34 @@ public final class GroupCommit: Sendable {
 
     /// `body` in a savepoint of its own inside the batch's transaction: rolled back alone if it
     /// throws. The three statements are prepared once per connection; GRDB's `inSavepoint`
-    /// prepared two anew for every write (about a percent of a login's CPU).
+    /// prepared two anew for every write (about a percent of a login's CPU). A write after which
+    /// the transaction is gone (SQLite rolled it back) throws `TransactionLost`.
     private static func inSavepoint<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         try db.cachedStatement(sql: "SAVEPOINT groupCommitWrite").execute()
+        let result: T
         do {
-            let result = try body()
-            try db.cachedStatement(sql: "RELEASE SAVEPOINT groupCommitWrite").execute()
-            return result
+            result = try body()
         } catch {
+            guard db.isInsideTransaction else { throw TransactionLost(cause: error) }
             try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT groupCommitWrite").execute()
             try db.cachedStatement(sql: "RELEASE SAVEPOINT groupCommitWrite").execute()
             throw error
         }
+        // a write that caught a failure itself may still have lost the transaction
+        guard db.isInsideTransaction else { throw TransactionLost(cause: DatabaseError(resultCode: .SQLITE_ABORT)) }
+        try db.cachedStatement(sql: "RELEASE SAVEPOINT groupCommitWrite").execute()
+        return result
+    }
+
+    /// SQLite rolled back the batch's transaction during one write's statements.
+    private struct TransactionLost: Error {
+        let cause: any Error
+    }
+
+    /// The batch's transaction was lost at `job`: the writes before it were rolled back with it.
+    private struct BatchLost: Error {
+        let job: Int
+        let cause: any Error
     }
 
     /// Commits batch after batch until no write is waiting.
@@ -83,12 +107,31 @@ public final class GroupCommit: Sendable {
         while let batch = nextBatch() {
             do {
                 let alone = batch.count == 1
-                let answers = try await writer.write { db in try batch.map { try $0.run(db, alone) } }
+                let answers = try await writer.write { db in
+                    try batch.indices.map { index in
+                        do { return try batch[index].run(db, alone) } catch let lost as TransactionLost {
+                            throw BatchLost(job: index, cause: lost.cause)
+                        }
+                    }
+                }
                 for answer in answers { answer() }
+            } catch let lost as BatchLost {
+                batch[lost.job].fail(lost.cause)
+                for (index, job) in batch.enumerated() where index != lost.job { await runAlone(job) }
             } catch {
                 // the commit itself failed, or the lone write threw: none of the batch's writes happened
                 for job in batch { job.fail(error) }
             }
+        }
+    }
+
+    /// A write of a lost batch, again in a transaction of its own: it happens or fails by itself.
+    private func runAlone(_ job: Job) async {
+        do {
+            let answer = try await writer.write { db in try job.run(db, true) }
+            answer()
+        } catch {
+            job.fail(error)
         }
     }
 

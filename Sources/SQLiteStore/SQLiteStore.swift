@@ -1,13 +1,22 @@
 import GRDB
 
 /// What every part's store is: one SQLite database behind named operations, migrated as the store
-/// is made. Opening it the same way for all three parts keeps their promises the same.
+/// is made. Opening it the same way for all parts keeps their promises the same; a store says
+/// only what its schema is.
 public protocol SQLiteStore: Sendable {
-    /// Takes the writer and migrates it.
-    init(_ writer: any DatabaseWriter) throws
-    /// The database, for the checks every store shares (`state()`); a store's own SQL stays in
-    /// its named operations.
-    var writer: any DatabaseWriter { get }
+    /// The store's schema: migrations named once and never changed after they shipped.
+    static var migrator: DatabaseMigrator { get }
+    /// Takes a database already migrated; `init(_:)` is the way in.
+    init(database: StoreDatabase)
+    var database: StoreDatabase { get }
+}
+
+/// A store's database: its writer, and the group commit its writes share.
+public struct StoreDatabase: Sendable {
+    /// For the checks every store shares (`state()`); a store's own SQL stays in its named operations.
+    public let writer: any DatabaseWriter
+    /// Writes that arrive together share a commit through it.
+    public let commits: GroupCommit
 }
 
 /// What a committed write survives.
@@ -18,6 +27,12 @@ public enum Durability: String, Sendable {
     /// last commits. For a record kept to be looked at (the timeline), where a sync at every
     /// batch would cost more than the record is worth.
     case processCrash = "NORMAL"
+}
+
+/// A write refused because the disk (or the database's page limit) is full: the one storage
+/// failure the operator must fix, so the edge says it apart (507) from the rest (503).
+public func isStorageFull(_ error: any Error) -> Bool {
+    (error as? DatabaseError)?.resultCode == .SQLITE_FULL
 }
 
 /// How a store's database stands, as `/ready` reports it.
@@ -33,6 +48,15 @@ public struct DatabaseState: Codable, Sendable, Equatable {
 }
 
 extension SQLiteStore {
+    /// Takes the writer and migrates it.
+    public init(_ writer: any DatabaseWriter) throws {
+        try Self.migrator.migrate(writer)
+        self.init(database: StoreDatabase(writer: writer, commits: GroupCommit(writer)))
+    }
+
+    public var writer: any DatabaseWriter { database.writer }
+    public var commits: GroupCommit { database.commits }
+
     /// A file in WAL mode. With `.powerLoss` (`synchronous = FULL`) the counters that guard
     /// secrets, the inboxes and the phones' accounts survive a power loss, not only a crash
     /// (GRDB's pool would leave it at NORMAL).

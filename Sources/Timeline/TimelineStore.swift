@@ -23,19 +23,26 @@ struct HopRecord: Codable, FetchableRecord, MutablePersistableRecord, StoredDate
     var phoneId: String?
     var pushToken: String?
     var messageId: String?
+
+    /// Every exchange recorded; `id` is numbered by SQLite.
+    static let insertion = NamedInsert<HopRecord>(
+        into: databaseTableName,
+        [
+            "at": { StoredDate($0.at) }, "source": { $0.source }, "target": { $0.target }, "method": { $0.method }, "url": { $0.url },
+            "status": { $0.status }, "durationMs": { $0.durationMs }, "attempt": { $0.attempt }, "fault": { $0.fault },
+            "error": { $0.error }, "requestBody": { $0.requestBody }, "responseBody": { $0.responseBody },
+            "sessionId": { $0.sessionId }, "phoneId": { $0.phoneId }, "pushToken": { $0.pushToken }, "messageId": { $0.messageId },
+        ])
 }
 
 /// The timeline's storage, read and written through the named operations below and nowhere
 /// else. Each session and each phone keeps its newest exchanges up to its bound.
 public struct TimelineStore: SQLiteStore {
-    public let writer: any DatabaseWriter
+    public let database: StoreDatabase
 
-    public init(_ writer: any DatabaseWriter) throws {
-        self.writer = writer
-        try Self.migrator.migrate(writer)
-    }
+    public init(database: StoreDatabase) { self.database = database }
 
-    static var migrator: DatabaseMigrator {
+    public static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("timeline-v1") { db in
             try db.create(table: "hop") { t in
@@ -79,7 +86,7 @@ public struct TimelineStore: SQLiteStore {
                 if batch[index].sessionId == nil, let message = batch[index].messageId {
                     batch[index].sessionId = try String.fetchOne(sessionOfMessage, arguments: [message])
                 }
-                batch[index].id = try batch[index].insertRow(db)
+                batch[index].id = try HopRecord.insertion.run(batch[index], db)
                 if let session = batch[index].sessionId, let message = batch[index].messageId {
                     try adopt.execute(arguments: [session, message])
                 }

@@ -2,9 +2,11 @@ import AuthFlow
 import Backend
 import BackendAPI
 import Foundation
+import GRDB
 import Hummingbird
 import OutOfBand
 import Phone
+import SQLiteStore
 
 /// Every refusal at the HTTP edge: a status, a stable code and a message, answered as
 /// `{"error": {"code", "message", "sdkCode"?, "attempts"?}}`.
@@ -49,6 +51,7 @@ struct APIError: HTTPResponseError, Equatable {
             case .gone: .gone
             case .tooManyRequests: .tooManyRequests
             case .unavailable: .serviceUnavailable
+            case .insufficientStorage: .insufficientStorage
             }
         self.init(status, error.code, error.message)
     }
@@ -63,6 +66,7 @@ struct APIError: HTTPResponseError, Equatable {
             case .gone: .gone
             case .badGateway: .badGateway
             case .unavailable: .serviceUnavailable
+            case .insufficientStorage: .insufficientStorage
             }
         self.init(status, error.code, error.message, sdkCode: error.sdkCode)
         attempts = error.attempts
@@ -79,6 +83,10 @@ struct APIError: HTTPResponseError, Equatable {
         case let error as BackendError: APIError(error)
         case let error as PhoneError: APIError(error)
         case let error as OutOfBandError: APIError(error)
+        // a store's own failure that no part put in its words (the push service's, the timeline's)
+        case let error as DatabaseError where isStorageFull(error):
+            APIError(.insufficientStorage, "STORAGE_FULL", "the disk holding AuthPhone's data is full: nothing was changed")
+        case is DatabaseError: APIError(.serviceUnavailable, "STORAGE_ERROR", "AuthPhone's storage failed")
         case let error as HTTPError where error.status == .notFound:
             APIError(.notFound, "NOT_FOUND", "no such route or resource")
         case let error as HTTPError where error.status == .methodNotAllowed:
@@ -91,4 +99,9 @@ struct APIError: HTTPResponseError, Equatable {
         APIError(.badRequest, "MALFORMED_JSON", "\(what) is not what this route takes: \(WireJSON.describe(error))")
     }
 
+}
+
+extension HTTPResponse.Status {
+    /// RFC 4918's 507: the server cannot store what the request needs (a full disk).
+    static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
 }
