@@ -2,7 +2,7 @@
 """Benchmark results: `--collect DIR NAME…` gathers one run's figures into DIR/results.json (each with
 its command and the machine's core count), adds the targets below as measured / target / met, and
 prints them; `--targets RESULTS.json [--markdown]` prints the targets of a collected run again (as a
-Markdown table for README.md); `A.json B.json` prints two runs side by side."""
+Markdown table for docs/performance.md); `A.json B.json` prints two runs side by side."""
 import json
 import os
 import pathlib

@@ -2,7 +2,7 @@
 # `make dist`: a release binary with the Swift standard library and Foundation linked in
 # (--static-swift-stdlib), Public/ and Templates/ beside it, packed as
 # artifacts/dist/authphone-VERSION-linux-ARCH.tar.gz. It still needs the system libraries the
-# README lists (libsodium, libqrencode, libzbar, libpng, libturbojpeg, libsqlite3).
+# docs/operating.md lists (libsodium, libqrencode, libzbar, libpng, libturbojpeg, libsqlite3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # A scratch folder of its own, so that it and `make bench`'s release build do not undo each other.
