@@ -43,7 +43,7 @@ extension PushStore {
     }
 
     func clearLog() async throws {
-        try await writer.write { db in try db.execute(sql: "DELETE FROM pushLog") }
+        try await commits.write { db in try db.execute(sql: "DELETE FROM pushLog") }
     }
 }
 

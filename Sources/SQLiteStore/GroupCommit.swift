@@ -32,7 +32,13 @@ public final class GroupCommit: Sendable {
     private struct State {
         var waiting: [Job] = []
         var committing = false
+        /// Why the last write that ended failed for want of storage; nil once one succeeds.
+        var lastWriteFailure: String?
     }
+
+    /// Why the last write failed when the storage itself failed (a full disk, an I/O error), until
+    /// a write succeeds again: what `/ready` reports.
+    public var lastWriteFailure: String? { state.withLock { $0.lastWriteFailure } }
 
     /// The most writes one transaction carries, so that one batch cannot hold the writer for long.
     static let maximumBatch = 256
@@ -42,8 +48,22 @@ public final class GroupCommit: Sendable {
     }
 
     /// Runs `body` in a transaction shared with the writes that arrived with it; a thrown error
-    /// rolls back `body`'s changes only, and is thrown here.
+    /// rolls back `body`'s changes only, and is thrown here. When SQLite loses the batch's
+    /// transaction, `body` runs again in one of its own: it must change nothing but the database.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            let value = try await enqueue(body)
+            state.withLock { $0.lastWriteFailure = nil }
+            return value
+        } catch {
+            if isStorageFailure(error), let failure = error as? DatabaseError {
+                state.withLock { $0.lastWriteFailure = "SQLite error \(failure.resultCode.rawValue): \(failure.message ?? "\(failure.resultCode)")" }
+            }
+            throw error
+        }
+    }
+
+    private func enqueue<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(
                 run: { db, alone in

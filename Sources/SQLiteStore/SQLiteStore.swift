@@ -35,6 +35,14 @@ public func isStorageFull(_ error: any Error) -> Bool {
     (error as? DatabaseError)?.resultCode == .SQLITE_FULL
 }
 
+/// A failure of the storage itself (the disk, the file, memory), not of what a write asked for (a
+/// constraint, a refusal of the caller's): what makes a store unready.
+func isStorageFailure(_ error: any Error) -> Bool {
+    guard let code = (error as? DatabaseError)?.resultCode else { return false }
+    return [.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_NOMEM, .SQLITE_PERM]
+        .contains(code)
+}
+
 /// How a store's database stands, as `/ready` reports it.
 public struct DatabaseState: Codable, Sendable, Equatable {
     public enum Status: String, Codable, Sendable {
@@ -67,9 +75,14 @@ extension SQLiteStore {
     }
 
     /// Reads the schema through the store's own connection: a database that cannot be read (a
-    /// file gone or locked) says so instead of failing the first request that needs it.
+    /// file gone or locked) says so instead of failing the first request that needs it. A store
+    /// whose last write failed for want of storage (a full disk) is failing too, until a write
+    /// succeeds again: reads alone would call it ready while it refuses every change.
     public func state() async -> DatabaseState {
         let storage = writer is DatabasePool ? "file" : "memory"
+        if let failure = commits.lastWriteFailure {
+            return DatabaseState(status: .failing, storage: storage, message: "its last write failed: \(failure)")
+        }
         do {
             _ = try await writer.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
             return DatabaseState(status: .ok, storage: storage)

@@ -1,0 +1,47 @@
+import GRDB
+import Testing
+
+@testable import SQLiteStore
+
+/// What `/ready` reads of a store: a store whose writes fail for want of space is failing, though
+/// it still reads, until a write succeeds again; a write refused for its own reasons is no failure.
+@Suite struct StoreStateTests {
+    struct NoteStore: SQLiteStore {
+        static var migrator: DatabaseMigrator {
+            var migrator = DatabaseMigrator()
+            migrator.registerMigration("notes") { db in try db.execute(sql: "CREATE TABLE note (data BLOB)") }
+            return migrator
+        }
+        let database: StoreDatabase
+        init(database: StoreDatabase) { self.database = database }
+    }
+
+    static func limitPages(_ store: NoteStore, to extra: Int) async throws {
+        try await store.writer.writeWithoutTransaction { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            try db.execute(sql: "PRAGMA max_page_count = \(pages + extra)")
+        }
+    }
+
+    @Test func aFullStoreIsFailingUntilAWriteSucceeds() async throws {
+        let store = try NoteStore.inMemory()
+        #expect(await store.state().status == .ok)
+
+        await #expect(throws: Refused.self) {
+            try await store.commits.write { _ in throw Refused() }
+        }
+        #expect(await store.state().status == .ok, "the caller's own refusal says nothing of the storage")
+
+        try await Self.limitPages(store, to: 2)
+        await #expect(throws: DatabaseError.self) {
+            try await store.commits.write { db in try db.execute(sql: "INSERT INTO note (data) VALUES (zeroblob(1000000))") }
+        }
+        let full = await store.state()
+        #expect(full.status == .failing)
+        #expect(full.message?.contains("full") == true, "\(full)")
+
+        try await Self.limitPages(store, to: 10_000)
+        try await store.commits.write { db in try db.execute(sql: "INSERT INTO note (data) VALUES (zeroblob(1000000))") }
+        #expect(await store.state().status == .ok)
+    }
+}
