@@ -22,6 +22,8 @@ public struct BackendSession: Codable, Sendable, Equatable {
     /// `qr` or `push`; for a push, how its dispatch went.
     public var delivery: String
     public var dispatch: String?
+    /// When a push the push service throttled (`dispatchWaiting`) goes again.
+    public var pushRetryAt: Date?
     /// A transaction's text, and whether the user's account key signed it.
     public var transaction: String?
     public var transactionSigned: Bool
@@ -45,6 +47,7 @@ public struct BackendSession: Codable, Sendable, Equatable {
         failure = record.failure
         delivery = record.delivery
         dispatch = record.dispatch
+        pushRetryAt = record.pushRetryAt
         transaction = record.transactionText
         transactionSigned = record.transactionSignature != nil
         userInput = record.userInput

@@ -44,6 +44,8 @@ struct SessionRecord: Codable, Sendable, FetchableRecord, PersistableRecord, Sto
     /// The steps the configuration skips for this session (seed 001), fixed at creation.
     var skipConfirmation = false
     var skipSecondFactor = false
+    /// When a throttled push goes again; nil once it went (or failed for good).
+    var pushRetryAt: Date? = nil
 
     enum Columns {
         static let createdAt = Column(CodingKeys.createdAt)

@@ -55,9 +55,9 @@ extension BackendStore.Transaction {
     /// Only the dispatch columns: a phone that opens pushes at once may have redeemed the
     /// session already, and writing the whole record back would undo that. A session pushed
     /// after it was shown as a QR code is a pushed one from then on.
-    func recordDispatch(_ outcome: String, sessionId: String, at time: Date) throws {
-        try db.cachedStatement(sql: "UPDATE session SET delivery = 'push', dispatch = ?, updatedAt = ? WHERE id = ?")
-            .execute(arguments: [outcome, StoredDate(time), sessionId])
+    func recordDispatch(_ outcome: String, retryAt: Date? = nil, sessionId: String, at time: Date) throws {
+        try db.cachedStatement(sql: "UPDATE session SET delivery = 'push', dispatch = ?, pushRetryAt = ?, updatedAt = ? WHERE id = ?")
+            .execute(arguments: [outcome, retryAt.map(StoredDate.init), StoredDate(time), sessionId])
     }
 
     /// The tokens of the devices that hold an account of the user and take pushes.
@@ -83,5 +83,6 @@ extension SessionRecord {
             "dispatch": { $0.dispatch }, "transactionText": { $0.transactionText }, "transactionSignature": { $0.transactionSignature },
             "userInput": { $0.userInput }, "devicePublicKey": { $0.devicePublicKey }, "announceInfo": { try jsonText($0.announceInfo) },
             "announceLogo": { $0.announceLogo }, "skipConfirmation": { $0.skipConfirmation }, "skipSecondFactor": { $0.skipSecondFactor },
+            "pushRetryAt": { $0.pushRetryAt.map(StoredDate.init) },
         ])
 }

@@ -156,6 +156,10 @@ public struct BackendStore: SQLiteStore {
                 t.add(column: "skipSecondFactor", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("backend-v10-push-retry") { db in
+            // when a push the push service throttled goes again (docs/operating.md, throttled pushes)
+            try db.alter(table: "session") { t in t.add(column: "pushRetryAt", .datetime) }
+        }
         return migrator
     }
 }

@@ -58,6 +58,8 @@ public final class DemoBackend: Sendable {
     /// the log), which is always listening: building the view, with its QR text and deep link,
     /// for it alone was more than 1 % of the server's CPU under load.
     public let changes = Broadcaster<SessionChange>()
+    /// The pushes a console's request left to `sendDeferredPushes`; bounded, as every stream here.
+    let deferredPushes = AsyncStream<DeferredPush>.makeStream(bufferingPolicy: .bufferingNewest(1024))
 
     public init(
         store: BackendStore, configuration: Configuration = .init(),

@@ -47,6 +47,32 @@ public struct Retrying: Sendable {
         _ attempt: @Sendable (Int) async -> AttemptOutcome<Value>,
         observe: @Sendable (AttemptRecord, Duration?) async -> Void = { _, _ in }
     ) async -> (Value?, [AttemptRecord]) {
+        let series = await run(waitingAtMost: nil, attempt, observe: observe)
+        return (series.value, series.attempts)
+    }
+
+    /// How a series ended: its value, its attempts, and, when it stopped at a wait longer than
+    /// the caller could give, how long that wait was.
+    public struct Series<Value: Sendable>: Sendable {
+        public var value: Value?
+        public var attempts: [AttemptRecord]
+        public var deferredBy: Duration?
+
+        init(value: Value? = nil, attempts: [AttemptRecord], deferredBy: Duration? = nil) {
+            self.value = value
+            self.attempts = attempts
+            self.deferredBy = deferredBy
+        }
+    }
+
+    /// As `run`, but a wait longer than `longestWait` (a `Retry-After` of a minute, say) is not
+    /// waited for: the series stops there and says how long the wait was, so a caller that must
+    /// answer now (a request) can leave the rest to one that may wait.
+    public func run<Value: Sendable>(
+        waitingAtMost longestWait: Duration?,
+        _ attempt: @Sendable (Int) async -> AttemptOutcome<Value>,
+        observe: @Sendable (AttemptRecord, Duration?) async -> Void = { _, _ in }
+    ) async -> Series<Value> {
         var records: [AttemptRecord] = []
         var wait = Duration.zero
         let attempts = policy.maxRetries + 1
@@ -61,21 +87,25 @@ public struct Retrying: Sendable {
                 record = AttemptRecord(number: number, waitedBefore: wait, outcome: "success")
                 records.append(record)
                 await observe(record, nil)
-                return (value, records)
+                return Series(value: value, attempts: records)
             case .failure(let reason):
                 record = AttemptRecord(number: number, waitedBefore: wait, outcome: reason)
                 records.append(record)
                 await observe(record, nil)
-                return (nil, records)
+                return Series(attempts: records)
             case .retryable(let reason, let retryAfter):
                 record = AttemptRecord(number: number, waitedBefore: wait, outcome: reason)
                 records.append(record)
                 let next = policy.wait(beforeRetry: number, unit: random(), retryAfter: retryAfter)
+                if let next, let longestWait, next > longestWait {
+                    await observe(record, nil)
+                    return Series(attempts: records, deferredBy: next)
+                }
                 if next != nil { onRetry() }
                 await observe(record, next)
                 wait = next ?? .zero
             }
         }
-        return (nil, records)
+        return Series(attempts: records)
     }
 }

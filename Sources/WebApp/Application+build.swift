@@ -97,7 +97,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     StreamController(phones: phones, backend: backend, push: push, faults: faults, monitor: monitor).addRoutes(to: webSocketRouter)
     timelineRoutes.addStream(to: webSocketRouter)
 
-    var services: [any Service] = [PushOpener(phones: phones, push: push, logger: logger)]
+    var services: [any Service] = [PushOpener(phones: phones, push: push, logger: logger), DeferredPushSender(backend: backend)]
     if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }
 
     let webSocketResponder = webSocketRouter.buildResponder()

@@ -90,6 +90,20 @@ import Testing
         #expect(attempts.last?.waitedBefore == .seconds(7))
     }
 
+    /// A wait longer than the caller can give is not waited for: the series stops and says how
+    /// long it was; shorter waits are waited as before.
+    @Test func aWaitLongerThanTheCallerCanGiveStopsTheSeries() async {
+        let sleeper = SleepRecorder()
+        let retrying = Retrying(policy: policy, sleep: { sleeper.sleep($0) })
+        let series = await retrying.run(waitingAtMost: .seconds(5)) { n -> AttemptOutcome<Int> in
+            n == 1 ? .retryable(reason: "503", retryAfter: .seconds(2)) : .retryable(reason: "429", retryAfter: .seconds(60))
+        }
+        #expect(series.value == nil)
+        #expect(series.attempts.map(\.outcome) == ["503", "429"])
+        #expect(series.deferredBy == .seconds(60))
+        #expect(sleeper.recorded == [.seconds(2)])
+    }
+
     @Test func noneTriesOnce() async {
         let (_, attempts) = await Retrying(policy: .none, sleep: { _ in }).run { _ -> AttemptOutcome<Int> in
             .retryable(reason: "503", retryAfter: nil)

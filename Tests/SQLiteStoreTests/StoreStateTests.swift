@@ -13,7 +13,6 @@ import Testing
             return migrator
         }
         let database: StoreDatabase
-        init(database: StoreDatabase) { self.database = database }
     }
 
     static func limitPages(_ store: NoteStore, to extra: Int) async throws {

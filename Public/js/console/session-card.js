@@ -57,7 +57,7 @@ export function createSessionCard(parts, outcome) {
       return;
     }
     const raw = s.dispatch === null || s.dispatch === undefined ? "" : String(s.dispatch);
-    const info = raw ? dispatchInfo(raw) : { kind: "warn", text: "Not sent." };
+    const info = raw ? dispatchInfo(raw, s.pushRetryAt) : { kind: "warn", text: "Not sent." };
     cardDispatch.dataset.dispatch = raw;
     cardDispatch.dataset.kind = info.kind;
     cardDispatch.append(

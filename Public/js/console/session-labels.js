@@ -25,10 +25,15 @@ export function loggedinText(value) {
   return String(value);
 }
 
-/** What came of sending the push: {kind: "ok" | "warn" | "error", text}. */
-export function dispatchInfo(dispatch) {
+/** What came of sending the push: {kind: "ok" | "warn" | "error", text}; `retryAt`, when a
+ * throttled push goes again. */
+export function dispatchInfo(dispatch, retryAt) {
   const d = String(dispatch);
   if (d === "dispatched") return { kind: "ok", text: "The push was sent; open it on the phone." };
+  if (d === "dispatchWaiting") {
+    const at = retryAt ? new Date(retryAt).toLocaleTimeString() : "later";
+    return { kind: "warn", text: `The phone took too many pushes just now: this one goes again at ${at}. The QR code and link work meanwhile.` };
+  }
   if (d === "dispatchTargetNotFound") return { kind: "warn", text: "No phone to send it to: the user has no phone enrolled, or no phone was chosen. Use the QR code or link." };
   if (d === "dispatchTargetExpired") return { kind: "warn", text: "The phone's push token is no longer registered. Use the QR code or link." };
   if (d.startsWith("dispatchError")) return { kind: "error", text: "Sending the push failed" + (d.includes(":") ? ": " + d.slice(d.indexOf(":") + 1).trim() : ".") };
