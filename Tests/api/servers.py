@@ -5,13 +5,16 @@ Environment: AUTHPHONE_BINARY, the server to start (scripts/api-test.sh sets it)
 
 import contextlib
 import os
+import pathlib
 import socket
 import subprocess
+import tempfile
 import time
 
+import pytest
 import requests
 
-from test_openapi import TIMEOUT
+from client import TIMEOUT
 
 BINARY = os.path.abspath(os.environ.get("AUTHPHONE_BINARY", ".build/debug/authphone"))
 
@@ -23,9 +26,10 @@ def free_port():
 
 
 @contextlib.contextmanager
-def serving(folder, args, env=None, port=None):
+def serving(folder, args, env=None, port=None, ready_status=200):
     """The server with `args` (and `--port` unless `port` is given, for one that names its own
-    port elsewhere), its output in `folder`; yields (process, base URL, log path) once /health answers."""
+    port elsewhere), its output in `folder`; yields (process, base URL, log path) once /health
+    answers `ready_status`."""
     if port is None:
         port = free_port()
         args = ["--port", str(port), *args]
@@ -39,7 +43,7 @@ def serving(folder, args, env=None, port=None):
         while True:
             assert process.poll() is None, f"the server stopped: {log_path.read_text()}"
             with contextlib.suppress(requests.ConnectionError):
-                if requests.get(url + "/health", timeout=1).ok:
+                if requests.get(url + "/health", timeout=1).status_code == ready_status:
                     break
             assert time.monotonic() < deadline, "the server never answered /health"
             time.sleep(0.1)
@@ -49,3 +53,14 @@ def serving(folder, args, env=None, port=None):
             process.terminate()
         process.wait(TIMEOUT)
         log.close()
+
+
+@contextlib.contextmanager
+def own_server(*args, ready_status=200):
+    """A server of the test's own, in memory, with `args`; yields its URL once /health answers
+    `ready_status`, and stops it afterwards. Without AUTHPHONE_BINARY the test is skipped."""
+    if not os.access(BINARY, os.X_OK):
+        pytest.skip(f"no server to start at {BINARY} (AUTHPHONE_BINARY)")
+    with tempfile.TemporaryDirectory() as folder, \
+            serving(pathlib.Path(folder), ["--in-memory", "--pin-kdf", "fast", *args], ready_status=ready_status) as (_, url, _):
+        yield url

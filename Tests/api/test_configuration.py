@@ -13,8 +13,8 @@ from datetime import datetime
 
 import requests
 
+from client import TIMEOUT
 from servers import BINARY, free_port, serving
-from test_openapi import TIMEOUT
 
 
 def session_lifetime(url):

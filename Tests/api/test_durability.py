@@ -14,8 +14,9 @@ import os
 import signal
 import sqlite3
 
+from client import TIMEOUT, Api, new_phone, new_session
+from device import Device, otp_step
 from servers import serving
-from test_openapi import TIMEOUT, Api, Device, new_phone, new_session, otp_step
 
 DATABASES = ("phones.sqlite", "backend.sqlite", "push.sqlite")
 

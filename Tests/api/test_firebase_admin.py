@@ -12,7 +12,6 @@ Environment: AUTHPHONE_URL (the running server; scripts/api-test.sh sets it).
 """
 
 import asyncio
-import json
 import uuid
 import warnings
 
@@ -22,7 +21,7 @@ import pytest
 import requests
 from firebase_admin import credentials, exceptions, messaging
 
-from test_openapi import BASE_URL, PIN, TIMEOUT, Screen, payload_of
+from client import BASE_URL, PIN, TIMEOUT, Screen, push_data
 
 PROJECT = "authphone"
 # The SDK's asynchronous client keeps its connections for the app's life: one event loop for all
@@ -60,13 +59,6 @@ def inbox(phone):
     return api("GET", f"/api/phones/{phone['id']}/inbox")["messages"]
 
 
-def push_data(session):
-    """The session's payload as FCM's data map, all strings."""
-    payload = payload_of(session["qrText"])
-    return {"nma_data": json.dumps(payload["nma_data"], separators=(",", ":")),
-            "nma_data_content_type": payload["nma_data_content_type"], "nma_data_version": payload["nma_data_version"]}
-
-
 def note(title="Hi"):
     return messaging.Notification(title=title, body="from the Firebase Admin SDK")
 
@@ -89,7 +81,7 @@ def test_a_whole_login_pushed_by_the_admin_sdk(app):
 
         # the relying party's server pushes the login with the SDK, to the phone's FID
         login = api("POST", "/api/backend/sessions", json={"type": "login", "userId": user})
-        name = messaging.send(messaging.Message(fid=phone["fid"], data=push_data(login), notification=note("Log in?")),
+        name = messaging.send(messaging.Message(fid=phone["fid"], data=push_data(login["qrText"]), notification=note("Log in?")),
                               app=app)
         assert name.startswith(f"projects/{PROJECT}/messages/")
         arrived = screen.until(lambda m: m["type"] == "notification", "the pushed login")["notification"]

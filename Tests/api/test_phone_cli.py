@@ -10,8 +10,8 @@ import subprocess
 
 import requests
 
+from client import BASE_URL, PIN, TIMEOUT, WRONG_PIN, push_data, uniq
 from servers import BINARY
-from test_openapi import BASE_URL, PIN, TIMEOUT, WRONG_PIN, payload_of, uniq
 
 
 def cli(*args, stdin=None):
@@ -44,11 +44,8 @@ def test_the_command_line_enrols_and_logs_in(tmp_path):
 
     # a login pushed to the phone by its name, opened from the same file
     login = session("login", user)
-    payload = payload_of(login["qrText"])
     push = tmp_path / "push.json"
-    push.write_text(json.dumps({"data": {
-        "nma_data": json.dumps(payload["nma_data"], separators=(",", ":")),
-        "nma_data_content_type": payload["nma_data_content_type"], "nma_data_version": payload["nma_data_version"]}}))
+    push.write_text(json.dumps({"data": push_data(login["qrText"])}))
     assert json.loads(ok("push", "--phone", name, "--file", str(push)))["name"].startswith("projects/authphone/messages/")
     assert ok("phone", "open", name, "--file", str(push)) == "WAIT_FOR_INPUT CONFIRM"
     assert ok("phone", "confirm", name) == "WAIT_FOR_INPUT VERIFY_SECOND_FACTOR"

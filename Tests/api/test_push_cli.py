@@ -6,23 +6,19 @@ Environment: AUTHPHONE_URL (the running server) and AUTHPHONE_BINARY (scripts/ap
 """
 
 import json
-import os
 import subprocess
 
 import requests
 
-from test_openapi import BASE_URL, TIMEOUT, payload_of
-
-BINARY = os.path.abspath(os.environ.get("AUTHPHONE_BINARY", ".build/debug/authphone"))
+from client import BASE_URL, TIMEOUT, push_data
+from servers import BINARY
 
 
 def test_every_shape_of_a_push_reaches_the_inbox():
     phone = requests.post(f"{BASE_URL}/api/phones", json={"name": "cli"}, timeout=TIMEOUT).json()
     session = requests.post(f"{BASE_URL}/api/backend/sessions", json={"type": "enrol", "userId": "cli-user"},
                             timeout=TIMEOUT).json()
-    payload = payload_of(session["qrText"])
-    data = {"nma_data": json.dumps(payload["nma_data"], separators=(",", ":")),
-            "nma_data_content_type": payload["nma_data_content_type"], "nma_data_version": payload["nma_data_version"]}
+    data = push_data(session["qrText"])
     shapes = {
         "send request": {"message": {"data": data, "notification": {"title": "Enrol?"}}},
         "received": {"from": "authphone", "data": data},

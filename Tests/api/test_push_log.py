@@ -2,13 +2,14 @@
 logged (accepted or refused, from any sender), filters by phone and outcome, the bound holds,
 and only this server's own pages or a script can clear it.
 
-Environment: AUTHPHONE_BINARY (scripts/api-test.sh sets it), as test_openapi.own_server needs.
+Environment: AUTHPHONE_BINARY (scripts/api-test.sh sets it), as servers.own_server needs.
 """
 
 import pytest
 import requests
 
-from test_openapi import TIMEOUT, own_server
+from client import TIMEOUT
+from servers import own_server
 
 LOG_SIZE = 3
 

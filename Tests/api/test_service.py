@@ -8,7 +8,7 @@ Environment: AUTHPHONE_URL (the running server; scripts/api-test.sh sets it).
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
-from test_openapi import BASE_URL, PIN, TIMEOUT, Screen, api, enrol_phone, new_phone, uniq, wait_for  # noqa: F401 (api: a fixture)
+from client import BASE_URL, PIN, TIMEOUT, enrol_phone, new_phone, screen_of, uniq, wait_for
 
 
 def samples():
@@ -41,8 +41,7 @@ def test_named_series_move_during_a_login(api):
     account = enrol_phone(api, phone, user)
     api.call("updatePhoneSettings", path={"id": phone["id"]}, body={"openPushesAtOnce": True}, expect=200)
     before = samples()
-    screen = Screen(BASE_URL, phone["id"])
-    screen.until(lambda m: m["type"] == "phone", "the phone")
+    screen = screen_of(api, phone)
     during = samples()
     assert value(during, "authphone_websockets_open", stream="phone") == \
         value(before, "authphone_websockets_open", stream="phone") + 1

@@ -12,8 +12,8 @@ import subprocess
 
 import requests
 
+from client import BASE_URL, FOREIGN_ORIGIN, PIN, TIMEOUT, uniq
 from servers import BINARY, serving
-from test_openapi import BASE_URL, FOREIGN_ORIGIN, PIN, TIMEOUT, uniq
 
 PASSPHRASE = "a passphrase for the CI job"
 

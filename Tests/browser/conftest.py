@@ -1,20 +1,22 @@
 """What every browser test shares: a headless Chromium through Selenium, one per test, and the
-folder screenshots go to.
-
-Environment:
-  AUTHPHONE_SCREENSHOTS  folder for screenshots (default artifacts/screenshots)
-  AUTHPHONE_DOWNLOADS    folder the browser downloads into (default artifacts/downloads)
-"""
-
-import os
-import pathlib
+test's tabs by name, each screenshot when the test fails (pages.py has the helpers)."""
 
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
-SCREENSHOTS = pathlib.Path(os.environ.get("AUTHPHONE_SCREENSHOTS", "artifacts/screenshots"))
-DOWNLOADS = pathlib.Path(os.environ.get("AUTHPHONE_DOWNLOADS", "artifacts/downloads")).resolve()
+from pages import DOWNLOADS, screenshot_windows
+
+# The outcome of a test's own body, kept on the test for its fixtures' teardown.
+CALL_REPORT = pytest.StashKey[pytest.TestReport]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.stash[CALL_REPORT] = report
 
 
 @pytest.fixture
@@ -31,3 +33,14 @@ def driver():
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def windows(driver, request):
+    """The test's tabs by name ("console", "phone", …): if the test fails, each is screenshot as
+    failure-NAME.png before the browser closes."""
+    handles = {}
+    yield handles
+    report = request.node.stash.get(CALL_REPORT, None)
+    if report is not None and report.failed:
+        screenshot_windows(driver, handles)

@@ -2,27 +2,26 @@
 shows, and what the device's camera, sensor and OS would do sits in a panel beside the frame
 (below it at a phone's width), on the phone page and on the stage.
 
-The server is started by the caller (scripts/browser-test.sh); see test_flows.py.
+The server is started by the caller (scripts/browser-test.sh); pages.py has the helpers.
 """
 
 import uuid
 
 from selenium.webdriver.common.by import By
 
-from test_flows import BASE_URL, find, screenshot, wait_for, wait_screen
-from test_screens import call, rect
+from pages import BASE_URL, find, new_phone, rect, screenshot, wait_connected, wait_for, wait_screen
 
 # what the device does, not the app: each lives in the controls, none in the frame
 CONTROLS = ["#oob-text", "#oob-open", "#oob-image-pick", "#fault-strip", "#sensor-section", "#device-section", "#settings-section"]
 
 
-def new_phone(driver):
+def controls_phone(driver):
     driver.get(BASE_URL + "/")
-    return call(driver, "POST", "/api/phones", {"name": "Controls " + uuid.uuid4().hex[:6]})["id"]
+    return new_phone(driver, "Controls " + uuid.uuid4().hex[:6])["id"]
 
 
 def check_controls_apart(driver):
-    wait_for(driver, lambda d: find(d, "body").get_attribute("data-connection") == "open", "phone stream not connected")
+    wait_connected(driver, "phone")
     wait_screen(driver, "HOME")
     wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-controls #settings-section"), "the device controls were not drawn")
     for css in CONTROLS:
@@ -34,7 +33,7 @@ def check_controls_apart(driver):
 
 
 def test_the_device_controls_stand_beside_the_frame(driver):
-    phone_id = new_phone(driver)
+    phone_id = controls_phone(driver)
     driver.set_window_size(1366, 900)
     driver.get(f"{BASE_URL}/phones/{phone_id}")
     check_controls_apart(driver)
@@ -53,7 +52,7 @@ def test_the_device_controls_stand_beside_the_frame(driver):
 
 
 def test_the_stage_frames_each_phone_with_its_controls_beside_it(driver):
-    phone_id = new_phone(driver)
+    phone_id = controls_phone(driver)
     driver.set_window_size(1366, 900)
     driver.get(f"{BASE_URL}/stage?phones={phone_id}")
     driver.switch_to.frame(find(driver, f'.stage-phone[data-phone-id="{phone_id}"] iframe'))

@@ -19,7 +19,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import SCREENSHOTS
+from pages import screenshot
 
 HERE = pathlib.Path(__file__).resolve().parent
 PUBLIC = HERE.parents[1] / "Public"
@@ -189,13 +189,6 @@ def pending_ends(**steps):
     return dict(steps, DONE="pending", ERROR="pending")
 
 
-def screenshot(driver, name):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / name
-    driver.find_element(By.ID, "card").screenshot(str(path))
-    return path
-
-
 # ----------------------------------------------------------------------------------------------
 # tests
 
@@ -303,7 +296,7 @@ def test_sign_transaction_mid_flow_screenshot(page):
     page.execute_script("document.getElementById('card').style.width = '420px'")
     assert not read(page)["overflows"]
     page.execute_script("document.getElementById('card').style.width = '640px'")
-    path = screenshot(page, "flow-diagram.png")
+    path = screenshot(page, "flow-diagram.png", "#card")
     assert path.stat().st_size > 0
 
 

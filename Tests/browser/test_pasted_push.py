@@ -1,7 +1,7 @@
 """Browser test: a push pasted into the phone's out-of-band box arrives as a real push does (the
 notification banner, the inbox), and with "open at once" starts its login straight away.
 
-The server is started by the caller (scripts/browser-test.sh); see test_flows.py for the helpers.
+The server is started by the caller (scripts/browser-test.sh); pages.py has the helpers.
 """
 
 import base64
@@ -10,22 +10,9 @@ import uuid
 
 from selenium.webdriver.common.by import By
 
-from test_flows import (
-    PIN,
-    click,
-    enrol_by_qr,
-    enter_pin,
-    find,
-    open_console,
-    open_payload,
-    screenshot,
-    screenshot_on_failure,
-    start_session,
-    visible,
-    wait_console_status,
-    wait_for,
-    wait_screen,
-    wait_visible,
+from pages import (
+    click, confirm_with_pin, enrol_by_qr, find, go_home, open_console, open_payload, screenshot, start_session,
+    visible, wait_console_status, wait_for, wait_screen, wait_visible,
 )
 
 
@@ -47,95 +34,82 @@ def inbox_ids(driver):
 def log_in_on_the_phone(driver, windows, sid):
     wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
     assert find(driver, "#screen").get_attribute("data-flow-type") == "LOGIN"
-    click(driver, "#confirm")
-    wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
-    enter_pin(driver, PIN)
-    wait_screen(driver, "DONE")
+    confirm_with_pin(driver)
     driver.switch_to.window(windows["console"])
     wait_console_status(driver, sid, "loggedin")
 
 
-def test_a_pasted_push_goes_through_the_banner_and_the_inbox(driver):
+def test_a_pasted_push_goes_through_the_banner_and_the_inbox(driver, windows):
     suffix = uuid.uuid4().hex[:10]
     user_id = f"dana-{suffix}"
-    windows = {}
-    try:
-        open_console(driver, windows)
-        enrol_by_qr(driver, windows, user_id, "Dana Example", f"Pasted push {suffix}")
+    open_console(driver, windows)
+    enrol_by_qr(driver, windows, user_id, "Dana Example", f"Pasted push {suffix}")
 
-        # The device panel shows the installation id the token carries.
-        fid = find(driver, "#device-fid").get_property("textContent")
-        assert len(fid) == 22, fid
-        assert find(driver, "#device-fcm-token").get_attribute("title").startswith(fid + ":APA91b")
+    # The device panel shows the installation id the token carries.
+    fid = find(driver, "#device-fid").get_property("textContent")
+    assert len(fid) == 22, fid
+    assert find(driver, "#device-fcm-token").get_attribute("title").startswith(fid + ":APA91b")
 
-        # Pasted: the banner announces it and it waits in the inbox; nothing starts yet.
-        driver.switch_to.window(windows["console"])
-        sid, qr_text = start_session(driver, "login", user_id)
-        driver.switch_to.window(windows["phone"])
-        wait_screen(driver, "HOME")
-        assert not find(driver, "#oob-open-at-once").is_selected(), "open at once is on by default"
-        open_payload(driver, push_json(qr_text, "Pasted login"))
-        banner = wait_visible(driver, "#push-banner", "the pasted push shows no notification")
-        message_id = banner.get_attribute("data-message-id")
-        # the banner slides in: its title is in view once it has
-        wait_for(driver, lambda d: "Pasted login" in banner.text, f"the banner shows no title: {banner.text}")
-        wait_for(driver, lambda d: inbox_ids(d) == [message_id], "the pasted push is not in the inbox")
-        wait_screen(driver, "HOME")
-        assert find(driver, "#oob-text").get_property("value") == "", "the box kept the pasted push"
-        screenshot(driver, "pasted-push.png")
-        click(driver, "#push-banner")
-        log_in_on_the_phone(driver, windows, sid)
-        driver.switch_to.window(windows["phone"])
-        click(driver, "#home")
-        wait_for(driver, lambda d: inbox_ids(d) == [], "the opened push is still in the inbox")
+    # Pasted: the banner announces it and it waits in the inbox; nothing starts yet.
+    driver.switch_to.window(windows["console"])
+    sid, qr_text = start_session(driver, "login", user_id)
+    driver.switch_to.window(windows["phone"])
+    wait_screen(driver, "HOME")
+    assert not find(driver, "#oob-open-at-once").is_selected(), "open at once is on by default"
+    open_payload(driver, push_json(qr_text, "Pasted login"))
+    banner = wait_visible(driver, "#push-banner", "the pasted push shows no notification")
+    message_id = banner.get_attribute("data-message-id")
+    # the banner slides in: its title is in view once it has
+    wait_for(driver, lambda d: "Pasted login" in banner.text, f"the banner shows no title: {banner.text}")
+    wait_for(driver, lambda d: inbox_ids(d) == [message_id], "the pasted push is not in the inbox")
+    wait_screen(driver, "HOME")
+    assert find(driver, "#oob-text").get_property("value") == "", "the box kept the pasted push"
+    screenshot(driver, "pasted-push.png")
+    click(driver, "#push-banner")
+    log_in_on_the_phone(driver, windows, sid)
+    driver.switch_to.window(windows["phone"])
+    go_home(driver)
+    wait_for(driver, lambda d: inbox_ids(d) == [], "the opened push is still in the inbox")
 
-        # Open at once: the login starts without a notification to tap, and leaves no trace.
-        driver.switch_to.window(windows["console"])
-        sid, qr_text = start_session(driver, "login", user_id)
-        driver.switch_to.window(windows["phone"])
-        wait_screen(driver, "HOME")
-        click(driver, "#oob-open-at-once")
-        open_payload(driver, push_json(qr_text, "Opened at once"))
-        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
-        assert not visible(driver, "#push-banner"), "a push opened at once still shows its banner"
-        log_in_on_the_phone(driver, windows, sid)
-        driver.switch_to.window(windows["phone"])
-        click(driver, "#home")
-        wait_for(driver, lambda d: inbox_ids(d) == [], "a push opened at once stays in the inbox")
+    # Open at once: the login starts without a notification to tap, and leaves no trace.
+    driver.switch_to.window(windows["console"])
+    sid, qr_text = start_session(driver, "login", user_id)
+    driver.switch_to.window(windows["phone"])
+    wait_screen(driver, "HOME")
+    click(driver, "#oob-open-at-once")
+    open_payload(driver, push_json(qr_text, "Opened at once"))
+    wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+    assert not visible(driver, "#push-banner"), "a push opened at once still shows its banner"
+    log_in_on_the_phone(driver, windows, sid)
+    driver.switch_to.window(windows["phone"])
+    go_home(driver)
+    wait_for(driver, lambda d: inbox_ids(d) == [], "a push opened at once stays in the inbox")
 
-        # A pasted push without a payload is refused where it was pasted, and nothing arrives.
-        open_payload(driver, json.dumps({"data": {"k": "v"}}))
-        error = wait_visible(driver, "#oob-error", "a push without a payload was not refused")
-        assert "nma_data" in error.text, error.text
-        assert inbox_ids(driver) == [] and not visible(driver, "#push-banner")
-    except BaseException:
-        screenshot_on_failure(driver, windows)
-        raise
+    # A pasted push without a payload is refused where it was pasted, and nothing arrives.
+    open_payload(driver, json.dumps({"data": {"k": "v"}}))
+    error = wait_visible(driver, "#oob-error", "a push without a payload was not refused")
+    assert "nma_data" in error.text, error.text
+    assert inbox_ids(driver) == [] and not visible(driver, "#push-banner")
 
 
-def test_a_push_pasted_as_a_device_log_shows_it_goes_to_the_inbox_too(driver):
+def test_a_push_pasted_as_a_device_log_shows_it_goes_to_the_inbox_too(driver, windows):
     """iOS's userInfo (data keys beside `aps` and `gcm.message_id`) and Android's data map on its
     own, as copied from a device log, are pushes too: banner and inbox, not QR text."""
     suffix = uuid.uuid4().hex[:10]
     user_id = f"ivo-{suffix}"
-    windows = {}
-    try:
-        open_console(driver, windows)
-        enrol_by_qr(driver, windows, user_id, "Ivo Example", f"Device log {suffix}")
-        for count, shape in enumerate(("ios", "android"), start=1):
-            driver.switch_to.window(windows["console"])
-            _, qr_text = start_session(driver, "login", user_id)
-            data = json.loads(push_json(qr_text, "unused"))["data"]
-            pasted = {**data, "aps": {"alert": {"title": f"From {shape}", "body": "userInfo"}}, "gcm.message_id": "1700000000000001"} \
-                if shape == "ios" else data
-            driver.switch_to.window(windows["phone"])
-            wait_screen(driver, "HOME")
-            open_payload(driver, json.dumps(pasted))
-            banner = wait_visible(driver, "#push-banner", f"the pasted {shape} push shows no notification")
-            if shape == "ios":
-                wait_for(driver, lambda d: "From ios" in banner.text, f"the banner shows no title: {banner.text}")
-            wait_for(driver, lambda d: len(inbox_ids(d)) == count, f"the pasted {shape} push is not in the inbox: {inbox_ids(driver)}")
-            wait_screen(driver, "HOME")
-    except BaseException:
-        screenshot_on_failure(driver, windows)
-        raise
+    open_console(driver, windows)
+    enrol_by_qr(driver, windows, user_id, "Ivo Example", f"Device log {suffix}")
+    for count, shape in enumerate(("ios", "android"), start=1):
+        driver.switch_to.window(windows["console"])
+        _, qr_text = start_session(driver, "login", user_id)
+        data = json.loads(push_json(qr_text, "unused"))["data"]
+        pasted = {**data, "aps": {"alert": {"title": f"From {shape}", "body": "userInfo"}}, "gcm.message_id": "1700000000000001"} \
+            if shape == "ios" else data
+        driver.switch_to.window(windows["phone"])
+        wait_screen(driver, "HOME")
+        open_payload(driver, json.dumps(pasted))
+        banner = wait_visible(driver, "#push-banner", f"the pasted {shape} push shows no notification")
+        if shape == "ios":
+            wait_for(driver, lambda d: "From ios" in banner.text, f"the banner shows no title: {banner.text}")
+        wait_for(driver, lambda d: len(inbox_ids(d)) == count, f"the pasted {shape} push is not in the inbox: {inbox_ids(driver)}")
+        wait_screen(driver, "HOME")

@@ -4,7 +4,7 @@ completed; a message with two targets refused with the rule named; a push sent m
 script (urllib, as curl would); all three in the push log with their outcomes; the composer's last
 message back after a reload.
 
-The server is started by the caller (scripts/browser-test.sh). Environment: AUTHPHONE_URL.
+The server is started by the caller (scripts/browser-test.sh); pages.py has the helpers.
 """
 
 import json
@@ -14,9 +14,9 @@ import uuid
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from test_flows import (
-    BASE_URL, PIN, animations_done, backend_session, click, enter_pin, enrol_by_qr, find, open_console, screenshot,
-    screenshot_on_failure, wait_for, wait_screen, wait_visible,
+from pages import (
+    BASE_URL, animations_done, backend_session, call, click, confirm_with_pin, enrol_by_qr, find, open_console, screenshot,
+    wait_for, wait_screen, wait_visible,
 )
 
 COMPOSER = "#push-composer"
@@ -35,11 +35,6 @@ def log_row(driver, outcome, target=None):
     return False
 
 
-def phone_token(phone_id):
-    with urllib.request.urlopen(f"{BASE_URL}/api/phones/{phone_id}") as answer:
-        return json.load(answer)["fcmToken"]
-
-
 def send_by_script(token):
     """A push as an outside sender posts it (curl's request, from Python)."""
     request = urllib.request.Request(
@@ -50,87 +45,79 @@ def send_by_script(token):
         return json.load(answer)["name"]
 
 
-def test_compose_a_login_push_and_follow_it_in_the_log(driver):
+def test_compose_a_login_push_and_follow_it_in_the_log(driver, windows):
     suffix = uuid.uuid4().hex[:10]
     user_id = f"carol-{suffix}"
-    windows = {}
-    try:
-        open_console(driver, windows)
-        _, phone_id = enrol_by_qr(driver, windows, user_id, "Carol Example", f"Composer test {suffix}")
-        token = phone_token(phone_id)
-        scripted = send_by_script(token)  # the phone's screen is open: a banner
+    open_console(driver, windows)
+    _, phone_id = enrol_by_qr(driver, windows, user_id, "Carol Example", f"Composer test {suffix}")
+    token = call(driver, "GET", f"/api/phones/{phone_id}")["fcmToken"]
+    scripted = send_by_script(token)  # the phone's screen is open: a banner
 
-        # Console: the login template for the user, to the enrolled phone.
-        driver.switch_to.window(windows["console"])
-        driver.refresh()  # the new phone is listed
-        wait_visible(driver, f'{COMPOSER}[data-ready="true"]', "composer not ready")
-        Select(composer(driver, "template")).select_by_value("login")
-        composer(driver, "template-user").send_keys(user_id)
-        click(driver, f'{COMPOSER} [data-composer="use-template"]')
-        wait_for(driver, lambda d: find(d, COMPOSER).get_attribute("data-session-id"), "no session made for the template")
-        login_sid = find(driver, COMPOSER).get_attribute("data-session-id")
-        click(driver, f'{COMPOSER} input[data-phone-id="{phone_id}"]')
-        preview = composer(driver, "preview").text
-        assert preview.startswith("POST /v1/projects/authphone/messages:send"), preview
-        assert '"nma_data"' in preview and token in preview
-        assert "authphone push" in find(driver, f'{COMPOSER} [data-line="authphone push"]').text
-        assert find(driver, f'{COMPOSER} [data-line="curl"]').text.startswith("curl -sS -X POST")
-        click(driver, f'{COMPOSER} [data-composer="send"]')
-        answer = wait_visible(driver, f'{COMPOSER} .composer-answer[data-outcome="ok"]', "no answer to the send")
-        assert "projects/authphone/messages/" in answer.text, answer.text
-        sent_id = answer.text.split("/")[-1].strip()
+    # Console: the login template for the user, to the enrolled phone.
+    driver.switch_to.window(windows["console"])
+    driver.refresh()  # the new phone is listed
+    wait_visible(driver, f'{COMPOSER}[data-ready="true"]', "composer not ready")
+    Select(composer(driver, "template")).select_by_value("login")
+    composer(driver, "template-user").send_keys(user_id)
+    click(driver, f'{COMPOSER} [data-composer="use-template"]')
+    wait_for(driver, lambda d: find(d, COMPOSER).get_attribute("data-session-id"), "no session made for the template")
+    login_sid = find(driver, COMPOSER).get_attribute("data-session-id")
+    click(driver, f'{COMPOSER} input[data-phone-id="{phone_id}"]')
+    preview = composer(driver, "preview").text
+    assert preview.startswith("POST /v1/projects/authphone/messages:send"), preview
+    assert '"nma_data"' in preview and token in preview
+    assert "authphone push" in find(driver, f'{COMPOSER} [data-line="authphone push"]').text
+    assert find(driver, f'{COMPOSER} [data-line="curl"]').text.startswith("curl -sS -X POST")
+    click(driver, f'{COMPOSER} [data-composer="send"]')
+    answer = wait_visible(driver, f'{COMPOSER} .composer-answer[data-outcome="ok"]', "no answer to the send")
+    assert "projects/authphone/messages/" in answer.text, answer.text
+    sent_id = answer.text.split("/")[-1].strip()
 
-        # Phone: the banner opens the login, which completes with the PIN.
-        driver.switch_to.window(windows["phone"])
-        banner = wait_visible(driver, f'#push-banner[data-message-id="{sent_id}"]', "the composed push's banner not shown")
-        assert user_id in banner.text
-        wait_for(driver, lambda d: animations_done(d, "#push-banner"), "banner still sliding in")
-        click(driver, "#push-banner")
-        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
-        assert find(driver, "#screen").get_attribute("data-flow-type") == "LOGIN"
-        click(driver, "#confirm")
-        wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
-        enter_pin(driver, PIN)
-        wait_screen(driver, "DONE")
-        assert backend_session(driver, login_sid)["status"] == "loggedin"
+    # Phone: the banner opens the login, which completes with the PIN.
+    driver.switch_to.window(windows["phone"])
+    banner = wait_visible(driver, f'#push-banner[data-message-id="{sent_id}"]', "the composed push's banner not shown")
+    assert user_id in banner.text
+    wait_for(driver, lambda d: animations_done(d, "#push-banner"), "banner still sliding in")
+    click(driver, "#push-banner")
+    wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+    assert find(driver, "#screen").get_attribute("data-flow-type") == "LOGIN"
+    confirm_with_pin(driver)
+    assert backend_session(driver, login_sid)["status"] == "loggedin"
 
-        # Console: the same message with a second target is FCM's INVALID_ARGUMENT, the rule named.
-        driver.switch_to.window(windows["console"])
-        click(driver, f'{COMPOSER} [data-composer="add-target"]')
-        find(driver, f'{COMPOSER} [data-row="target"] input').send_keys("news")
-        click(driver, f'{COMPOSER} [data-composer="send"]')
-        refused = wait_visible(driver, f'{COMPOSER} .composer-answer[data-outcome="INVALID_ARGUMENT"]', "no refusal shown")
-        assert "400" in refused.text and "Exactly one of token, topic, condition or fid" in refused.text, refused.text
-        assert "Rule: A message has exactly one target" in find(driver, f"{COMPOSER} .composer-rule").text
+    # Console: the same message with a second target is FCM's INVALID_ARGUMENT, the rule named.
+    driver.switch_to.window(windows["console"])
+    click(driver, f'{COMPOSER} [data-composer="add-target"]')
+    find(driver, f'{COMPOSER} [data-row="target"] input').send_keys("news")
+    click(driver, f'{COMPOSER} [data-composer="send"]')
+    refused = wait_visible(driver, f'{COMPOSER} .composer-answer[data-outcome="INVALID_ARGUMENT"]', "no refusal shown")
+    assert "400" in refused.text and "Exactly one of token, topic, condition or fid" in refused.text, refused.text
+    assert "Rule: A message has exactly one target" in find(driver, f"{COMPOSER} .composer-rule").text
 
-        # The log: all three, with their outcomes, linked to the phone and the session.
-        opened = wait_for(driver, lambda d: log_row(d, "opened", token), "the login push is not logged as opened")
-        assert opened.get_attribute("data-message-id") == sent_id
-        assert opened.find_element(By.CSS_SELECTOR, "a.log-phone").get_attribute("data-phone-id") == phone_id
-        assert opened.find_element(By.CSS_SELECTOR, "a.log-session").get_attribute("data-session-id") == login_sid
-        assert "127.0.0.1" in opened.text
-        refusal = wait_for(driver, lambda d: log_row(d, "INVALID_ARGUMENT", token), "the refusal is not logged")
-        assert "Exactly one of token" in refusal.get_attribute("textContent")
-        by_script = wait_for(driver, lambda d: log_row(d, "banner", token), "the scripted push is not logged")
-        assert by_script.get_attribute("data-message-id") == scripted.split("/")[-1]
-        rows = [r.get_attribute("data-message-id") for r in driver.find_elements(By.CSS_SELECTOR, f"{LOG} tr.log-row")]
-        assert rows.index(refusal.get_attribute("data-message-id")) < rows.index(sent_id) < rows.index(by_script.get_attribute("data-message-id")), "not newest first"
-        driver.set_window_size(1280, 1900)
-        driver.execute_script("document.querySelector(arguments[0]).scrollIntoView()", COMPOSER)
-        screenshot(driver, "push-composer-and-log.png")
-        driver.set_window_size(1280, 900)
+    # The log: all three, with their outcomes, linked to the phone and the session.
+    opened = wait_for(driver, lambda d: log_row(d, "opened", token), "the login push is not logged as opened")
+    assert opened.get_attribute("data-message-id") == sent_id
+    assert opened.find_element(By.CSS_SELECTOR, "a.log-phone").get_attribute("data-phone-id") == phone_id
+    assert opened.find_element(By.CSS_SELECTOR, "a.log-session").get_attribute("data-session-id") == login_sid
+    assert "127.0.0.1" in opened.text
+    refusal = wait_for(driver, lambda d: log_row(d, "INVALID_ARGUMENT", token), "the refusal is not logged")
+    assert "Exactly one of token" in refusal.get_attribute("textContent")
+    by_script = wait_for(driver, lambda d: log_row(d, "banner", token), "the scripted push is not logged")
+    assert by_script.get_attribute("data-message-id") == scripted.split("/")[-1]
+    rows = [r.get_attribute("data-message-id") for r in driver.find_elements(By.CSS_SELECTOR, f"{LOG} tr.log-row")]
+    assert rows.index(refusal.get_attribute("data-message-id")) < rows.index(sent_id) < rows.index(by_script.get_attribute("data-message-id")), "not newest first"
+    driver.set_window_size(1280, 1900)
+    driver.execute_script("document.querySelector(arguments[0]).scrollIntoView()", COMPOSER)
+    screenshot(driver, "push-composer-and-log.png")
+    driver.set_window_size(1280, 900)
 
-        # The filter by outcome keeps only the refusal.
-        Select(find(driver, f'{LOG} [data-log="outcome"]')).select_by_value("INVALID_ARGUMENT")
-        wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, f"{LOG} tr.log-row")) == 1 and log_row(d, "INVALID_ARGUMENT"), "the outcome filter did not apply")
+    # The filter by outcome keeps only the refusal.
+    Select(find(driver, f'{LOG} [data-log="outcome"]')).select_by_value("INVALID_ARGUMENT")
+    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, f"{LOG} tr.log-row")) == 1 and log_row(d, "INVALID_ARGUMENT"), "the outcome filter did not apply")
 
-        # The last message survives a reload: it is kept on the server.
-        driver.refresh()
-        wait_visible(driver, f'{COMPOSER}[data-ready="true"]', "composer not ready after the reload")
-        Select(composer(driver, "template")).select_by_value("last")
-        click(driver, f'{COMPOSER} [data-composer="use-template"]')
-        wait_for(driver, lambda d: find(d, f'{COMPOSER} [data-row="target"] input').get_attribute("value") == "news", "the last message did not come back")
-        assert find(driver, f'{COMPOSER} input[data-phone-id="{phone_id}"]').is_selected()
-    except BaseException:
-        screenshot_on_failure(driver, windows)
-        raise
+    # The last message survives a reload: it is kept on the server.
+    driver.refresh()
+    wait_visible(driver, f'{COMPOSER}[data-ready="true"]', "composer not ready after the reload")
+    Select(composer(driver, "template")).select_by_value("last")
+    click(driver, f'{COMPOSER} [data-composer="use-template"]')
+    wait_for(driver, lambda d: find(d, f'{COMPOSER} [data-row="target"] input').get_attribute("value") == "news", "the last message did not come back")
+    assert find(driver, f'{COMPOSER} input[data-phone-id="{phone_id}"]').is_selected()

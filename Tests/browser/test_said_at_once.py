@@ -3,21 +3,21 @@ for a user with no account (the session card's outcome, not an expiry minutes la
 PIN that breaks the policy (the PIN screen's own message line, at its first entry), and an announced line the console's form
 cannot read (named as it was typed).
 
-The server is started by the caller (scripts/browser-test.sh); see test_flows.py.
+The server is started by the caller (scripts/browser-test.sh); pages.py has the helpers.
 """
 
 import uuid
 
 import pytest
 
-from test_flows import BASE_URL, PIN, click, enter_pin, find, open_console, screenshot, start_session, visible, wait_for, wait_screen, wait_visible
-from test_screens import call
-from test_stage import fill_starter
+from pages import (
+    BASE_URL, PIN, call, click, enter_pin, fill_starter, find, go_home, new_phone, open_console, open_stage,
+    screenshot, start_session, visible, wait_for, wait_screen, wait_visible,
+)
 
 
 def test_a_login_or_transaction_for_a_user_with_no_account_says_so_at_once(driver):
-    driver.get(BASE_URL + "/stage")
-    wait_for(driver, lambda d: find(d, "body").get_attribute("data-connection") == "open", "stage stream not connected")
+    open_stage(driver)
     nobody = "nobody-" + uuid.uuid4().hex[:8]
     for kind, text in (("login", None), ("transaction", "Pay 10 EUR to ACME")):
         fill_starter(driver, kind, nobody, transaction=text)
@@ -44,7 +44,7 @@ def test_a_login_or_transaction_for_a_user_with_no_account_says_so_at_once(drive
 
 def test_a_new_pin_that_breaks_the_policy_is_refused_at_its_first_entry(driver):
     driver.get(BASE_URL + "/")
-    phone = call(driver, "POST", "/api/phones", {"name": "Policy " + uuid.uuid4().hex[:6]})
+    phone = new_phone(driver, "Policy " + uuid.uuid4().hex[:6])
     enrol = call(driver, "POST", "/api/backend/sessions", {"type": "enrol", "userId": "pia-" + uuid.uuid4().hex[:8]})
     driver.get(f"{BASE_URL}/phones/{phone['id']}")
     wait_screen(driver, "HOME")
@@ -72,8 +72,7 @@ def test_a_new_pin_that_breaks_the_policy_is_refused_at_its_first_entry(driver):
     wait_screen(driver, "DONE")
 
     # the Nevis PIN change (old and new on one screen): the new PIN is checked at its first entry too
-    click(driver, "#home")
-    wait_screen(driver, "HOME")
+    go_home(driver)
     call(driver, "PUT", f"/api/phones/{phone['id']}/settings", {"pinChangeStyle": "nevis"})
     call(driver, "POST", f"/api/phones/{phone['id']}/flows", {"type": "CHANGE_PIN"})
     wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR")

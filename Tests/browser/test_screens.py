@@ -4,7 +4,7 @@ scroll sideways, and the layouts found broken before are checked where they brok
 log's last column at 1366 px; the wrong-PIN policy form and the sessions' status at 390 px).
 A full-page screenshot of each goes to artifacts/screens/ (AUTHPHONE_SCREENS), not committed.
 
-The server is started by the caller (scripts/browser-test.sh); see test_flows.py.
+The server is started by the caller (scripts/browser-test.sh); pages.py has the helpers.
 """
 
 import os
@@ -14,19 +14,9 @@ import uuid
 import pytest
 from selenium.webdriver.common.by import By
 
-from test_flows import BASE_URL, PIN, click, enter_pin, find, wait_for, wait_screen, wait_visible
+from pages import BASE_URL, PIN, call, choose_pin, click, find, go_home, new_phone, rect, wait_for, wait_screen, wait_visible
 
 SCREENS = pathlib.Path(os.environ.get("AUTHPHONE_SCREENS", "artifacts/screens"))
-
-FETCH = (
-    "const [method, path, body] = arguments; const done = arguments[arguments.length - 1];"
-    "fetch(path, {method, headers: {'Content-Type': 'application/json'}, body: body && JSON.stringify(body)})"
-    ".then(r => r.json()).then(done, e => done({error: String(e)}));"
-)
-
-
-def call(driver, method, path, body=None):
-    return driver.execute_async_script(FETCH, method, path, body)
 
 
 def shoot(driver, name, width, height):
@@ -39,12 +29,6 @@ def shoot(driver, name, width, height):
     driver.execute_script("window.scrollTo(0, 0)")
     driver.save_screenshot(str(SCREENS / f"{name}-{width}.png"))
     driver.set_window_size(width, height)
-
-
-def rect(driver, css):
-    return driver.execute_script(
-        "const r = document.querySelector(arguments[0]).getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};",
-        css)
 
 
 def open_and_confirm(driver, phone, session, then, names, width, height):
@@ -67,7 +51,7 @@ def test_every_screen_fits(driver, width, height):
     driver.set_window_size(width, height)
     loaded(driver, "/")
     user = "sam-" + uuid.uuid4().hex[:8]
-    phone = call(driver, "POST", "/api/phones", {"name": f"Screens {width}"})
+    phone = new_phone(driver, f"Screens {width}")
     enrol = call(driver, "POST", "/api/backend/sessions", {"type": "enrol", "userId": user, "displayName": "Sam Example"})
     shoot(driver, "index", width, height)
 
@@ -103,13 +87,10 @@ def test_every_screen_fits(driver, width, height):
     wait_screen(driver, "HOME")
     shoot(driver, "phone-home-new", width, height)
     open_and_confirm(driver, phone, enrol, "SET_SECOND_FACTOR", ("phone-enrol-confirm", "phone-set-pin"), width, height)
-    enter_pin(driver, PIN)
-    wait_visible(driver, '#pin-pad[data-phase="repeat"]')
-    enter_pin(driver, PIN)
+    choose_pin(driver, PIN)
     wait_screen(driver, "DONE")
     shoot(driver, "phone-enrol-done", width, height)
-    click(driver, "#home")
-    wait_screen(driver, "HOME")
+    go_home(driver)
     shoot(driver, "phone-home-account", width, height)
 
     login = call(driver, "POST", "/api/backend/sessions", {"type": "login", "userId": user})
@@ -124,7 +105,6 @@ def test_every_screen_fits(driver, width, height):
         assert rect(driver, "#flow-log th:last-child")["right"] <= rect(driver, ".flow-log")["right"]
 
     transaction = call(driver, "POST", "/api/backend/sessions", {"type": "transaction", "userId": user, "transaction": "Pay 42.00 EUR to ACME Ltd"})
-    click(driver, "#home")
-    wait_screen(driver, "HOME")
+    go_home(driver)
     open_and_confirm(driver, phone, transaction, "CONFIRM_TRANSACTION", ("phone-transaction-confirm", "phone-transaction"), width, height)
     assert not driver.find_elements(By.CSS_SELECTOR, "#toast:not([hidden])")

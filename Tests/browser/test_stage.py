@@ -1,7 +1,7 @@
 """Browser test of the stage: enrol, login, transaction and a push login walked entirely on
 /stage, each session sent to the phone on stage with one click (no payload typed or pasted).
 
-The server is started by the caller (scripts/browser-test.sh); see test_flows.py.
+The server is started by the caller (scripts/browser-test.sh); pages.py has the helpers.
 """
 
 import json
@@ -12,25 +12,10 @@ from haralyzer import HarParser
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import DOWNLOADS
-from test_flows import (
-    BASE_URL,
-    PIN,
-    TIMEOUT,
-    click,
-    enter_pin,
-    find,
-    screenshot,
-    visible,
-    wait_for,
-    wait_screen,
-    wait_visible,
+from pages import (
+    BASE_URL, DOWNLOADS, PIN, TIMEOUT, call, click, confirm_with_pin, fill_starter, find, go_home, open_stage,
+    screenshot, visible, wait_for, wait_screen, wait_visible,
 )
-
-
-def open_stage(driver):
-    driver.get(BASE_URL + "/stage")
-    wait_for(driver, lambda d: find(d, "body").get_attribute("data-connection") == "open", "stage stream not connected")
 
 
 def new_phone_on_stage(driver):
@@ -43,21 +28,6 @@ def new_phone_on_stage(driver):
     phone_id = frame.get_attribute("data-phone-id")
     assert f"phones={phone_id}" in driver.current_url, "the stage's address does not name its phone"
     return phone_id
-
-
-def fill_starter(driver, kind, user_id, display_name=None, transaction=None):
-    """Fills in the session starter and starts it."""
-    Select(find(driver, "#session-type")).select_by_value(kind)
-    user = find(driver, "#session-user")
-    user.clear()
-    user.send_keys(user_id)
-    if display_name:
-        find(driver, "#session-display-name").send_keys(display_name)
-    if transaction:
-        text = find(driver, "#session-transaction")
-        text.clear()
-        text.send_keys(transaction)
-    click(driver, "#start-session")
 
 
 def start(driver, kind, user_id, display_name=None, transaction=None):
@@ -80,21 +50,6 @@ def start(driver, kind, user_id, display_name=None, transaction=None):
 
 def on_phone(driver, phone_id):
     driver.switch_to.frame(find(driver, f'.stage-phone[data-phone-id="{phone_id}"] iframe'))
-
-
-def confirm_with_pin(driver, steps=("CONFIRM",), pin_twice=False):
-    """On the phone: confirms each step, then enters the PIN (twice for a new one); back home."""
-    for step in steps:
-        wait_screen(driver, "WAIT_FOR_INPUT", step)
-        click(driver, "#confirm")
-    wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR" if pin_twice else "VERIFY_SECOND_FACTOR")
-    enter_pin(driver, PIN)
-    if pin_twice:
-        wait_visible(driver, '#pin-pad[data-phase="repeat"]', "PIN pad did not ask to repeat the PIN")
-        enter_pin(driver, PIN)
-    wait_screen(driver, "DONE")
-    click(driver, "#home")
-    wait_screen(driver, "HOME")
 
 
 def outcome(driver, text):
@@ -136,87 +91,84 @@ def check_har(path, sid, user_id):
     assert "‹redacted›" in verify and "Signature" in verify
 
 
-def test_enrol_login_transaction_and_push_on_the_stage(driver):
+def test_enrol_login_transaction_and_push_on_the_stage(driver, windows):
     suffix = uuid.uuid4().hex[:10]
     user_id = f"stella-{suffix}"
-    try:
-        driver.get(BASE_URL + "/")
-        click(driver, "#stage-link")
-        wait_for(driver, lambda d: d.current_url.startswith(BASE_URL + "/stage"), "the home page's stage link")
-        open_stage(driver)
-        assert find(driver, ".topnav .nav-stage").get_attribute("href").endswith("/stage")
-        phone_id = new_phone_on_stage(driver)
-        on_phone(driver, phone_id)
-        wait_screen(driver, "HOME")
-        assert not visible(driver, ".topbar"), "the framed phone shows its page's navigation"
-        driver.switch_to.default_content()
+    driver.get(BASE_URL + "/")
+    windows["stage"] = driver.current_window_handle
+    click(driver, "#stage-link")
+    wait_for(driver, lambda d: d.current_url.startswith(BASE_URL + "/stage"), "the home page's stage link")
+    open_stage(driver)
+    assert find(driver, ".topnav .nav-stage").get_attribute("href").endswith("/stage")
+    phone_id = new_phone_on_stage(driver)
+    on_phone(driver, phone_id)
+    wait_screen(driver, "HOME")
+    assert not visible(driver, ".topbar"), "the framed phone shows its page's navigation"
+    driver.switch_to.default_content()
 
-        # enrol: the card's "Open on phone" hands the QR code to the phone on stage
-        start(driver, "enrol", user_id, display_name="Stella Example")
-        assert Select(find(driver, "#session-phone")).first_selected_option.get_attribute("value") == phone_id
-        click(driver, "#open-on-phone")
-        on_phone(driver, phone_id)
-        confirm_with_pin(driver, pin_twice=True)
-        driver.switch_to.default_content()
-        outcome(driver, "Enrolled")
+    # enrol: the card's "Open on phone" hands the QR code to the phone on stage
+    start(driver, "enrol", user_id, display_name="Stella Example")
+    assert Select(find(driver, "#session-phone")).first_selected_option.get_attribute("value") == phone_id
+    click(driver, "#open-on-phone")
+    on_phone(driver, phone_id)
+    confirm_with_pin(driver, new_pin=True)
+    go_home(driver)
+    driver.switch_to.default_content()
+    outcome(driver, "Enrolled")
 
-        # login, the same way; the offline-OTP form stays away while ENABLE_OTP is off
-        driver.execute_async_script(
-            "const done = arguments[arguments.length - 1];"
-            "fetch('/api/backend/server-flags', {method: 'PUT', headers: {'Content-Type': 'application/json'},"
-            " body: JSON.stringify({flags: {ENABLE_OTP: false}})}).then(r => done(r.status));")
-        start(driver, "login", user_id)
-        assert not visible(driver, "#otp-form"), "the OTP form is offered while ENABLE_OTP is off"
-        click(driver, "#open-on-phone")
-        on_phone(driver, phone_id)
-        confirm_with_pin(driver)
-        driver.switch_to.default_content()
-        outcome(driver, "Logged in")
-        screenshot(driver, "stage-login.png")
+    # login, the same way; the offline-OTP form stays away while ENABLE_OTP is off
+    call(driver, "PUT", "/api/backend/server-flags", {"flags": {"ENABLE_OTP": False}})
+    start(driver, "login", user_id)
+    assert not visible(driver, "#otp-form"), "the OTP form is offered while ENABLE_OTP is off"
+    click(driver, "#open-on-phone")
+    on_phone(driver, phone_id)
+    confirm_with_pin(driver)
+    go_home(driver)
+    driver.switch_to.default_content()
+    outcome(driver, "Logged in")
+    screenshot(driver, "stage-login.png")
 
-        # a transaction: the phone shows the text, then its confirmation
-        start(driver, "transaction", user_id, transaction="Pay 12.00 EUR to the stage")
-        click(driver, "#open-on-phone")
-        on_phone(driver, phone_id)
-        confirm_with_pin(driver, steps=("CONFIRM", "CONFIRM_TRANSACTION"))
-        driver.switch_to.default_content()
-        outcome(driver, "Signed")
+    # a transaction: the phone shows the text, then its confirmation
+    start(driver, "transaction", user_id, transaction="Pay 12.00 EUR to the stage")
+    click(driver, "#open-on-phone")
+    on_phone(driver, phone_id)
+    confirm_with_pin(driver, steps=("CONFIRM", "CONFIRM_TRANSACTION"))
+    go_home(driver)
+    driver.switch_to.default_content()
+    outcome(driver, "Signed")
 
-        # a login pushed from the card: the banner on the phone opens it
-        sid = start(driver, "login", user_id)
-        click(driver, "#push-to-phone")
-        wait_for(driver, lambda d: find(d, "#session-dispatch").get_attribute("data-dispatch") == "dispatched", "the push was not dispatched")
-        on_phone(driver, phone_id)
-        banner = wait_visible(driver, "#push-banner", "the pushed session's banner is not shown")
-        assert user_id in banner.text
-        click(driver, "#push-banner")
-        confirm_with_pin(driver)
-        driver.switch_to.default_content()
-        outcome(driver, "Logged in")
-        driver.set_window_size(1600, 1000)
-        driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", find(driver, ".stage-grid"))
-        screenshot(driver, "stage-push.png")
+    # a login pushed from the card: the banner on the phone opens it
+    sid = start(driver, "login", user_id)
+    click(driver, "#push-to-phone")
+    wait_for(driver, lambda d: find(d, "#session-dispatch").get_attribute("data-dispatch") == "dispatched", "the push was not dispatched")
+    on_phone(driver, phone_id)
+    banner = wait_visible(driver, "#push-banner", "the pushed session's banner is not shown")
+    assert user_id in banner.text
+    click(driver, "#push-banner")
+    confirm_with_pin(driver)
+    go_home(driver)
+    driver.switch_to.default_content()
+    outcome(driver, "Logged in")
+    driver.set_window_size(1600, 1000)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", find(driver, ".stage-grid"))
+    screenshot(driver, "stage-push.png")
 
-        # its timeline: five exchanges across the three lanes, bodies on a click, and a HAR file
-        wait_for(driver, lambda d: find(d, "#session-timeline").get_attribute("data-count") == "5", "the timeline does not show five exchanges")
-        lanes = [(r.get_attribute("data-from"), r.get_attribute("data-to")) for r in driver.find_elements(By.CSS_SELECTOR, "#session-timeline .tl-hop")]
-        assert lanes == [("backend", "push"), ("push", "phone"), ("phone", "backend"), ("phone", "backend"), ("phone", "backend")], lanes
-        click(driver, "#session-timeline .tl-hop:last-child .tl-arrow")
-        details = wait_visible(driver, "#session-timeline .tl-hop:last-child .tl-details", "the exchange's bodies are not shown")
-        assert "‹redacted›" in details.text and PIN not in details.text
-        driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", find(driver, "#session-timeline"))
-        screenshot(driver, "stage-timeline.png")
-        click(driver, "#session-timeline .tl-download-har")
-        check_har(downloaded(f"session-{sid}.har"), sid, user_id)
+    # its timeline: five exchanges across the three lanes, bodies on a click, and a HAR file
+    wait_for(driver, lambda d: find(d, "#session-timeline").get_attribute("data-count") == "5", "the timeline does not show five exchanges")
+    lanes = [(r.get_attribute("data-from"), r.get_attribute("data-to")) for r in driver.find_elements(By.CSS_SELECTOR, "#session-timeline .tl-hop")]
+    assert lanes == [("backend", "push"), ("push", "phone"), ("phone", "backend"), ("phone", "backend"), ("phone", "backend")], lanes
+    click(driver, "#session-timeline .tl-hop:last-child .tl-arrow")
+    details = wait_visible(driver, "#session-timeline .tl-hop:last-child .tl-details", "the exchange's bodies are not shown")
+    assert "‹redacted›" in details.text and PIN not in details.text
+    driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", find(driver, "#session-timeline"))
+    screenshot(driver, "stage-timeline.png")
+    click(driver, "#session-timeline .tl-download-har")
+    check_har(downloaded(f"session-{sid}.har"), sid, user_id)
 
-        # the session's own link opens the console on it
-        driver.get(f"{BASE_URL}/console/sessions/{sid}")
-        wait_for(driver, lambda d: find(d, "#session-card").get_attribute("data-session-id") == sid, "the session's link does not show it")
-        outcome(driver, "Logged in")
-    except BaseException:
-        driver.switch_to.default_content()
-        screenshot(driver, "failure-stage.png")
-        raise
+    # the session's own link opens the console on it
+    driver.get(f"{BASE_URL}/console/sessions/{sid}")
+    wait_for(driver, lambda d: find(d, "#session-card").get_attribute("data-session-id") == sid, "the session's link does not show it")
+    outcome(driver, "Logged in")
 
 
 def brightness(css_colour):
@@ -253,9 +205,7 @@ def test_a_qr_picture_dropped_on_the_phone_scans_it(driver):
     wait_screen(driver, "HOME")
     # the ids and the token the panel shows shortened are copied whole
     driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": BASE_URL, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
-    phone = driver.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "fetch('/api/phones/' + arguments[0]).then(r => r.json()).then(done);", phone_id)
+    phone = call(driver, "GET", f"/api/phones/{phone_id}")
     for button, value in (("#copy-phone-id", phone["id"]), ("#copy-device-id", phone["deviceId"]), ("#copy-fcm-token", phone["fcmToken"])):
         click(driver, button)
         wait_for(driver, lambda d: find(d, button).text == "Copied", f"{button} did not copy")
