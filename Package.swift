@@ -148,6 +148,13 @@ let package = Package(
                 "Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "OTPTests", dependencies: ["OTP"]),
+        // The phone against a scripted backend (its `BackendClient` double), everything else real.
+        .testTarget(
+            name: "PhoneTests",
+            dependencies: [
+                "Phone", "AuthFlow", "BackendAPI", "OTP", "OutOfBand", "Retry", "SodiumKit", "SQLiteStore", "TestDoubles",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TimelineTests", dependencies: ["Timeline", "BackendAPI"]),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
