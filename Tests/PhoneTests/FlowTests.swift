@@ -21,6 +21,7 @@ import Testing
         let redeem = try #require(phone.backend.sent.first).decode(RedeemRequest.self)
         let signed = SignedMessage.redeem(token: redeem.token, deviceId: detail.deviceId, devicePublicKey: redeem.devicePublicKey)
         #expect(TestServer.verifies(redeem.deviceSignature, signed, by: redeem.devicePublicKey))
+        #expect(phone.backend.sent.allSatisfy { $0.phoneId == id })
         #expect(phone.backend.unanswered.isEmpty)
     }
 

@@ -22,17 +22,14 @@ struct PhoneUnderTest {
     let store: PhoneStore
     let phones: PhoneService
 
-    init(
-        sessionFetchRetry: RetryPolicy = PhoneService.Configuration.defaultSessionFetchRetry,
-        deviceChangeRetry: RetryPolicy = PhoneService.Configuration.defaultDeviceChangeRetry
-    ) throws {
+    init(sessionFetchRetry: RetryPolicy = PhoneService.Configuration.defaultSessionFetchRetry) throws {
         server = try TestServer()
         store = try .inMemory()
         let sleeps = sleeps
         let clock = clock
         let configuration = PhoneService.Configuration(
             allowedBackends: { [TestServer.url] }, pinDerivation: PinKeyDerivation(profile: .fast),
-            deviceChangeRetry: deviceChangeRetry, sessionFetchRetry: sessionFetchRetry,
+            sessionFetchRetry: sessionFetchRetry,
             sleep: { sleeps.sleep($0) }, random: { 0.5 })
         phones = PhoneService(store: store, configuration: configuration, network: backend, now: { clock.now() })
     }
@@ -69,9 +66,9 @@ struct PhoneUnderTest {
         let otpKey: [UInt8]?
     }
 
-    /// Enrols alice on the phone with `pin`, through redeem, confirm and the new PIN; with an
-    /// `otpReference` the backend offers an offline OTP key.
-    func enrol(_ phoneId: String, pin: String = pin, otpReference: UInt32? = nil) async throws -> Enrolment {
+    /// Enrols alice on the phone with `Self.pin`, through redeem, confirm and the new PIN; with
+    /// an `otpReference` the backend offers an offline OTP key.
+    func enrol(_ phoneId: String, otpReference: UInt32? = nil) async throws -> Enrolment {
         let session = server.session(.enrol)
         backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
         _ = try await phones.startOutOfBand(phoneId: phoneId, payload: server.payload())
@@ -96,7 +93,7 @@ struct PhoneUnderTest {
             }
             return SecondFactorResponse(result: .accepted, secondFactor: .fresh, accountId: accountId, challenge: nil, otp: otp?.answer)
         }
-        try await phones.inputPin(phoneId: phoneId, pin: Self.guarded(pin))
+        try await phones.inputPin(phoneId: phoneId, pin: Self.guarded(Self.pin))
         #expect(await flow(phoneId)?.state == .done)
         return try #require(enrolment.withLock { $0 })
     }

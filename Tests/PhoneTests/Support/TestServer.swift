@@ -20,15 +20,15 @@ struct TestServer: Sendable {
         OutOfBandPayload(redeemData: .init(token: token, redeemURL: URL(string: Self.redeemURL)!))
     }
 
-    /// A redeemed session of `type`, signed by this server's key unless `signedBy` forges it.
+    /// A redeemed session of `type` for alice, signed by this server's key unless `signedBy` forges it.
     func session(
-        _ type: WireSessionType, user: String = "alice", transaction: String? = nil, signedBy: Ed25519.KeyPair? = nil
+        _ type: WireSessionType, transaction: String? = nil, signedBy: Ed25519.KeyPair? = nil
     ) -> RedeemResponse {
         let id = UUID().uuidString.lowercased()
         let challenge = UUID().uuidString
         return RedeemResponse(
             sessionId: id, type: type, expiresAt: Date(timeIntervalSince1970: 1_900_000_000), server: wire, announceInfo: [:],
-            displayName: type == .enrol ? "Alice" : nil, existingAccounts: type == .enrol ? [] : nil, userId: user,
+            displayName: type == .enrol ? "Alice" : nil, existingAccounts: type == .enrol ? [] : nil, userId: "alice",
             transaction: transaction, challenge: challenge,
             serverSignature: Base64URL.encode((signedBy ?? key).sign(SignedMessage.server(sessionId: id, challenge: challenge))))
     }
