@@ -9,6 +9,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // already in the graph through Hummingbird; the server and the load generator name HTTP fields with it
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -84,13 +86,14 @@ let package = Package(
         .target(
             name: "WebApp",
             dependencies: [
-                "Phone", "Backend", "PushService", "Timeline", "AuthFlow", "Faults", "OutOfBand", "ProcessFigures", "Retry", "SQLiteStore",
-                "StateExport",
-                "StrictJSON", "CZbar", "CPNG", "CTurboJPEG",
+                "Phone", "Backend", "BackendAPI", "Broadcast", "PushService", "Timeline", "AuthFlow", "Faults", "OutOfBand", "ProcessFigures",
+                "Retry", "SodiumKit", "SQLiteStore", "StateExport", "StrictJSON", "CZbar", "CPNG", "CTurboJPEG",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -104,9 +107,11 @@ let package = Package(
             dependencies: [
                 "BackendAPI", "ProcessFigures", "Retry",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]),
@@ -133,7 +138,9 @@ let package = Package(
         .testTarget(name: "SodiumKitTests", dependencies: ["SodiumKit"]),
         .testTarget(name: "StateExportTests", dependencies: ["StateExport", "SodiumKit"]),
         .testTarget(name: "OutOfBandTests", dependencies: ["OutOfBand", "TestDoubles"]),
-        .testTarget(name: "PushServiceTests", dependencies: ["PushService", "OutOfBand", "TestDoubles"]),
+        .testTarget(
+            name: "PushServiceTests",
+            dependencies: ["PushService", "Faults", "OutOfBand", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "AuthFlowTests", dependencies: ["AuthFlow"]),
         .testTarget(
             name: "BackendTests",
@@ -141,6 +148,13 @@ let package = Package(
                 "Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "OTPTests", dependencies: ["OTP"]),
+        // The phone against a scripted backend (its `BackendClient` double), everything else real.
+        .testTarget(
+            name: "PhoneTests",
+            dependencies: [
+                "Phone", "AuthFlow", "BackendAPI", "OTP", "OutOfBand", "Retry", "SodiumKit", "SQLiteStore", "TestDoubles",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TimelineTests", dependencies: ["Timeline", "BackendAPI"]),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
@@ -151,13 +165,20 @@ let package = Package(
         .testTarget(
             name: "WebAppTests",
             dependencies: [
-                "WebApp", "Phone", "Backend", "BackendAPI", "Faults", "PushService", "Retry", "SodiumKit", "StateExport", "TestDoubles", "Timeline",
+                "WebApp", "Phone", "AuthFlow", "Backend", "BackendAPI", "Faults", "OutOfBand", "PushService", "Retry", "SodiumKit", "StateExport",
+                "TestDoubles", "Timeline",
                 "CPNG",  // writes the PNG pictures the QR picture tests upload
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
     ]
 )

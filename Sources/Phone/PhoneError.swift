@@ -46,7 +46,8 @@ public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
     static func serverNotAllowed(_ origin: String) -> PhoneError {
         PhoneError(.forbidden, "SERVER_NOT_ALLOWED", "the server \(origin) is not on this phone's allow-list", sdkCode: 52)
     }
-    static func serverConnection(_ detail: String) -> PhoneError {
+    /// No answer from the server at all (error 70): what the live client throws, and a backend double too.
+    public static func serverConnection(_ detail: String) -> PhoneError {
         PhoneError(.badGateway, "SERVER_CONNECTION_ERROR", "the server could not be reached: \(detail)", sdkCode: 70)
     }
     static func serverTimeout(_ detail: String) -> PhoneError {

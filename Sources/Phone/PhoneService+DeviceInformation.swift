@@ -89,7 +89,7 @@ extension PhoneService {
     ) async -> Result<DeviceChangeResult, PhoneError> {
         progresses[phone.id] = start
         defer { progresses[phone.id] = nil }
-        let client = client(phone.id)
+        let network = network
         let now = now
         let lastRefusal = Mutex<PhoneError?>(nil)
         let (done, records) = await retrying.run { _ -> AttemptOutcome<Bool> in
@@ -100,7 +100,7 @@ extension PhoneService {
                         deviceId: phone.deviceId, accountId: account.id, name: change.name, fcmToken: change.fcmToken,
                         disablePushNotifications: change.disablePushNotifications, timestamp: now(), signature: "")
                     request.signature = Base64URL.encode(key.sign(SignedMessage.deviceChange(request)))
-                    let _: DeviceInformation = try await client.post(account.serverURL, BackendRoutes.devices, request)
+                    let _: DeviceInformation = try await network.post(account.serverURL, BackendRoutes.devices, request, from: phone.id)
                 }
                 return .success(true)
             } catch {
@@ -209,11 +209,11 @@ extension PhoneService {
         try checkAllowed(URL(string: account.serverURL))
         let key = try Self.accountKey(accounts, accountId)
         let time = now()
-        let _: Acknowledged = try await client(phoneId).post(
+        let _: Acknowledged = try await network.post(
             account.serverURL, BackendRoutes.accountRemoval,
             AccountRemovalRequest(
                 deviceId: phone.deviceId, accountId: accountId, timestamp: time,
-                signature: Base64URL.encode(key.sign(SignedMessage.removeAccount(accountId: accountId, timestamp: time)))))
+                signature: Base64URL.encode(key.sign(SignedMessage.removeAccount(accountId: accountId, timestamp: time)))), from: phoneId)
         _ = try await changePhone(phoneId, removing: .one(accountId)) { _ throws(PhoneError) in }
         return try await localData(phoneId: phoneId)
     }

@@ -38,11 +38,12 @@ extension PhoneService {
         defer { starting.remove(phoneId) }
         let key = try Self.accountKey(accounts, account.id)
         let time = now()
-        let started: ManagementResponse = try await client(phoneId).post(
+        let started: ManagementResponse = try await network.post(
             account.serverURL, BackendRoutes.management,
             ManagementRequest(
                 deviceId: phone.deviceId, accountId: account.id, type: wireType, timestamp: time,
-                signature: Base64URL.encode(key.sign(SignedMessage.management(accountId: account.id, type: wireType, timestamp: time)))))
+                signature: Base64URL.encode(key.sign(SignedMessage.management(accountId: account.id, type: wireType, timestamp: time)))),
+            from: phoneId)
         let server = WireServer(name: account.serverName, url: account.serverURL, publicKey: Base64URL.encode(Array(account.serverPublicKey)))
         let info = SessionInfo(
             id: started.sessionId, type: type, expiresAt: started.expiresAt,
@@ -69,11 +70,11 @@ extension PhoneService {
         let message = SignedMessage.rotate(
             sessionId: active.sessionId, challenge: active.challenge, accountId: accountID,
             newPublicKey: publicKey)
-        let _: Acknowledged = try await client(phone.id).post(
+        let _: Acknowledged = try await network.post(
             active.serverURL, BackendRoutes.rotate(active.sessionId),
             RotateKeyRequest(
                 deviceId: phone.deviceId, accountId: accountID, newPublicKey: publicKey,
-                oldKeySignature: Base64URL.encode(oldKey.sign(message)), newKeySignature: Base64URL.encode(newKey.sign(message))))
+                oldKeySignature: Base64URL.encode(oldKey.sign(message)), newKeySignature: Base64URL.encode(newKey.sign(message))), from: phone.id)
         try await store.replaceAccountKey(accountId: accountID, Data(newKey.exportSecretKey()))
         return applyOutcome(phoneId) { $0.machine.accountKeyRotated() }
     }

@@ -121,12 +121,12 @@ extension PhoneService {
         let message = SignedMessage.verifySecondFactor(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
         let response: SecondFactorResponse
         do {
-            response = try await client(phone.id).post(
+            response = try await network.post(
                 active.serverURL, BackendRoutes.verifySecondFactor(active.sessionId),
                 VerifyPinRequest(
                     deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
                     biometricSignature: Base64URL.encode(biometricKey.sign(message)),
-                    clearPinFailures: !phone.disallowPinChangeWithBiometric, userInput: userInput))
+                    clearPinFailures: !phone.disallowPinChangeWithBiometric, userInput: userInput), from: phone.id)
         } catch  where error.code == "BIOMETRICS_NOT_REGISTERED" {
             return try await biometricsRemoved(phone, phoneId: phoneId)
         }
@@ -179,11 +179,11 @@ extension PhoneService {
         let accountKey = try Self.accountKey(accounts, accountID)
         let pinKey = try await derivePinKey(pin, salt: Array(salt))
         let message = SignedMessage.verifySecondFactor(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
-        let response: SecondFactorResponse = try await client(phone.id).post(
+        let response: SecondFactorResponse = try await network.post(
             active.serverURL, BackendRoutes.verifySecondFactor(active.sessionId),
             VerifyPinRequest(
                 deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
-                pinSignature: Base64URL.encode(pinKey.sign(message)), userInput: userInput))
+                pinSignature: Base64URL.encode(pinKey.sign(message)), userInput: userInput), from: phone.id)
         if response.result == .accepted { try await store.pinAccepted(phoneId: phone.id, at: now()) }
         return response
     }
@@ -256,11 +256,11 @@ extension PhoneService {
         let message = SignedMessage.setSecondFactor(
             sessionId: active.sessionId, challenge: active.challenge, factor: factor,
             publicKey: publicKey)
-        return try await client(phone.id).post(
+        return try await network.post(
             active.serverURL, BackendRoutes.setSecondFactor(active.sessionId),
             SetSecondFactorRequest(
                 deviceId: phone.deviceId, accountId: accountID, factor: factor, publicKey: publicKey,
-                accountSignature: Base64URL.encode(accountKey.sign(message)), factorSignature: Base64URL.encode(key.sign(message))))
+                accountSignature: Base64URL.encode(accountKey.sign(message)), factorSignature: Base64URL.encode(key.sign(message))), from: phone.id)
     }
 
     func phoneChanged(_ phoneId: String) async {

@@ -63,7 +63,7 @@ extension PhoneService {
             retryAfter: error.retryAfter)
         let action = entry.session.fetchFailed(
             error.flowError, connection: error.isRetryable, retryIn: wait?.seconds,
-            phoneOffline: network.faults?.isOffline(phoneId: phoneId) ?? false, countdown: TimeInterval(entry.countdown), now: now())
+            phoneOffline: network.isOffline(phoneId: phoneId), countdown: TimeInterval(entry.countdown), now: now())
         if case .fetchAfter = action, let wait {
             configuration.retryObserver("sessionFetch")
             let sleep = configuration.sleep

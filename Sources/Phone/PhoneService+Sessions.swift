@@ -59,14 +59,14 @@ extension PhoneService {
         let (phone, onPhone) = local
         let deviceKey = try phone.deviceKey()
         let devicePublicKey = Base64URL.encode(deviceKey.publicKey)
-        let session: RedeemResponse = try await client(phoneId).post(
+        let session: RedeemResponse = try await network.post(
             payload.redeemData.redeemURL.absoluteString, "",
             RedeemRequest(
                 token: payload.redeemData.token, deviceId: phone.deviceId, devicePublicKey: devicePublicKey,
                 deviceSignature: Base64URL.encode(
                     deviceKey.sign(
                         SignedMessage.redeem(
-                            token: payload.redeemData.token, deviceId: phone.deviceId, devicePublicKey: devicePublicKey)))))
+                            token: payload.redeemData.token, deviceId: phone.deviceId, devicePublicKey: devicePublicKey)))), from: phoneId)
         guard let serverURL = URL(string: session.server.url) else { throw .serverParameters("the server URL is not a URL") }
         try checkAllowed(serverURL)
         guard let serverKey = Base64URL.decode(session.server.publicKey), serverKey.count == Ed25519.publicKeyLength else {
@@ -141,11 +141,11 @@ extension PhoneService {
         for account in accounts where (try? checkAllowed(URL(string: account.serverURL))) != nil {
             let key = try Self.accountKey(accounts, account.id)
             let time = now()
-            let answer: PendingResponse = try await client(phoneId).post(
+            let answer: PendingResponse = try await network.post(
                 account.serverURL, BackendRoutes.pending,
                 PendingRequest(
                     deviceId: phone.deviceId, accountId: account.id, timestamp: time,
-                    signature: Base64URL.encode(key.sign(SignedMessage.pending(accountId: account.id, timestamp: time)))))
+                    signature: Base64URL.encode(key.sign(SignedMessage.pending(accountId: account.id, timestamp: time)))), from: phoneId)
             for operation in answer.operations { found[operation.sessionId] = operation }
         }
         return found.values.sorted { $0.createdAt > $1.createdAt }
@@ -193,11 +193,11 @@ extension PhoneService {
         let deviceSignature = try phone.deviceKey().sign(
             SignedMessage.confirm(
                 sessionId: active.sessionId, challenge: active.challenge, accountId: accountID ?? ""))
-        let response: ConfirmResponse = try await client(phone.id).post(
+        let response: ConfirmResponse = try await network.post(
             active.serverURL, BackendRoutes.confirm(active.sessionId),
             ConfirmRequest(
                 deviceId: phone.deviceId, accountId: accountID, signature: signature, userInput: userInput,
-                deviceSignature: Base64URL.encode(deviceSignature)))
+                deviceSignature: Base64URL.encode(deviceSignature)), from: phone.id)
         return applyOutcome(phoneId) {
             $0.challenge = response.challenge
             return $0.machine.sessionConfirmed(secondFactorAccount: response.secondFactor.map(Self.secondFactorAccount))
@@ -214,11 +214,11 @@ extension PhoneService {
             SignedMessage.transaction(
                 sessionId: active.sessionId, challenge: active.challenge,
                 accountId: accountID, text: text))
-        let response: TransactionConfirmResponse = try await client(phone.id).post(
+        let response: TransactionConfirmResponse = try await network.post(
             active.serverURL, BackendRoutes.confirmTransaction(active.sessionId),
             TransactionConfirmRequest(
                 deviceId: phone.deviceId, accountId: accountID, transaction: text,
-                signature: Base64URL.encode(signature)))
+                signature: Base64URL.encode(signature)), from: phone.id)
         return applyOutcome(phoneId) {
             $0.challenge = response.challenge
             return $0.machine.transactionConfirmed()
@@ -240,7 +240,7 @@ extension PhoneService {
         let otpPublicKey = Base64URL.encode(otpKeyPair.publicKey)
         let message = SignedMessage.enrol(sessionId: active.sessionId, challenge: active.challenge, accountPublicKey: publicKey)
         let biometricKey = withBiometrics ? try Self.newKeyPair() : nil
-        let response: SecondFactorResponse = try await client(phone.id).post(
+        let response: SecondFactorResponse = try await network.post(
             active.serverURL, BackendRoutes.enrol(active.sessionId),
             EnrolRequest(
                 deviceId: phone.deviceId, accountPublicKey: publicKey,
@@ -249,7 +249,7 @@ extension PhoneService {
                 deviceName: phone.name, fcmToken: phone.fcmToken, otpPublicKey: otpPublicKey,
                 deviceSignature: Base64URL.encode(try phone.deviceKey().sign(message)),
                 biometricPublicKey: biometricKey.map { Base64URL.encode($0.publicKey) },
-                biometricSignature: biometricKey.map { Base64URL.encode($0.sign(message)) }, userInput: userInput))
+                biometricSignature: biometricKey.map { Base64URL.encode($0.sign(message)) }, userInput: userInput), from: phone.id)
         if response.result == .accepted, let accountId = response.accountId {
             let otp = try response.otp.map { answer throws(PhoneError) in
                 try Self.otpKey(
@@ -284,9 +284,9 @@ extension PhoneService {
     /// Tells the backend the flow ended without success, signed by the device key; best effort.
     func abandon(_ sessionId: String, at serverURL: String, code: String, phone: PhoneRecord) async throws(PhoneError) {
         let signature = try phone.deviceKey().sign(SignedMessage.abandon(sessionId: sessionId, code: code))
-        let _: Acknowledged = try await client(phone.id).post(
+        let _: Acknowledged = try await network.post(
             serverURL, BackendRoutes.abandon(sessionId),
             AbandonRequest(
-                deviceId: phone.deviceId, code: code, deviceSignature: Base64URL.encode(signature)))
+                deviceId: phone.deviceId, code: code, deviceSignature: Base64URL.encode(signature)), from: phone.id)
     }
 }

@@ -78,7 +78,8 @@ public actor PhoneService {
 
     let store: PhoneStore
     let configuration: Configuration
-    let network: BackendClient
+    /// The phone's way to its backends.
+    let network: any BackendClient
     let now: @Sendable () -> Date
     /// FlowUpdates and local-data changes, per phone id.
     public nonisolated let events = KeyedBroadcaster<String, PhoneEvent>()
@@ -92,23 +93,30 @@ public actor PhoneService {
     /// Phones whose out-of-band payload is being redeemed: a second one must wait its turn.
     var starting: Set<String> = []
 
+    /// Phones that reach their backends through `network` (a test passes a double).
+    public init(
+        store: PhoneStore, configuration: Configuration, network: any BackendClient,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.network = network
+        self.now = now
+    }
+
+    /// Phones that reach their backends over HTTP, through any fault set for them.
     public init(
         store: PhoneStore, configuration: Configuration, http: HTTPClient = WireHTTPClient.noRedirects,
         now: @escaping @Sendable () -> Date = Date.init, faults: FaultInjector? = nil
     ) {
-        self.store = store
-        self.configuration = configuration
-        network = BackendClient(
+        let network = HTTPBackendClient(
             wire: WireHTTPClient(
                 http: http, timeout: configuration.requestTimeout,
                 authorization: configuration.authorization, observe: configuration.observe), faults: faults,
             timeout: .seconds(Int64(configuration.requestTimeout.nanoseconds / 1_000_000_000)),
             sleep: configuration.sleep)
-        self.now = now
+        self.init(store: store, configuration: configuration, network: network, now: now)
     }
-
-    /// The phone's way to its backends, through any fault set for it.
-    nonisolated func client(_ phoneId: String) -> BackendClient { network.forPhone(phoneId) }
 
     public func currentFlow(phoneId: String) -> Flow? { flows[phoneId]?.machine.flow }
 

@@ -75,7 +75,8 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
             .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml"))
     router.add(middleware: RequestGuardMiddleware())
     let scanner = QRImageScanner(timeLimit: configuration.pictureScanTimeLimit)
-    router.addRoutes(PhonesController(phones: phones, push: push, scanner: scanner, monitor: monitor).endpoints, atPath: "/api/phones")
+    let platform = PhonePlatform(phones: phones, push: push, monitor: monitor)
+    router.addRoutes(PhonesController(phones: phones, platform: platform, scanner: scanner).endpoints, atPath: "/api/phones")
     PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)
     router.addRoutes(PushConsoleController(push: push, phones: phones).endpoints, atPath: "/api/push")
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
@@ -97,7 +98,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     StreamController(phones: phones, backend: backend, push: push, faults: faults, monitor: monitor).addRoutes(to: webSocketRouter)
     timelineRoutes.addStream(to: webSocketRouter)
 
-    var services: [any Service] = [PushOpener(phones: phones, push: push, logger: logger), DeferredPushSender(backend: backend)]
+    var services: [any Service] = [PushOpener(platform: platform, logger: logger), DeferredPushSender(backend: backend)]
     if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }
 
     let webSocketResponder = webSocketRouter.buildResponder()

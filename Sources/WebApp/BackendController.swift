@@ -87,109 +87,152 @@ struct BackendController {
     var endpoints: RouteCollection<AppRequestContext> {
         typealias Template = BackendRoutes.Template
         let routes = RouteCollection(context: AppRequestContext.self)
-        routes.post(RouterPath(Template.sessions)) { request, context -> EditedResponse<BackendSession> in
-            let input = try await request.decodeJSON(as: CreateSession.self, context: context)
-            if input.delivery == .qr, input.pushToken != nil {
-                throw APIError(.badRequest, "INVALID_FIELD", "the field 'pushToken' goes with \"delivery\": \"push\"")
-            }
-            let delivery: DemoBackend.Delivery = input.delivery == .push || input.pushToken != nil ? .push(token: input.pushToken) : .qr
-            let session = try await backend.createSession(
-                type: input.type, userId: input.userId, displayName: input.displayName,
-                transaction: input.transaction, accountId: input.accountId, delivery: delivery,
-                announceInfo: input.announceInfo, announceLogo: input.announceLogo,
-                skipConfirmation: input.skipConfirmation, skipSecondFactor: input.skipSecondFactor)
-            return EditedResponse(status: .created, response: session)
-        }
-        routes.get(RouterPath(Template.secondFactorPolicy)) { _, _ in PolicyView(try await backend.secondFactorPolicy()) }
-        routes.put(RouterPath(Template.secondFactorPolicy)) { request, context in
-            let change = try await request.decodeJSON(as: PolicyChange.self, context: context)
-            return PolicyView(try await backend.setSecondFactorPolicy(change.policy()))
-        }
-        routes.get(RouterPath(Template.serverFlags)) { _, _ in ServerFlags(flags: try await backend.serverFlags()) }
-        routes.put(RouterPath(Template.serverFlags)) { request, context in
-            let change = try await request.decodeJSON(as: ServerFlags.self, context: context)
-            return ServerFlags(flags: try await backend.setServerFlags(change.flags))
-        }
-        routes.get(RouterPath(Template.sessions)) { _, _ in SessionList(sessions: try await backend.recentSessions()) }
-        routes.get(RouterPath(Template.session)) { _, context in
-            let id = try context.parameters.require(BackendRoutes.sessionParameter)
-            return try await backend.session(id: id)
-        }
-        // The relying party's side of the offline OTP (docs/behaviour.md#offline-otp): the OTP the user read off the phone.
-        routes.post(RouterPath(Template.otpLogin)) { request, context in
-            let id = try context.parameters.require(BackendRoutes.sessionParameter)
-            let input = try await request.decodeJSON(as: OTPLogin.self, context: context)
-            return try await backend.otpLogin(sessionId: id, otp: input.otp)
-        }
-        routes.post(RouterPath(Template.push)) { request, context in
-            let id = try context.parameters.require(BackendRoutes.sessionParameter)
-            let input = try await request.decodeJSON(as: PushSession.self, context: context)
-            return try await backend.pushSession(id: id, to: input.pushToken)
-        }
-        routes.get(RouterPath(Template.qrImage)) { _, context in
-            let id = try context.parameters.require(BackendRoutes.sessionParameter)
-            let svg = try await backend.qrCodeSVG(sessionId: id)
-            return Response(
-                status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(string: svg)))
-        }
+        routes.post(RouterPath(Template.sessions), use: createSession)
+        routes.get(RouterPath(Template.secondFactorPolicy), use: secondFactorPolicy)
+        routes.put(RouterPath(Template.secondFactorPolicy), use: setSecondFactorPolicy)
+        routes.get(RouterPath(Template.serverFlags), use: serverFlags)
+        routes.put(RouterPath(Template.serverFlags), use: setServerFlags)
+        routes.get(RouterPath(Template.sessions), use: recentSessions)
+        routes.get(RouterPath(Template.session), use: session)
+        routes.post(RouterPath(Template.otpLogin), use: otpLogin)
+        routes.post(RouterPath(Template.push), use: pushSession)
+        routes.get(RouterPath(Template.qrImage), use: qrImage)
 
         // The phone's side: each takes the wire request and answers the wire response.
-        routes.post(RouterPath(Template.redeem)) { request, context in
-            let input = try await request.decodeJSON(as: RedeemRequest.self, context: context)
-            return try await backend.redeem(input)
-        }
-        routes.post(RouterPath(Template.confirm)) { request, context in
-            let id = try context.parameters.require(BackendRoutes.sessionParameter)
-            let input = try await request.decodeJSON(as: ConfirmRequest.self, context: context)
-            return try await backend.confirm(sessionId: id, input)
-        }
-        routes.post(RouterPath(Template.enrol)) { request, context in
-            let id = try context.parameters.require(BackendRoutes.sessionParameter)
-            let input = try await request.decodeJSON(as: EnrolRequest.self, context: context)
-            return try await backend.enrol(sessionId: id, input)
-        }
-        routes.post(RouterPath(Template.verifySecondFactor)) { request, context in
-            let id = try context.parameters.require(BackendRoutes.sessionParameter)
-            let input = try await request.decodeJSON(as: VerifyPinRequest.self, context: context)
-            return try await backend.verifySecondFactor(sessionId: id, input)
-        }
-        routes.post(RouterPath(Template.confirmTransaction)) { request, context in
-            let id = try context.parameters.require(BackendRoutes.sessionParameter)
-            let input = try await request.decodeJSON(as: TransactionConfirmRequest.self, context: context)
-            return try await backend.confirmTransaction(sessionId: id, input)
-        }
-        routes.post(RouterPath(Template.devices)) { request, context in
-            try await backend.changeDeviceInformation(request.decodeJSON(as: DeviceInformationChangeRequest.self, context: context))
-        }
-        routes.post(RouterPath(Template.accountRemoval)) { request, context in
-            try await backend.removeAccount(request.decodeJSON(as: AccountRemovalRequest.self, context: context))
-            return Acknowledged()
-        }
-        routes.post(RouterPath(Template.management)) { request, context in
-            try await backend.startManagement(request.decodeJSON(as: ManagementRequest.self, context: context))
-        }
-        routes.post(RouterPath(Template.setSecondFactor)) { request, context in
-            let id = try context.parameters.require(BackendRoutes.sessionParameter)
-            let input = try await request.decodeJSON(as: SetSecondFactorRequest.self, context: context)
-            return try await backend.setSecondFactor(sessionId: id, input)
-        }
-        routes.post(RouterPath(Template.rotate)) { request, context in
-            let id = try context.parameters.require(BackendRoutes.sessionParameter)
-            let input = try await request.decodeJSON(as: RotateKeyRequest.self, context: context)
-            try await backend.rotateKey(sessionId: id, input)
-            return Acknowledged()
-        }
-        routes.post(RouterPath(Template.pending)) { request, context in
-            try await backend.pendingOperations(request.decodeJSON(as: PendingRequest.self, context: context))
-        }
-        routes.post(RouterPath(Template.abandon)) { request, context in
-            let id = try context.parameters.require(BackendRoutes.sessionParameter)
-            let input = try await request.decodeJSON(as: AbandonRequest.self, context: context)
-            try await backend.abandon(sessionId: id, input)
-            return Acknowledged()
-        }
+        routes.post(RouterPath(Template.redeem), use: redeem)
+        routes.post(RouterPath(Template.confirm), use: confirm)
+        routes.post(RouterPath(Template.enrol), use: enrol)
+        routes.post(RouterPath(Template.verifySecondFactor), use: verifySecondFactor)
+        routes.post(RouterPath(Template.confirmTransaction), use: confirmTransaction)
+        routes.post(RouterPath(Template.devices), use: changeDeviceInformation)
+        routes.post(RouterPath(Template.accountRemoval), use: removeAccount)
+        routes.post(RouterPath(Template.management), use: startManagement)
+        routes.post(RouterPath(Template.setSecondFactor), use: setSecondFactor)
+        routes.post(RouterPath(Template.rotate), use: rotateKey)
+        routes.post(RouterPath(Template.pending), use: pendingOperations)
+        routes.post(RouterPath(Template.abandon), use: abandon)
         return routes
+    }
+
+    /// The session named by the route's path.
+    private static func sessionId(_ context: AppRequestContext) throws -> String {
+        try context.parameters.require(BackendRoutes.sessionParameter)
+    }
+
+    // MARK: the console's side
+
+    func createSession(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<BackendSession> {
+        let input = try await request.decodeJSON(as: CreateSession.self, context: context)
+        if input.delivery == .qr, input.pushToken != nil {
+            throw APIError(.badRequest, "INVALID_FIELD", "the field 'pushToken' goes with \"delivery\": \"push\"")
+        }
+        let delivery: DemoBackend.Delivery = input.delivery == .push || input.pushToken != nil ? .push(token: input.pushToken) : .qr
+        let session = try await backend.createSession(
+            type: input.type, userId: input.userId, displayName: input.displayName,
+            transaction: input.transaction, accountId: input.accountId, delivery: delivery,
+            announceInfo: input.announceInfo, announceLogo: input.announceLogo,
+            skipConfirmation: input.skipConfirmation, skipSecondFactor: input.skipSecondFactor)
+        return EditedResponse(status: .created, response: session)
+    }
+
+    func secondFactorPolicy(_ request: Request, context: AppRequestContext) async throws -> PolicyView {
+        PolicyView(try await backend.secondFactorPolicy())
+    }
+
+    func setSecondFactorPolicy(_ request: Request, context: AppRequestContext) async throws -> PolicyView {
+        let change = try await request.decodeJSON(as: PolicyChange.self, context: context)
+        return PolicyView(try await backend.setSecondFactorPolicy(change.policy()))
+    }
+
+    func serverFlags(_ request: Request, context: AppRequestContext) async throws -> ServerFlags {
+        ServerFlags(flags: try await backend.serverFlags())
+    }
+
+    func setServerFlags(_ request: Request, context: AppRequestContext) async throws -> ServerFlags {
+        let change = try await request.decodeJSON(as: ServerFlags.self, context: context)
+        return ServerFlags(flags: try await backend.setServerFlags(change.flags))
+    }
+
+    func recentSessions(_ request: Request, context: AppRequestContext) async throws -> SessionList {
+        SessionList(sessions: try await backend.recentSessions())
+    }
+
+    func session(_ request: Request, context: AppRequestContext) async throws -> BackendSession {
+        try await backend.session(id: Self.sessionId(context))
+    }
+
+    /// The relying party's side of the offline OTP (docs/behaviour.md#offline-otp): the OTP the user read off the phone.
+    func otpLogin(_ request: Request, context: AppRequestContext) async throws -> BackendSession {
+        let id = try Self.sessionId(context)
+        let input = try await request.decodeJSON(as: OTPLogin.self, context: context)
+        return try await backend.otpLogin(sessionId: id, otp: input.otp)
+    }
+
+    func pushSession(_ request: Request, context: AppRequestContext) async throws -> BackendSession {
+        let id = try Self.sessionId(context)
+        let input = try await request.decodeJSON(as: PushSession.self, context: context)
+        return try await backend.pushSession(id: id, to: input.pushToken)
+    }
+
+    func qrImage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let svg = try await backend.qrCodeSVG(sessionId: Self.sessionId(context))
+        return Response(
+            status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: svg)))
+    }
+
+    // MARK: the phone's side
+
+    func redeem(_ request: Request, context: AppRequestContext) async throws -> RedeemResponse {
+        try await backend.redeem(request.decodeJSON(as: RedeemRequest.self, context: context))
+    }
+
+    func confirm(_ request: Request, context: AppRequestContext) async throws -> ConfirmResponse {
+        try await backend.confirm(sessionId: Self.sessionId(context), request.decodeJSON(as: ConfirmRequest.self, context: context))
+    }
+
+    func enrol(_ request: Request, context: AppRequestContext) async throws -> SecondFactorResponse {
+        try await backend.enrol(sessionId: Self.sessionId(context), request.decodeJSON(as: EnrolRequest.self, context: context))
+    }
+
+    func verifySecondFactor(_ request: Request, context: AppRequestContext) async throws -> SecondFactorResponse {
+        try await backend.verifySecondFactor(sessionId: Self.sessionId(context), request.decodeJSON(as: VerifyPinRequest.self, context: context))
+    }
+
+    func confirmTransaction(_ request: Request, context: AppRequestContext) async throws -> TransactionConfirmResponse {
+        try await backend.confirmTransaction(
+            sessionId: Self.sessionId(context), request.decodeJSON(as: TransactionConfirmRequest.self, context: context))
+    }
+
+    func changeDeviceInformation(_ request: Request, context: AppRequestContext) async throws -> DeviceInformation {
+        try await backend.changeDeviceInformation(request.decodeJSON(as: DeviceInformationChangeRequest.self, context: context))
+    }
+
+    func removeAccount(_ request: Request, context: AppRequestContext) async throws -> Acknowledged {
+        try await backend.removeAccount(request.decodeJSON(as: AccountRemovalRequest.self, context: context))
+        return Acknowledged()
+    }
+
+    func startManagement(_ request: Request, context: AppRequestContext) async throws -> ManagementResponse {
+        try await backend.startManagement(request.decodeJSON(as: ManagementRequest.self, context: context))
+    }
+
+    func setSecondFactor(_ request: Request, context: AppRequestContext) async throws -> SecondFactorResponse {
+        try await backend.setSecondFactor(sessionId: Self.sessionId(context), request.decodeJSON(as: SetSecondFactorRequest.self, context: context))
+    }
+
+    func rotateKey(_ request: Request, context: AppRequestContext) async throws -> Acknowledged {
+        try await backend.rotateKey(sessionId: Self.sessionId(context), request.decodeJSON(as: RotateKeyRequest.self, context: context))
+        return Acknowledged()
+    }
+
+    func pendingOperations(_ request: Request, context: AppRequestContext) async throws -> PendingResponse {
+        try await backend.pendingOperations(request.decodeJSON(as: PendingRequest.self, context: context))
+    }
+
+    func abandon(_ request: Request, context: AppRequestContext) async throws -> Acknowledged {
+        try await backend.abandon(sessionId: Self.sessionId(context), request.decodeJSON(as: AbandonRequest.self, context: context))
+        return Acknowledged()
     }
 }
 

@@ -13,10 +13,9 @@ import StrictJSON
 /// pushes the push service holds for each.
 struct PhonesController {
     let phones: PhoneService
-    let push: PushService
+    /// Where a phone's push registration and inbox change with it.
+    let platform: PhonePlatform
     let scanner: QRImageScanner
-    /// Told of a deleted phone, whose flow stops without a final update.
-    let monitor: ServiceMonitor
 
     struct CreatePhone: Codable {
         let name: String
@@ -73,147 +72,193 @@ struct PhonesController {
 
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
-        routes.post { request, context -> EditedResponse<PhoneSummary> in
-            let input = try await request.decodeJSON(as: CreatePhone.self, context: context)
-            let phone = try await phones.createPhone(name: input.name)
-            // The platform hands the new phone its push registration.
-            try await push.register(token: phone.fcmToken)
-            return EditedResponse(status: .created, response: phone)
-        }
-        routes.get { _, _ in PhoneList(phones: try await phones.phones()) }
-        routes.get("{id}") { _, context in try await phones.phone(id: context.parameters.require("id")) }
-        // The phone uninstalled: its token answers UNREGISTERED from now on, its inbox is gone.
-        routes.delete("{id}") { _, context -> Response in
-            let id = try context.parameters.require("id")
-            let token = try await phones.deletePhone(id: id)
-            monitor.forgot(phoneId: id, outcome: "PHONE_DELETED")
-            try await push.clearInbox(token: token)
-            try await push.retire(token: token)
-            return Response(status: .noContent)
-        }
-        routes.put("{id}/settings") { request, context in
-            let settings = try await request.decodeJSON(as: PhoneSettingsChange.self, context: context)
-            return try await phones.update(phoneId: context.parameters.require("id"), settings: settings)
-        }
-        routes.post("{id}/flows") { request, context -> EditedResponse<FlowStarted> in
-            let id = try await phones.phone(id: context.parameters.require("id")).id
-            let input = try await request.decodeJSON(as: StartFlow.self, context: context)
-            return EditedResponse(status: .accepted, response: FlowStarted(flow: try await phones.startManagement(phoneId: id, type: input.type)))
-        }
-        // The simulated sensor: enrol one more fingerprint or face, or remove them all.
-        routes.post("{id}/sensor/features") { request, context in
-            try await request.expectNoBody(context: context)
-            return try await phones.enrolBiometricFeature(phoneId: context.parameters.require("id"))
-        }
-        routes.delete("{id}/sensor/features") { _, context in
-            try await phones.removeBiometricFeatures(phoneId: context.parameters.require("id"))
-        }
-        routes.delete("{id}/accounts") { _, context in
-            try await phones.removeAllAccounts(phoneId: context.parameters.require("id"))
-        }
-        routes.get("{id}/local-data") { _, context in
-            try await phones.localData(phoneId: context.parameters.require("id"))
-        }
-        // Nevis's deleteAuthenticator(user, aaid?): this phone's data only.
-        routes.post("{id}/local-data/delete-authenticator") { request, context in
-            let input = try await request.decodeJSON(as: DeleteAuthenticator.self, context: context)
-            return try await phones.deleteAuthenticator(phoneId: context.parameters.require("id"), userId: input.userId, aaid: input.aaid)
-        }
-        // Remove one account from the phone and from its backend.
-        routes.delete("{id}/accounts/{account}") { _, context in
-            try await phones.removeAccount(phoneId: context.parameters.require("id"), accountId: context.parameters.require("account"))
-        }
-        routes.get("{id}/device-information") { _, context in
-            try await phones.deviceInformation(context.parameters.require("id"))
-        }
-        // The SDK's DeviceInformationChange (docs/behaviour.md#device-information-and-fcm-token-changes), retried under the given policy (or the phone's default).
-        routes.put("{id}/device-information") { request, context in
-            let input = try await request.decodeJSON(as: ChangeDeviceInformation.self, context: context)
-            let change = DeviceInformationChange(
-                name: input.name, fcmToken: input.fcmToken,
-                disablePushNotifications: input.disablePushNotifications)
-            return try await phones.changeDeviceInformation(
-                phoneId: context.parameters.require("id"), change,
-                retry: try input.retryPolicy?.policy())
-        }
-        // The platform refreshes the phone's FCM token: the old one answers UNREGISTERED at once;
-        // the phone tells its backends of the new one, retrying, and until it lands their pushes fail.
-        routes.post("{id}/fcm-token/rotate") { request, context in
-            let input = try await request.decodeJSON(as: RotateToken.self, context: context)
-            let id = try context.parameters.require("id")
-            let retry = try input.retryPolicy?.policy()
-            let (old, new) = try await phones.refreshFCMToken(phoneId: id)
-            try await push.register(token: new)
-            try await push.retire(token: old)
-            return try await phones.changeDeviceInformation(phoneId: id, DeviceInformationChange(fcmToken: new), retry: retry)
-        }
-        routes.delete("{id}/operation") { _, context -> Response in
-            try await phones.cancelOperation(phoneId: context.parameters.require("id"))
-            return Response(status: .accepted)
-        }
-        routes.post("{id}/oob") { request, context -> EditedResponse<FlowStarted> in
-            let id = try await phones.phone(id: context.parameters.require("id")).id
-            let payload = try await Self.payload(from: request, context: context)
-            let flow = try await phones.startOutOfBand(phoneId: id, payload: payload)
-            return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
-        }
-        // A new PIN checked against the policy at its first entry, before the user repeats it.
-        routes.post("{id}/pin-check") { request, context -> Response in
-            let input = try await request.decodeJSON(as: CheckPin.self, context: context)
-            try await phones.checkNewPin(phoneId: context.parameters.require("id"), pin: try GuardedBytes.pin(input.pin))
-            return Response(status: .noContent)
-        }
-        // The offline OTP (docs/behaviour.md#offline-otp) for the scanned session, which it ends.
-        routes.post("{id}/otp") { request, context in
-            let id = try context.parameters.require("id")
-            let input = try await request.decodeJSON(as: GenerateOTP.self, context: context)
-            return try await phones.generateOTP(phoneId: id, accountId: input.account)
-        }
-        // The pull fallback: the phone asks its backends what is waiting for it.
-        routes.get("{id}/pending") { _, context in
-            Pending(operations: try await phones.pendingOperations(phoneId: context.parameters.require("id")))
-        }
-        // A picture of a QR code (a screenshot, a photo), as the phone's camera would see it.
-        routes.post("{id}/oob/image") { request, context -> EditedResponse<FlowStarted> in
-            let id = try await phones.phone(id: context.parameters.require("id")).id
-            let image: ByteBuffer
-            do { image = try await request.body.collect(upTo: QRImageScanner.maximumImageSize) } catch {
-                throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the image is larger than \(QRImageScanner.maximumImageSize) bytes")
-            }
-            let flow = try await phones.startOutOfBand(phoneId: id, payload: scanner.payload(in: Data(buffer: image)))
-            return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
-        }
-        routes.get("{id}/inbox") { _, context in
-            let phone = try await phones.phone(id: context.parameters.require("id"))
-            return Inbox(messages: try await push.inbox(token: phone.fcmToken))
-        }
-        // A push pasted on the phone (docs/behaviour.md#out-of-band-payloads): into the inbox as if FCM had
-        // delivered it, so its notification shows (or, with openPushesAtOnce, it opens).
-        routes.post("{id}/inbox") { request, context -> EditedResponse<PushService.InboxMessage> in
-            let phone = try await phones.phone(id: context.parameters.require("id"))
-            let message = try await Self.pastedPush(from: request, context: context)
-            return EditedResponse(status: .created, response: try await push.receive(message, token: phone.fcmToken))
-        }
-        routes.delete("{id}/inbox") { _, context -> Response in
-            let phone = try await phones.phone(id: context.parameters.require("id"))
-            try await push.clearInbox(token: phone.fcmToken)
-            return Response(status: .noContent)
-        }
-        // Opening a notification: the app decodes the push and starts the operation. The
-        // message leaves the inbox only once the operation has started.
-        routes.post("{id}/inbox/{message}/open") { request, context -> EditedResponse<FlowStarted> in
-            try await request.expectNoBody(context: context)
-            let phone = try await phones.phone(id: context.parameters.require("id"))
-            let messageId = try context.parameters.require("message")
-            guard let message = try await push.inbox(token: phone.fcmToken).first(where: { $0.id == messageId }) else {
-                throw APIError(.notFound, "MESSAGE_NOT_FOUND", "no message \(messageId) in this phone's inbox")
-            }
-            let flow = try await PushOpener.start(message, token: phone.fcmToken, push: push) {
-                try await phones.startOutOfBand(phoneId: phone.id, payload: message.message.payload())
-            }
-            return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
-        }
+        routes.post(use: createPhone)
+        routes.get(use: listPhones)
+        routes.get("{id}", use: phoneDetail)
+        routes.delete("{id}", use: deletePhone)
+        routes.put("{id}/settings", use: updateSettings)
+        routes.post("{id}/flows", use: startFlow)
+        routes.post("{id}/sensor/features", use: enrolBiometricFeature)
+        routes.delete("{id}/sensor/features", use: removeBiometricFeatures)
+        routes.delete("{id}/accounts", use: removeAllAccounts)
+        routes.get("{id}/local-data", use: localData)
+        routes.post("{id}/local-data/delete-authenticator", use: deleteAuthenticator)
+        routes.delete("{id}/accounts/{account}", use: removeAccount)
+        routes.get("{id}/device-information", use: deviceInformation)
+        routes.put("{id}/device-information", use: changeDeviceInformation)
+        routes.post("{id}/fcm-token/rotate", use: rotateToken)
+        routes.delete("{id}/operation", use: cancelOperation)
+        routes.post("{id}/oob", use: startOutOfBand)
+        routes.post("{id}/pin-check", use: checkNewPin)
+        routes.post("{id}/otp", use: generateOTP)
+        routes.get("{id}/pending", use: pendingOperations)
+        routes.post("{id}/oob/image", use: startOutOfBandFromImage)
+        routes.get("{id}/inbox", use: inbox)
+        routes.post("{id}/inbox", use: pastePush)
+        routes.delete("{id}/inbox", use: clearInbox)
+        routes.post("{id}/inbox/{message}/open", use: openMessage)
         return routes
+    }
+
+    // MARK: the phones
+
+    func createPhone(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<PhoneSummary> {
+        let input = try await request.decodeJSON(as: CreatePhone.self, context: context)
+        return EditedResponse(status: .created, response: try await platform.createPhone(name: input.name))
+    }
+
+    func listPhones(_ request: Request, context: AppRequestContext) async throws -> PhoneList {
+        PhoneList(phones: try await phones.phones())
+    }
+
+    func phoneDetail(_ request: Request, context: AppRequestContext) async throws -> PhoneDetail {
+        try await phones.phone(id: context.parameters.require("id"))
+    }
+
+    /// The phone uninstalled (`PhonePlatform.deletePhone`).
+    func deletePhone(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await platform.deletePhone(id: context.parameters.require("id"))
+        return Response(status: .noContent)
+    }
+
+    func updateSettings(_ request: Request, context: AppRequestContext) async throws -> PhoneDetail {
+        let settings = try await request.decodeJSON(as: PhoneSettingsChange.self, context: context)
+        return try await phones.update(phoneId: context.parameters.require("id"), settings: settings)
+    }
+
+    /// A flow the phone starts itself (CHANGE_PIN, ADD_BIOMETRICS, REMOVE_BIOMETRICS).
+    func startFlow(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FlowStarted> {
+        let id = try await phones.phone(id: context.parameters.require("id")).id
+        let input = try await request.decodeJSON(as: StartFlow.self, context: context)
+        return EditedResponse(status: .accepted, response: FlowStarted(flow: try await phones.startManagement(phoneId: id, type: input.type)))
+    }
+
+    /// The simulated sensor: enrol one more fingerprint or face.
+    func enrolBiometricFeature(_ request: Request, context: AppRequestContext) async throws -> PhoneDetail {
+        try await request.expectNoBody(context: context)
+        return try await phones.enrolBiometricFeature(phoneId: context.parameters.require("id"))
+    }
+
+    /// The simulated sensor: remove every enrolled fingerprint or face.
+    func removeBiometricFeatures(_ request: Request, context: AppRequestContext) async throws -> PhoneDetail {
+        try await phones.removeBiometricFeatures(phoneId: context.parameters.require("id"))
+    }
+
+    // MARK: local data
+
+    func removeAllAccounts(_ request: Request, context: AppRequestContext) async throws -> PhoneDetail {
+        try await phones.removeAllAccounts(phoneId: context.parameters.require("id"))
+    }
+
+    func localData(_ request: Request, context: AppRequestContext) async throws -> LocalData {
+        try await phones.localData(phoneId: context.parameters.require("id"))
+    }
+
+    /// Nevis's deleteAuthenticator(user, aaid?): this phone's data only.
+    func deleteAuthenticator(_ request: Request, context: AppRequestContext) async throws -> LocalData {
+        let input = try await request.decodeJSON(as: DeleteAuthenticator.self, context: context)
+        return try await phones.deleteAuthenticator(phoneId: context.parameters.require("id"), userId: input.userId, aaid: input.aaid)
+    }
+
+    /// Remove one account from the phone and from its backend.
+    func removeAccount(_ request: Request, context: AppRequestContext) async throws -> LocalData {
+        try await phones.removeAccount(phoneId: context.parameters.require("id"), accountId: context.parameters.require("account"))
+    }
+
+    // MARK: device information
+
+    func deviceInformation(_ request: Request, context: AppRequestContext) async throws -> DeviceInformationView {
+        try await phones.deviceInformation(context.parameters.require("id"))
+    }
+
+    /// The SDK's DeviceInformationChange (docs/behaviour.md#device-information-and-fcm-token-changes), retried under the given policy (or the phone's default).
+    func changeDeviceInformation(_ request: Request, context: AppRequestContext) async throws -> DeviceChangeResult {
+        let input = try await request.decodeJSON(as: ChangeDeviceInformation.self, context: context)
+        let change = DeviceInformationChange(
+            name: input.name, fcmToken: input.fcmToken,
+            disablePushNotifications: input.disablePushNotifications)
+        return try await phones.changeDeviceInformation(
+            phoneId: context.parameters.require("id"), change,
+            retry: try input.retryPolicy?.policy())
+    }
+
+    /// The platform refreshes the phone's FCM token (`PhonePlatform.rotateToken`).
+    func rotateToken(_ request: Request, context: AppRequestContext) async throws -> DeviceChangeResult {
+        let input = try await request.decodeJSON(as: RotateToken.self, context: context)
+        let id = try context.parameters.require("id")
+        return try await platform.rotateToken(phoneId: id, retry: try input.retryPolicy?.policy())
+    }
+
+    func cancelOperation(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await phones.cancelOperation(phoneId: context.parameters.require("id"))
+        return Response(status: .accepted)
+    }
+
+    // MARK: sessions
+
+    func startOutOfBand(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FlowStarted> {
+        let id = try await phones.phone(id: context.parameters.require("id")).id
+        let payload = try await Self.payload(from: request, context: context)
+        let flow = try await phones.startOutOfBand(phoneId: id, payload: payload)
+        return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
+    }
+
+    /// A new PIN checked against the policy at its first entry, before the user repeats it.
+    func checkNewPin(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let input = try await request.decodeJSON(as: CheckPin.self, context: context)
+        try await phones.checkNewPin(phoneId: context.parameters.require("id"), pin: try GuardedBytes.pin(input.pin))
+        return Response(status: .noContent)
+    }
+
+    /// The offline OTP (docs/behaviour.md#offline-otp) for the scanned session, which it ends.
+    func generateOTP(_ request: Request, context: AppRequestContext) async throws -> SessionStart {
+        let id = try context.parameters.require("id")
+        let input = try await request.decodeJSON(as: GenerateOTP.self, context: context)
+        return try await phones.generateOTP(phoneId: id, accountId: input.account)
+    }
+
+    /// The pull fallback: the phone asks its backends what is waiting for it.
+    func pendingOperations(_ request: Request, context: AppRequestContext) async throws -> Pending {
+        Pending(operations: try await phones.pendingOperations(phoneId: context.parameters.require("id")))
+    }
+
+    /// A picture of a QR code (a screenshot, a photo), as the phone's camera would see it.
+    func startOutOfBandFromImage(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FlowStarted> {
+        let id = try await phones.phone(id: context.parameters.require("id")).id
+        let image: ByteBuffer
+        do { image = try await request.body.collect(upTo: QRImageScanner.maximumImageSize) } catch {
+            throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the image is larger than \(QRImageScanner.maximumImageSize) bytes")
+        }
+        let flow = try await phones.startOutOfBand(phoneId: id, payload: scanner.payload(in: Data(buffer: image)))
+        return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
+    }
+
+    // MARK: the inbox
+
+    func inbox(_ request: Request, context: AppRequestContext) async throws -> Inbox {
+        Inbox(messages: try await platform.inbox(phoneId: context.parameters.require("id")))
+    }
+
+    /// A push pasted on the phone (docs/behaviour.md#out-of-band-payloads): into the inbox as if FCM had
+    /// delivered it, so its notification shows (or, with openPushesAtOnce, it opens).
+    func pastePush(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<PushService.InboxMessage> {
+        let message = try await platform.receive(phoneId: context.parameters.require("id")) {
+            try await Self.pastedPush(from: request, context: context)
+        }
+        return EditedResponse(status: .created, response: message)
+    }
+
+    func clearInbox(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await platform.clearInbox(phoneId: context.parameters.require("id"))
+        return Response(status: .noContent)
+    }
+
+    /// Opening a notification: the app decodes the push and starts the operation. The
+    /// message leaves the inbox only once the operation has started.
+    func openMessage(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FlowStarted> {
+        try await request.expectNoBody(context: context)
+        let flow = try await platform.open(messageId: context.parameters.require("message"), phoneId: context.parameters.require("id"))
+        return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
     }
 
     /// `{"qr": text}`, `{"link": url}` or `{"push": FCM JSON}`: exactly one of them.

@@ -1,0 +1,89 @@
+import AuthFlow
+import OutOfBand
+import Phone
+import PushService
+import Retry
+
+/// What a phone's operating system does between the app and the push service: it registers a
+/// new phone's token, retires an uninstalled phone's, hands the app a refreshed one, and keeps
+/// the notifications until the user opens or clears them. A phone and its push registration
+/// change together here, whether a route or an arriving push asks.
+struct PhonePlatform: Sendable {
+    let phones: PhoneService
+    let push: PushService
+    /// Told of a deleted phone, whose flow stops without a final update.
+    let monitor: ServiceMonitor
+
+    /// A new phone, which the platform hands its push registration.
+    func createPhone(name: String) async throws -> PhoneSummary {
+        let phone = try await phones.createPhone(name: name)
+        try await push.register(token: phone.fcmToken)
+        return phone
+    }
+
+    /// The phone uninstalled: its token answers UNREGISTERED from now on, its inbox is gone.
+    func deletePhone(id: String) async throws {
+        let token = try await phones.deletePhone(id: id)
+        monitor.forgot(phoneId: id, outcome: "PHONE_DELETED")
+        try await push.clearInbox(token: token)
+        try await push.retire(token: token)
+    }
+
+    /// The platform refreshes the phone's FCM token: the old one answers UNREGISTERED at once;
+    /// the phone tells its backends of the new one, retrying, and until it lands their pushes fail.
+    func rotateToken(phoneId: String, retry: RetryPolicy?) async throws -> DeviceChangeResult {
+        let (old, new) = try await phones.refreshFCMToken(phoneId: phoneId)
+        try await push.register(token: new)
+        try await push.retire(token: old)
+        return try await phones.changeDeviceInformation(phoneId: phoneId, DeviceInformationChange(fcmToken: new), retry: retry)
+    }
+
+    func inbox(phoneId: String) async throws -> [PushService.InboxMessage] {
+        try await push.inbox(token: phones.phone(id: phoneId).fcmToken)
+    }
+
+    /// A push pasted on the phone, put into its inbox as if FCM had delivered it. The phone is
+    /// looked up before the push is read: an unknown phone is that, whatever was pasted.
+    func receive(phoneId: String, _ pasted: () async throws -> PushMessage) async throws -> PushService.InboxMessage {
+        let token = try await phones.phone(id: phoneId).fcmToken
+        return try await push.receive(pasted(), token: token)
+    }
+
+    func clearInbox(phoneId: String) async throws {
+        try await push.clearInbox(token: phones.phone(id: phoneId).fcmToken)
+    }
+
+    /// The user opens a notification: the app decodes the push and starts the operation.
+    func open(messageId: String, phoneId: String) async throws -> Flow {
+        let phone = try await phones.phone(id: phoneId)
+        guard let message = try await push.inbox(token: phone.fcmToken).first(where: { $0.id == messageId }) else {
+            throw APIError(.notFound, "MESSAGE_NOT_FOUND", "no message \(messageId) in this phone's inbox")
+        }
+        return try await open(message, token: phone.fcmToken) {
+            try await phones.startOutOfBand(phoneId: phone.id, payload: message.message.payload())
+        }
+    }
+
+    /// An arriving push opened at once, for a phone whose settings ask for it (as an app in the
+    /// foreground would); nil when the phone keeps its pushes for the user.
+    func openAtOnce(_ message: PushService.InboxMessage, token: String) async throws -> Flow? {
+        guard let phone = try await phones.phoneOpeningPushesAtOnce(fcmToken: token) else { return nil }
+        return try await open(message, token: token) { try await phones.startOutOfBand(phone, payload: message.message.payload()) }
+    }
+
+    /// Starts the message's payload on the phone (`starting`) and takes it out of the inbox once
+    /// the phone has it: when its flow starts, or when the backend could not be reached and the
+    /// phone keeps trying by itself (docs/behaviour.md#offline-otp). A refusal leaves it in the inbox.
+    private func open(
+        _ message: PushService.InboxMessage, token: String, _ starting: () async throws -> Flow
+    ) async throws -> Flow {
+        do {
+            let flow = try await starting()
+            _ = try await push.take(token: token, id: message.id)
+            return flow
+        } catch let error as PhoneError where error.isRetryable {
+            _ = try? await push.take(token: token, id: message.id)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import AuthFlow
+import BackendAPI
+import Foundation
+import OTP
+import OutOfBand
+import Phone
+import Retry
+import Testing
+
+/// A scanned session whose backend cannot be reached (docs/behaviour.md#offline-otp): the caller
+/// hears error 70 at once, the phone tries again on its schedule, and meanwhile an offline OTP
+/// is on offer for an account at that server.
+@Suite(.timeLimit(.minutes(1))) struct UnreachableBackendTests {
+    static let unreachable = PhoneError.serverConnection("connection refused")
+
+    /// After the planned wait (the waits are recorded, not slept) the phone fetches the session
+    /// again by itself, and the flow starts when it arrives.
+    @Test func theSessionIsFetchedAgainAfterThePlannedWait() async throws {
+        let phone = try PhoneUnderTest(sessionFetchRetry: .constant(maxRetries: 2, delay: .seconds(3)))
+        let id = try await phone.newPhone()
+        _ = try await phone.enrol(id, otpReference: 7)
+        let session = phone.server.session(.login)
+        phone.backend.expect(TestServer.redeemURL, failingWith: Self.unreachable)
+        phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
+        var events = phone.phones.events.subscribe(id).makeAsyncIterator()
+
+        let error = await #expect(throws: PhoneError.self) {
+            try await phone.phones.startOutOfBand(phoneId: id, payload: phone.server.payload())
+        }
+
+        #expect(error?.sdkCode == 70)
+        var starts: [SessionStart] = []
+        var started: Flow?
+        while started == nil, let event = await events.next() {
+            switch event {
+            case .session(let start): starts.append(start)
+            case .flowUpdate(let flow): started = flow
+            default: break
+            }
+        }
+        let failed = try #require(starts.first { $0.connectionError })
+        #expect(failed.state == .starting)
+        #expect(failed.error?.sdkCode == 70)
+        #expect(failed.nextAttemptAt == phone.clock.now().addingTimeInterval(3))
+        #expect(phone.sleeps.recorded == [.seconds(3)])
+        #expect(started?.session?.id == session.sessionId)
+        #expect(starts.last?.state == .ready)
+        #expect(phone.backend.unanswered.isEmpty)
+    }
+
+    /// The OTP generated while the backend is away is the one the backend derives from its half
+    /// of the key agreed at enrolment; generating it ends the session.
+    @Test func theOfflineOTPIsTheOneTheBackendExpects() async throws {
+        let phone = try PhoneUnderTest(sessionFetchRetry: .none)
+        let id = try await phone.newPhone()
+        let enrolment = try await phone.enrol(id, otpReference: 7)
+        let payload = try await scanWhileUnreachable(phone, id)
+
+        let start = try await phone.phones.generateOTP(phoneId: id, accountId: nil)
+
+        let key = try #require(enrolment.otpKey)
+        let expected = OfflineOTP.generate(key: key, sessionData: payload.redeemData.token, reference: 7, at: phone.clock.now())
+        #expect(start.otp == expected.description)
+        #expect(start.otpAccountId == enrolment.accountId)
+        #expect(start.state == .stopped)
+        #expect(start.stopReason == "OTP_GENERATED")
+    }
+
+    /// Online, the screen offers the OTP after the phone's countdown; a phone that knows it has
+    /// no network offers it at once.
+    @Test(arguments: [false, true])
+    func theOTPIsOfferedAtOnceOnlyWhenThePhoneIsOffline(offline: Bool) async throws {
+        let phone = try PhoneUnderTest(sessionFetchRetry: .none)
+        let id = try await phone.newPhone()
+        _ = try await phone.enrol(id, otpReference: 7)
+        if offline { phone.backend.takeOffline(id) }
+
+        _ = try await scanWhileUnreachable(phone, id)
+
+        let start = try #require(try await phone.phones.phone(id: id).session)
+        #expect(start.state == .starting)
+        #expect(start.otpAvailable)
+        let countdown = TimeInterval(PhoneSettings.defaultOTPCountdown)
+        #expect(start.otpOfferAt == phone.clock.now().addingTimeInterval(offline ? 0 : countdown))
+    }
+
+    /// A refusal is an answer: the session stops with its code, and nothing is tried again.
+    @Test func aRefusalStopsTheSessionWithoutRetrying() async throws {
+        let phone = try PhoneUnderTest()
+        let id = try await phone.newPhone()
+        _ = try await phone.enrol(id, otpReference: 7)
+        phone.backend.expect(TestServer.redeemURL, failingWith: PhoneError(.gone, "SESSION_EXPIRED", "the session expired"))
+
+        let error = await #expect(throws: PhoneError.self) {
+            try await phone.phones.startOutOfBand(phoneId: id, payload: phone.server.payload())
+        }
+
+        #expect(error?.code == "SESSION_EXPIRED")
+        let start = try #require(try await phone.phones.phone(id: id).session)
+        #expect(start.state == .stopped)
+        #expect(start.stopReason == "SESSION_EXPIRED")
+        #expect(phone.sleeps.recorded.isEmpty)
+    }
+
+    /// A login scanned while its backend cannot be reached; answers the payload scanned.
+    private func scanWhileUnreachable(_ phone: PhoneUnderTest, _ id: String) async throws -> OutOfBandPayload {
+        let payload = phone.server.payload()
+        phone.backend.expect(TestServer.redeemURL, failingWith: Self.unreachable)
+        let error = await #expect(throws: PhoneError.self) { try await phone.phones.startOutOfBand(phoneId: id, payload: payload) }
+        #expect(error?.code == "SERVER_CONNECTION_ERROR")
+        return payload
+    }
+}
