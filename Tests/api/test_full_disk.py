@@ -19,7 +19,7 @@ import subprocess
 
 import requests
 
-from client import TIMEOUT, Api, new_phone
+from client import TIMEOUT, Api, new_phone, new_session
 from servers import serving
 
 REFUSALS = {507: {"STORAGE_FULL"}, 503: {"DATABASE_ERROR", "STORAGE_ERROR"}}
@@ -86,7 +86,9 @@ def test_a_full_disk_keeps_what_it_acknowledged_and_nothing_it_refused(tmp_path)
             assert any("full" in state.get("message", "") for state in failing.values()), ready
 
             os.remove(filler)
+            # a write to each store that failed makes it ready again
             kept_phones.append(new_phone(api, "made once there was room again")["id"])
+            kept_sessions.append(new_session(api, "enrol", "room-again")["id"])
             status, ready = readiness(url)
             assert status == 200, ready
 
