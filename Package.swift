@@ -51,6 +51,8 @@ let package = Package(
         .target(name: "StateExport", dependencies: ["SodiumKit", "StrictJSON"]),
         .target(name: "SQLiteStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "Retry"),
+        // Work that holds a thread for long, on threads of its own with a bound per kind.
+        .target(name: "BlockingWork", dependencies: [.product(name: "NIOPosix", package: "swift-nio")]),
         .target(name: "Identifiers"),
         .target(name: "OTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Faults", dependencies: ["Broadcast", "Identifiers"]),
@@ -58,7 +60,8 @@ let package = Package(
         .target(
             name: "Phone",
             dependencies: [
-                "AuthFlow", "BackendAPI", "Broadcast", "Faults", "Identifiers", "OTP", "OutOfBand", "Retry", "SodiumKit", "SQLiteStore",
+                "AuthFlow", "BlockingWork", "BackendAPI", "Broadcast", "Faults", "Identifiers", "OTP", "OutOfBand", "Retry", "SodiumKit",
+                "SQLiteStore",
                 "StateExport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -86,7 +89,8 @@ let package = Package(
         .target(
             name: "WebApp",
             dependencies: [
-                "Phone", "Backend", "BackendAPI", "Broadcast", "PushService", "Timeline", "AuthFlow", "Faults", "OutOfBand", "ProcessFigures",
+                "Phone", "Backend", "BackendAPI", "BlockingWork", "Broadcast", "PushService", "Timeline", "AuthFlow", "Faults", "OutOfBand",
+                "ProcessFigures",
                 "Retry", "SodiumKit", "SQLiteStore", "StateExport", "StrictJSON", "CZbar", "CPNG", "CTurboJPEG",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -152,7 +156,7 @@ let package = Package(
         .testTarget(
             name: "PhoneTests",
             dependencies: [
-                "Phone", "AuthFlow", "BackendAPI", "OTP", "OutOfBand", "Retry", "SodiumKit", "SQLiteStore", "TestDoubles",
+                "Phone", "AuthFlow", "BackendAPI", "BlockingWork", "OTP", "OutOfBand", "Retry", "SodiumKit", "SQLiteStore", "TestDoubles",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -161,10 +165,12 @@ let package = Package(
         .testTarget(name: "BackendAPITests", dependencies: ["BackendAPI", "TestDoubles"]),
         .testTarget(name: "IdentifiersTests", dependencies: ["Identifiers"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "TestDoubles"]),
+        .testTarget(name: "BlockingWorkTests", dependencies: ["BlockingWork"]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "TestDoubles"]),
         .testTarget(
             name: "WebAppTests",
             dependencies: [
+                "BlockingWork",
                 "WebApp", "Phone", "AuthFlow", "Backend", "BackendAPI", "Faults", "OutOfBand", "PushService", "Retry", "SodiumKit", "StateExport",
                 "TestDoubles", "Timeline",
                 "CPNG",  // writes the PNG pictures the QR picture tests upload

@@ -67,6 +67,13 @@ public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
     static func crypto(_ detail: String) -> PhoneError { PhoneError(.unavailable, "CRYPTO_ERROR", detail) }
     /// Without SQLite's words: they name statements and tables, which are no business of the caller's.
     static let storageFailed = PhoneError(.unavailable, "STORAGE_ERROR", "the phone's storage failed")
+    /// Too many PINs are being checked at once: the PIN was not used.
+    static func busy(retryAfter: Duration) -> PhoneError {
+        var error = PhoneError(
+            .unavailable, "PHONE_BUSY", "too many PINs are being checked at once: enter it again in \(retryAfter.components.seconds) s")
+        error.retryAfter = retryAfter
+        return error
+    }
     static let storageFull = PhoneError(
         .insufficientStorage, "STORAGE_FULL", "the disk holding the phone's storage is full: nothing was changed")
 }

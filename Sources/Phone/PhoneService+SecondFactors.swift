@@ -46,6 +46,8 @@ extension PhoneService {
                 throw PhoneError(.badRequest, "OLD_PIN_EQUALS_NEW_PIN", "the new PIN must differ from the old one")
             }
         }
+        // a PIN the phone has no room to derive now is refused before the flow moves: the screen asks again
+        do { try configuration.pinLane?.checkRoom() } catch { throw .busy(retryAfter: error.retryAfter) }
         let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in
             try machine.inputPin(withBiometrics: withBiometrics, userInput: userInput)
         }

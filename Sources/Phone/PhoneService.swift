@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import AuthFlow
+import BlockingWork
 import BackendAPI
 import Broadcast
 import Faults
@@ -37,6 +38,10 @@ public actor PhoneService {
         public var flowObserver: @Sendable (_ phoneId: String, Flow) -> Void = { _, _ in }
         /// Hears each retry the phones plan (`deviceInformation`, `sessionFetch`), for the metrics.
         public var retryObserver: @Sendable (_ operation: String) -> Void = { _ in }
+        /// Where PINs' keys are derived: Argon2id holds a thread for tens of milliseconds, which
+        /// must not be one that answers requests. Nil: on the caller's thread (a phone of its own,
+        /// in tests).
+        public var pinLane: WorkLane?
 
         public static let defaultDeviceChangeRetry = RetryPolicy.exponential(
             maxRetries: 3, initialDelay: .seconds(1), maximumDelay: .seconds(8), multiplier: 2)
@@ -259,9 +264,20 @@ public actor PhoneService {
         guard allowed.contains(target) else { throw .serverNotAllowed(target) }
     }
 
-    /// Argon2id is deliberately slow: it runs off the actor.
+    /// Argon2id is deliberately slow: it runs off the actor, on the PIN lane's threads; a full
+    /// lane refuses the PIN at once (nothing was derived, nothing sent).
     nonisolated func derivePinKey(_ pin: GuardedBytes, salt: [UInt8]) async throws(PhoneError) -> Ed25519.KeyPair {
-        do { return try configuration.pinDerivation.keyPair(pin: pin, salt: salt) } catch { throw .crypto(error.description) }
+        let derivation = configuration.pinDerivation
+        guard let lane = configuration.pinLane else {
+            do { return try derivation.keyPair(pin: pin, salt: salt) } catch { throw .crypto(error.description) }
+        }
+        do {
+            return try await lane.run { _ in try derivation.keyPair(pin: pin, salt: salt) }
+        } catch let busy as WorkLane.Busy {
+            throw .busy(retryAfter: busy.retryAfter)
+        } catch {
+            throw .crypto("\(error)")
+        }
     }
 
     static func accountKey(_ accounts: [AccountRecord], _ id: String) throws(PhoneError) -> Ed25519.KeyPair {

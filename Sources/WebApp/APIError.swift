@@ -17,6 +17,8 @@ struct APIError: HTTPResponseError, Equatable {
     var sdkCode: Int?
     /// A retried operation's attempts, so that the caller sees each one and its outcome.
     var attempts: [OperationProgress.Attempt]?
+    /// When to send the request again (a busy server's 503): the `Retry-After` header.
+    var retryAfter: Duration?
 
     init(_ status: HTTPResponse.Status, _ code: String, _ message: String, sdkCode: Int? = nil) {
         self.status = status
@@ -38,7 +40,11 @@ struct APIError: HTTPResponseError, Equatable {
     var body: Body { Body(error: .init(code: code, message: message, sdkCode: sdkCode, attempts: attempts)) }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        try WireResponseEncoder.response(body, status: status)
+        var response = try WireResponseEncoder.response(body, status: status)
+        if let retryAfter {
+            response.headers[.retryAfter] = String(max(1, retryAfter.components.seconds + (retryAfter.components.attoseconds > 0 ? 1 : 0)))
+        }
+        return response
     }
 
     init(_ error: BackendError) {
@@ -70,6 +76,8 @@ struct APIError: HTTPResponseError, Equatable {
             }
         self.init(status, error.code, error.message, sdkCode: error.sdkCode)
         attempts = error.attempts
+        // only the phone's own refusals: a backend's Retry-After was said to the phone, not to its caller
+        if status == .serviceUnavailable, error.httpStatus == nil { retryAfter = error.retryAfter }
     }
 
     /// A payload that does not decode: nextAuth's "QR parsing error" (32) or "QR unknown type" (33).

@@ -1,4 +1,5 @@
 import Backend
+import BlockingWork
 import Foundation
 import PushService
 import SodiumKit
@@ -47,6 +48,13 @@ public struct AppConfiguration: Sendable {
     /// How long an uploaded QR picture may take to decode and scan before its request answers
     /// SCAN_TIMED_OUT; tests shorten it to see that answer.
     public var pictureScanTimeLimit: Duration = .seconds(5)
+    /// The work that holds a thread for long, on threads of its own (`BlockingWork`): uploaded
+    /// pictures read at once, and PINs derived at once, running and waiting; past them a request
+    /// is answered 503 with `Retry-After` at once. Each lane has a thread a core.
+    public var pictureScanCapacity = 8
+    public var pinDerivationCapacity = 64
+    /// The pictures' lane; nil: one of the server's own. A test passes one it can hold.
+    public var pictureLane: WorkLane?
 
     /// `Public/` and `Templates/` beside the executable (an unpacked release, `make dist`), else
     /// next to the package, found from this file rather than the working directory so that tests

@@ -50,11 +50,13 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         wire: WireHTTPClient(authorization: bearer(configuration.pushToken ?? accessKey), observe: observe),
         sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
+    let lanes = BlockingWorkLanes(configuration)
     var phoneConfiguration = PhoneService.Configuration(
         allowedBackends: { [backendURL ?? selfURL.get()] },
         pinDerivation: PinKeyDerivation(profile: configuration.pinDerivation),
         authorization: bearer(accessKey), observe: observe,
         sleep: configuration.sleep, random: configuration.random)
+    phoneConfiguration.pinLane = lanes.pins
     phoneConfiguration.flowObserver = { monitor.flowUpdated(phoneId: $0, $1) }
     phoneConfiguration.retryObserver = { monitor.retried($0) }
     let phones = PhoneService(store: phoneStore, configuration: phoneConfiguration, now: configuration.now, faults: faults)
@@ -74,7 +76,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: false, logger: logger)
             .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml"))
     router.add(middleware: RequestGuardMiddleware())
-    let scanner = QRImageScanner(timeLimit: configuration.pictureScanTimeLimit)
+    let scanner = QRImageScanner(lane: lanes.pictures, timeLimit: configuration.pictureScanTimeLimit)
     let platform = PhonePlatform(phones: phones, push: push, monitor: monitor)
     router.addRoutes(PhonesController(phones: phones, platform: platform, scanner: scanner).endpoints, atPath: "/api/phones")
     PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)
@@ -98,7 +100,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     StreamController(phones: phones, backend: backend, push: push, faults: faults, monitor: monitor).addRoutes(to: webSocketRouter)
     timelineRoutes.addStream(to: webSocketRouter)
 
-    var services: [any Service] = [PushOpener(platform: platform, logger: logger), DeferredPushSender(backend: backend)]
+    var services: [any Service] = [PushOpener(platform: platform, logger: logger), DeferredPushSender(backend: backend), lanes]
     if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }
 
     let webSocketResponder = webSocketRouter.buildResponder()

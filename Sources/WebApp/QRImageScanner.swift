@@ -1,8 +1,7 @@
+import BlockingWork
 import CZbar
-import Dispatch
 import Foundation
 import OutOfBand
-import Synchronization
 
 /// Reads the AuthPhone payload out of an uploaded picture (a screenshot, a photo of a screen),
 /// in process: the picture becomes grey levels (`GrayscaleImage`) and libzbar scans them. No
@@ -13,6 +12,8 @@ struct QRImageScanner: Sendable {
     static let maximumPixels = 40_000_000
     /// Far more codes than a picture of a screen holds; the rest are not read.
     static let maximumCodes = 64
+    /// Where the decoding and the scan run.
+    let lane: WorkLane
     /// How long a request waits for the decoding and the scan together.
     var timeLimit: Duration = .seconds(5)
 
@@ -39,28 +40,33 @@ struct QRImageScanner: Sendable {
     /// The texts of the QR codes in the picture, at most `maximumCodes`.
     ///
     /// The decoding and the scan block a thread and libzbar cannot be interrupted, so they run on
-    /// a Dispatch thread, off Swift's cooperative pool. Guaranteed: the request answers within
-    /// `timeLimit` (plus scheduling), with SCAN_TIMED_OUT if the work is not done. Not guaranteed:
-    /// that abandoned work stops early; it runs to its end, which the pixel limit bounds (about a
-    /// second for 37 megapixels of QR codes when measured, longer for a noisy photo), and then frees
-    /// its buffers.
+    /// the pictures' lane (`WorkLane`), off the threads that serve requests; a full lane refuses
+    /// the picture at once. Guaranteed: the request answers within `timeLimit`, with SCAN_TIMED_OUT
+    /// if the work is not done, and work still waiting then never starts; work cut short between
+    /// the decoding and the scan stops there. Not guaranteed: that a decoding or a scan already
+    /// under way stops early; it runs to its end, which the pixel limit bounds (about a second
+    /// for 37 megapixels of QR codes when measured, longer for a noisy photo), and holds its place
+    /// in the lane until then.
     private func codes(in image: Data) async throws(APIError) -> [String] {
-        let timeLimit = timeLimit
-        let result: Result<[String], APIError> = await withCheckedContinuation { continuation in
-            let answer = FirstAnswer(continuation)
-            DispatchQueue.global().async {
-                answer.give(Result { () throws(APIError) in try Self.scan(GrayscaleImage(decoding: image, maximumPixels: Self.maximumPixels)) })
+        do {
+            return try await lane.run(deadline: timeLimit) { abandonment in
+                let picture = try GrayscaleImage(decoding: image, maximumPixels: Self.maximumPixels)
+                return abandonment.isAbandoned ? [] : Self.scan(picture)
             }
-            let (seconds, attoseconds) = timeLimit.components
-            DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
-                answer.give(
-                    .failure(
-                        APIError(
-                            .serviceUnavailable, "SCAN_TIMED_OUT",
-                            "reading the picture took longer than \(timeLimit); send a smaller or sharper one")))
-            }
+        } catch let error as APIError {
+            throw error
+        } catch let busy as WorkLane.Busy {
+            var error = APIError(
+                .serviceUnavailable, "SCANNER_BUSY",
+                "\(lane.capacity) pictures are being read already; send it again in \(busy.retryAfter.components.seconds) s")
+            error.retryAfter = busy.retryAfter
+            throw error
+        } catch is WorkLane.TimedOut {
+            throw APIError(
+                .serviceUnavailable, "SCAN_TIMED_OUT", "reading the picture took longer than \(timeLimit); send a smaller or sharper one")
+        } catch {
+            throw APIError(.serviceUnavailable, "SCAN_FAILED", "the picture could not be read: the server is shutting down")
         }
-        return try result.get()
     }
 
     private static func scan(_ picture: GrayscaleImage) -> [String] {
@@ -85,18 +91,5 @@ struct QRImageScanner: Sendable {
             }
             return texts
         }
-    }
-}
-
-/// Resumes a continuation with whichever answer comes first, the scan's or the time limit's.
-private final class FirstAnswer: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Result<[String], APIError>, Never>?>
-
-    init(_ continuation: CheckedContinuation<Result<[String], APIError>, Never>) {
-        self.continuation = Mutex(continuation)
-    }
-
-    func give(_ result: Result<[String], APIError>) {
-        continuation.withLock { $0.take() }?.resume(returning: result)
     }
 }

@@ -1,5 +1,6 @@
 import AuthFlow
 import BackendAPI
+import BlockingWork
 import Foundation
 import OutOfBand
 import Phone
@@ -57,6 +58,31 @@ import Testing
         phone.expectPinProof(session.sessionId, challenge: PhoneUnderTest.retryChallenge, enrolment, failuresBefore: 1)
         try await phone.phones.inputPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin))
         #expect(await phone.flow(id)?.state == .done)
+    }
+
+    /// PINs derive their keys on the PIN lane: a full lane refuses the PIN before the flow moves
+    /// (nothing derived, nothing sent), and the PIN goes through once there is room.
+    @Test func aPinIsRefusedAtOnceWhileThePinLaneIsFull() async throws {
+        let lane = WorkLane(name: "pins", threads: 1, capacity: 1, retryAfter: .seconds(1))
+        let phone = try PhoneUnderTest(pinLane: lane)
+        let (id, enrolment) = try await phone.enrolledPhone()
+        let (session, challenge) = try await phone.loginUntilThePin(id, enrolment)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Task { try await lane.run { _ in release.wait() } }
+        while lane.load < 1 { await Task.yield() }
+
+        await #expect { try await phone.phones.inputPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin)) } throws: { error in
+            (error as? PhoneError)?.code == "PHONE_BUSY"
+        }
+        #expect(await phone.flow(id)?.currentInteraction?.type == .verifySecondFactor)
+        #expect(await phone.flow(id)?.state == .waitForInput)
+
+        release.signal()
+        try await holder.value
+        phone.expectPinProof(session.sessionId, challenge: challenge, enrolment)
+        try await phone.phones.inputPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin))
+        #expect(await phone.flow(id)?.state == .done)
+        await lane.shutdown()
     }
 
     /// The rejection that blocks the PIN ends the flow, and the backend hears why, signed by the device.

@@ -1,5 +1,6 @@
 import Backend
 import BackendAPI
+import BlockingWork
 import CPNG
 import Foundation
 import Hummingbird
@@ -72,7 +73,7 @@ import WebApp
         type: String = "image/png"
     ) async throws -> HTTPAnswer {
         try await client.execute(uri: "/api/phones/\(phoneId)/oob/image", method: .post, headers: [.contentType: type], body: body) {
-            HTTPAnswer(status: $0.status, body: Data(buffer: $0.body))
+            HTTPAnswer(status: $0.status, body: Data(buffer: $0.body), headers: $0.headers)
         }
     }
 
@@ -163,6 +164,39 @@ import WebApp
             #expect(answer.status == .serviceUnavailable)
             #expect(answer.errorCode == "SCAN_TIMED_OUT")
         }
+    }
+
+    /// The pictures' lane held by the test: a picture over the lane's bound is refused at once with
+    /// `Retry-After`; one admitted but waiting answers SCAN_TIMED_OUT at its deadline while the
+    /// lane's thread is still held, and never runs.
+    @Test func aFullLaneRefusesAtOnceAndAWaitingScanAnswersAtItsDeadline() async throws {
+        let lane = WorkLane(name: "pictures", threads: 1, capacity: 2, retryAfter: .seconds(2))
+        let release = DispatchSemaphore(value: 0)
+        var configuration = testConfiguration()
+        configuration.pictureLane = lane
+        configuration.pictureScanTimeLimit = .milliseconds(200)
+        try await buildApplication(configuration).test(.router) { client in
+            let phone = try await client.createPhone()
+            let picture = try Picture([try await client.startSession("enrol", user: "bob").qrText]).png
+            let holder = Task { try await lane.run { _ in release.wait() } }
+            while lane.load < 1 { await Task.yield() }
+            let waiting = Task { try await Self.upload(client, phone.id, picture) }
+            while lane.load < 2 { await Task.yield() }
+
+            let refused = try await Self.upload(client, phone.id, picture)
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.errorCode == "SCANNER_BUSY")
+            #expect(refused.headers[.retryAfter] == "2")
+
+            let late = try await waiting.value
+            #expect(late.errorCode == "SCAN_TIMED_OUT")
+            #expect(lane.load == 2, "the lane's thread is still held")
+            release.signal()
+            try await holder.value
+            while lane.load > 0 { await Task.yield() }
+            #expect(try await client.phoneDetail(phone.id).flow == nil, "the scan cut short never ran")
+        }
+        await lane.shutdown()
     }
 
     /// Headers that declare 50,000 × 50,000 pixels (2.5 GB of grey) in a few bytes.

@@ -31,6 +31,7 @@ func testConfiguration(dataDirectory: String? = nil) -> AppConfiguration {
 struct HTTPAnswer {
     let status: HTTPResponse.Status
     let body: Data
+    var headers: HTTPFields = [:]
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try WireJSON.decoder().decode(T.self, from: body)

@@ -1,5 +1,6 @@
 import AuthFlow
 import BackendAPI
+import BlockingWork
 import Foundation
 import Phone
 import Retry
@@ -22,15 +23,16 @@ struct PhoneUnderTest {
     let store: PhoneStore
     let phones: PhoneService
 
-    init(sessionFetchRetry: RetryPolicy = PhoneService.Configuration.defaultSessionFetchRetry) throws {
+    init(sessionFetchRetry: RetryPolicy = PhoneService.Configuration.defaultSessionFetchRetry, pinLane: WorkLane? = nil) throws {
         server = try TestServer()
         store = try .inMemory()
         let sleeps = sleeps
         let clock = clock
-        let configuration = PhoneService.Configuration(
+        var configuration = PhoneService.Configuration(
             allowedBackends: { [TestServer.url] }, pinDerivation: PinKeyDerivation(profile: .fast),
             sessionFetchRetry: sessionFetchRetry,
             sleep: { sleeps.sleep($0) }, random: { 0.5 })
+        configuration.pinLane = pinLane
         phones = PhoneService(store: store, configuration: configuration, network: backend, now: { clock.now() })
     }
 
