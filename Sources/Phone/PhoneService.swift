@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import AuthFlow
-import BlockingWork
 import BackendAPI
+import BlockingWork
 import Broadcast
 import Faults
 import Foundation
