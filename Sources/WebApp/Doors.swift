@@ -40,7 +40,7 @@ struct Doors: Sendable {
 
     static let pushRoutePrefix = "/v1/projects/"
 
-    static let wildcards: Set<String> = ["0.0.0.0", "::", "[::]", ""]
+    static let wildcards: Set<String> = ["0.0.0.0", "::", ""]
 
     /// Loopback needs no key: only this machine's own users reach it.
     static func isLoopback(_ host: String) -> Bool {
@@ -96,7 +96,8 @@ struct Doors: Sendable {
         return String(lower.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
     }
 
-    private static func bare(_ host: String) -> String {
+    /// `[::1]` → `::1`: an IPv6 address as a URL writes it, and as a socket takes it.
+    static func bare(_ host: String) -> String {
         host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 

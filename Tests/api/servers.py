@@ -23,9 +23,10 @@ def free_port():
 
 
 @contextlib.contextmanager
-def serving(folder, args, env=None, port=None):
+def serving(folder, args, env=None, port=None, ready_status=200):
     """The server with `args` (and `--port` unless `port` is given, for one that names its own
-    port elsewhere), its output in `folder`; yields (process, base URL, log path) once /health answers."""
+    port elsewhere), its output in `folder`; yields (process, base URL, log path) once /health
+    answers `ready_status`."""
     if port is None:
         port = free_port()
         args = ["--port", str(port), *args]
@@ -33,13 +34,16 @@ def serving(folder, args, env=None, port=None):
     log = open(log_path, "wb")
     process = subprocess.Popen([BINARY, "serve", *args], stdout=log, stderr=subprocess.STDOUT,
                                env={**os.environ, **(env or {})})
-    url = f"http://127.0.0.1:{port}"
+    # reached at its --host (an IPv6 address in brackets), on loopback when that is a wildcard
+    host = args[args.index("--host") + 1] if "--host" in args else "127.0.0.1"
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     try:
         deadline = time.monotonic() + TIMEOUT
         while True:
             assert process.poll() is None, f"the server stopped: {log_path.read_text()}"
             with contextlib.suppress(requests.ConnectionError):
-                if requests.get(url + "/health", timeout=1).ok:
+                if requests.get(url + "/health", timeout=1).status_code == ready_status:
                     break
             assert time.monotonic() < deadline, "the server never answered /health"
             time.sleep(0.1)
