@@ -162,8 +162,12 @@ public final class DemoBackend: Sendable {
         BackendSession(record, payload: payload(for: record), now: time)
     }
 
+    /// No fallback URL: a QR code that sends phones elsewhere would fail where nobody looks. The
+    /// server stops at start instead when its base URL is none (`ServerURL`).
     func payload(for record: SessionRecord) -> OutOfBandPayload {
-        let redeemURL = URL(string: baseURL() + BackendRoutes.redeem) ?? URL(string: "http://127.0.0.1" + BackendRoutes.redeem)!
+        guard let redeemURL = URL(string: baseURL() + BackendRoutes.redeem) else {
+            preconditionFailure("the backend's base URL \(baseURL()) makes no redeem URL")
+        }
         return OutOfBandPayload(redeemData: .init(token: record.token, redeemURL: redeemURL))
     }
 

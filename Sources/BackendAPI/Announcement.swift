@@ -14,13 +14,14 @@ public enum Announcement {
         ("png", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), ("jpeg", [0xFF, 0xD8, 0xFF]), ("gif", Array("GIF8".utf8)),
     ]
 
-    /// What is wrong with the strings, or nil: at most 10, each key a one-line name and each
-    /// value readable text (docs/behaviour.md#user-interaction).
+    /// What is wrong with the strings, or nil: at most 10, each key and each value one line
+    /// (docs/behaviour.md#user-interaction), as the phone shows each entry as a "Key: value"
+    /// line that a line break in a value could add to.
     public static func problem(in info: [String: String]) -> String? {
         if info.count > maximumEntries { return "must have at most \(maximumEntries) entries" }
         for (key, value) in info.sorted(by: { $0.key < $1.key }) {
             if let problem = ReadableText.nameProblem(in: key, limit: maximumKeyLength) { return "key '\(key)' \(problem)" }
-            if let problem = ReadableText.problem(in: value, limit: maximumValueLength) { return "value of '\(key)' \(problem)" }
+            if let problem = ReadableText.nameProblem(in: value, limit: maximumValueLength) { return "value of '\(key)' \(problem)" }
         }
         return nil
     }

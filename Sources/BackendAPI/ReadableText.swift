@@ -7,9 +7,9 @@ public enum ReadableText {
     public static let maximumTransactionLength = 1000
     public static let maximumUserInputLength = 500
 
-    /// What is wrong with a name (a user id, a display or device name), or nil when it is fine:
-    /// one line, and nothing that hides or reorders what is shown (a NUL that SQLite would cut
-    /// the name at, a right-to-left override).
+    /// What is wrong with a name (a user id, a display or device name) or other text shown as one
+    /// line (an announceInfo value), or nil when it is fine: one line, and nothing that hides or
+    /// reorders what is shown (a NUL that SQLite would cut the name at, a right-to-left override).
     public static func nameProblem(in name: String, limit: Int) -> String? {
         let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
         if name.trimmingCharacters(in: .whitespaces).isEmpty || name.count > limit

@@ -20,12 +20,11 @@ import Timeline
 public func buildApplication(_ configuration: AppConfiguration, logger: Logger = Logger(label: "authphone"))
     async throws -> some ApplicationProtocol
 {
-    let publicURL = configuration.publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-    // Listening on every address, the parts inside reach each other on loopback.
-    let ownHost = Doors.wildcards.contains(configuration.host) ? "127.0.0.1" : configuration.host
-    let selfURL = ServerURL(publicURL ?? "http://\(ownHost):\(configuration.port)")
-    let accessKey = try configuration.accessKey ?? (Doors.isLoopback(configuration.host) ? nil : Base64URL.encode(Sodium.randomBytes(24)))
-    let doors = Doors(listenHost: configuration.host, publicURL: publicURL, accessKey: accessKey, pushToken: configuration.pushToken)
+    // an IPv6 address may come as a URL writes it, in brackets
+    let listenHost = Doors.bare(configuration.host)
+    let selfURL = try ServerURL(publicURL: configuration.publicURL, listenHost: listenHost, port: configuration.port)
+    let accessKey = try configuration.accessKey ?? (Doors.isLoopback(listenHost) ? nil : Base64URL.encode(Sodium.randomBytes(24)))
+    let doors = Doors(listenHost: listenHost, publicURL: configuration.publicURL, accessKey: accessKey, pushToken: configuration.pushToken)
     // This server's own parts reach each other over HTTP, through the same doors as anyone: a
     // key goes to this server's own URLs only.
     func bearer(_ key: String?) -> @Sendable (String) -> String? {
@@ -115,10 +114,10 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
                         ws: .init(maxFrameSize: StreamController.maxMessageSize, validateUTF8: true))),
                 doors: doors, firstRequestTimeout: TimeAmount(configuration.idleTimeout))
         },
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "AuthPhone"),
+        configuration: .init(address: .hostname(listenHost, port: configuration.port), serverName: "AuthPhone"),
         services: services,
         onServerRunning: { channel in
-            if publicURL == nil, let port = channel.localAddress?.port { selfURL.set("http://\(ownHost):\(port)") }
+            if let port = channel.localAddress?.port { selfURL.listening(on: port) }
             logger.info("AuthPhone is listening on \(selfURL.get())")
             if let accessKey, configuration.accessKey == nil {
                 logger.notice("Off loopback every route needs the access key: open \(selfURL.get())/?\(Doors.keyParameter)=\(accessKey)")

@@ -1,7 +1,8 @@
 import Hummingbird
 
 /// Applies `Doors` to every request on both routers (pages, API and WebSocket upgrades); a
-/// page opened by its key link keeps the key in a cookie and loses it from the address bar.
+/// page opened by its key link keeps the key in a cookie and loses it from the address bar. A
+/// WebSocket opened with `?key=` is let in as it is: a handshake cannot follow a redirect.
 struct DoorMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let doors: Doors
@@ -13,7 +14,7 @@ struct DoorMiddleware: RouterMiddleware {
         {
             throw refusal.apiError
         }
-        if let key = doors.accessKey, request.method == .get, Doors.linkKey(in: request.uri.query) != nil {
+        if let key = doors.accessKey, request.method == .get, request.headers[.upgrade] == nil, Doors.linkKey(in: request.uri.query) != nil {
             return Response(
                 status: .seeOther,
                 headers: [

@@ -40,7 +40,7 @@ struct Doors: Sendable {
 
     static let pushRoutePrefix = "/v1/projects/"
 
-    static let wildcards: Set<String> = ["0.0.0.0", "::", "[::]", ""]
+    static let wildcards: Set<String> = ["0.0.0.0", "::", ""]
 
     /// Loopback needs no key: only this machine's own users reach it.
     static func isLoopback(_ host: String) -> Bool {
@@ -53,6 +53,10 @@ struct Doors: Sendable {
     func admit(method: HTTPRequest.Method, path: String, authority: String?, headers: HTTPFields, query: String?) -> Refusal? {
         guard let authority, !authority.isEmpty else {
             return Refusal(status: .badRequest, code: "HOST_MISSING", message: "the request names no host (HTTP/1.1 needs a Host header)")
+        }
+        // RFC 9112 §3.2: one Host, or a proxy and this server could each read another
+        guard !headers.contains(.host) else {
+            return Refusal(status: .badRequest, code: "HOST_REPEATED", message: "the request names its host more than once (one Host header)")
         }
         guard hostNames.contains(Self.hostName(of: authority)) else {
             return Refusal(
@@ -75,11 +79,18 @@ struct Doors: Sendable {
 
     /// The key as a bearer token, the page's cookie, or the link's `?key=`.
     private func presentsKey(_ key: String, headers: HTTPFields, query: String?) -> Bool {
-        let offered = [
-            headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil },
-            Self.cookie(Self.cookieName, in: headers), Self.linkKey(in: query),
-        ]
+        let offered = [Self.bearerToken(in: headers[.authorization]), Self.cookie(Self.cookieName, in: headers), Self.linkKey(in: query)]
         return offered.contains { $0.map { Self.constantTimeEqual($0, key) } ?? false }
+    }
+
+    /// The token of `Authorization: Bearer TOKEN`; the scheme's name in any case and one or more
+    /// spaces after it (RFC 7235 §2.1).
+    static func bearerToken(in authorization: String?) -> String? {
+        guard let authorization, let space = authorization.firstIndex(of: " "),
+            authorization[..<space].lowercased() == "bearer"
+        else { return nil }
+        let token = authorization[space...].drop { $0 == " " }
+        return token.isEmpty ? nil : String(token)
     }
 
     /// Browsers send the page's http(s) origin; `ws://host` is what non-browser WebSocket
@@ -96,7 +107,8 @@ struct Doors: Sendable {
         return String(lower.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
     }
 
-    private static func bare(_ host: String) -> String {
+    /// `[::1]` → `::1`: an IPv6 address as a URL writes it, and as a socket takes it.
+    static func bare(_ host: String) -> String {
         host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
@@ -121,4 +133,9 @@ struct Doors: Sendable {
         guard x.count == y.count else { return false }
         return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
+}
+
+extension HTTPField.Name {
+    /// Only a second `Host` header: the first is the request's authority, not a field.
+    static let host = Self("Host")!
 }

@@ -28,8 +28,8 @@ struct PushController {
     }
 
     private static func carries(_ token: String, _ authorization: String?) -> Bool {
-        guard let authorization, authorization.hasPrefix("Bearer ") else { return false }
-        return Doors.constantTimeEqual(String(authorization.dropFirst(7)), token)
+        guard let offered = Doors.bearerToken(in: authorization) else { return false }
+        return Doors.constantTimeEqual(offered, token)
     }
 
     func addRoutes(to router: Router<AppRequestContext>) {

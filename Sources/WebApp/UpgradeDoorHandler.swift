@@ -12,7 +12,8 @@ import NIOHTTP1
 /// otherwise be an empty 400, so this answers it with the usual error body; and a first request
 /// that never finishes its head is closed after `timeout` (the HTTP channel's idle timeout only
 /// starts once a head is read). It sits right after the HTTP decoder and leaves the pipeline
-/// once the first head has passed.
+/// once the first head has passed; a handshake it lets through gets `WebSocketUpgradeWatcher`,
+/// so that the WebSocket refuses unmasked frames.
 final class UpgradeDoorHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -50,23 +51,29 @@ final class UpgradeDoorHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard case .head(let head) = unwrapInboundIn(data) else { return context.fireChannelRead(data) }
         deadline?.cancel()
         deadline = nil
-        if head.headers.contains(name: "upgrade"), let refusal = refusal(head) {
-            refuse(context, refusal)
-            return
+        if head.headers.contains(name: "upgrade") {
+            if let refusal = refusal(head) { return refuse(context, refusal) }
+            do { try context.pipeline.syncOperations.addHandler(WebSocketUpgradeWatcher()) } catch { return context.close(promise: nil) }
         }
         context.fireChannelRead(data)
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
     private func refusal(_ head: HTTPRequestHead) -> Doors.Refusal? {
+        // as Hummingbird's requests have it: the first Host is the authority, any other a field
+        var authority: String?
         var fields = HTTPFields()
         for (name, value) in head.headers {
-            if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
+            if authority == nil, name.lowercased() == "host" {
+                authority = value
+            } else if let field = HTTPField.Name(name) {
+                fields.append(HTTPField(name: field, value: value))
+            }
         }
         let parts = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         return doors.admit(
             method: HTTPRequest.Method(head.method.rawValue) ?? .get, path: String(parts.first ?? ""),
-            authority: head.headers.first(name: "host"), headers: fields, query: parts.count > 1 ? String(parts[1]) : nil)
+            authority: authority, headers: fields, query: parts.count > 1 ? String(parts[1]) : nil)
     }
 
     private func refuse(_ context: ChannelHandlerContext, _ refusal: Doors.Refusal) {

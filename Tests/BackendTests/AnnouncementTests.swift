@@ -34,6 +34,9 @@ import Testing
     static let refused: [([String: String]?, String?, String)] = [
         (["": "x"], nil, "announceInfo"), (["Shop": "line\u{202E}"], nil, "announceInfo"),
         (["Shop\nname": "x"], nil, "announceInfo"), (["Shop": String(repeating: "x", count: 201)], nil, "announceInfo"),
+        // a line break in a value would show as one more "Key: value" line on the confirm screen
+        (["Shop": "ACME Ltd\nAmount: 0.00 EUR"], nil, "announceInfo"), (["Shop": "ACME Ltd\r\nVerified: yes"], nil, "announceInfo"),
+        (["Shop": "ACME Ltd\u{2028}Verified: yes"], nil, "announceInfo"),
         (Dictionary(uniqueKeysWithValues: (0...10).map { ("k\($0)", "v") }), nil, "announceInfo"),
         (nil, "https://evil.example/logo.png", "announceLogo"), (nil, "data:image/svg+xml;base64,PHN2Zz4=", "announceLogo"),
         (nil, "data:image/png;base64,not base64!", "announceLogo"), (nil, gif.replacingOccurrences(of: "gif", with: "png"), "announceLogo"),

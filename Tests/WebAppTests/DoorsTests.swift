@@ -101,17 +101,16 @@ import Testing
             #expect(raise.hasPrefix("HTTP/1.1 421"))
             let policy = try JSONSerialization.jsonObject(with: try await client.send(.get, "/api/backend/second-factor-policy").body)
             #expect((policy as? [String: Any])?["maxAttempts"] as? Int == 3)
-            let upgrade =
-                "GET /api/phones/\(phone.id)/stream HTTP/1.1\r\nHost: %@\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n%@\r\n"
-            let rebound = try await RawHTTP.exchange(port: port, String(format: upgrade, "attacker.example", ""))
+            let stream = "/api/phones/\(phone.id)/stream"
+            let rebound = try await RawHTTP.exchange(port: port, RawHTTP.webSocketHandshake(stream, host: "attacker.example"))
             #expect(rebound.hasPrefix("HTTP/1.1 421"))
             #expect(rebound.contains("UNKNOWN_HOST"))
-            let foreign = try await RawHTTP.exchange(port: port, String(format: upgrade, "127.0.0.1:\(port)", "Origin: http://attacker.example\r\n"))
+            let foreign = try await RawHTTP.exchange(
+                port: port, RawHTTP.webSocketHandshake(stream, host: "127.0.0.1:\(port)", headers: "Origin: http://attacker.example\r\n"))
             #expect(foreign.hasPrefix("HTTP/1.1 403"))
             #expect(foreign.contains("\"FORBIDDEN_ORIGIN\""))
             let own = try await RawHTTP.exchange(
-                port: port, String(format: upgrade, "127.0.0.1:\(port)", "Origin: http://127.0.0.1:\(port)\r\n"),
+                port: port, RawHTTP.webSocketHandshake(stream, host: "127.0.0.1:\(port)", headers: "Origin: http://127.0.0.1:\(port)\r\n"),
                 until: "\r\n\r\n")
             #expect(own.hasPrefix("HTTP/1.1 101"))
         }
@@ -184,21 +183,32 @@ import Testing
 }
 
 /// Bytes over a plain TCP connection, so a test can send what no HTTP client would (a foreign
-/// Host, half a request) and read the answer until the server closes it (or `until` appears).
+/// Host, half a request, an unmasked frame) and read the answer until the server closes it (or
+/// `until` appears).
 enum RawHTTP {
     static func exchange(port: Int, _ request: String, until marker: String? = nil) async throws -> String {
+        String(decoding: try await exchange(port: port, Array(request.utf8), until: marker.map { Array($0.utf8) }), as: UTF8.self)
+    }
+
+    static func exchange(port: Int, _ request: [UInt8], until marker: [UInt8]? = nil) async throws -> [UInt8] {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
             }
         return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(ByteBuffer(string: request))
-            var received = ""
+            try await outbound.write(ByteBuffer(bytes: request))
+            var received: [UInt8] = []
             for try await chunk in inbound {
-                received += String(buffer: chunk)
-                if let marker, received.contains(marker) { break }
+                received += chunk.readableBytesView
+                if let marker, received.firstRange(of: marker) != nil { break }
             }
             return received
         }
+    }
+
+    /// A WebSocket handshake for `path` naming `host`, with `headers` (whole lines) added.
+    static func webSocketHandshake(_ path: String, host: String, headers: String = "") -> String {
+        "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\(headers)\r\n"
     }
 }

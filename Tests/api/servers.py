@@ -37,7 +37,10 @@ def serving(folder, args, env=None, port=None, ready_status=200):
     log = open(log_path, "wb")
     process = subprocess.Popen([BINARY, "serve", *args], stdout=log, stderr=subprocess.STDOUT,
                                env={**os.environ, **(env or {})})
-    url = f"http://127.0.0.1:{port}"
+    # reached at its --host (an IPv6 address in brackets), on loopback when that is a wildcard
+    host = args[args.index("--host") + 1] if "--host" in args else "127.0.0.1"
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     try:
         deadline = time.monotonic() + TIMEOUT
         while True:
