@@ -57,20 +57,11 @@ final class StatementLog: Sendable {
     /// While one commit holds the writer, the writes that arrive wait, and then all go in one
     /// transaction; the one that throws is rolled back alone and its caller hears why.
     @Test func writesArrivingDuringACommitShareTheNextOneAndAFailureStaysItsOwn() async throws {
-        let release = DispatchSemaphore(value: 0)
-        let (entered, enter) = AsyncStream<Void>.makeStream()
-        let first = Task {
-            try await commits.write { db in
-                enter.yield()
-                release.wait()
-                try db.execute(sql: "INSERT INTO item (name) VALUES ('first')")
-            }
-        }
-        for await _ in entered { break }
         let before = counter.count
-        let writes = (0..<10).map { index in
-            Task {
-                try await commits.write { db in
+        let outcomes = try await Self.batch(
+            commits,
+            (0..<10).map { index in
+                { db in
                     // the fifth repeats a name the table allows once, then fails after its insert
                     try db.execute(sql: "INSERT INTO item (name) VALUES (?)", arguments: ["item-\(index)"])
                     if index == 5 {
@@ -78,18 +69,10 @@ final class StatementLog: Sendable {
                         throw Refused()
                     }
                 }
-            }
-        }
-        while commits.waitingCount < 10 { await Task.yield() }
-        release.signal()
-        try await first.value
-        var refused = 0
-        for write in writes {
-            do { try await write.value } catch is Refused { refused += 1 }
-        }
-        #expect(refused == 1)
-        #expect(counter.count == before + 2)  // the first write's commit, then one for all ten
-        #expect(try names() == ["first"] + (0..<10).filter { $0 != 5 }.map { "item-\($0)" })
+            })
+        #expect(outcomes.map { (try? $0.get()) == nil } == (0..<10).map { $0 == 5 })
+        #expect(counter.count == before + 2)  // the holding write's commit, then one for all ten
+        #expect(try names() == (0..<10).filter { $0 != 5 }.map { "item-\($0)" })
     }
 
     /// Alone in its batch a write needs no savepoint: the transaction is its own.
