@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import OutOfBand
 import Phone
+import WireJSON
 
 /// Every refusal at the HTTP edge: a status, a stable code and a message, answered as
 /// `{"error": {"code", "message", "sdkCode"?, "attempts"?}}`.

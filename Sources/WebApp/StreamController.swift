@@ -8,6 +8,7 @@ import HummingbirdWebSocket
 import Phone
 import PushService
 import SodiumKit
+import WireJSON
 
 /// The WebSockets: a phone's screen (FlowUpdates out, the user's input in) and the console's
 /// live session list.

@@ -2,6 +2,7 @@ import BackendAPI
 import Foundation
 import Hummingbird
 import StrictJSON
+import WireJSON
 
 /// Request bodies read as strictly as they are documented: strict JSON (no key twice, no
 /// trailing comma), and no field the route does not take, so a misspelt or smuggled field is
