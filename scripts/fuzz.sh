@@ -30,7 +30,7 @@ library() {
   local name=$1
   shift
   mkdir -p "$out/lib"
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -suppress-warnings -module-name "$name" -emit-module \
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -suppress-warnings -module-name "$name" -emit-module \
     -emit-module-path "$out/lib/$name.swiftmodule" -c "$@" -o "$out/lib/$name.o" 2> >(grep -v "Cannot export local symbol" >&2)
 }
 
@@ -77,7 +77,7 @@ canary
 [[ "${1:-}" == "--canary" ]] && exit 0
 seconds="${1:-10}"
 
-library StrictJSON Sources/StrictJSON/StrictJSON.swift
+library StrictJSON Sources/StrictJSON/*.swift
 
 # NAME:CORPUS:SOURCES (globs; the StrictJSON library is linked into every target)
 for target in "QRText:qr-text:Sources/OutOfBand/*.swift" "DeepLink:deep-link:Sources/OutOfBand/*.swift" \
