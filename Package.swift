@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "Timeline",
             dependencies: [
-                "BackendAPI", "Broadcast", "SQLiteStore",
+                "BackendAPI", "Broadcast", "SQLiteStore", "StrictJSON", "WireJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
