@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds one libFuzzer target per decoder of input (the payload forms, a typed OTP, an FCM send
-# request), with AddressSanitizer, and runs each for a bounded time from the seed corpus in
-# Fuzz/corpus/. The gate fails the run when a fuzzer does not build, does not start, exits with
-# an error, or leaves a crash-, leak-, timeout- or oom- file (kept in .build/fuzz/ to reproduce).
+# request, strict JSON, the timeline's redaction of a body), with AddressSanitizer, and runs each
+# for a bounded time from the seed corpus in Fuzz/corpus/. The gate fails the run when a fuzzer
+# does not build, does not start, exits with an error, or leaves a crash-, leak-, timeout- or oom-
+# file (kept in .build/fuzz/ to reproduce).
 # Before that, a canary target that crashes, hangs or runs out of memory on marker inputs goes
 # through the same gate, which must refuse each: a gate that lets them pass stops the run.
 #   scripts/fuzz.sh [seconds per target, default 10]
@@ -30,7 +31,7 @@ library() {
   local name=$1
   shift
   mkdir -p "$out/lib"
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -suppress-warnings -module-name "$name" -emit-module \
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -suppress-warnings -module-name "$name" -emit-module \
     -emit-module-path "$out/lib/$name.swiftmodule" -c "$@" -o "$out/lib/$name.o" 2> >(grep -v "Cannot export local symbol" >&2)
 }
 
@@ -77,16 +78,17 @@ canary
 [[ "${1:-}" == "--canary" ]] && exit 0
 seconds="${1:-10}"
 
-library StrictJSON Sources/StrictJSON/StrictJSON.swift
+library StrictJSON Sources/StrictJSON/*.swift
+library WireJSON Sources/WireJSON/*.swift
 
-# NAME:CORPUS:SOURCES (globs; the StrictJSON library is linked into every target)
+# NAME:CORPUS:SOURCES (globs; the StrictJSON and WireJSON libraries are linked into every target)
 for target in "QRText:qr-text:Sources/OutOfBand/*.swift" "DeepLink:deep-link:Sources/OutOfBand/*.swift" \
   "Push:push:Sources/OutOfBand/*.swift" "OTP:otp:Sources/OTP/Crockford32.swift" \
   "FCMSend:fcm-send:Sources/OutOfBand/*.swift Sources/PushService/FCMSendRequest.swift Sources/PushService/FCMError.swift" \
-  "StrictJSON:strict-json:"; do
+  "StrictJSON:strict-json:" "Redaction:redaction:Sources/Timeline/Redaction.swift"; do
   IFS=: read -r name corpus sources <<<"$target"
   # shellcheck disable=SC2086 # the sources are globs
-  build "$name" -O -I "$out/lib" "$out/lib/StrictJSON.o" $sources "Fuzz/${name}Fuzz.swift"
+  build "$name" -O -I "$out/lib" "$out/lib/StrictJSON.o" "$out/lib/WireJSON.o" $sources "Fuzz/${name}Fuzz.swift"
   echo "fuzzing $name for ${seconds}s"
   gate "$name" "Fuzz/corpus/$corpus" "$seconds"
 done

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import WireJSON
 
 /// JSON over real HTTP between the parts (phone → backend, backend → push service), even when
 /// both are this process: that keeps unreachable servers and refusals real.

@@ -1,6 +1,7 @@
 import BackendAPI
 import Faults
 import Foundation
+import WireJSON
 
 /// The live `BackendClient`: the wire's HTTP client, with the backend's answers turned into the
 /// phone's errors.

@@ -1,54 +1,83 @@
 import Foundation
+import StrictJSON
+import WireJSON
 
-/// What the timeline keeps of a body: JSON with its secrets taken out. Keys, signatures, PIN
-/// proofs and OTPs are replaced whole; tokens and challenges are shortened to their first
-/// characters, enough to tell two apart, too few to use. A JSON string inside a string (the
-/// push's payload) is redacted the same way. Anything else is not kept.
+/// What the timeline keeps of a body: JSON with its secrets taken out. Whatever stands under a
+/// key, signature, PIN proof or OTP's name is replaced whole (a string, a number, an object or a
+/// list alike: the timeline can be downloaded); tokens and challenges are shortened to their
+/// first characters, enough to tell two apart, too few to use. A JSON string inside a string
+/// (the push's payload) is redacted the same way. Anything else is not kept.
 ///
-/// The body is copied in one pass over its bytes, as it was sent (minus white space), rather
-/// than parsed into objects and written again: the timeline sees every exchange, so this runs
-/// for every hop of every login.
+/// The body is copied token by token as `StrictJSON.Lexer` reads it, as it was sent (minus
+/// white space), rather than parsed into objects and written again: the timeline sees every
+/// exchange, so this runs for every hop of every login.
 enum Redaction {
     static let redacted = "‹redacted›"
     /// Bodies longer than this are cut (the wire's bodies are a few kilobytes).
     static let maximumLength = 16 * 1024
 
-    /// What a key's name makes of its string values: secrets go whole, tokens are shortened.
+    /// What a key's name makes of its value: secrets go whole, tokens are shortened.
     enum Role {
         case secret, token, plain
 
         /// Parts of key names (lower-cased) whose values are secrets, and tokens.
-        static let secretParts = ["key", "signature", "pin", "otp", "secret", "proof", "password"].map { Array($0.utf8) }
-        static let tokenParts = ["token", "challenge"].map { Array($0.utf8) }
+        static let secretParts = ["key", "signature", "pin", "otp", "secret", "proof", "password"]
+        static let tokenParts = ["token", "challenge"]
+        /// The parts by their first letter, so that a name is read once whatever the parts.
+        static let partsByFirstByte: [[(part: [UInt8], role: Role)]] = {
+            var table = Array(repeating: [(part: [UInt8], role: Role)](), count: 256)
+            for (part, role) in secretParts.map({ ($0, Role.secret) }) + tokenParts.map({ ($0, Role.token) }) {
+                table[Int(part.utf8.first ?? 0)].append((Array(part.utf8), role))
+            }
+            return table
+        }()
 
         /// Read off the name's bytes: this runs for every key of every body, and Foundation's
-        /// `contains` on strings allocated more than the rest of the redaction together.
+        /// `contains` on strings allocated more than the rest of the redaction together. A name
+        /// with other letters than ASCII is lower-cased by Unicode's rules first (the Kelvin
+        /// sign is a K).
         init(_ key: String) {
-            var key = key
-            self = key.withUTF8 { name in
-                Self.secretParts.contains { Self.name(name, has: $0) }
-                    ? .secret : Self.tokenParts.contains { Self.name(name, has: $0) } ? .token : .plain
-            }
+            var name = key
+            if !name.withUTF8({ $0.allSatisfy { $0 < 0x80 } }) { name = name.lowercased() }
+            self = name.withUTF8(Self.role(of:))
         }
 
-        /// Whether `name`, lower-cased, holds `part` (ASCII); a name with other letters is
-        /// lower-cased by Unicode's rules first (the Kelvin sign is a K).
-        static func name(_ name: UnsafeBufferPointer<UInt8>, has part: [UInt8]) -> Bool {
-            guard name.allSatisfy({ $0 < 0x80 }) else {
-                return Array(String(decoding: name, as: UTF8.self).lowercased().utf8).firstRange(of: part) != nil
-            }
-            guard name.count >= part.count else { return false }
-            return (0...(name.count - part.count)).contains { start in
-                part.indices.allSatisfy { offset in
-                    let byte = name[start + offset]
-                    return ((0x41...0x5A).contains(byte) ? byte | 0x20 : byte) == part[offset]
+        /// The role a name's parts give it, its ASCII capitals read as small letters.
+        static func role(of name: UnsafeBufferPointer<UInt8>) -> Role {
+            var role = Role.plain
+            for start in name.indices {
+                for (part, partRole) in partsByFirstByte[Int(lowered(name[start]))] where Self.name(name, at: start, has: part) {
+                    if partRole == .secret { return .secret }
+                    role = partRole
                 }
             }
+            return role
+        }
+
+        /// Whether `part`, whose first letter is the one at `start`, stands in `name` there.
+        static func name(_ name: UnsafeBufferPointer<UInt8>, at start: Int, has part: [UInt8]) -> Bool {
+            guard start + part.count <= name.count else { return false }
+            var matched = 1
+            while matched < part.count, lowered(name[start + matched]) == part[matched] { matched += 1 }
+            return matched == part.count
+        }
+
+        static func lowered(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+
+        /// The role of a member named `key` of an object in this role: its name's, if it has
+        /// one; else the object's (whatever is inside a token is shortened).
+        func member(_ key: String) -> Role {
+            let named = Role(key)
+            return named == .plain ? self : named
         }
     }
 
+    /// Counts no further than the ninth character: a token can be long.
     static func shorten(_ text: String) -> String {
-        text.count <= 8 ? String(repeating: "•", count: text.count) : text.prefix(6) + "…"
+        guard let ninth = text.index(text.startIndex, offsetBy: 8, limitedBy: text.endIndex), ninth < text.endIndex else {
+            return String(repeating: "•", count: text.count)
+        }
+        return text.prefix(6) + "…"
     }
 
     /// A body as the timeline keeps it, and the top-level string fields it was asked for (read
@@ -65,172 +94,111 @@ enum Redaction {
 
     static func keep(_ bytes: Data?, fields wanted: Set<String>) -> Kept {
         guard let bytes, !bytes.isEmpty else { return Kept() }
-        var copier = Copier(input: Array(bytes), wanted: wanted)
-        guard let text = copier.document() else { return Kept(text: "‹\(bytes.count) bytes that are not JSON, not kept›") }
-        return Kept(text: text.count > maximumLength ? text.prefix(maximumLength) + "…" : text, fields: copier.fields)
+        var copier = Copier(bytes, wanted: wanted)
+        guard let text = try? copier.document() else { return Kept(text: "‹\(bytes.count) bytes that are not JSON, not kept›") }
+        // no more bytes than the limit is no more characters: only a long copy's are counted
+        let long = text.utf8.count > maximumLength && text.count > maximumLength
+        return Kept(text: long ? text.prefix(maximumLength) + "…" : text, fields: copier.fields)
     }
 
-    /// A JSON copier that redacts as it goes; any departure from JSON ends it (nil).
+    /// Copies a document token by token, redacting as it goes; what the lexer refuses ends it.
     struct Copier {
-        let input: [UInt8]
-        let wanted: Set<String>
-        var index = 0
-        var output: [UInt8] = []
-        var fields: [String: String] = [:]
-        static let maximumDepth = 32
-
-        init(input: [UInt8], wanted: Set<String>) {
-            self.input = input
-            self.wanted = wanted
-            output.reserveCapacity(input.count)
+        /// An object or array being copied: the role of its values, and whether one is written.
+        struct Open {
+            let role: Role
+            let isObject: Bool
+            var isEmpty = true
         }
 
-        mutating func document() -> String? {
-            guard value(role: .plain, name: nil, depth: 0) else { return nil }
-            skipSpace()
-            guard index == input.count else { return nil }
+        var lexer: StrictJSON.Lexer
+        let wanted: Set<String>
+        var output: [UInt8] = []
+        var fields: [String: String] = [:]
+        var open: [Open] = []
+        /// The role of the value after the last key, and the top-level field it is, if wanted.
+        var memberRole = Role.plain
+        var field: String?
+
+        init(_ bytes: some Collection<UInt8>, wanted: Set<String>) {
+            lexer = StrictJSON.Lexer(bytes)
+            self.wanted = wanted
+            output.reserveCapacity(lexer.bytes.count)
+        }
+
+        mutating func document() throws(StrictJSON.Problem) -> String {
+            while let token = try lexer.next() { try copy(token) }
             return String(decoding: output, as: UTF8.self)
         }
 
-        mutating func skipSpace() {
-            while index < input.count, [0x20, 0x09, 0x0A, 0x0D].contains(input[index]) { index += 1 }
-        }
-
-        /// A value under a key of `role` (named `name`, when it is a top-level field).
-        mutating func value(role: Role, name: String?, depth: Int) -> Bool {
-            skipSpace()
-            guard index < input.count, depth <= Self.maximumDepth else { return false }
-            switch input[index] {
-            case UInt8(ascii: "{"): return object(depth: depth)
-            case UInt8(ascii: "["): return array(role: role, depth: depth)
-            case UInt8(ascii: "\""):
-                guard let raw = string() else { return false }
-                if depth == 1, let name, wanted.contains(name) { fields[name] = Self.text(raw) }
-                return write(string: raw, role: role)
-            default: return scalar()
-            }
-        }
-
-        mutating func object(depth: Int) -> Bool {
-            items(closedBy: UInt8(ascii: "}")) { copier in
-                copier.skipSpace()
-                guard copier.index < copier.input.count, copier.input[copier.index] == UInt8(ascii: "\""),
-                    let raw = copier.string(), let key = Self.text(raw)
-                else { return false }
-                copier.output.append(contentsOf: raw)
-                copier.skipSpace()
-                guard copier.index < copier.input.count, copier.input[copier.index] == UInt8(ascii: ":") else { return false }
-                copier.index += 1
-                copier.output.append(UInt8(ascii: ":"))
-                return copier.value(role: Role(key), name: depth == 0 ? key : nil, depth: depth + 1)
-            }
-        }
-
-        /// An array's items are redacted as its key's value would be (`"keys": ["…"]`).
-        mutating func array(role: Role, depth: Int) -> Bool {
-            items(closedBy: UInt8(ascii: "]")) { $0.value(role: role, name: nil, depth: depth + 1) }
-        }
-
-        /// The items of the object or array whose opening is at `index`, copied with `item`, up
-        /// to its `closing` byte.
-        mutating func items(closedBy closing: UInt8, _ item: (inout Copier) -> Bool) -> Bool {
-            output.append(input[index])
-            index += 1
-            skipSpace()
-            if index < input.count, input[index] == closing {
-                index += 1
-                output.append(closing)
-                return true
-            }
-            while true {
-                guard item(&self) else { return false }
-                skipSpace()
-                guard index < input.count else { return false }
-                let next = input[index]
-                index += 1
-                output.append(next)
-                if next == closing { return true }
-                guard next == UInt8(ascii: ",") else { return false }
-            }
-        }
-
-        /// A string at `index`: its bytes as sent, quotes included. Its text is read only where
-        /// it is needed (`text(_:)`): most values are copied as they are.
-        mutating func string() -> ArraySlice<UInt8>? {
-            let start = index
-            index += 1
-            while index < input.count {
-                let byte = input[index]
-                index += 1
-                if byte == UInt8(ascii: "\\") {
-                    index += 1
-                } else if byte == UInt8(ascii: "\"") {
-                    return input[start..<index]
-                } else if byte < 0x20 {
-                    return nil
+        mutating func copy(_ token: StrictJSON.Token) throws(StrictJSON.Problem) {
+            switch token {
+            case .key(let name, let bytes):
+                startItem()
+                output.append(contentsOf: lexer.bytes[bytes])
+                output.append(UInt8(ascii: ":"))
+                memberRole = (open.last?.role ?? .plain).member(name)
+                field = lexer.depth == 1 && wanted.contains(name) ? name : nil
+            case .scalar(let kind, let bytes):
+                let (role, field) = startValue()
+                if role == .secret {
+                    WireJSON.appendString(redacted, to: &output)
+                } else {
+                    try scalar(kind, at: bytes, role: role, field: field)
                 }
-            }
-            return nil
-        }
-
-        /// A string's text; nil for an escape JSON does not have.
-        static func text(_ raw: ArraySlice<UInt8>) -> String? {
-            guard raw.contains(UInt8(ascii: "\\")) else { return String(decoding: raw.dropFirst().dropLast(), as: UTF8.self) }
-            return try? JSONDecoder().decode(String.self, from: Data(raw))
-        }
-
-        mutating func write(string raw: ArraySlice<UInt8>, role: Role) -> Bool {
-            switch role {
-            case .secret:
-                append(quoted: redacted)
-            case .token:
-                guard let text = Self.text(raw) else { return false }
-                append(quoted: shorten(text))
-            case .plain:
-                // a payload carried as JSON text
-                let first = raw.dropFirst().first
-                if first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let text = Self.text(raw) {
-                    var inner = Copier(input: Array(text.utf8), wanted: [])
-                    if let redactedInner = inner.document() {
-                        append(quoted: redactedInner)
-                        return true
-                    }
+            case .objectStart, .arrayStart:
+                let (role, _) = startValue()
+                if role == .secret {
+                    WireJSON.appendString(redacted, to: &output)
+                    try lexer.skipContainer()
+                } else {
+                    output.append(token == .objectStart ? UInt8(ascii: "{") : UInt8(ascii: "["))
+                    open.append(Open(role: role, isObject: token == .objectStart))
                 }
-                // an escape JSON does not have makes the body not JSON
-                guard !raw.contains(UInt8(ascii: "\\")) || Self.text(raw) != nil else { return false }
-                output.append(contentsOf: raw)
+            case .objectEnd, .arrayEnd:
+                open.removeLast()
+                output.append(token == .objectEnd ? UInt8(ascii: "}") : UInt8(ascii: "]"))
             }
-            return true
         }
 
-        mutating func append(quoted text: String) {
-            output.append(UInt8(ascii: "\""))
-            for byte in text.utf8 {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), byte])
-                case 0x0A: output.append(contentsOf: Array("\\n".utf8))
-                case 0x0D: output.append(contentsOf: Array("\\r".utf8))
-                case 0x09: output.append(contentsOf: Array("\\t".utf8))
-                case ..<0x20: output.append(contentsOf: Array(String(format: "\\u%04x", byte).utf8))
-                default: output.append(byte)
+        /// A value begins: its role (its key's in an object, its list's in an array), and the
+        /// top-level field it is, if wanted; in an array, after the comma it needs.
+        mutating func startValue() -> (Role, field: String?) {
+            defer { field = nil }
+            guard let container = open.last else { return (.plain, nil) }
+            if container.isObject { return (memberRole, field) }
+            startItem()
+            return (container.role, nil)
+        }
+
+        /// The comma before every item of an object or array but its first.
+        mutating func startItem() {
+            guard let last = open.indices.last else { return }
+            if !open[last].isEmpty { output.append(UInt8(ascii: ",")) }
+            open[last].isEmpty = false
+        }
+
+        /// A string, number or literal that is not a secret: a token's strings and numbers
+        /// shortened, a JSON text in a plain string redacted in turn, the rest as sent.
+        mutating func scalar(_ kind: StrictJSON.Kind, at bytes: Range<Int>, role: Role, field: String?) throws(StrictJSON.Problem) {
+            if kind == .string, let field {
+                fields[field] = try lexer.text(ofString: bytes)
+            }
+            switch (kind, role) {
+            case (.string, .token):
+                WireJSON.appendString(shorten(try lexer.text(ofString: bytes)), to: &output)
+            case (.number, .token):
+                WireJSON.appendString(shorten(String(decoding: lexer.bytes[bytes], as: UTF8.self)), to: &output)
+            case (.string, _) where [UInt8(ascii: "{"), UInt8(ascii: "[")].contains(lexer.bytes[bytes.lowerBound + 1]):
+                let text = try lexer.text(ofString: bytes)
+                var inner = Copier(text.utf8, wanted: [])
+                if let redactedInner = try? inner.document() {
+                    WireJSON.appendString(redactedInner, to: &output)
+                } else {
+                    output.append(contentsOf: lexer.bytes[bytes])
                 }
+            default:
+                output.append(contentsOf: lexer.bytes[bytes])
             }
-            output.append(UInt8(ascii: "\""))
-        }
-
-        /// A number, true, false or null, copied as it is.
-        mutating func scalar() -> Bool {
-            let start = index
-            while index < input.count, !",}] \t\n\r".utf8.contains(input[index]) { index += 1 }
-            let token = input[start..<index]
-            let literal = ["true", "false", "null"].contains { token.elementsEqual($0.utf8) }
-            guard
-                literal
-                    || (token.first.map { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) } ?? false
-                        && token.allSatisfy { (0x30...0x39).contains($0) || "+-.eE".utf8.contains($0) })
-            else { return false }
-            output.append(contentsOf: token)
-            return true
         }
     }
 }

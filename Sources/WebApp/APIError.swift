@@ -7,6 +7,7 @@ import Hummingbird
 import OutOfBand
 import Phone
 import SQLiteStore
+import WireJSON
 
 /// Every refusal at the HTTP edge: a status, a stable code and a message, answered as
 /// `{"error": {"code", "message", "sdkCode"?, "attempts"?}}`.

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import WireJSON
 
 /// The request context of every route: small bodies only (the largest legitimate request is an
 /// FCM message of a few KB).

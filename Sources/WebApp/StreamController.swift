@@ -8,6 +8,7 @@ import HummingbirdWebSocket
 import Phone
 import PushService
 import SodiumKit
+import WireJSON
 
 /// The WebSockets: a phone's screen (FlowUpdates out, the user's input in) and the console's
 /// live session list.
@@ -20,7 +21,7 @@ struct StreamController {
     static let maxMessageSize = 16 * 1024
 
     /// A message from the phone's screen.
-    struct PhoneInput: Codable {
+    struct PhoneInput: Decodable {
         enum Action: String, Codable {
             case confirmSession, confirmTransaction, inputSecondFactor, cancel
         }
@@ -36,11 +37,6 @@ struct StreamController {
         enum BiometricPrompt: String, Codable {
             case match, noMatch
         }
-
-        enum CodingKeys: String, CodingKey, CaseIterable {
-            case action, account, userInput, pin, oldPin, biometrics
-        }
-        static let fields = Set(CodingKeys.allCases.map(\.rawValue))
     }
 
     /// What a screen may fall behind by before it loses its oldest messages.
@@ -191,9 +187,7 @@ struct StreamController {
     private func handle(_ text: String, phoneId: String) async throws {
         let input: PhoneInput
         do {
-            input = try StrictBody.decode(
-                PhoneInput.self, from: Data(text.utf8), what: "the message",
-                knownFields: PhoneInput.fields)
+            input = try StrictBody.decode(PhoneInput.self, from: Data(text.utf8), what: "the message")
         } catch {
             throw APIError(.badRequest, "MALFORMED_MESSAGE", error.message)
         }

@@ -2,37 +2,26 @@ import BackendAPI
 import Foundation
 import Hummingbird
 import StrictJSON
+import WireJSON
 
 /// Request bodies read as strictly as they are documented: strict JSON (no key twice, no
 /// trailing comma), and no field the route does not take, so a misspelt or smuggled field is
-/// an error rather than silently ignored. A field's known names come from the type itself: what
-/// it encodes back to is what it reads.
+/// an error rather than silently ignored, even one sent as null. A route's fields are the ones
+/// its type asks for as it decodes (`FieldRecording`).
 enum StrictBody {
-    /// `knownFields` names the top-level fields instead, for a type that must not be encoded
-    /// again (the screen's message: its copy would hold the PIN).
-    static func decode<T: Codable>(
-        _ type: T.Type, from body: Data, what: String = "the request body",
-        knownFields: Set<String>? = nil
-    ) throws(APIError) -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from body: Data, what: String = "the request body") throws(APIError) -> T {
         let given: [String: StrictJSON.Kind]
         do { given = try StrictJSON.scan(body) } catch {
             throw APIError(.badRequest, "MALFORMED_JSON", "\(what) is not strict JSON: \(error.message)")
         }
-        let value: T
-        do { value = try WireJSON.decoder().decode(T.self, from: body) } catch { throw APIError.malformedJSON(error, what: what) }
-        let unknown =
-            knownFields.map { fields in given.keys.filter { !$0.isEmpty && !fields.contains($0) }.sorted().first }
-            ?? unknownField(given, in: value)
-        if let unknown {
+        let decoded: (value: T, fields: Set<String>)
+        do { decoded = try FieldRecording.decode(T.self, from: body, with: WireJSON.decoder()) } catch {
+            throw APIError.malformedJSON(error, what: what)
+        }
+        if let unknown = given.keys.filter({ !$0.isEmpty && !decoded.fields.contains($0) }).min() {
             throw APIError(.badRequest, "UNKNOWN_FIELD", "\(what) has a field '\(unknown)' that this route does not take")
         }
-        return value
-    }
-
-    /// The first given path (other than a null) that the decoded value does not carry.
-    private static func unknownField(_ given: [String: StrictJSON.Kind], in value: some Encodable) -> String? {
-        guard let encoded = try? WireJSON.bytes(value), let known = try? StrictJSON.scan(encoded) else { return nil }
-        return given.filter { $0.value != .null && known[$0.key] == nil }.keys.sorted().first
+        return decoded.value
     }
 
     /// Routes that take no body accept none, or `{}` (what the pages send).
@@ -45,7 +34,7 @@ enum StrictBody {
 
 extension Request {
     /// Decodes the JSON body within the context's size limit, strictly; every failure is an APIError.
-    func decodeJSON<T: Codable>(as type: T.Type, context: AppRequestContext) async throws -> T {
+    func decodeJSON<T: Decodable>(as type: T.Type, context: AppRequestContext) async throws -> T {
         try StrictBody.decode(T.self, from: try await collectJSONBody(context: context))
     }
 

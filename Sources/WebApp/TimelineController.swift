@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Phone
 import Timeline
+import WireJSON
 
 /// The timeline of every exchange between the parts: a session's and a phone's, as JSON or as a
 /// HAR file (`?format=har`), and each new exchange live on `/api/timeline/stream`.

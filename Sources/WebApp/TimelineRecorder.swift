@@ -3,6 +3,7 @@ import Foundation
 import PushService
 import ServiceLifecycle
 import Timeline
+import WireJSON
 
 /// Keeps the timeline written while the server runs, and puts the push service's deliveries on
 /// it: the push service hands a message to the phone without any HTTP of ours to observe. The

@@ -7,6 +7,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
+import WireJSON
 
 /// The doors for what the routers cannot answer themselves: a refused WebSocket handshake would
 /// otherwise be an empty 400, so this answers it with the usual error body; and a first request

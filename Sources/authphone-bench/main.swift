@@ -9,6 +9,7 @@ import Retry
 import SQLiteStore
 import SodiumKit
 import TestDoubles
+import WireJSON
 
 // Micro benchmarks of the hot paths a load runs through, in release: each case runs for at least
 // half a second, five times, and the median rate is reported with the machine's core count.

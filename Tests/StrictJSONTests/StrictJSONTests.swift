@@ -19,6 +19,7 @@ struct StrictJSONTests {
     static let refusals: [(text: String, why: String)] = [
         (#"{"name": "a", "name": "b"}"#, "the key 'name' appears twice in the body"),
         (#"{"a": {"x": 1, "\u0078": 2}}"#, "the key 'x' appears twice in 'a'"),
+        (#"{"a": [{"b": 1}, {"c": {"d": [], "d": 2}}]}"#, "the key 'd' appears twice in 'a[].c'"),
         (#"{"a": 1,}"#, "a trailing comma before '}'"),
         (#"[1, 2,]"#, "a trailing comma before ']'"),
         (#"{"a": 1} // note"#, "there is more after the JSON value"),
@@ -68,6 +69,17 @@ struct StrictJSONTests {
             try scan(#"{"aé\u0062": 1, "a\u00e9b": 2}"#)
         } throws: { error in
             (error as? StrictJSON.Problem)?.message == "the key 'aéb' appears twice in the body"
+        }
+    }
+
+    /// An object of many keys finds a key twice as well, wherever it comes.
+    @Test func aKeyTwiceInAManyKeyedObject() throws {
+        let keys = (0..<40).map { #""k\#($0)": \#($0)"# }
+        #expect(try scan("{" + keys.joined(separator: ", ") + "}").count == 41)
+        for twice in [0, 15, 16, 39] {
+            #expect(throws: StrictJSON.Problem(message: "the key 'k\(twice)' appears twice in the body")) {
+                try scan("{" + (keys + [#""k\#(twice)": 0"#]).joined(separator: ", ") + "}")
+            }
         }
     }
 

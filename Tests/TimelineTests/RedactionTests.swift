@@ -21,7 +21,8 @@ struct RedactionTests {
         #expect((object["server"] as? [String: Any])?["publicKey"] as? String == "‹redacted›")
         #expect((object["server"] as? [String: Any])?["name"] as? String == "Demo")
         #expect(object["token"] as? String == "abcdef…")
-        #expect(object["clearPinFailures"] as? Bool == true)
+        // a flag under a PIN's name goes as well: whatever a secret's name holds goes
+        #expect(object["clearPinFailures"] as? String == "‹redacted›")
         #expect(((object["attempts"] as? [[String: Any]])?.first?["challenge"] as? String) == "012345…")
         #expect(!text.contains("ZZZZZZZZZZ"))
         #expect(text.contains("redeemURL"))
@@ -37,11 +38,37 @@ struct RedactionTests {
         #expect(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? NSDictionary == original)
     }
 
-    /// A list under a secret's name is a list of secrets; an escaped secret goes as well.
-    @Test func secretsInListsAndEscapedSecretsGo() throws {
-        let body = #"{"keys":["AAAA","BBBB"],"pin":"26\u00304\n18","nested":{"items":[{"otpCode":"X1"}]}}"#
+    /// Whatever stands under a secret's name goes whole: a number, a literal, an object, a list
+    /// (not even how long it was is left); an escaped secret goes as well.
+    @Test func everyValueUnderASecretsNameGoesWhole() throws {
+        let body = """
+            {"pin":260418,"otp":{"serverPublicKey":"K","reference":123456},"keys":[["AAAA"],{"a":"BBBB"},7],"pinLength":-6.5e1,
+            "signature":null,"pinBlocked":false,"pinProof":"26\\u00304\\n18","nested":{"items":[{"otpCode":{"x":[1]}}]},"name":"x"}
+            """
         let text = try #require(Redaction.text(Data(body.utf8)))
-        #expect(text == #"{"keys":["‹redacted›","‹redacted›"],"pin":"‹redacted›","nested":{"items":[{"otpCode":"‹redacted›"}]}}"#)
+        let secret = "\"‹redacted›\""
+        #expect(
+            text == #"{"pin":\#(secret),"otp":\#(secret),"keys":\#(secret),"pinLength":\#(secret),"signature":\#(secret),"pinBlocked":\#(secret),"#
+                + #""pinProof":\#(secret),"nested":{"items":[{"otpCode":\#(secret)}]},"name":"x"}"#)
+        for kept in ["260418", "123456", "AAAA", "BBBB", "65", "false", "null", "18"] { #expect(!text.contains(kept), "\(kept)") }
+    }
+
+    /// Under a token's name every string and number is shortened, however deep; a secret's
+    /// name inside it still takes its value whole.
+    @Test func whateverATokensNameHoldsIsShortened() throws {
+        let body = #"{"token":12345678901234,"challenge":{"value":"abcdefghijkl","pin":"1234","used":true},"tokens":["abcdefghij",5,null]}"#
+        let text = try #require(Redaction.text(Data(body.utf8)))
+        #expect(text == #"{"token":"123456…","challenge":{"value":"abcdef…","pin":"‹redacted›","used":true},"tokens":["abcdef…","•",null]}"#)
+    }
+
+    /// JSON text inside a string is redacted by the same rules, a secret's object included.
+    @Test func aPayloadInsideAStringIsRedactedWhole() throws {
+        let inner = #"{"otp":{"key":"K1"},"redeemURL":"http://h/r","token":"ZZZZZZZZZZZZ"}"#
+        let body = try JSONSerialization.data(withJSONObject: ["nma_data": inner, "other": "{not json"])
+        let text = try #require(Redaction.text(body))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String])
+        #expect(object["nma_data"] == #"{"otp":"‹redacted›","redeemURL":"http://h/r","token":"ZZZZZZ…"}"#)
+        #expect(object["other"] == "{not json")
     }
 
     /// A key's name is read without regard to case, Unicode's included (U+212A is a Kelvin sign).
@@ -62,7 +89,8 @@ struct RedactionTests {
     }
 
     @Test(arguments: [
-        "{", "[1,", #"{"a" 1}"#, #"{"a":1,}"#, "[1 2]", #"{"a":tru}"#, #"{"a":"x"}x"#, "\"open", "{\"a\":\"\u{01}\"}",
+        "{", "[1,", #"{"a" 1}"#, #"{"a":1,}"#, "[1 2]", #"{"a":tru}"#, #"{"a":"x"}x"#, "\"open", "{\"a\":\"\u{01}\"}", #"{"a":1,"a":2}"#,
+        #"{"pin":{"x":1,}}"#, #"{"a":01}"#,
         String(repeating: "[", count: 40) + String(repeating: "]", count: 40),
     ])
     func whatIsNotJSONIsNotKeptWhereverItBreaks(_ body: String) {

@@ -11,6 +11,7 @@ import SodiumKit
 import Synchronization
 import Testing
 import WebApp
+import WireJSON
 
 /// What a phone refuses from a backend on its allow-list: a session its pinned key did not sign,
 /// a text the backend should never have sent, a redirect elsewhere. Each backend here is a server

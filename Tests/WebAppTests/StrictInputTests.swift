@@ -7,8 +7,8 @@ import Phone
 import Testing
 import WebApp
 
-/// Every route reads its body strictly: a key twice, a trailing comma, a field it does not take,
-/// a body where it takes none are all 400 and change nothing.
+/// Every route reads its body strictly: a key twice, a trailing comma, a field it does not take
+/// (even one sent as null), a body where it takes none are all 400 and change nothing.
 struct StrictInputTests {
     func raw(_ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ text: String) async throws -> HTTPAnswer {
         try await client.execute(uri: uri, method: method, headers: [.contentType: "application/json"], body: ByteBuffer(string: text)) {
@@ -25,9 +25,15 @@ struct StrictInputTests {
                 (.post, "/api/phones", #"{"name": "a",}"#, "MALFORMED_JSON", "a trailing comma"),
                 (.post, "/api/phones", #"{"name": "a", "admin": {"level": [1]}}"#, "UNKNOWN_FIELD", "a field 'admin'"),
                 (.post, "/api/phones", #"{"name": "a", "nmae": 5}"#, "UNKNOWN_FIELD", "a field 'nmae'"),
+                (.post, "/api/phones", #"{"name": "x", "zzz": null}"#, "UNKNOWN_FIELD", "a field 'zzz'"),
+                (.put, "/api/phones/\(phoneId)/settings", #"{"openPushesAtOnce": true, "pinLenght": null}"#, "UNKNOWN_FIELD", "a field 'pinLenght'"),
                 (.put, "/api/phones/\(phoneId)/settings", #"{"openPushesAtOnce": true, "pinLenght": 4}"#, "UNKNOWN_FIELD", "a field 'pinLenght'"),
                 (
                     .put, "/api/phones/\(phoneId)/device-information", #"{"name": "x", "retryPolicy": {"type": "none", "tries": 9}}"#,
+                    "UNKNOWN_FIELD", "a field 'retryPolicy.tries'"
+                ),
+                (
+                    .put, "/api/phones/\(phoneId)/device-information", #"{"name": "x", "retryPolicy": {"type": "none", "tries": null}}"#,
                     "UNKNOWN_FIELD", "a field 'retryPolicy.tries'"
                 ),
                 (.put, "/api/backend/second-factor-policy", #"{"maxAttempts": 5, "maxAttempts": 100}"#, "MALFORMED_JSON", "appears twice"),
@@ -54,9 +60,22 @@ struct StrictInputTests {
         }
     }
 
+    /// A field the route takes may be sent as null, as an absent one.
+    @Test func aFieldTheRouteTakesMayBeNull() async throws {
+        try await withEnrolledPhone { client, _, phoneId in
+            let answer = try await raw(
+                client, .put, "/api/phones/\(phoneId)/settings", #"{"openPushesAtOnce": true, "pinLength": null, "pinChangeStyle": null}"#)
+            #expect(answer.status == .ok)
+            #expect(try await client.phoneDetail(phoneId).settings.openPushesAtOnce)
+        }
+    }
+
     @Test func theScreensMessagesAreReadStrictlyToo() async throws {
         try await withEnrolledPhone { _, screen, _ in
-            for text in [#"{"action": "cancel", "action": "confirmSession"}"#, #"{"action": "cancel", "pinn": "1"}"#, #"{"action": "cancel",}"#] {
+            for text in [
+                #"{"action": "cancel", "action": "confirmSession"}"#, #"{"action": "cancel", "pinn": "1"}"#, #"{"action": "cancel",}"#,
+                #"{"action": "cancel", "zzz": null}"#,
+            ] {
                 try await screen.outbound.write(.text(text))
                 #expect(try await screen.next().error?.code == "MALFORMED_MESSAGE", "\(text)")
             }

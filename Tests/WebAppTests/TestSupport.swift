@@ -18,6 +18,7 @@ import Synchronization
 import TestDoubles
 import Testing
 import WebApp
+import WireJSON
 
 /// An app with everything in memory and the fast PIN key derivation, unless told otherwise.
 func testConfiguration(dataDirectory: String? = nil) -> AppConfiguration {

@@ -3,6 +3,7 @@ import Foundation
 import Phone
 import Synchronization
 import Testing
+import WireJSON
 
 /// The phone's network in a test: each request the phone makes must have been expected, and is
 /// answered by the test from the request as the wire carries it (JSON, both ways). A request no

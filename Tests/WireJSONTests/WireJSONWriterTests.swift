@@ -1,7 +1,7 @@
-import BackendAPI
 import Foundation
 import TestDoubles
 import Testing
+import WireJSON
 
 /// `WireJSON.bytes` must write exactly what Foundation's encoder (`WireJSON.encoder()`) writes:
 /// every party reads the same bytes whichever wrote them, and the tests' pinned bodies hold.

@@ -23,6 +23,38 @@ extension WireJSON {
     public static func string(_ value: some Encodable) throws -> String {
         String(decoding: try bytes(value), as: UTF8.self)
     }
+
+    /// `text` as a JSON string, as every string is written: quote, backslash and control
+    /// characters escaped, the rest as UTF-8.
+    public static func appendString(_ text: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var plain = 0
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain..<index]))
+                plain = index + 1
+                appendEscape(byte, to: &bytes)
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(_ byte: UInt8, to bytes: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
+        case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
+        case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
+        case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
+        case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
+        case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: #"\u00"#.utf8)
+            bytes.append(contentsOf: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
+    }
 }
 
 /// The writer behind `WireJSON.bytes`: one per value. A container writes into `bytes` while
@@ -132,36 +164,7 @@ final class WireJSONWriter: Encoder {
         bytes.append(UInt8(ascii: separator))
     }
 
-    /// A JSON string: quote, backslash and control characters escaped, the rest as UTF-8.
-    func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        var value = value
-        value.withUTF8 { utf8 in
-            var plain = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain..<index]))
-                plain = index + 1
-                escape(byte)
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain...]))
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private func escape(_ byte: UInt8) {
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
-        case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
-        case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
-        case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
-        case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
-        case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
-        default:
-            let hex = Array("0123456789abcdef".utf8)
-            bytes.append(contentsOf: #"\u00"#.utf8)
-            bytes.append(contentsOf: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-        }
-    }
+    func string(_ value: String) { WireJSON.appendString(value, to: &bytes) }
 
     // MARK: containers
 
