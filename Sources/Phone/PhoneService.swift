@@ -10,6 +10,7 @@ import OTP
 import OutOfBand
 import Retry
 import SodiumKit
+import Synchronization
 
 /// The simulated authentication SDK for every phone of this server: local data, the one active
 /// flow per phone, and the phone's side of the protocol with its backend (over HTTP).
@@ -89,6 +90,8 @@ public actor PhoneService {
     /// FlowUpdates and local-data changes, per phone id.
     public nonisolated let events = KeyedBroadcaster<String, PhoneEvent>()
     var flows: [String: ActiveFlow] = [:]
+    /// The place each phone's PIN input took in the PIN lane, for its key derivation further on.
+    nonisolated let pinPlaces = Mutex<[String: WorkLane.Reservation]>([:])
     /// Each phone's last scanned session before its flow (docs/behaviour.md#offline-otp), with its OTP offer.
     var sessionStarts: [String: StartingSession] = [:]
     /// The retried operation each phone is running (one at a time), to cancel it.
@@ -264,15 +267,16 @@ public actor PhoneService {
         guard allowed.contains(target) else { throw .serverNotAllowed(target) }
     }
 
-    /// Argon2id is deliberately slow: it runs off the actor, on the PIN lane's threads; a full
-    /// lane refuses the PIN at once (nothing was derived, nothing sent).
-    nonisolated func derivePinKey(_ pin: GuardedBytes, salt: [UInt8]) async throws(PhoneError) -> Ed25519.KeyPair {
+    /// Argon2id is deliberately slow: it runs off the actor, on the PIN lane's threads, in the
+    /// place the phone's PIN input took there (`pinPlaces`).
+    nonisolated func derivePinKey(_ pin: GuardedBytes, salt: [UInt8], phoneId: String) async throws(PhoneError) -> Ed25519.KeyPair {
         let derivation = configuration.pinDerivation
         guard let lane = configuration.pinLane else {
             do { return try derivation.keyPair(pin: pin, salt: salt) } catch { throw .crypto(error.description) }
         }
+        let place = pinPlaces.withLock { $0.removeValue(forKey: phoneId) }
         do {
-            return try await lane.run { _ in try derivation.keyPair(pin: pin, salt: salt) }
+            return try await lane.run(in: place ?? nil) { _ in try derivation.keyPair(pin: pin, salt: salt) }
         } catch let busy as WorkLane.Busy {
             throw .busy(retryAfter: busy.retryAfter)
         } catch {

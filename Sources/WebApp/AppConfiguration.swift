@@ -52,7 +52,7 @@ public struct AppConfiguration: Sendable {
     /// pictures read at once, and PINs derived at once, running and waiting; past them a request
     /// is answered 503 with `Retry-After` at once. Each lane has a thread a core.
     public var pictureScanCapacity = 8
-    public var pinDerivationCapacity = 64
+    public var pinDerivationCapacity = 128
     /// The pictures' lane; nil: one of the server's own. A test passes one it can hold.
     public var pictureLane: WorkLane?
 

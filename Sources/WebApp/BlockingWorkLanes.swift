@@ -4,7 +4,9 @@ import ServiceLifecycle
 
 /// The server's lanes for work that holds a thread for long: reading uploaded pictures and
 /// deriving PINs' keys, each on threads of its own (a thread a core) with its own bound, so a
-/// burst of one never waits behind the other. Their threads stop with the server.
+/// burst of one never waits behind the other. Pictures run at a lower priority: a scan may wait
+/// for the requests. PINs do not: under a load that keeps the cores busy (`make bench`'s logins) a
+/// lowered PIN lane starved and logins timed out. Their threads stop with the server.
 struct BlockingWorkLanes: Service {
     let pictures: WorkLane
     let pins: WorkLane
@@ -12,7 +14,9 @@ struct BlockingWorkLanes: Service {
     init(_ configuration: AppConfiguration) {
         pictures =
             configuration.pictureLane
-            ?? WorkLane(name: "pictures", threads: System.coreCount, capacity: configuration.pictureScanCapacity, retryAfter: .seconds(2))
+            ?? WorkLane(
+                name: "pictures", threads: System.coreCount, capacity: configuration.pictureScanCapacity, retryAfter: .seconds(2),
+                niceness: 10)
         pins = WorkLane(name: "pins", threads: System.coreCount, capacity: configuration.pinDerivationCapacity, retryAfter: .seconds(1))
     }
 

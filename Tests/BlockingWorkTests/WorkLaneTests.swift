@@ -67,9 +67,24 @@ import Testing
     }
 
     @Test func workRunsOffTheCallersThreadsBelowTheirPriority() async throws {
-        let lane = WorkLane(name: "test", threads: 1, capacity: 1, retryAfter: .seconds(1))
+        let lane = WorkLane(name: "test", threads: 1, capacity: 1, retryAfter: .seconds(1), niceness: 10)
         #expect(try await lane.run { _ in getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) } == 10)
         #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == 0)
+        await lane.shutdown()
+    }
+
+    /// A place taken ahead is the work's when it runs, and given back if the work never comes.
+    @Test func aReservedPlaceIsTheWorksOrGivenBack() async throws {
+        let lane = WorkLane(name: "test", threads: 1, capacity: 1, retryAfter: .seconds(1))
+        var place: WorkLane.Reservation? = try lane.reserve()
+        #expect(lane.load == 1)
+        #expect(throws: WorkLane.Busy.self) { try lane.reserve() }
+        #expect(try await lane.run(in: place) { _ in lane.load } == 1, "the work ran in the place taken, not in another")
+        #expect(lane.load == 0)
+        place = try lane.reserve()
+        place = nil
+        #expect(lane.load == 0, "a place never used is given back")
+        _ = place
         await lane.shutdown()
     }
 
