@@ -84,7 +84,7 @@ extension DemoBackend {
             try tx.recordDispatch(current?.dispatch == "dispatched" ? "dispatched" : outcome, sessionId: push.sessionId, at: time)
             return try tx.session(id: push.sessionId)
         }
-        if let final = final ?? nil { _ = publish(final) }
+        if let final { _ = publish(final) }
     }
 
     /// One push's series of attempts, with the faults set on the push service striking them.
