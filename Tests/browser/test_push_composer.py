@@ -28,10 +28,17 @@ def composer(driver, name):
 
 
 def log_row(driver, outcome, target=None):
-    """The newest push log row with this outcome (and target), or False."""
+    """The newest push log row with this outcome (and target), read whole at once, or False. The
+    log redraws while a test reads it: a row kept as an element may be gone the next moment (a
+    stale element), so `wait_for` reads it again instead."""
     for row in driver.find_elements(By.CSS_SELECTOR, f'{LOG} tr.log-row[data-outcome="{outcome}"]'):
         if target is None or row.get_attribute("data-target") == target:
-            return row
+            def linked(css, attribute):
+                return [link.get_attribute(attribute) for link in row.find_elements(By.CSS_SELECTOR, css)]
+            return {"message_id": row.get_attribute("data-message-id"), "text": row.text,
+                    "content": row.get_attribute("textContent"),
+                    "phone_ids": linked("a.log-phone", "data-phone-id"),
+                    "session_ids": linked("a.log-session", "data-session-id")}
     return False
 
 
@@ -95,16 +102,16 @@ def test_compose_a_login_push_and_follow_it_in_the_log(driver, windows):
 
     # The log: all three, with their outcomes, linked to the phone and the session.
     opened = wait_for(driver, lambda d: log_row(d, "opened", token), "the login push is not logged as opened")
-    assert opened.get_attribute("data-message-id") == sent_id
-    assert opened.find_element(By.CSS_SELECTOR, "a.log-phone").get_attribute("data-phone-id") == phone_id
-    assert opened.find_element(By.CSS_SELECTOR, "a.log-session").get_attribute("data-session-id") == login_sid
-    assert "127.0.0.1" in opened.text
+    assert opened["message_id"] == sent_id
+    assert opened["phone_ids"][:1] == [phone_id]
+    assert opened["session_ids"][:1] == [login_sid]
+    assert "127.0.0.1" in opened["text"]
     refusal = wait_for(driver, lambda d: log_row(d, "INVALID_ARGUMENT", token), "the refusal is not logged")
-    assert "Exactly one of token" in refusal.get_attribute("textContent")
+    assert "Exactly one of token" in refusal["content"]
     by_script = wait_for(driver, lambda d: log_row(d, "banner", token), "the scripted push is not logged")
-    assert by_script.get_attribute("data-message-id") == scripted.split("/")[-1]
-    rows = [r.get_attribute("data-message-id") for r in driver.find_elements(By.CSS_SELECTOR, f"{LOG} tr.log-row")]
-    assert rows.index(refusal.get_attribute("data-message-id")) < rows.index(sent_id) < rows.index(by_script.get_attribute("data-message-id")), "not newest first"
+    assert by_script["message_id"] == scripted.split("/")[-1]
+    rows = wait_for(driver, lambda d: [r.get_attribute("data-message-id") for r in d.find_elements(By.CSS_SELECTOR, f"{LOG} tr.log-row")], "no log rows")
+    assert rows.index(refusal["message_id"]) < rows.index(sent_id) < rows.index(by_script["message_id"]), "not newest first"
     driver.set_window_size(1280, 1900)
     driver.execute_script("document.querySelector(arguments[0]).scrollIntoView()", COMPOSER)
     screenshot(driver, "push-composer-and-log.png")
