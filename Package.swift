@@ -59,6 +59,10 @@ let package = Package(
         .target(name: "Identifiers"),
         .target(name: "OTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Faults", dependencies: ["Broadcast", "Identifiers"]),
+        // privacyIDEA's push token protocol, from its side's sources: what is signed and how, pure.
+        .target(
+            name: "PrivacyIDEA",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
         .target(name: "ProcessFigures"),
         .target(
             name: "Phone",
@@ -154,6 +158,7 @@ let package = Package(
                 "Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "OTPTests", dependencies: ["OTP"]),
+        .testTarget(name: "PrivacyIDEATests", dependencies: ["PrivacyIDEA"]),
         // The phone against a scripted backend (its `BackendClient` double), everything else real.
         .testTarget(
             name: "PhoneTests",

@@ -1,0 +1,76 @@
+import Foundation
+
+/// A login request for a push token, as privacyIDEA builds it (`_build_smartphone_data` in its
+/// `lib/tokens/pushtoken.py`) and sends it in an FCM message's data or a poll's answer: all text
+/// fields, signed by the server's key for the token.
+public struct PushChallenge: Sendable, Equatable, Codable {
+    public var nonce: String
+    public var question: String
+    public var serial: String
+    public var title: String
+    /// Where the answer goes: privacyIDEA's `/ttype/push` as its policy names it.
+    public var url: String
+    public var sslVerify: Bool
+    /// With `push_require_presence`: the options shown, of which the user picks the one the
+    /// login page displays.
+    public var presenceOptions: [String]?
+    public var signature: String
+
+    /// How long the phone keeps an unanswered challenge: the FCM message's own time to live
+    /// (privacyIDEA's Firebase provider sends `ttl: 120s`), as privacyIDEA's app does.
+    public static let lifetime: Duration = .seconds(120)
+
+    /// The fields privacyIDEA sends; others (`capabilities`, `version`…) are ignored, as its app
+    /// ignores fields it does not know.
+    public init(fields: [String: Any]) throws(PrivacyIDEAError) {
+        func text(_ name: String) throws(PrivacyIDEAError) -> String {
+            guard let value = fields[name] else { throw .challenge("the field '\(name)' is missing") }
+            guard let text = value as? String else { throw .challenge("the field '\(name)' must be text") }
+            guard text.utf8.count <= 4096 else { throw .challenge("the field '\(name)' is longer than 4096 bytes") }
+            return text
+        }
+        nonce = try text("nonce")
+        guard !nonce.isEmpty else { throw .challenge("the field 'nonce' is empty") }
+        question = try text("question")
+        serial = try text("serial")
+        title = try text("title")
+        url = try text("url")
+        signature = try text("signature")
+        switch try text("sslverify") {
+        case "0": sslVerify = false
+        case "1": sslVerify = true
+        default: throw .challenge("the field 'sslverify' must be 0 or 1")
+        }
+        if fields["require_presence"] != nil {
+            let options = try text("require_presence").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard options.count >= 2, !options.contains(where: \.isEmpty) else {
+                throw .challenge("the field 'require_presence' must list two or more options, separated by commas")
+            }
+            presenceOptions = options
+        }
+    }
+
+    /// What privacyIDEA signs: `nonce|url|serial|question|title|sslverify`, and `|options` when
+    /// presence is required.
+    public var signedText: String {
+        var text = [nonce, url, serial, question, title, sslVerify ? "1" : "0"].joined(separator: "|")
+        if let presenceOptions { text += "|" + presenceOptions.joined(separator: ",") }
+        return text
+    }
+
+    /// The challenge only if the token's server signed it as it stands: an altered field or
+    /// another key's signature is refused.
+    public func verified(by key: PrivacyIDEAServerKey) throws(PrivacyIDEAError) -> PushChallenge {
+        guard key.isValid(signature: signature, for: signedText) else {
+            throw .forged("the challenge for \(serial) is not signed by its privacyIDEA server's key")
+        }
+        return self
+    }
+}
+
+/// How the user answered a challenge.
+public enum PushAnswer: Sendable, Equatable {
+    /// Accept; with presence required, the option picked.
+    case accept(presence: String?)
+    case decline
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// What privacyIDEA's push token QR code says (`create_push_token_url` in its
+/// `lib/tokens/pushtoken.py`): `otpauth://pipush/LABEL?url=…&ttl=…&issuer=…&enrollment_credential=…
+/// &v=1&serial=…&sslverify=…&poll_only=…`, or the same after `pia://`. The phone registers at `url`.
+public struct PushEnrolment: Sendable, Equatable {
+    public var label: String
+    public var issuer: String
+    public var serial: String
+    /// Where the phone registers, polls and answers: privacyIDEA's `/ttype/push`.
+    public var url: URL
+    /// Minutes privacyIDEA waits for the registration.
+    public var ttlMinutes: Int
+    /// The one-time proof that this phone may finish this token's enrolment.
+    public var enrollmentCredential: String
+    /// `sslverify=0` asks the phone not to check the server's certificate (honoured only for an
+    /// origin the user accepted).
+    public var sslVerify: Bool
+    /// The token has no Firebase configuration: challenges come only by polling.
+    public var pollOnly: Bool
+    /// privacyIDEA's `push_force_app_pin`: the app must be unlocked to answer.
+    public var requiresUnlock: Bool
+
+    public static let schemes = ["otpauth", "pia"]
+    public static let host = "pipush"
+    /// The enrolment versions this phone speaks (privacyIDEA writes `v=1`).
+    public static let versions = ["1"]
+    static let maximumLength = 4 * 1024
+
+    /// The URL's origin (`scheme://host:port`), which the user accepts once per server.
+    public var origin: String { Self.origin(of: url) }
+
+    public init(text: String) throws(PrivacyIDEAError) {
+        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.utf8.count <= Self.maximumLength else {
+            throw .enrolment("the enrolment code is longer than \(Self.maximumLength) bytes")
+        }
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            Self.schemes.contains(scheme), components.host?.lowercased() == Self.host
+        else { throw .enrolment("a privacyIDEA push enrolment starts with otpauth://pipush/ or pia://pipush/") }
+        var fields: [String: String] = [:]
+        for item in components.queryItems ?? [] {
+            guard fields[item.name] == nil else { throw .enrolment("the parameter '\(item.name)' is repeated") }
+            fields[item.name] = item.value ?? ""
+        }
+        func required(_ name: String) throws(PrivacyIDEAError) -> String {
+            guard let value = fields[name], !value.isEmpty else { throw .enrolment("the parameter '\(name)' is missing") }
+            return value
+        }
+        let version = try required("v")
+        guard Self.versions.contains(version) else {
+            throw .enrolment("enrolment version '\(version)' is not supported (only \(Self.versions.joined(separator: ", ")))")
+        }
+        serial = try Self.printable(try required("serial"), "serial", limit: 128)
+        enrollmentCredential = try Self.printable(try required("enrollment_credential"), "enrollment_credential", limit: 256)
+        let registration = try required("url")
+        guard let url = URL(string: registration), let urlScheme = url.scheme?.lowercased(), ["http", "https"].contains(urlScheme),
+            let host = url.host, !host.isEmpty, url.user == nil, url.password == nil, url.fragment == nil
+        else { throw .enrolment("the parameter 'url' must be an http(s) URL with a host") }
+        self.url = url
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        label = try Self.printable(path.isEmpty ? serial : path, "label", limit: 256)
+        issuer = try Self.printable(fields["issuer"].flatMap { $0.isEmpty ? nil : $0 } ?? "privacyIDEA", "issuer", limit: 128)
+        guard let ttl = Int(fields["ttl"] ?? "10"), (1...10_080).contains(ttl) else {
+            throw .enrolment("the parameter 'ttl' must be a number of minutes from 1 to 10080")
+        }
+        ttlMinutes = ttl
+        sslVerify = try Self.flag(fields["sslverify"], "sslverify", default: true)
+        pollOnly = try Self.flag(fields["poll_only"], "poll_only", default: false)
+        requiresUnlock = try Self.flag(fields["pin"], "pin", default: false) || fields["app_force_unlock"] != nil
+    }
+
+    /// `scheme://host:port` with the scheme's default port written out, so that two spellings of
+    /// one server are one origin.
+    public static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let host = url.host?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
+    /// privacyIDEA writes Python's booleans (`True`/`False`) and `0`/`1`.
+    static func flag(_ value: String?, _ name: String, default: Bool) throws(PrivacyIDEAError) -> Bool {
+        switch value?.lowercased() {
+        case nil: return `default`
+        case "1", "true": return true
+        case "0", "false": return false
+        default: throw .enrolment("the parameter '\(name)' must be 0, 1, True or False")
+        }
+    }
+
+    static func printable(_ value: String, _ name: String, limit: Int) throws(PrivacyIDEAError) -> String {
+        guard value.utf8.count <= limit, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .enrolment("the \(name) must be at most \(limit) bytes without control characters")
+        }
+        return value
+    }
+}
