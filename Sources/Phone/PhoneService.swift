@@ -100,15 +100,21 @@ public actor PhoneService {
     var progresses: [String: OperationProgress] = [:]
     /// Phones whose out-of-band payload is being redeemed: a second one must wait its turn.
     var starting: Set<String> = []
+    /// Each phone's privacyIDEA request on screen, and what it needs to go on.
+    var privacyIDEAScreens: [String: PrivacyIDEARequest] = [:]
+    var privacyIDEAPending: [String: PendingPrivacyIDEA] = [:]
+    /// The phone's way to privacyIDEA servers: forms, not the backend's JSON.
+    let privacyIDEAWire: WireHTTPClient
 
     /// Phones that reach their backends through `network` (a test passes a double).
     public init(
-        store: PhoneStore, configuration: Configuration, network: any BackendClient,
+        store: PhoneStore, configuration: Configuration, network: any BackendClient, privacyIDEAWire: WireHTTPClient = WireHTTPClient(),
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.store = store
         self.configuration = configuration
         self.network = network
+        self.privacyIDEAWire = privacyIDEAWire
         self.now = now
     }
 
@@ -117,13 +123,12 @@ public actor PhoneService {
         store: PhoneStore, configuration: Configuration, http: HTTPClient = WireHTTPClient.noRedirects,
         now: @escaping @Sendable () -> Date = Date.init, faults: FaultInjector? = nil
     ) {
+        let wire = WireHTTPClient(
+            http: http, timeout: configuration.requestTimeout, authorization: configuration.authorization, observe: configuration.observe)
         let network = HTTPBackendClient(
-            wire: WireHTTPClient(
-                http: http, timeout: configuration.requestTimeout,
-                authorization: configuration.authorization, observe: configuration.observe), faults: faults,
-            timeout: .seconds(Int64(configuration.requestTimeout.nanoseconds / 1_000_000_000)),
+            wire: wire, faults: faults, timeout: .seconds(Int64(configuration.requestTimeout.nanoseconds / 1_000_000_000)),
             sleep: configuration.sleep)
-        self.init(store: store, configuration: configuration, network: network, now: now)
+        self.init(store: store, configuration: configuration, network: network, privacyIDEAWire: wire, now: now)
     }
 
     public func currentFlow(phoneId: String) -> Flow? { flows[phoneId]?.machine.flow }

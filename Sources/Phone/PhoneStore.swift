@@ -82,6 +82,7 @@ public struct PhoneStore: SQLiteStore {
             try db.alter(table: "phone") { t in t.add(column: "deviceKeySeed", .blob).notNull().defaults(to: Data()) }
             try db.execute(sql: "UPDATE phone SET deviceKeySeed = randomblob(32)")
         }
+        migrator.registerMigration("phone-v7-privacyidea", migrate: createPrivacyIDEATables)
         return migrator
     }
 
@@ -206,17 +207,17 @@ public struct PhoneStore: SQLiteStore {
 
     // MARK: transactions
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
         do { return try await commits.write(body) } catch { throw isStorageFull(error) ? .storageFull : .storageFailed }
     }
 
     /// A few rows, on the caller's thread (`readHere`).
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
         do { return try readHere(body) } catch { throw .storageFailed }
     }
 
     /// A whole table, on the database's queue: ten thousand phones would hold the caller's thread.
-    private func readAll<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
+    func readAll<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
         do { return try await writer.read(body) } catch { throw .storageFailed }
     }
 }

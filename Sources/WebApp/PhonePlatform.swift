@@ -1,6 +1,7 @@
 import AuthFlow
 import OutOfBand
 import Phone
+import PrivacyIDEA
 import PushService
 import Retry
 
@@ -53,30 +54,46 @@ struct PhonePlatform: Sendable {
         try await push.clearInbox(token: phones.phone(id: phoneId).fcmToken)
     }
 
+    /// What opening a push started: an AuthPhone flow, or a privacyIDEA challenge on screen.
+    enum Opened: Sendable {
+        case flow(Flow)
+        case privacyIDEA(PrivacyIDEARequest)
+    }
+
     /// The user opens a notification: the app decodes the push and starts the operation.
-    func open(messageId: String, phoneId: String) async throws -> Flow {
+    func open(messageId: String, phoneId: String) async throws -> Opened {
         let phone = try await phones.phone(id: phoneId)
         guard let message = try await push.inbox(token: phone.fcmToken).first(where: { $0.id == messageId }) else {
             throw APIError(.notFound, "MESSAGE_NOT_FOUND", "no message \(messageId) in this phone's inbox")
         }
         return try await open(message, token: phone.fcmToken) {
-            try await phones.startOutOfBand(phoneId: phone.id, payload: message.message.payload())
+            if PushChallenge.isChallenge(message.message.data) {
+                return .privacyIDEA(try await phones.receivePushChallenge(phoneId: phone.id, fields: message.message.data))
+            }
+            return .flow(try await phones.startOutOfBand(phoneId: phone.id, payload: message.message.payload()))
         }
     }
 
     /// An arriving push opened at once, for a phone whose settings ask for it (as an app in the
-    /// foreground would); nil when the phone keeps its pushes for the user.
-    func openAtOnce(_ message: PushService.InboxMessage, token: String) async throws -> Flow? {
+    /// foreground would); nil when the phone keeps its pushes for the user. A privacyIDEA
+    /// challenge always goes to the phone at once: privacyIDEA's app lists a push request as it
+    /// arrives, and the notification only leads to it.
+    func openAtOnce(_ message: PushService.InboxMessage, token: String) async throws -> Opened? {
+        if PushChallenge.isChallenge(message.message.data) {
+            return try await open(message, token: token) {
+                .privacyIDEA(try await phones.receivePushChallenge(fcmToken: token, fields: message.message.data))
+            }
+        }
         guard let phone = try await phones.phoneOpeningPushesAtOnce(fcmToken: token) else { return nil }
-        return try await open(message, token: token) { try await phones.startOutOfBand(phone, payload: message.message.payload()) }
+        return try await open(message, token: token) { .flow(try await phones.startOutOfBand(phone, payload: message.message.payload())) }
     }
 
     /// Starts the message's payload on the phone (`starting`) and takes it out of the inbox once
     /// the phone has it: when its flow starts, or when the backend could not be reached and the
     /// phone keeps trying by itself (docs/behaviour.md#offline-otp). A refusal leaves it in the inbox.
     private func open(
-        _ message: PushService.InboxMessage, token: String, _ starting: () async throws -> Flow
-    ) async throws -> Flow {
+        _ message: PushService.InboxMessage, token: String, _ starting: () async throws -> Opened
+    ) async throws -> Opened {
         do {
             let flow = try await starting()
             _ = try await push.take(token: token, id: message.id)

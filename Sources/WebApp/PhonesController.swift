@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import OutOfBand
 import Phone
+import PrivacyIDEA
 import PushService
 import Retry
 import SodiumKit
@@ -32,6 +33,20 @@ struct PhonesController {
 
     struct FlowStarted: ResponseEncodable {
         let flow: Flow
+    }
+
+    /// What a scanned code or an opened push started: an AuthPhone flow (`flow`) or a
+    /// privacyIDEA request (`privacyIDEA`, docs/privacyidea.md).
+    struct Started: ResponseEncodable {
+        var flow: Flow?
+        var privacyIDEA: PrivacyIDEARequest?
+
+        init(_ opened: PhonePlatform.Opened) {
+            switch opened {
+            case .flow(let flow): self.flow = flow
+            case .privacyIDEA(let request): privacyIDEA = request
+            }
+        }
     }
 
     /// `{"name"?, "fcmToken"?, "disablePushNotifications"?, "retryPolicy"?}`.
@@ -196,11 +211,21 @@ struct PhonesController {
 
     // MARK: sessions
 
-    func startOutOfBand(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FlowStarted> {
+    func startOutOfBand(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Started> {
         let id = try await phones.phone(id: context.parameters.require("id")).id
-        let payload = try await Self.payload(from: request, context: context)
-        let flow = try await phones.startOutOfBand(phoneId: id, payload: payload)
-        return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
+        switch try await Self.scanned(from: request, context: context) {
+        case .payload(let payload):
+            return EditedResponse(status: .accepted, response: Started(.flow(try await phones.startOutOfBand(phoneId: id, payload: payload))))
+        case .privacyIDEAEnrolment(let text):
+            return EditedResponse(
+                status: .accepted, response: Started(.privacyIDEA(try await phones.startPushEnrolment(phoneId: id, text: text))))
+        }
+    }
+
+    /// What a scanned text or a pasted push is, by its form.
+    enum Scanned {
+        case payload(OutOfBandPayload)
+        case privacyIDEAEnrolment(String)
     }
 
     /// A new PIN checked against the policy at its first entry, before the user repeats it.
@@ -255,23 +280,26 @@ struct PhonesController {
 
     /// Opening a notification: the app decodes the push and starts the operation. The
     /// message leaves the inbox only once the operation has started.
-    func openMessage(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FlowStarted> {
+    func openMessage(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Started> {
         try await request.expectNoBody(context: context)
-        let flow = try await platform.open(messageId: context.parameters.require("message"), phoneId: context.parameters.require("id"))
-        return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
+        let opened = try await platform.open(messageId: context.parameters.require("message"), phoneId: context.parameters.require("id"))
+        return EditedResponse(status: .accepted, response: Started(opened))
     }
 
     /// `{"qr": text}`, `{"link": url}` or `{"push": FCM JSON}`: exactly one of them.
-    static func payload(from request: Request, context: AppRequestContext) async throws -> OutOfBandPayload {
+    static func scanned(from request: Request, context: AppRequestContext) async throws -> Scanned {
         let object = try await jsonObject(from: request, context: context)
         let given = ["qr", "link", "push"].filter { object[$0] != nil }
         guard given.count == 1, object.count == 1 else {
             throw APIError(.badRequest, "INVALID_FIELD", "give exactly one of 'qr', 'link' and 'push'")
         }
         switch (given[0], object[given[0]]) {
-        case ("qr", let text as String): return try OutOfBandDecoder.decode(qrText: text)
-        case ("link", let text as String): return try DeepLink.decode(text)
-        case ("push", let message?): return try pushMessage(message).payload()
+        case ("qr", let text as String),
+            ("link", let text as String) where PushEnrolment.isEnrolment(text):
+            return .privacyIDEAEnrolment(text)
+        case ("qr", let text as String): return .payload(try OutOfBandDecoder.decode(qrText: text))
+        case ("link", let text as String): return .payload(try DeepLink.decode(text))
+        case ("push", let message?): return .payload(try pushMessage(message).payload())
         default: throw APIError(.badRequest, "INVALID_FIELD", "the field '\(given[0])' must be a string")
         }
     }
@@ -284,7 +312,7 @@ struct PhonesController {
             throw APIError(.badRequest, "INVALID_FIELD", "give the field 'push' (an FCM message) and nothing else")
         }
         let message = try pushMessage(value)
-        _ = try message.payload()
+        if !PushChallenge.isChallenge(message.data) { _ = try message.payload() }
         return message
     }
 

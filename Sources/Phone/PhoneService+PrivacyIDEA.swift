@@ -1,0 +1,257 @@
+import AuthFlow
+import BackendAPI
+import Foundation
+import PrivacyIDEA
+
+/// The phone as privacyIDEA's authenticator app (docs/privacyidea.md): it enrols push tokens from
+/// privacyIDEA's QR code, takes their challenges by push or poll, checks privacyIDEA's signature
+/// and answers with its own. One request at a time per phone, on screen through `PhoneEvent.privacyIDEA`.
+extension PhoneService {
+    /// What the phone holds of a request while it is on screen.
+    enum PendingPrivacyIDEA: Sendable {
+        case enrolment(PushEnrolment)
+        case challenge(PushChallenge, receivedAt: Date)
+    }
+
+    public func pushTokens(phoneId: String) async throws(PhoneError) -> [PushTokenSummary] {
+        _ = try await phoneAndAccounts(phoneId)
+        return try await store.pushTokens(phoneId: phoneId).map(PushTokenSummary.init)
+    }
+
+    public func deletePushToken(phoneId: String, serial: String) async throws(PhoneError) {
+        guard try await store.deletePushToken(phoneId: phoneId, serial: serial) else { throw .unknownSerial(serial) }
+    }
+
+    public func privacyIDEARequest(phoneId: String) -> PrivacyIDEARequest? { privacyIDEAScreens[phoneId] }
+
+    /// A scanned privacyIDEA enrolment code: registered at once with a server the user accepted
+    /// before, otherwise the phone first asks (as the seeds' server confirmation does).
+    public func startPushEnrolment(phoneId: String, text: String) async throws(PhoneError) -> PrivacyIDEARequest {
+        let enrolment: PushEnrolment
+        do { enrolment = try PushEnrolment(text: text) } catch { throw PhoneError(.badRequest, error.code, error.message) }
+        _ = try await phoneAndAccounts(phoneId)
+        try refuseWhileWaiting(phoneId)
+        show(
+            phoneId,
+            PrivacyIDEARequest(
+                kind: .enrolment, state: .waitForInput, serial: enrolment.serial, label: enrolment.label, issuer: enrolment.issuer,
+                origin: enrolment.origin), pending: .enrolment(enrolment))
+        if try await store.isAccepted(origin: enrolment.origin, phoneId: phoneId) {
+            await register(enrolment, phoneId: phoneId)
+        }
+        return privacyIDEAScreens[phoneId]!
+    }
+
+    /// The user's answer to what is on screen: for an enrolment, whether to trust the server;
+    /// for a challenge, accept (with the presence option picked) or decline.
+    public func answerPrivacyIDEA(phoneId: String, accept: Bool, presence: String?) async throws(PhoneError) -> PrivacyIDEARequest {
+        guard let pending = privacyIDEAPending[phoneId], let screen = privacyIDEAScreens[phoneId], screen.state == .waitForInput else {
+            throw PhoneError(.conflict, "NO_PRIVACYIDEA_REQUEST", "this phone has no privacyIDEA request waiting for an answer")
+        }
+        switch pending {
+        case .enrolment(let enrolment):
+            guard presence == nil else { throw .invalid("presence", "goes only with a challenge that asks for it") }
+            guard accept else {
+                finish(phoneId) { $0.outcome = .cancelled }
+                return privacyIDEAScreens[phoneId]!
+            }
+            try await store.accept(origin: enrolment.origin, phoneId: phoneId, at: now())
+            await register(enrolment, phoneId: phoneId)
+        case .challenge(let challenge, let receivedAt):
+            let answer: PushAnswer
+            if !accept {
+                guard presence == nil else { throw .invalid("presence", "goes only with an accept") }
+                answer = .decline
+            } else if let options = challenge.presenceOptions {
+                guard let presence, options.contains(presence) else {
+                    throw .invalid("presence", "must be one of the options privacyIDEA sent: \(options.joined(separator: ", "))")
+                }
+                answer = .accept(presence: presence)
+            } else {
+                guard presence == nil else { throw .invalid("presence", "goes only with a challenge that asks for it") }
+                answer = .accept(presence: nil)
+            }
+            guard now().timeIntervalSince(receivedAt) <= Double(PushChallenge.lifetime.components.seconds) else {
+                finish(phoneId) { $0.error = PhoneError.challengeExpired.flowError }
+                throw .challengeExpired
+            }
+            await send(answer, to: challenge, phoneId: phoneId)
+        }
+        return privacyIDEAScreens[phoneId]!
+    }
+
+    /// A challenge from privacyIDEA (an FCM message's data, or one entry of a poll's answer):
+    /// shown only when the token is this phone's, privacyIDEA signed it as it stands, it names
+    /// the token's own server and it was not answered before. A forged one is shown as refused.
+    public func receivePushChallenge(phoneId: String, fields: [String: Any]) async throws(PhoneError) -> PrivacyIDEARequest {
+        let unverified: PushChallenge
+        do { unverified = try PushChallenge(fields: fields) } catch { throw PhoneError(.badRequest, error.code, error.message) }
+        guard let token = try await store.pushToken(phoneId: phoneId, serial: unverified.serial) else {
+            throw .unknownSerial(unverified.serial)
+        }
+        var screen = PrivacyIDEARequest(
+            kind: .challenge, state: .waitForInput, serial: token.serial, label: token.label, issuer: token.issuer, origin: token.origin,
+            title: unverified.title, question: unverified.question, presenceOptions: unverified.presenceOptions, nonce: unverified.nonce)
+        let challenge: PushChallenge
+        do throws(PrivacyIDEAError) {
+            challenge = try unverified.verified(by: try PrivacyIDEAServerKey(token.serverKey))
+            guard let url = URL(string: challenge.url), PushEnrolment.origin(of: url) == token.origin else {
+                throw PrivacyIDEAError(code: "PUSH_CHALLENGE_FORGED", message: "the challenge names another server than its token's")
+            }
+        } catch {
+            screen.state = .error
+            screen.error = FlowError(code: error.code, message: error.message)
+            if privacyIDEAScreens[phoneId]?.state != .waitForInput { show(phoneId, screen, pending: nil) }
+            throw PhoneError(.badRequest, error.code, error.message)
+        }
+        guard try await !store.wasAnswered(phoneId: phoneId, serial: challenge.serial, nonce: challenge.nonce) else {
+            throw PhoneError(.conflict, "CHALLENGE_REPLAYED", "the challenge \(challenge.nonce) was answered before")
+        }
+        try refuseWhileWaiting(phoneId, unless: challenge.nonce)
+        show(phoneId, screen, pending: .challenge(challenge, receivedAt: now()))
+        return screen
+    }
+
+    /// A challenge pushed to the phone that holds this FCM token.
+    public func receivePushChallenge(fcmToken: String, fields: [String: Any]) async throws(PhoneError) -> PrivacyIDEARequest {
+        guard let phone = try await store.phoneAndAccounts(fcmToken: fcmToken)?.0 else {
+            throw PhoneError(.notFound, "PHONE_NOT_FOUND", "no phone holds this FCM token")
+        }
+        return try await receivePushChallenge(phoneId: phone.id, fields: fields)
+    }
+
+    /// Asks privacyIDEA for the token's open challenges, as the app's poll does, and shows the
+    /// newest; nil when there is none.
+    public func pollPrivacyIDEA(phoneId: String, serial: String) async throws(PhoneError) -> PrivacyIDEARequest? {
+        guard let token = try await store.pushToken(phoneId: phoneId, serial: serial) else { throw .unknownSerial(serial) }
+        let key = try Self.tokenKey(token)
+        let fields: PushTokenRequests.Fields
+        do { fields = try PushTokenRequests.poll(serial: serial, at: now(), key: key) } catch { throw .crypto(error.message) }
+        let answer = try await privacyIDEA(
+            "GET", token.url + "?" + PushTokenRequests.encoded(fields), form: nil, sslVerify: token.sslVerify, phoneId: phoneId)
+        let challenges: [[String: Any]]
+        do { challenges = try PrivacyIDEAAnswers.challenges(answer) } catch { throw .privacyIDEARefused(error.message) }
+        var shown: PrivacyIDEARequest?
+        for fields in challenges { shown = try await receivePushChallenge(phoneId: phoneId, fields: fields) }
+        return shown
+    }
+
+    // MARK: the exchanges
+
+    private func register(_ enrolment: PushEnrolment, phoneId: String) async {
+        update(phoneId) { $0.state = .processing }
+        do throws(PhoneError) {
+            let phone = try await phoneAndAccounts(phoneId).0
+            let key = try await Self.newTokenKey()
+            let form = PushTokenRequests.registration(enrolment, fcmToken: phone.fcmToken, key: key)
+            let answer = try await privacyIDEA(
+                "POST", enrolment.url.absoluteString, form: form, sslVerify: enrolment.sslVerify, phoneId: phoneId)
+            let serverKey: PrivacyIDEAServerKey
+            do { serverKey = try PrivacyIDEAAnswers.serverKey(answer) } catch { throw PhoneError.privacyIDEARefused(error.message) }
+            try await store.keep(
+                PushTokenRecord(
+                    phoneId: phoneId, serial: enrolment.serial, label: enrolment.label, issuer: enrolment.issuer,
+                    url: enrolment.url.absoluteString, origin: enrolment.origin, sslVerify: enrolment.sslVerify, pollOnly: enrolment.pollOnly,
+                    requiresUnlock: enrolment.requiresUnlock, tokenKey: key.pkcs8, serverKey: serverKey.text, fcmToken: phone.fcmToken,
+                    createdAt: now()))
+            finish(phoneId) { $0.outcome = .enrolled }
+        } catch {
+            finish(phoneId) { $0.error = error.flowError }
+        }
+    }
+
+    private func send(_ answer: PushAnswer, to challenge: PushChallenge, phoneId: String) async {
+        update(phoneId) { $0.state = .processing }
+        do throws(PhoneError) {
+            guard let token = try await store.pushToken(phoneId: phoneId, serial: challenge.serial) else {
+                throw PhoneError.unknownSerial(challenge.serial)
+            }
+            let key = try Self.tokenKey(token)
+            let form: PushTokenRequests.Fields
+            do { form = try PushTokenRequests.answer(challenge, answer, key: key) } catch { throw PhoneError.crypto(error.message) }
+            guard try await store.noteAnswered(phoneId: phoneId, serial: challenge.serial, nonce: challenge.nonce, at: now()) else {
+                throw PhoneError(.conflict, "CHALLENGE_REPLAYED", "the challenge \(challenge.nonce) was answered before")
+            }
+            let reply = try await privacyIDEA("POST", challenge.url, form: form, sslVerify: token.sslVerify, phoneId: phoneId)
+            let matched: Bool
+            do { matched = try PrivacyIDEAAnswers.accepted(reply) } catch { throw PhoneError.privacyIDEARefused(error.message) }
+            guard matched else { throw PhoneError.privacyIDEARefused("privacyIDEA found no open challenge that this answer fits") }
+            finish(phoneId) { $0.outcome = answer == .decline ? .declined : .accepted }
+        } catch {
+            finish(phoneId) { $0.error = error.flowError }
+        }
+    }
+
+    /// One exchange with a privacyIDEA server, on the timeline like the backend's; a server that
+    /// does not answer, or answers with a status privacyIDEA uses for refusals, is an error here.
+    private func privacyIDEA(
+        _ method: String, _ url: String, form: PushTokenRequests.Fields?, sslVerify: Bool, phoneId: String
+    ) async throws(PhoneError) -> Data {
+        let wire = sslVerify ? privacyIDEAWire : privacyIDEAWire.withoutCertificateChecks
+        let answer: WireHTTPClient.Answer
+        do {
+            answer = try await wire.send(
+                method, url, contentType: form == nil ? nil : "application/x-www-form-urlencoded",
+                bytes: Data((form.map(PushTokenRequests.encoded) ?? "").utf8), label: .init(from: .phone, to: .backend, phoneId: phoneId))
+        } catch {
+            throw error.timedOut ? .serverTimeout(error.description) : .serverConnection(error.description)
+        }
+        let body = Data(buffer: answer.body)
+        guard answer.isSuccess || answer.status == 400 else {
+            do { _ = try PrivacyIDEAAnswers.accepted(body) } catch { throw .privacyIDEARefused(error.message) }
+            throw .privacyIDEARefused("privacyIDEA answered HTTP \(answer.status)")
+        }
+        return body
+    }
+
+    // MARK: the screen
+
+    private func refuseWhileWaiting(_ phoneId: String, unless nonce: String? = nil) throws(PhoneError) {
+        guard let screen = privacyIDEAScreens[phoneId], screen.state == .waitForInput || screen.state == .processing,
+            nonce == nil || screen.nonce != nonce
+        else { return }
+        throw PhoneError(.conflict, "PRIVACYIDEA_REQUEST_OPEN", "this phone is showing another privacyIDEA request; answer it first")
+    }
+
+    private func show(_ phoneId: String, _ screen: PrivacyIDEARequest, pending: PendingPrivacyIDEA?) {
+        privacyIDEAScreens[phoneId] = screen
+        privacyIDEAPending[phoneId] = pending
+        events.send(.privacyIDEA(screen), to: phoneId)
+    }
+
+    private func update(_ phoneId: String, _ change: (inout PrivacyIDEARequest) -> Void) {
+        guard var screen = privacyIDEAScreens[phoneId] else { return }
+        change(&screen)
+        show(phoneId, screen, pending: privacyIDEAPending[phoneId])
+    }
+
+    /// Ends the request: DONE with its outcome, or ERROR when `change` set an error.
+    private func finish(_ phoneId: String, _ change: (inout PrivacyIDEARequest) -> Void) {
+        guard var screen = privacyIDEAScreens[phoneId] else { return }
+        change(&screen)
+        screen.state = screen.error == nil ? .done : .error
+        show(phoneId, screen, pending: nil)
+    }
+
+    // MARK: keys
+
+    /// A 4096-bit RSA key holds a core for up to a second: made on a task of its own, never on
+    /// the actor.
+    static func newTokenKey() async throws(PhoneError) -> PushTokenKey {
+        let made = await Task.detached(priority: .utility) { Result { () throws(PrivacyIDEAError) in try PushTokenKey.generate() } }.value
+        do { return try made.get() } catch { throw .crypto(error.message) }
+    }
+
+    static func tokenKey(_ token: PushTokenRecord) throws(PhoneError) -> PushTokenKey {
+        do { return try PushTokenKey(pkcs8: token.tokenKey) } catch { throw .crypto(error.message) }
+    }
+}
+
+extension PhoneError {
+    static func unknownSerial(_ serial: String) -> PhoneError {
+        PhoneError(.notFound, "UNKNOWN_SERIAL", "this phone has no privacyIDEA token \(serial)")
+    }
+    static let challengeExpired = PhoneError(
+        .gone, "CHALLENGE_EXPIRED", "the challenge is older than \(PushChallenge.lifetime.components.seconds) seconds")
+    static func privacyIDEARefused(_ detail: String) -> PhoneError { PhoneError(.badGateway, "PRIVACYIDEA_REFUSED", detail) }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import GRDB
+import SQLiteStore
+
+/// A privacyIDEA push token the phone enrolled: its own key (a secret, kept as the accounts'
+/// keys are) and the key privacyIDEA signs its challenges with.
+struct PushTokenRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
+    static let databaseTableName = "privacyIDEAToken"
+    var phoneId: String
+    var serial: String
+    var label: String
+    var issuer: String
+    var url: String
+    var origin: String
+    var sslVerify: Bool
+    var pollOnly: Bool
+    var requiresUnlock: Bool
+    /// PKCS #8 DER of the token's RSA key.
+    var tokenKey: Data
+    var serverKey: String
+    /// The FCM token privacyIDEA knows for this token.
+    var fcmToken: String
+    var createdAt: Date
+}
+
+extension PhoneStore {
+    static func createPrivacyIDEATables(_ db: Database) throws {
+        try db.create(table: "privacyIDEAToken") { t in
+            t.belongsTo("phone", onDelete: .cascade).notNull()
+            t.column("serial", .text).notNull()
+            t.column("label", .text).notNull()
+            t.column("issuer", .text).notNull()
+            t.column("url", .text).notNull()
+            t.column("origin", .text).notNull()
+            t.column("sslVerify", .boolean).notNull()
+            t.column("pollOnly", .boolean).notNull()
+            t.column("requiresUnlock", .boolean).notNull()
+            t.column("tokenKey", .blob).notNull()
+            t.column("serverKey", .text).notNull()
+            t.column("fcmToken", .text).notNull()
+            t.column("createdAt", .datetime).notNull()
+            t.primaryKey(["phoneId", "serial"])
+        }
+        // The privacyIDEA servers the phone's user accepted (docs/privacyidea.md): only these get a registration.
+        try db.create(table: "privacyIDEAOrigin") { t in
+            t.belongsTo("phone", onDelete: .cascade).notNull()
+            t.column("origin", .text).notNull()
+            t.column("acceptedAt", .datetime).notNull()
+            t.primaryKey(["phoneId", "origin"])
+        }
+        // Challenges answered, so that a replayed one is refused.
+        try db.create(table: "privacyIDEAAnswer") { t in
+            t.belongsTo("phone", onDelete: .cascade).notNull()
+            t.column("serial", .text).notNull()
+            t.column("nonce", .text).notNull()
+            t.column("answeredAt", .datetime).notNull()
+            t.primaryKey(["phoneId", "serial", "nonce"])
+        }
+    }
+
+    func pushTokens(phoneId: String) async throws(PhoneError) -> [PushTokenRecord] {
+        try await read { db in
+            try PushTokenRecord.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM privacyIDEAToken WHERE phoneId = ? ORDER BY createdAt"), arguments: [phoneId])
+        }
+    }
+
+    func pushToken(phoneId: String, serial: String) async throws(PhoneError) -> PushTokenRecord? {
+        try await read { db in try PushTokenRecord.fetchOne(db, key: ["phoneId": phoneId, "serial": serial]) }
+    }
+
+    /// A new token, or one enrolled again with the same serial (privacyIDEA's rollover).
+    func keep(_ token: PushTokenRecord) async throws(PhoneError) {
+        try await write { db in try token.save(db) }
+    }
+
+    func deletePushToken(phoneId: String, serial: String) async throws(PhoneError) -> Bool {
+        try await write { db in try PushTokenRecord.deleteOne(db, key: ["phoneId": phoneId, "serial": serial]) }
+    }
+
+    func isAccepted(origin: String, phoneId: String) async throws(PhoneError) -> Bool {
+        try await read { db in
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM privacyIDEAOrigin WHERE phoneId = ? AND origin = ?"), arguments: [phoneId, origin])
+                ?? false
+        }
+    }
+
+    func accept(origin: String, phoneId: String, at time: Date) async throws(PhoneError) {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO privacyIDEAOrigin (phoneId, origin, acceptedAt) VALUES (?, ?, ?)",
+                arguments: [phoneId, origin, StoredDate(time)])
+        }
+    }
+
+    /// Notes an answered challenge; false when it was answered before (a replay).
+    func noteAnswered(phoneId: String, serial: String, nonce: String, at time: Date) async throws(PhoneError) -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO privacyIDEAAnswer (phoneId, serial, nonce, answeredAt) VALUES (?, ?, ?, ?)",
+                arguments: [phoneId, serial, nonce, StoredDate(time)])
+            return db.changesCount == 1
+        }
+    }
+
+    func wasAnswered(phoneId: String, serial: String, nonce: String) async throws(PhoneError) -> Bool {
+        try await read { db in
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM privacyIDEAAnswer WHERE phoneId = ? AND serial = ? AND nonce = ?"),
+                arguments: [phoneId, serial, nonce]) ?? false
+        }
+    }
+}

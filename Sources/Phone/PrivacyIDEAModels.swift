@@ -1,0 +1,60 @@
+import AuthFlow
+import Foundation
+import PrivacyIDEA
+
+/// A privacyIDEA push token as the phone shows it: never its key.
+public struct PushTokenSummary: Codable, Sendable, Equatable {
+    public var serial: String
+    public var label: String
+    public var issuer: String
+    public var url: String
+    public var origin: String
+    public var pollOnly: Bool
+    public var sslVerify: Bool
+    public var createdAt: Date
+
+    init(_ record: PushTokenRecord) {
+        serial = record.serial
+        label = record.label
+        issuer = record.issuer
+        url = record.url
+        origin = record.origin
+        pollOnly = record.pollOnly
+        sslVerify = record.sslVerify
+        createdAt = record.createdAt
+    }
+}
+
+/// What privacyIDEA asked of the phone and where it stands, as the screen shows it: the
+/// enrolment of a push token (accept the server, then register) or a login challenge (accept or
+/// decline, with a presence option where privacyIDEA asks for one). Published like a flow update.
+public struct PrivacyIDEARequest: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        case enrolment = "ENROLMENT"
+        case challenge = "CHALLENGE"
+    }
+
+    public enum Outcome: String, Codable, Sendable {
+        case enrolled = "ENROLLED"
+        case accepted = "ACCEPTED"
+        case declined = "DECLINED"
+        case cancelled = "CANCELLED"
+    }
+
+    public var kind: Kind
+    /// WAIT_FOR_INPUT, PROCESSING, DONE or ERROR, as a flow's.
+    public var state: FlowState
+    public var serial: String
+    public var label: String
+    public var issuer: String
+    /// The privacyIDEA server (`scheme://host:port`) the phone talks to.
+    public var origin: String
+    /// A challenge's title and question, as privacyIDEA sent them.
+    public var title: String?
+    public var question: String?
+    public var presenceOptions: [String]?
+    /// The challenge's nonce: the answer names it.
+    public var nonce: String?
+    public var outcome: Outcome?
+    public var error: FlowError?
+}

@@ -1,0 +1,61 @@
+import Hummingbird
+import Phone
+
+/// `/api/phones/{id}/privacyidea`: a phone's privacyIDEA push tokens and the request on its
+/// screen (docs/privacyidea.md). Enrolment codes come in through the phone's scanning doors.
+struct PrivacyIDEAController {
+    let phones: PhoneService
+
+    struct Tokens: ResponseEncodable {
+        let tokens: [PushTokenSummary]
+    }
+
+    /// The request on screen after a call; absent when there is none.
+    struct OnScreen: ResponseEncodable {
+        let privacyIDEA: PrivacyIDEARequest?
+    }
+
+    /// `{"accept": true|false, "presence"?: option}`.
+    struct Answer: Codable {
+        let accept: Bool
+        let presence: String?
+    }
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.get("{id}/privacyidea/tokens", use: tokens)
+        routes.delete("{id}/privacyidea/tokens/{serial}", use: deleteToken)
+        routes.post("{id}/privacyidea/tokens/{serial}/poll", use: poll)
+        routes.get("{id}/privacyidea/request", use: onScreen)
+        routes.post("{id}/privacyidea/answer", use: answer)
+        return routes
+    }
+
+    func tokens(_ request: Request, context: AppRequestContext) async throws -> Tokens {
+        Tokens(tokens: try await phones.pushTokens(phoneId: context.parameters.require("id")))
+    }
+
+    func deleteToken(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await phones.deletePushToken(phoneId: context.parameters.require("id"), serial: context.parameters.require("serial"))
+        return Response(status: .noContent)
+    }
+
+    /// "Check now": asks the token's privacyIDEA for open challenges, as its app's poll does.
+    func poll(_ request: Request, context: AppRequestContext) async throws -> OnScreen {
+        try await request.expectNoBody(context: context)
+        let id = try context.parameters.require("id")
+        return OnScreen(privacyIDEA: try await phones.pollPrivacyIDEA(phoneId: id, serial: context.parameters.require("serial")))
+    }
+
+    func onScreen(_ request: Request, context: AppRequestContext) async throws -> OnScreen {
+        let id = try context.parameters.require("id")
+        _ = try await phones.phone(id: id)
+        return OnScreen(privacyIDEA: await phones.privacyIDEARequest(phoneId: id))
+    }
+
+    func answer(_ request: Request, context: AppRequestContext) async throws -> OnScreen {
+        let input = try await request.decodeJSON(as: Answer.self, context: context)
+        let id = try context.parameters.require("id")
+        return OnScreen(privacyIDEA: try await phones.answerPrivacyIDEA(phoneId: id, accept: input.accept, presence: input.presence))
+    }
+}
