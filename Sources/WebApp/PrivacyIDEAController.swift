@@ -10,9 +10,16 @@ struct PrivacyIDEAController {
         let tokens: [PushTokenSummary]
     }
 
-    /// The request on screen after a call; absent when there is none.
+    /// The request on screen after a call; `null` when there is none.
     struct OnScreen: ResponseEncodable {
         let privacyIDEA: PrivacyIDEARequest?
+
+        private enum Keys: String, CodingKey { case privacyIDEA }
+
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(privacyIDEA, forKey: .privacyIDEA)
+        }
     }
 
     /// `{"accept": true|false, "presence"?: option}`.

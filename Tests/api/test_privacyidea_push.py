@@ -6,6 +6,9 @@ Environment: AUTHPHONE_URL (the running server; scripts/api-test.sh sets it) and
 virtual environment (PRIVACYIDEA_VENV).
 """
 
+import socket
+import urllib.parse
+
 import pytest
 import requests
 
@@ -36,6 +39,12 @@ def enrolled_token(privacyidea, phone, user):
         done = started
     assert (done["state"], done.get("outcome")) == ("DONE", "ENROLLED"), done
     return serial
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def polled_challenge(phone, serial):
@@ -74,3 +83,88 @@ def test_a_login_succeeds_after_the_phone_accepts_and_fails_after_it_declines(pr
     polled_challenge(phone, serial)
     assert answer(phone, accept=False)["outcome"] == "DECLINED"
     assert not privacyidea.admin.validate_check(user, "", declined.transaction_id).accepted
+
+
+def test_with_presence_required_only_the_option_the_login_shows_logs_in(privacyidea):
+    phone = new_phone("privacyIDEA presence phone")
+    user = privacyidea.new_user("presence")
+    serial = enrolled_token(privacyidea, phone, user)
+    with privacyidea.admin.policy("presence", "authentication", {"push_require_presence": True}, user=user):
+        started = privacyidea.admin.validate_check(user, "")
+        right = presence_answer(started)
+        shown = polled_challenge(phone, serial)
+        assert right in shown["presenceOptions"] and len(shown["presenceOptions"]) >= 2, shown
+        # an option privacyIDEA did not send is refused on the phone and changes nothing
+        refused = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/privacyidea/answer", json={"accept": True, "presence": "?"},
+                                timeout=TIMEOUT)
+        assert (refused.status_code, refused.json()["error"]["code"]) == (400, "INVALID_FIELD")
+        assert answer(phone, accept=True, presence=right)["outcome"] == "ACCEPTED"
+        assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
+
+        wrong_try = privacyidea.admin.validate_check(user, "")
+        shown = polled_challenge(phone, serial)
+        wrong = next(option for option in shown["presenceOptions"] if option != presence_answer(wrong_try))
+        # privacyIDEA takes the signed answer but not the option: the phone says it was not accepted
+        assert answer(phone, accept=True, presence=wrong)["error"]["code"] == "PRIVACYIDEA_REFUSED"
+        assert not privacyidea.admin.validate_check(user, "", wrong_try.transaction_id).accepted
+
+
+def presence_answer(check):
+    """The option privacyIDEA's login page shows the user (its reply's `presence_answer`)."""
+    for challenge in [check.detail, *check.detail.get("multi_challenge", [])]:
+        if challenge.get("presence_answer"):
+            return challenge["presence_answer"]
+    raise AssertionError(f"privacyIDEA's reply names no presence answer: {check.detail}")
+
+
+def test_a_forged_challenge_is_refused_on_the_phone_and_shown_as_such(privacyidea):
+    phone = new_phone("privacyIDEA forged phone")
+    serial = enrolled_token(privacyidea, phone, privacyidea.new_user("forged"))
+    forged = {"nonce": "FORGEDNONCEFORGEDNONCE", "question": "Log in to your bank?", "serial": serial, "title": "privacyIDEA",
+              "sslverify": "0", "url": privacyidea.url + "/ttype/push", "signature": "A" * 816}
+    pasted = api("POST", f"/api/phones/{phone['id']}/inbox", expect=201, json={"push": {"data": forged}})
+    opened = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/inbox/{pasted['id']}/open", json={}, timeout=TIMEOUT)
+    assert (opened.status_code, opened.json()["error"]["code"]) == (400, "PUSH_CHALLENGE_FORGED")
+    screen = api("GET", f"/api/phones/{phone['id']}/privacyidea/request")["privacyIDEA"]
+    assert (screen["state"], screen["error"]["code"], screen["question"]) == ("ERROR", "PUSH_CHALLENGE_FORGED", "Log in to your bank?")
+    # nothing to answer: the forged request cannot be accepted
+    refused = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/privacyidea/answer", json={"accept": True}, timeout=TIMEOUT)
+    assert (refused.status_code, refused.json()["error"]["code"]) == (409, "NO_PRIVACYIDEA_REQUEST")
+
+
+@pytest.mark.parametrize("qr_text, code", [
+    ("otpauth://pipush/X?url=http%3A//127.0.0.1%3A1/ttype/push&v=1&serial=PIPU1", "INVALID_PUSH_ENROLMENT"),
+    ("pia://pipush/X?url=ftp%3A//h/ttype/push&v=1&serial=PIPU1&enrollment_credential=1", "INVALID_PUSH_ENROLMENT"),
+    ("otpauth://pipush/X?url=http%3A//h/p&v=9&serial=PIPU1&enrollment_credential=1", "INVALID_PUSH_ENROLMENT"),
+])
+def test_bad_enrolment_codes_are_refused_and_change_nothing(qr_text, code):
+    phone = new_phone("privacyIDEA bad codes")
+    refused = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/oob", json={"qr": qr_text}, timeout=TIMEOUT)
+    assert (refused.status_code, refused.json()["error"]["code"]) == (400, code)
+    assert api("GET", f"/api/phones/{phone['id']}/privacyidea/request")["privacyIDEA"] is None
+    assert api("GET", f"/api/phones/{phone['id']}/privacyidea/tokens")["tokens"] == []
+
+
+def test_a_privacyidea_that_is_down_is_an_error_on_the_screen_and_no_token(privacyidea):
+    phone = new_phone("privacyIDEA down phone")
+    _, qr_text = privacyidea.admin.init_push_token(privacyidea.new_user("down"))
+    dead = free_port()
+    # privacyIDEA's QR text quotes its URL with Python's quote()
+    here, there = urllib.parse.quote(privacyidea.url), urllib.parse.quote(f"http://127.0.0.1:{dead}")
+    assert here in qr_text
+    started = api("POST", f"/api/phones/{phone['id']}/oob", expect=202, json={"qr": qr_text.replace(here, there)})
+    assert started["privacyIDEA"]["state"] == "WAIT_FOR_INPUT"
+    failed = answer(phone, accept=True)
+    assert (failed["state"], failed["error"]["code"]) == ("ERROR", "SERVER_CONNECTION_ERROR")
+    assert api("GET", f"/api/phones/{phone['id']}/privacyidea/tokens")["tokens"] == []
+
+
+def test_challenges_for_unknown_tokens_and_answers_without_a_request_are_refused(privacyidea):
+    phone = new_phone("privacyIDEA unknown serial")
+    polled = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/privacyidea/tokens/PIPU404/poll", json={}, timeout=TIMEOUT)
+    assert (polled.status_code, polled.json()["error"]["code"]) == (404, "UNKNOWN_SERIAL")
+    stranger = {"nonce": "N", "question": "Q", "serial": "PIPU404", "title": "T", "sslverify": "1", "url": "http://h/ttype/push",
+                "signature": "AAAAAAAA"}
+    pasted = api("POST", f"/api/phones/{phone['id']}/inbox", expect=201, json={"push": {"data": stranger}})
+    opened = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/inbox/{pasted['id']}/open", json={}, timeout=TIMEOUT)
+    assert (opened.status_code, opened.json()["error"]["code"]) == (404, "UNKNOWN_SERIAL")
