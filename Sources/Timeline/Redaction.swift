@@ -21,7 +21,7 @@ enum Redaction {
         case secret, token, plain
 
         /// Parts of key names (lower-cased) whose values are secrets, and tokens.
-        static let secretParts = ["key", "signature", "pin", "otp", "secret", "proof", "password"]
+        static let secretParts = ["key", "signature", "pin", "otp", "secret", "proof", "password", "credential"]
         static let tokenParts = ["token", "challenge"]
         /// The parts by their first letter, so that a name is read once whatever the parts.
         static let partsByFirstByte: [[(part: [UInt8], role: Role)]] = {
@@ -95,7 +95,9 @@ enum Redaction {
     static func keep(_ bytes: Data?, fields wanted: Set<String>) -> Kept {
         guard let bytes, !bytes.isEmpty else { return Kept() }
         var copier = Copier(bytes, wanted: wanted)
-        guard let text = try? copier.document() else { return Kept(text: "‹\(bytes.count) bytes that are not JSON, not kept›") }
+        guard let text = try? copier.document() else {
+            return Kept(text: form(bytes) ?? "‹\(bytes.count) bytes that are not JSON or a form, not kept›")
+        }
         // no more bytes than the limit is no more characters: only a long copy's are counted
         let long = text.utf8.count > maximumLength && text.count > maximumLength
         return Kept(text: long ? text.prefix(maximumLength) + "…" : text, fields: copier.fields)

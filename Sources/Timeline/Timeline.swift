@@ -104,7 +104,7 @@ public final class Timeline: Sendable {
         let messageId = label.messageId ?? (label.to == .push ? response.fields["name"]?.split(separator: "/").last.map(String.init) : nil)
         return HopRecord(
             id: nil, at: exchange.startedAt, source: label.from.rawValue, target: label.to.rawValue, method: exchange.method,
-            url: exchange.url, status: exchange.status.map { Int($0) },
+            url: Redaction.url(exchange.url), status: exchange.status.map { Int($0) },
             durationMs: Double(exchange.duration.components.seconds) * 1000 + Double(exchange.duration.components.attoseconds) / 1e15,
             attempt: label.attempt, fault: label.fault, error: exchange.error,
             requestBody: Redaction.text(exchange.requestBody), responseBody: response.text,

@@ -294,9 +294,8 @@ struct PhonesController {
             throw APIError(.badRequest, "INVALID_FIELD", "give exactly one of 'qr', 'link' and 'push'")
         }
         switch (given[0], object[given[0]]) {
-        case ("qr", let text as String),
-            ("link", let text as String) where PushEnrolment.isEnrolment(text):
-            return .privacyIDEAEnrolment(text)
+        case ("qr", let text as String) where PushEnrolment.isEnrolment(text): return .privacyIDEAEnrolment(text)
+        case ("link", let text as String) where PushEnrolment.isEnrolment(text): return .privacyIDEAEnrolment(text)
         case ("qr", let text as String): return .payload(try OutOfBandDecoder.decode(qrText: text))
         case ("link", let text as String): return .payload(try DeepLink.decode(text))
         case ("push", let message?): return .payload(try pushMessage(message).payload())

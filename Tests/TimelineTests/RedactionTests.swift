@@ -94,13 +94,30 @@ struct RedactionTests {
         String(repeating: "[", count: 40) + String(repeating: "]", count: 40),
     ])
     func whatIsNotJSONIsNotKeptWhereverItBreaks(_ body: String) {
-        #expect(Redaction.text(Data(body.utf8)) == "‹\(body.utf8.count) bytes that are not JSON, not kept›")
+        #expect(Redaction.text(Data(body.utf8)) == "‹\(body.utf8.count) bytes that are not JSON or a form, not kept›")
     }
 
-    @Test func whatIsNotJSONIsNotKept() {
-        #expect(Redaction.text(Data("PIN=260418".utf8)) == "‹10 bytes that are not JSON, not kept›")
+    @Test func whatIsNeitherJSONNorAFormIsNotKept() {
+        #expect(Redaction.text(Data("PIN 260418".utf8)) == "‹10 bytes that are not JSON or a form, not kept›")
+        #expect(Redaction.text(Data("a=1&b".utf8)) == "‹5 bytes that are not JSON or a form, not kept›")
         #expect(Redaction.text(Data()) == nil)
         #expect(Redaction.text(nil) == nil)
+    }
+
+    /// privacyIDEA's registration, as the phone sends it: the key, the signature and the
+    /// enrolment credential go whole, the FCM token is shortened, the rest is kept.
+    @Test func formsAreRedactedByTheirFieldsNames() {
+        let form = "enrollment_credential=9f1c2d&serial=PIPU0001&fbtoken=cPy3xZ%3AAPA91bHk&pubkey=MIIBIjAN%2B&PIN=1234"
+        #expect(
+            Redaction.text(Data(form.utf8))
+                == "enrollment_credential=‹redacted›&serial=PIPU0001&fbtoken=cPy3xZ…&pubkey=‹redacted›&PIN=‹redacted›")
+    }
+
+    @Test func aPollsQueryIsRedactedInItsURL() {
+        #expect(
+            Redaction.url("http://127.0.0.1:5001/ttype/push?serial=PIPU1&timestamp=2026-11-26T13%3A00%3A00.000Z&signature=ABCDEFGH")
+                == "http://127.0.0.1:5001/ttype/push?serial=PIPU1&timestamp=2026-11-26T13%3A00%3A00.000Z&signature=‹redacted›")
+        #expect(Redaction.url("http://h/api/backend/sessions/s-1") == "http://h/api/backend/sessions/s-1")
     }
 
     @Test func aShortTokenIsHiddenWhole() {
