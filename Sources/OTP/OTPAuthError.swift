@@ -58,7 +58,7 @@ public struct OTPAuthError: Error, Equatable, Sendable, CustomStringConvertible 
         return OTPAuthError(
             kind: .invalidPeriod, message: "period must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
     }
-    static let missingCounter = OTPAuthError(kind: .missingCounter, message: "an hotp key URI needs the parameter 'counter'")
+    public static let missingCounter = OTPAuthError(kind: .missingCounter, message: "an hotp key URI needs the parameter 'counter'")
     static func invalidCounter(_ value: String) -> OTPAuthError {
         OTPAuthError(kind: .invalidCounter, message: "counter must be a whole number from 0 to \(OTPGenerator.counters.upperBound), not '\(value)'")
     }

@@ -50,15 +50,12 @@ public struct OTPAuthURI: Equatable, Sendable {
         let (first, afterColon) = Self.split(Substring(label), at: ":")
         let (prefix, name) = afterColon.map { (first, $0) } ?? ("", first)
         let account = name.trimmingCharacters(in: .whitespaces)
-        guard !account.isEmpty else { throw .invalidLabel("the label names no account") }
         let issuer = [parameters["issuer"] ?? "", String(prefix)].map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty }
-        try Self.checkReadable(account, "the account name")
-        if let issuer { try Self.checkReadable(issuer, "the issuer") }
+        try Self.checkNames(issuer: issuer, account: account)
 
         guard let secretText = parameters["secret"] else { throw .missingSecret }
         let secret = try Base32.decode(secretText)
-        let algorithmName = parameters["algorithm"] ?? HOTP.Algorithm.sha1.rawValue
-        guard let algorithm = HOTP.Algorithm(rawValue: algorithmName.uppercased()) else { throw .unknownAlgorithm(algorithmName) }
+        let algorithm = try parameters["algorithm"].map { name throws(OTPAuthError) in try HOTP.Algorithm(named: name) } ?? .sha1
         let digits = try parameters["digits"].map { text throws(OTPAuthError) in
             guard let digits = Self.number(text, as: Int.self) else { throw .invalidDigits(text) }
             return digits
@@ -112,11 +109,14 @@ public struct OTPAuthURI: Equatable, Sendable {
         return Number(text)
     }
 
-    /// A name the page shows: no control characters and no invisible formatting (a right-to-left
-    /// override could make one issuer's name read as another's).
-    private static func checkReadable(_ text: String, _ what: String) throws(OTPAuthError) {
+    /// The names the page shows, from a key URI or a stored account: an account name, and neither
+    /// holds a control character or invisible formatting (a right-to-left override could make one
+    /// issuer's name read as another's).
+    public static func checkNames(issuer: String?, account: String) throws(OTPAuthError) {
+        guard !account.isEmpty else { throw .invalidLabel("the label names no account") }
         let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
-        guard !text.unicodeScalars.contains(where: { hidden.contains($0.properties.generalCategory) }) else {
+        for (text, what) in [(account, "the account name"), (issuer ?? "", "the issuer")]
+        where text.unicodeScalars.contains(where: { hidden.contains($0.properties.generalCategory) }) {
             throw .invalidLabel("\(what) has a control or invisible formatting character")
         }
     }

@@ -69,3 +69,11 @@ public struct OTPGenerator: Equatable, Sendable, CustomStringConvertible, Custom
     }
     public var debugDescription: String { description }
 }
+
+extension HOTP.Algorithm {
+    /// The algorithm a key URI or a stored account names, in any case.
+    public init(named name: String) throws(OTPAuthError) {
+        guard let algorithm = Self(rawValue: name.uppercased()) else { throw .unknownAlgorithm(name) }
+        self = algorithm
+    }
+}
