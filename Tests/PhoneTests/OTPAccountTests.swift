@@ -118,6 +118,16 @@ import Testing
         #expect(try await phone.store.writer.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM otpAccount") } == 0)
     }
 
+    /// The SDK's reset (remove all accounts) is the nextAuth accounts': the OTP accounts, another
+    /// app's on a real phone, stay.
+    @Test func removingAllAccountsLeavesTheOTPAccounts() async throws {
+        let phone = try PhoneUnderTest()
+        let id = try await phone.enrolledPhone().id
+        let account = try await phone.phones.importOTPAccount(phoneId: id, uri: Self.totp)
+        #expect(try await phone.phones.removeAllAccounts(phoneId: id).accounts.isEmpty)
+        #expect(try await phone.phones.otpAccounts(phoneId: id) == [account])
+    }
+
     /// The screen hears of every change (its list and its flow log), with the account and never its key.
     @Test func theScreenIsToldOfEachChange() async throws {
         let phone = try PhoneUnderTest()
