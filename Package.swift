@@ -65,7 +65,9 @@ let package = Package(
         // privacyIDEA's push token protocol, from its side's sources: what is signed and how, pure.
         .target(
             name: "PrivacyIDEA",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
+            dependencies: [
+                "OTP", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
         .target(name: "ProcessFigures"),
         .target(
             name: "Phone",

@@ -118,6 +118,7 @@ public indirect enum PhoneEvent: Sendable, Equatable {
     case phoneChanged(PhoneDetail)
     case operation(OperationProgress)
     case session(SessionStart)
+    case otpAccount(OTPAccountChange)
     case privacyIDEA(PrivacyIDEARequest)
 }
 

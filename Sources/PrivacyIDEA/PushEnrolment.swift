@@ -27,13 +27,6 @@ public struct PushEnrolment: Sendable, Equatable {
     public static let versions = ["1"]
     static let maximumLength = 4 * 1024
 
-    /// Whether a scanned text is a privacyIDEA push enrolment (and not, say, an otpauth TOTP key):
-    /// the phone dispatches by what it scanned.
-    public static func isEnrolment(_ text: String) -> Bool {
-        let lowered = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        return schemes.contains { lowered.hasPrefix("\($0)://\(host)/") || lowered.hasPrefix("\($0)://\(host)?") }
-    }
-
     /// The URL's origin (`scheme://host:port`), which the user accepts once per server.
     public var origin: String { Self.origin(of: url) }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import OTP
 import _CryptoExtras
 
 /// The token's own RSA key, made on the phone as privacyIDEA's app makes it (4096 bits), and the
@@ -55,7 +56,7 @@ public struct PrivacyIDEAServerKey: Sendable {
     }
 
     public func isValid(signature: String, for message: String) -> Bool {
-        guard let bytes = Base32.decode(signature) else { return false }
+        guard let bytes = try? Base32.decode(signature) else { return false }
         return key.isValidSignature(.init(rawRepresentation: bytes), for: Data(message.utf8), padding: .insecurePKCS1v1_5)
     }
 }

@@ -43,7 +43,7 @@ public func exportState(
         phones: phonePart.phones, backend: backendPart.backend,
         secrets: ExportedState.Secrets(
             phones: phonePart.phoneSecrets, accounts: phonePart.accountSecrets, serverSecretKey: backendPart.serverSecretKey,
-            backendOTPKeys: backendPart.otpKeys, pinPublicKeys: backendPart.pinPublicKeys))
+            backendOTPKeys: backendPart.otpKeys, pinPublicKeys: backendPart.pinPublicKeys, otpSecrets: phonePart.otpSecrets))
     return try StateFile.write(state, passphrase: passphrase, cost: cost, at: now)
 }
 

@@ -211,21 +211,9 @@ struct PhonesController {
 
     // MARK: sessions
 
-    func startOutOfBand(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Started> {
+    func startOutOfBand(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try await phones.phone(id: context.parameters.require("id")).id
-        switch try await Self.scanned(from: request, context: context) {
-        case .payload(let payload):
-            return EditedResponse(status: .accepted, response: Started(.flow(try await phones.startOutOfBand(phoneId: id, payload: payload))))
-        case .privacyIDEAEnrolment(let text):
-            return EditedResponse(
-                status: .accepted, response: Started(.privacyIDEA(try await phones.startPushEnrolment(phoneId: id, text: text))))
-        }
-    }
-
-    /// What a scanned text or a pasted push is, by its form.
-    enum Scanned {
-        case payload(OutOfBandPayload)
-        case privacyIDEAEnrolment(String)
+        return try await handOver(try await Self.scannedCode(from: request, context: context), phoneId: id, request: request, context: context)
     }
 
     /// A new PIN checked against the policy at its first entry, before the user repeats it.
@@ -248,14 +236,30 @@ struct PhonesController {
     }
 
     /// A picture of a QR code (a screenshot, a photo), as the phone's camera would see it.
-    func startOutOfBandFromImage(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FlowStarted> {
+    func startOutOfBandFromImage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try await phones.phone(id: context.parameters.require("id")).id
         let image: ByteBuffer
         do { image = try await request.body.collect(upTo: QRImageScanner.maximumImageSize) } catch {
             throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the image is larger than \(QRImageScanner.maximumImageSize) bytes")
         }
-        let flow = try await phones.startOutOfBand(phoneId: id, payload: scanner.payload(in: Data(buffer: image)))
-        return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
+        return try await handOver(try await scanner.code(in: Data(buffer: image)), phoneId: id, request: request, context: context)
+    }
+
+    /// What a scanned code starts, by what it is: an AuthPhone payload its flow (202 `{"flow"}`),
+    /// a key URI an OTP account (201 `{"otpAccount"}`), privacyIDEA's push token enrolment its
+    /// request on screen (202 `{"privacyIDEA"}`, docs/privacyidea.md).
+    private func handOver(_ code: ScannedCode, phoneId: String, request: Request, context: AppRequestContext) async throws -> Response {
+        switch code {
+        case .authPhone(let payload):
+            let flow = try await phones.startOutOfBand(phoneId: phoneId, payload: payload)
+            return try EditedResponse(status: .accepted, response: FlowStarted(flow: flow)).response(from: request, context: context)
+        case .otpAccount(let uri):
+            let account = try await phones.importOTPAccount(phoneId: phoneId, uri: uri)
+            return try EditedResponse(status: .created, response: OTPAccountImported(otpAccount: account)).response(from: request, context: context)
+        case .privacyIDEAPush(let uri):
+            let shown = try await phones.startPushEnrolment(phoneId: phoneId, text: uri)
+            return try EditedResponse(status: .accepted, response: Started(.privacyIDEA(shown))).response(from: request, context: context)
+        }
     }
 
     // MARK: the inbox
@@ -287,18 +291,16 @@ struct PhonesController {
     }
 
     /// `{"qr": text}`, `{"link": url}` or `{"push": FCM JSON}`: exactly one of them.
-    static func scanned(from request: Request, context: AppRequestContext) async throws -> Scanned {
+    static func scannedCode(from request: Request, context: AppRequestContext) async throws -> ScannedCode {
         let object = try await jsonObject(from: request, context: context)
         let given = ["qr", "link", "push"].filter { object[$0] != nil }
         guard given.count == 1, object.count == 1 else {
             throw APIError(.badRequest, "INVALID_FIELD", "give exactly one of 'qr', 'link' and 'push'")
         }
         switch (given[0], object[given[0]]) {
-        case ("qr", let text as String) where PushEnrolment.isEnrolment(text): return .privacyIDEAEnrolment(text)
-        case ("link", let text as String) where PushEnrolment.isEnrolment(text): return .privacyIDEAEnrolment(text)
-        case ("qr", let text as String): return .payload(try OutOfBandDecoder.decode(qrText: text))
-        case ("link", let text as String): return .payload(try DeepLink.decode(text))
-        case ("push", let message?): return .payload(try pushMessage(message).payload())
+        case ("qr", let text as String): return try ScannedCode(qrText: text)
+        case ("link", let text as String): return try ScannedCode(link: text)
+        case ("push", let message?): return .authPhone(try pushMessage(message).payload())
         default: throw APIError(.badRequest, "INVALID_FIELD", "the field '\(given[0])' must be a string")
         }
     }

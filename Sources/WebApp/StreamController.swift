@@ -51,12 +51,16 @@ struct StreamController {
         case operation(OperationProgress)
         /// A scanned session before its flow (docs/behaviour.md#offline-otp): STARTING with its OTP offer, READY, STOPPED.
         case session(SessionStart)
+        /// An OTP account imported, moved to its next code or deleted (never its secret or a code).
+        case otpAccount(OTPAccountChange)
         /// A privacyIDEA enrolment or challenge on screen (docs/privacyidea.md).
         case privacyIDEA(PrivacyIDEARequest)
         case faults([FaultView])
         case error(code: String, message: String)
 
-        private enum Keys: String, CodingKey { case type, phone, flow, notification, operation, session, privacyIDEA, faults, error }
+        private enum Keys: String, CodingKey {
+            case type, phone, flow, notification, operation, session, otpAccount, privacyIDEA, faults, error
+        }
 
         init(_ event: PhoneEvent) {
             switch event {
@@ -64,6 +68,7 @@ struct StreamController {
             case .phoneChanged(let phone): self = .phone(phone)
             case .operation(let progress): self = .operation(progress)
             case .session(let session): self = .session(session)
+            case .otpAccount(let change): self = .otpAccount(change)
             case .privacyIDEA(let request): self = .privacyIDEA(request)
             }
         }
@@ -90,6 +95,9 @@ struct StreamController {
             case .session(let session):
                 try container.encode("session", forKey: .type)
                 try container.encode(session, forKey: .session)
+            case .otpAccount(let change):
+                try container.encode("otpAccount", forKey: .type)
+                try container.encode(change, forKey: .otpAccount)
             case .privacyIDEA(let request):
                 try container.encode("privacyIDEA", forKey: .type)
                 try container.encode(request, forKey: .privacyIDEA)

@@ -35,13 +35,6 @@ struct PushTokenRequestsTests {
         #expect(PushTokenRequests.encoded([("a b", "x+y/z=é&")]) == "a%20b=x%2By%2Fz%3D%C3%A9%26")
     }
 
-    @Test func base32MatchesPython() {
-        #expect(Base32.encode(Array("foobar".utf8)) == "MZXW6YTBOI======")
-        #expect(Base32.decode("MZXW6YTBOI======") == Array("foobar".utf8))
-        #expect(Base32.decode("MZXW6YTBOI") == nil)
-        #expect(Base32.decode("mzxw6ytb") == nil)
-    }
-
     @Test func privacyIDEAsErrorsBecomeTheRefusal() {
         let body = Data(#"{"result": {"status": false, "error": {"code": 905, "message": "ERR905: Invalid enrollment credential."}}}"#.utf8)
         #expect(throws: PrivacyIDEAError(code: "PRIVACYIDEA_ANSWER", message: "privacyIDEA refused: ERR905: Invalid enrollment credential.")) {

@@ -42,6 +42,11 @@ def test_every_operation_answers(api):
     rotating = new_phone(api, "Sweep rotating")
     slow = new_phone(api, "Sweep slow")
     enrol_phone(api, slow, uniq("sweep-slow"))
+    keys = new_phone(api, "Sweep OTP accounts")
+    key_uri = "otpauth://{}/sweep-{}?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=0"
+    totp_account, hotp_account, doomed_account = (
+        api.call("startOutOfBand", path={"id": keys["id"]}, body={"qr": key_uri.format(kind, label)}, expect=201)[1]["otpAccount"]
+        for kind, label in (("totp", "t"), ("hotp", "h"), ("totp", "d")))
     otp_phone = new_phone(api, "Sweep OTP")
     otp_user = uniq("sweep-otp")
     enrol_phone(api, otp_phone, otp_user)
@@ -185,6 +190,10 @@ def test_every_operation_answers(api):
         "rotateFcmToken": lambda: api.call("rotateFcmToken", path={"id": rotating["id"]},
                                            body={"retryPolicy": {"type": "none"}}),
         "cancelOperation": cancel_a_retry,
+        "listOTPAccounts": lambda: api.call("listOTPAccounts", path={"id": keys["id"]}),
+        "getOTPCode": lambda: api.call("getOTPCode", path={"id": keys["id"], "account": totp_account["id"]}),
+        "nextOTPCode": lambda: api.call("nextOTPCode", path={"id": keys["id"], "account": hotp_account["id"]}, body={}),
+        "deleteOTPAccount": lambda: api.call("deleteOTPAccount", path={"id": keys["id"], "account": doomed_account["id"]}),
         "clearInbox": lambda: api.call("clearInbox", path={"id": phone["id"]}),
         "openInboxMessage": lambda: api.call("openInboxMessage", path={"id": opener["id"], "message": message["id"]}),
         "createSession": lambda: api.call("createSession", body={"type": "enrol", "userId": "sweep"}),

@@ -4,7 +4,7 @@ every route in Sources/WebApp, and the checker refuses what it does not document
 
 The document is then checked against a live server by the tests of each story (test_enrolment_and_login.py,
 test_push_service.py, test_wire.py, test_phone_flows.py, test_phone_data.py, test_offline_otp.py,
-test_doors.py, test_every_operation.py): they replay the named examples in a realistic order, and
+test_otp_accounts.py, test_doors.py, test_every_operation.py): they replay the named examples in a realistic order, and
 every answer must have a documented status and a body that fits the documented schema; an answer
 to a named example must be the one documented (same status, same codes, same shape). At the end
 (test_zz_every_example_replayed, which conftest.py runs last) every named example must have been
@@ -110,7 +110,7 @@ def test_checker_refuses_undocumented_answers(api):
 def test_zz_every_example_replayed():
     """Every named example was replayed by the tests that replay them (conftest.py runs this one last)."""
     needed = {"phones", "login", "push", "push log", "wire", "policy", "pictures", "guard", "second factors", "local data",
-              "management wire", "otp", "doors", "timeline", "pin check"}
+              "management wire", "otp", "doors", "timeline", "pin check", "otp accounts"}
     if not needed <= FINISHED:
         pytest.skip(f"the replaying tests {sorted(needed - FINISHED)} did not all pass")
     excused = {key for key, why in NOT_REPLAYED.items()
