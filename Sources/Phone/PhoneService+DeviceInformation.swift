@@ -45,12 +45,15 @@ extension PhoneService {
         let targets = Array(byServer.values)
         // like every connection of the phone's, only to servers on its allow-list
         for target in targets { try checkAllowed(URL(string: target.serverURL)) }
+        // privacyIDEA's push tokens learn a new FCM token too (its `_handle_firebase_update`)
+        let pushTokens = change.fcmToken == nil ? [] : try await store.pushTokens(phoneId: phoneId)
         let observer = configuration.retryObserver
         let retrying = Retrying(
             policy: policy, sleep: configuration.sleep, random: configuration.random, onRetry: { observer("deviceInformation") })
         let task = Task { [weak self] () -> Result<DeviceChangeResult, PhoneError> in
             guard let self else { return .failure(PhoneError(.unavailable, "PHONE_GONE", "the phone service stopped")) }
-            return await self.runDeviceChange(change, phone: phone, targets: targets, retrying: retrying, progress: progress)
+            return await self.runDeviceChange(
+                change, phone: phone, targets: targets, pushTokens: pushTokens, retrying: retrying, progress: progress)
         }
         operations[phoneId] = task
         events.send(.operation(progress), to: phoneId)
@@ -84,7 +87,7 @@ extension PhoneService {
     }
 
     private func runDeviceChange(
-        _ change: DeviceInformationChange, phone: PhoneRecord, targets: [AccountRecord],
+        _ change: DeviceInformationChange, phone: PhoneRecord, targets: [AccountRecord], pushTokens: [PushTokenRecord],
         retrying: Retrying, progress start: OperationProgress
     ) async -> Result<DeviceChangeResult, PhoneError> {
         progresses[phone.id] = start
@@ -101,6 +104,9 @@ extension PhoneService {
                         disablePushNotifications: change.disablePushNotifications, timestamp: now(), signature: "")
                     request.signature = Base64URL.encode(key.sign(SignedMessage.deviceChange(request)))
                     let _: DeviceInformation = try await network.post(account.serverURL, BackendRoutes.devices, request, from: phone.id)
+                }
+                if let fcmToken = change.fcmToken {
+                    for token in pushTokens { try await self.updateFCMToken(token, to: fcmToken, at: now()) }
                 }
                 return .success(true)
             } catch {
@@ -136,7 +142,10 @@ extension PhoneService {
             return .failure(error)
         }
         progress.state = .succeeded
-        do { try await keep(change, phoneId: phone.id) } catch { return .failure(error) }
+        do {
+            try await keep(change, phoneId: phone.id)
+            if let fcmToken = change.fcmToken { try await store.setFCMToken(fcmToken, ofPushTokensOf: phone.id) }
+        } catch { return .failure(error) }
         events.send(.operation(progress), to: phone.id)
         do { return .success(DeviceChangeResult(progress: progress, deviceInformation: try await deviceInformation(phone.id))) } catch {
             return .failure(error)

@@ -182,9 +182,23 @@ extension PhoneService {
         }
     }
 
+    /// Tells the token's privacyIDEA the phone's new FCM token, signed with the token's key; part
+    /// of a device information change, under its retry policy.
+    nonisolated func updateFCMToken(_ token: PushTokenRecord, to fcmToken: String, at time: Date) async throws(PhoneError) {
+        let key = try Self.tokenKey(token)
+        let form: PushTokenRequests.Fields
+        do { form = try PushTokenRequests.fcmTokenUpdate(serial: token.serial, newToken: fcmToken, at: time, key: key) } catch {
+            throw .crypto(error.message)
+        }
+        let answer = try await privacyIDEA("POST", token.url, form: form, sslVerify: token.sslVerify, phoneId: token.phoneId)
+        let updated: Bool
+        do { updated = try PrivacyIDEAAnswers.accepted(answer) } catch { throw .privacyIDEARefused(error.message) }
+        guard updated else { throw .privacyIDEARefused("privacyIDEA did not take the new FCM token for \(token.serial)") }
+    }
+
     /// One exchange with a privacyIDEA server, on the timeline like the backend's; a server that
     /// does not answer, or answers with a status privacyIDEA uses for refusals, is an error here.
-    private func privacyIDEA(
+    private nonisolated func privacyIDEA(
         _ method: String, _ url: String, form: PushTokenRequests.Fields?, sslVerify: Bool, phoneId: String
     ) async throws(PhoneError) -> Data {
         let wire = sslVerify ? privacyIDEAWire : privacyIDEAWire.withoutCertificateChecks

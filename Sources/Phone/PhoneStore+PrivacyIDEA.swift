@@ -74,6 +74,13 @@ extension PhoneStore {
         try await write { db in try token.save(db) }
     }
 
+    /// The FCM token privacyIDEA now knows for each of the phone's push tokens.
+    func setFCMToken(_ fcmToken: String, ofPushTokensOf phoneId: String) async throws(PhoneError) {
+        try await write { db in
+            try db.execute(sql: "UPDATE privacyIDEAToken SET fcmToken = ? WHERE phoneId = ?", arguments: [fcmToken, phoneId])
+        }
+    }
+
     func deletePushToken(phoneId: String, serial: String) async throws(PhoneError) -> Bool {
         try await write { db in try PushTokenRecord.deleteOne(db, key: ["phoneId": phoneId, "serial": serial]) }
     }

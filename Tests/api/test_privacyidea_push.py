@@ -168,3 +168,13 @@ def test_challenges_for_unknown_tokens_and_answers_without_a_request_are_refused
     pasted = api("POST", f"/api/phones/{phone['id']}/inbox", expect=201, json={"push": {"data": stranger}})
     opened = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/inbox/{pasted['id']}/open", json={}, timeout=TIMEOUT)
     assert (opened.status_code, opened.json()["error"]["code"]) == (404, "UNKNOWN_SERIAL")
+
+
+def test_a_new_fcm_token_reaches_privacyidea_signed_by_the_token(privacyidea):
+    phone = new_phone("privacyIDEA rotating phone")
+    serial = enrolled_token(privacyidea, phone, privacyidea.new_user("rotate"))
+    assert privacyidea.admin.token(serial).info["firebase_token"] == phone["fcmToken"]
+    rotated = api("POST", f"/api/phones/{phone['id']}/fcm-token/rotate", json={})
+    new = rotated["deviceInformation"]["fcmToken"]
+    assert new != phone["fcmToken"] and rotated["progress"]["state"] == "succeeded"
+    assert privacyidea.admin.token(serial).info["firebase_token"] == new
