@@ -7,8 +7,8 @@ Environment: as client.py says, and AUTHPHONE_BINARY for the reset, which runs o
 import requests
 
 from client import (
-    BASE_URL, NO_PHONE, TIMEOUT, Api, Screen, describe, enrol_phone, in_background, new_phone, new_session, push_data,
-    setting_a_pin, svg_to_png, uniq,
+    BASE_URL, NO_PHONE, TIMEOUT, Api, Screen, describe, enrol_phone, google_auth_assertion, in_background, new_phone,
+    new_session, push_data, setting_a_pin, svg_to_png, token_request, uniq,
 )
 from device import Device
 from document import OPS
@@ -137,6 +137,11 @@ def test_every_operation_answers(api):
         login = new_session(api, "login", user)
         api.call("otpLogin", path={"id": login["id"]}, body={"otp": otp_device.otp(account, login)})
 
+    def issue_access_token():
+        key_file = api.call("getServiceAccount", path={"project": "authphone"})[1]
+        api.call("issueAccessToken", raw=token_request(google_auth_assertion(key_file)),
+                 content_type="application/x-www-form-urlencoded")
+
     def reset_elsewhere():
         """A reset would erase what the rest of the sweep works on: it runs on a server of its own,
         its answer checked (and counted) as the sweep's."""
@@ -228,6 +233,8 @@ def test_every_operation_answers(api):
         "getComposerState": lambda: api.call("getComposerState", path={"console": "sweep"}),
         "saveComposerState": lambda: api.call("saveComposerState", path={"console": "sweep"},
                                               body={"templates": {}, "last": None}),
+        "getServiceAccount": lambda: api.call("getServiceAccount", path={"project": "authphone"}),
+        "issueAccessToken": issue_access_token,
     }
     assert set(sweep) == set(OPS), f"operations without a sweep request: {set(OPS) ^ set(sweep)}"
     answered = {}
