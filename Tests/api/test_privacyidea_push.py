@@ -7,6 +7,7 @@ virtual environment (PRIVACYIDEA_VENV).
 """
 
 import socket
+import time
 import urllib.parse
 
 import pytest
@@ -51,6 +52,20 @@ def polled_challenge(phone, serial):
     shown = api("POST", f"/api/phones/{phone['id']}/privacyidea/tokens/{serial}/poll", json={})["privacyIDEA"]
     assert shown and (shown["kind"], shown["state"], shown["serial"]) == ("CHALLENGE", "WAIT_FOR_INPUT", serial), shown
     return shown
+
+
+def pushed_challenge(phone, serial):
+    """The challenge privacyIDEA's Firebase provider pushed through AuthPhone's FCM endpoint, once the
+    phone shows it (the phone takes a privacyIDEA push as it arrives, as privacyIDEA's app does)."""
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        shown = api("GET", f"/api/phones/{phone['id']}/privacyidea/request")["privacyIDEA"]
+        if shown and shown["kind"] == "CHALLENGE" and shown["state"] == "WAIT_FOR_INPUT":
+            assert shown["serial"] == serial, shown
+            return shown
+        time.sleep(0.05)
+    inbox = api("GET", f"/api/phones/{phone['id']}/inbox")
+    raise AssertionError(f"no pushed challenge reached the phone; its inbox: {inbox}")
 
 
 def answer(phone, **body):
@@ -178,3 +193,19 @@ def test_a_new_fcm_token_reaches_privacyidea_signed_by_the_token(privacyidea):
     new = rotated["deviceInformation"]["fcmToken"]
     assert new != phone["fcmToken"] and rotated["progress"]["state"] == "succeeded"
     assert privacyidea.admin.token(serial).info["firebase_token"] == new
+
+
+def test_a_login_pushed_by_privacyideas_own_firebase_provider_through_authphone(privacyidea):
+    """privacyIDEA's Firebase provider, unchanged but for its send URL, fetches its access token from
+    AuthPhone's token endpoint with the service account AuthPhone gave, and pushes the challenge."""
+    phone = new_phone("privacyIDEA pushed phone")
+    user = privacyidea.new_user("pushed")
+    with privacyidea.firebase_push("authphone"):
+        serial = enrolled_token(privacyidea, phone, user)
+        assert privacyidea.admin.token(serial).info["firebase_token"] == phone["fcmToken"]
+        started = privacyidea.admin.validate_check(user, "")
+        assert started.authentication == "CHALLENGE", started
+        shown = pushed_challenge(phone, serial)
+        assert shown["question"] and shown["title"]
+        assert answer(phone, accept=True)["outcome"] == "ACCEPTED"
+        assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
