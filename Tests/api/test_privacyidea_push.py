@@ -82,6 +82,13 @@ def test_the_phone_enrols_a_push_token_that_privacyidea_then_holds_active(privac
     assert [t["serial"] for t in listed] == [serial]
     assert "tokenKey" not in listed[0] and "serverKey" not in listed[0]
 
+    # the registration on the phone's timeline, its key and credential redacted, privacyIDEA's answer kept
+    hops = api("GET", f"/api/phones/{phone['id']}/timeline")["hops"]
+    registration = next(hop for hop in hops if hop["url"] == privacyidea.url + "/ttype/push" and hop["method"] == "POST")
+    assert registration["status"] == 200 and "serial=" + serial in registration["request"], registration
+    assert "pubkey=‹redacted›" in registration["request"] and "enrollment_credential=‹redacted›" in registration["request"]
+    assert "public_key" in registration["response"] and "BEGIN" not in registration["response"]
+
 
 def test_a_login_succeeds_after_the_phone_accepts_and_fails_after_it_declines(privacyidea):
     phone = new_phone("privacyIDEA login phone")
