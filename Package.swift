@@ -19,7 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        // already in the graph through async-http-client; HMAC-SHA1 is needed for RFC 4226's HOTP
+        // already in the graph through async-http-client; HMAC-SHA1 is needed for RFC 4226's HOTP, RSA
+        // (`_CryptoExtras`, `_RSA` in 3.x and 4.x alike) for the FCM senders' service-account keys
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         // already in the graph through Hummingbird; metrics, their Prometheus text, and options read
@@ -79,6 +80,8 @@ let package = Package(
             dependencies: [
                 "Broadcast", "Faults", "Identifiers", "OutOfBand", "StrictJSON", "SQLiteStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .target(
             name: "Timeline",
@@ -131,7 +134,12 @@ let package = Package(
             ]),
         // Test doubles at the true boundaries (the clock, waiting) and a device that speaks the wire
         // to a backend without HTTP, shared by the test targets and the benchmarks.
-        .target(name: "TestDoubles", dependencies: ["Backend", "BackendAPI", "OutOfBand", "SodiumKit"], path: "Tests/TestDoubles"),
+        .target(
+            name: "TestDoubles",
+            dependencies: [
+                "Backend", "BackendAPI", "OutOfBand", "SodiumKit", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ], path: "Tests/TestDoubles"),
         // Micro benchmarks of the hot paths; `make bench` runs them in release.
         .executableTarget(
             name: "authphone-bench",

@@ -1,5 +1,5 @@
 // libFuzzer entry point for the FCM send-request parser; built by scripts/fuzz.sh with the
-// OutOfBand sources and FCMSendRequest.swift + FCMError.swift as one module.
+// OutOfBand sources and FCMSendRequest.swift + FCMPlatformOptions.swift + FCMError.swift as one module.
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -10,6 +10,7 @@ import { showFaults } from "./phone/fault-strip.js";
 import { createFlowLog } from "./phone/flow-log.js";
 import { createInbox } from "./phone/inbox.js";
 import { createOperationBanner } from "./phone/operation-banner.js";
+import { createOTPAccounts } from "./phone/otp-accounts.js";
 import { acceptPictures } from "./phone/picture-drop.js";
 import { createScreen } from "./phone/screen.js";
 import { showsSession } from "./phone/session-start.js";
@@ -30,7 +31,7 @@ const state = {
   dismissedFlowId: readDismissedFlow(phoneId),
   firstMessage: true, // next "phone" message is the snapshot sent on connect
   renderedKey: null, // what the screen currently shows (to skip identical re-renders)
-  log: [], // [{receivedAt, source, flow | session | operation}], oldest first
+  log: [], // [{receivedAt, source, flow | session | operation | otpAccount}], oldest first
   chosenAccounts: new Map(), // flow id -> account picked on the LOGIN confirm screen
   notFound: false,
   // Pushes waiting in the phone's inbox: id -> {message: InboxMessage, seq}. seq counts arrivals
@@ -69,6 +70,7 @@ const app = {
   toast,
   showStartedFlow,
   inboxSection: () => inbox.section(),
+  otpSection: () => otpAccounts.section(),
   receivePush: (message, openAtOnce) => inbox.receive(message, openAtOnce),
 };
 
@@ -82,6 +84,7 @@ const bannerParts = {
   dismissButton: byId("push-banner-dismiss"),
 };
 const inbox = createInbox(bannerParts, app);
+const otpAccounts = createOTPAccounts(app);
 const screen = createScreen(byId("screen"), app);
 const showOperation = createOperationBanner(byId("operation-banner"), app);
 acceptPictures(document.querySelector(".phone"), app);
@@ -137,6 +140,7 @@ function onMessage(msg) {
         state.firstMessage = false;
         // The waiting pushes follow this message; drop those that went away while disconnected.
         inbox.sync();
+        otpAccounts.sync();
         if (msg.phone.flow) log.flow("snapshot", msg.phone.flow);
         applyFlow(msg.phone.flow || null);
         state.session = msg.phone.session || null;
@@ -168,6 +172,12 @@ function onMessage(msg) {
     case "notification": {
       if (!msg.notification || typeof msg.notification !== "object") return;
       inbox.add(msg.notification);
+      break;
+    }
+    case "otpAccount": {
+      if (!msg.otpAccount || typeof msg.otpAccount !== "object") return;
+      log.otpAccount(msg.otpAccount);
+      otpAccounts.receive(msg.otpAccount);
       break;
     }
     case "operation": {

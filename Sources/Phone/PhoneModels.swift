@@ -118,6 +118,7 @@ public indirect enum PhoneEvent: Sendable, Equatable {
     case phoneChanged(PhoneDetail)
     case operation(OperationProgress)
     case session(SessionStart)
+    case otpAccount(OTPAccountChange)
 }
 
 /// A change of the device information (docs/behaviour.md#device-information-and-fcm-token-changes) as the phone asks for it.

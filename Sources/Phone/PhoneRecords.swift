@@ -3,7 +3,8 @@ import Foundation
 import GRDB
 import SQLiteStore
 
-// The rows of `PhoneStore`: a phone (the device, its settings and secrets) and its accounts.
+// The rows of `PhoneStore`: a phone (the device, its settings and secrets), its accounts, and its
+// OTP accounts.
 
 struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
     static let databaseTableName = "phone"
@@ -48,6 +49,24 @@ struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord, Sto
     var createdAt: Date
     var otpReference: UInt32?
     var otpKey: Data?
+}
+
+/// An otpauth:// account: what its key URI said, its secret, and (HOTP) where its counter stands.
+/// A TOTP account has a period and no counter, an HOTP account the reverse (the table checks it).
+struct OTPAccountRecord: Codable, Sendable, FetchableRecord {
+    static let databaseTableName = "otpAccount"
+    var id: String
+    var phoneId: String
+    /// Empty when the key URI named no issuer (so that the table's uniqueness holds without one).
+    var issuer: String
+    var label: String
+    var algorithm: String
+    var digits: Int
+    var period: Int?
+    var counter: UInt64?
+    /// The key the codes are made from: kept as the account keys are, never answered.
+    var secret: Data
+    var createdAt: Date
 }
 
 extension FlowOptions.PinChangeStyle: DatabaseValueConvertible {}

@@ -2,6 +2,7 @@ import AuthFlow
 import BackendAPI
 import Foundation
 import GRDB
+import OTP
 import SQLiteStore
 import StateExport
 
@@ -15,27 +16,34 @@ extension PhoneStore {
         public var phoneSecrets: [String: ExportedState.PhoneSecrets] = [:]
         /// By account id.
         public var accountSecrets: [String: ExportedState.AccountSecrets] = [:]
+        /// By OTP account id.
+        public var otpSecrets: [String: Data] = [:]
     }
 
-    /// Every phone with its accounts and their secrets, oldest first.
+    /// Every phone with its accounts, its OTP accounts and their secrets, oldest first.
     public func exported() async throws(StateExportError) -> Exported {
-        let rows: [(PhoneRecord, [AccountRecord])]
+        let rows: [(PhoneRecord, [AccountRecord], [OTPAccountRecord])]
         do {
             rows = try await writer.read { db in
-                // all accounts in one query, each phone's kept in their order
+                // all accounts in one query each, each phone's kept in their order
                 let accounts = Dictionary(
                     grouping: try AccountRecord.fetchAll(db, sql: "SELECT * FROM account ORDER BY createdAt, id"), by: \.phoneId)
-                return try PhoneRecord.fetchAll(db, sql: "SELECT * FROM phone ORDER BY createdAt, id").map { ($0, accounts[$0.id] ?? []) }
+                let otpAccounts = Dictionary(
+                    grouping: try OTPAccountRecord.fetchAll(db, sql: "SELECT * FROM otpAccount ORDER BY createdAt, id"), by: \.phoneId)
+                return try PhoneRecord.fetchAll(db, sql: "SELECT * FROM phone ORDER BY createdAt, id").map {
+                    ($0, accounts[$0.id] ?? [], otpAccounts[$0.id] ?? [])
+                }
             }
         } catch { throw .storage("the phones could not be read: \(error)") }
         var exported = Exported()
-        for (phone, accounts) in rows {
-            exported.phones.append(phone.exported(accounts: accounts))
+        for (phone, accounts, otpAccounts) in rows {
+            exported.phones.append(phone.exported(accounts: accounts, otpAccounts: otpAccounts))
             exported.phoneSecrets[phone.id] = ExportedState.PhoneSecrets(
                 deviceKeySeed: phone.deviceKeySeed, pinSalt: phone.pinSalt, biometricSecretKey: phone.biometricSecretKey)
             for account in accounts {
                 exported.accountSecrets[account.id] = ExportedState.AccountSecrets(secretKey: account.secretKey, otpKey: account.otpKey)
             }
+            for account in otpAccounts { exported.otpSecrets[account.id] = account.secret }
         }
         return exported
     }
@@ -52,7 +60,7 @@ extension PhoneStore {
         _ = try rows(of: state)
     }
 
-    private static func rows(of state: ExportedState) throws(StateExportError) -> [(PhoneRecord, [AccountRecord])] {
+    private static func rows(of state: ExportedState) throws(StateExportError) -> [(PhoneRecord, [AccountRecord], [OTPAccountRecord])] {
         try state.phones.map { phone throws(StateExportError) in try PhoneRecord.loaded(phone, from: state) }
     }
 
@@ -63,9 +71,10 @@ extension PhoneStore {
         do {
             try await writer.write { db in
                 if replacing { try Self.erase(db) }
-                for (phone, accounts) in rows {
+                for (phone, accounts, otpAccounts) in rows {
                     try phone.insert(db)
                     for account in accounts { try account.insert(db) }
+                    for account in otpAccounts { try OTPAccountRecord.insertion.run(account, db) }
                 }
             }
         } catch { throw .storage("the phones could not be stored (nothing was changed): \(error)") }
@@ -73,7 +82,7 @@ extension PhoneStore {
 }
 
 extension PhoneRecord {
-    func exported(accounts: [AccountRecord]) -> ExportedState.Phone {
+    func exported(accounts: [AccountRecord], otpAccounts: [OTPAccountRecord]) -> ExportedState.Phone {
         ExportedState.Phone(
             id: id, name: name, deviceId: deviceId, fcmToken: fcmToken, pinLength: pinLength, createdAt: createdAt,
             settings: ExportedState.Settings(
@@ -90,11 +99,15 @@ extension PhoneRecord {
                     id: account.id, userId: account.userId, displayName: account.displayName, serverName: account.serverName,
                     serverURL: account.serverURL, serverPublicKey: account.serverPublicKey, createdAt: account.createdAt,
                     otpReference: account.otpReference)
-            })
+            },
+            otpAccounts: otpAccounts.isEmpty ? nil : otpAccounts.map(\.exported))
     }
 
-    /// The rows of an exported phone, its settings checked by the rules a settings change follows.
-    static func loaded(_ phone: ExportedState.Phone, from state: ExportedState) throws(StateExportError) -> (PhoneRecord, [AccountRecord]) {
+    /// The rows of an exported phone, its settings checked by the rules a settings change follows,
+    /// its OTP accounts by those a key URI is held to.
+    static func loaded(
+        _ phone: ExportedState.Phone, from state: ExportedState
+    ) throws(StateExportError) -> (PhoneRecord, [AccountRecord], [OTPAccountRecord]) {
         func refuse(_ reason: String) -> StateExportError { .invalid("phone \(phone.id): \(reason)") }
         if let problem = ReadableText.nameProblem(in: phone.name, limit: 64) { throw refuse("the name \(problem)") }
         guard PinPolicy.allowedLengths.contains(phone.pinLength) else { throw refuse("pinLength \(phone.pinLength) is not allowed") }
@@ -126,6 +139,35 @@ extension PhoneRecord {
                 serverURL: account.serverURL, serverPublicKey: account.serverPublicKey, secretKey: secrets.secretKey,
                 createdAt: account.createdAt, otpReference: account.otpReference, otpKey: secrets.otpKey)
         }
-        return (record, accounts)
+        let otpAccounts = try (phone.otpAccounts ?? []).map { account throws(StateExportError) in
+            do { return try OTPAccountRecord.loaded(account, phoneId: phone.id, secret: try state.secret(ofOTPAccount: account.id)) } catch {
+                throw refuse("OTP account \(account.id): \(error)")
+            }
+        }
+        return (record, accounts, otpAccounts)
+    }
+}
+
+extension OTPAccountRecord {
+    var exported: ExportedState.OTPAccount {
+        let account = account
+        return ExportedState.OTPAccount(
+            id: id, kind: account.kind.rawValue, issuer: account.issuer, label: label, algorithm: algorithm, digits: digits, period: period,
+            counter: counter, createdAt: createdAt)
+    }
+
+    /// The row of an exported OTP account: a TOTP with its period, an HOTP with its counter, and
+    /// what the phone makes codes from held to the bounds of a key URI.
+    static func loaded(_ account: ExportedState.OTPAccount, phoneId: String, secret: Data) throws -> OTPAccountRecord {
+        switch (OTPAccount.Kind(rawValue: account.kind), account.period, account.counter) {
+        case (.totp, _?, nil), (.hotp, nil, _?): break
+        default: throw StateExportError.invalid("kind '\(account.kind)' is not totp with a period or hotp with a counter")
+        }
+        let record = OTPAccountRecord(
+            id: account.id, phoneId: phoneId, issuer: account.issuer ?? "", label: account.label, algorithm: account.algorithm,
+            digits: account.digits, period: account.period, counter: account.counter, secret: secret, createdAt: account.createdAt)
+        try OTPAuthURI.checkNames(issuer: account.issuer, account: account.label)
+        _ = try record.generator()
+        return record
     }
 }

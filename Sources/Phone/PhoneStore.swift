@@ -3,9 +3,10 @@ import Foundation
 import GRDB
 import SQLiteStore
 
-/// The simulated phones' own storage: the device, its accounts and their keys, read and written
-/// through the named operations below and nowhere else. It shares no table with the backend, as
-/// a real phone shares no storage with its server.
+/// The simulated phones' own storage: the device, its accounts and their keys, and its OTP accounts,
+/// read and written through the named operations below (and PhoneStore+OTPAccounts.swift's) and
+/// nowhere else. It shares no table with the backend, as a real phone shares no storage with its
+/// server.
 public struct PhoneStore: SQLiteStore {
     public let database: StoreDatabase
 
@@ -81,6 +82,23 @@ public struct PhoneStore: SQLiteStore {
             // the device's own Ed25519 key (its seed), which signs what no account key does
             try db.alter(table: "phone") { t in t.add(column: "deviceKeySeed", .blob).notNull().defaults(to: Data()) }
             try db.execute(sql: "UPDATE phone SET deviceKeySeed = randomblob(32)")
+        }
+        migrator.registerMigration("phone-v7-otp-accounts") { db in
+            // otpauth:// accounts (docs/otp.md#otpauth-accounts); the same key, issuer and label once per phone
+            try db.create(table: "otpAccount") { t in
+                t.primaryKey("id", .text)
+                t.belongsTo("phone", onDelete: .cascade).notNull()
+                t.column("issuer", .text).notNull()
+                t.column("label", .text).notNull()
+                t.column("algorithm", .text).notNull()
+                t.column("digits", .integer).notNull()
+                t.column("period", .integer)
+                t.column("counter", .integer)
+                t.column("secret", .blob).notNull()
+                t.column("createdAt", .datetime).notNull()
+                t.check(sql: "(period IS NULL) <> (counter IS NULL)")
+                t.uniqueKey(["phoneId", "secret", "issuer", "label"])
+            }
         }
         return migrator
     }
@@ -206,12 +224,12 @@ public struct PhoneStore: SQLiteStore {
 
     // MARK: transactions
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
         do { return try await commits.write(body) } catch { throw isStorageFull(error) ? .storageFull : .storageFailed }
     }
 
     /// A few rows, on the caller's thread (`readHere`).
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
         do { return try readHere(body) } catch { throw .storageFailed }
     }
 

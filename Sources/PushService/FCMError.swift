@@ -41,6 +41,17 @@ public struct FCMError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let unauthenticated = FCMError(
         code: 401, status: "UNAUTHENTICATED", errorCode: "UNAUTHENTICATED",
         message: "Request is missing required authentication credential: send 'Authorization: Bearer' with the push token.")
+    /// A send with an issued access token that expired, or that this server does not know (it
+    /// forgets them when it restarts): a Google client fetches a new one and sends again.
+    public static let expiredAccessToken = FCMError(
+        code: 401, status: "UNAUTHENTICATED", errorCode: "UNAUTHENTICATED",
+        message: "Request had invalid authentication credentials: the access token expired or was not issued by this server; fetch a new one.")
+    /// A send with an access token issued for another project, worded as Google words it.
+    public static func permissionDenied(_ project: String) -> FCMError {
+        FCMError(
+            code: 403, status: "PERMISSION_DENIED", errorCode: "PERMISSION_DENIED",
+            message: "Permission 'cloudmessaging.messages.create' denied on resource 'projects/\(project)': the access token is another project's.")
+    }
     public static func internalError(_ message: String) -> FCMError {
         FCMError(code: 500, status: "INTERNAL", errorCode: "INTERNAL", message: message)
     }

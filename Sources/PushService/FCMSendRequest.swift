@@ -59,6 +59,7 @@ public struct FCMSendRequest: Equatable, Sendable {
             throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\" at 'message': Cannot find field.")
         }
         let target = try Self.target(of: message)
+        try FCMPlatformOptions.check(message, kinds: kinds)
 
         var data: [String: String] = [:]
         if let raw = message["data"] {

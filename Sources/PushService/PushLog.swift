@@ -62,6 +62,8 @@ public enum PushOutcome: String, Codable, Equatable, Sendable, CaseIterable {
     case invalidArgument = "INVALID_ARGUMENT"
     case senderIdMismatch = "SENDER_ID_MISMATCH"
     case unauthenticated = "UNAUTHENTICATED"
+    /// An access token issued for another project.
+    case permissionDenied = "PERMISSION_DENIED"
     case internalError = "INTERNAL"
 
     /// A refusal's outcome is its FCM error code.

@@ -44,6 +44,8 @@ public final class PushService: Sendable {
 
     let faults: FaultInjector?
     let sleep: @Sendable (Duration) async throws -> Void
+    /// The tokens the token endpoint issued (`PushService+Credentials.swift`).
+    let accessTokens = AccessTokens()
 
     public init(
         store: PushStore, configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = Date.init,
@@ -83,9 +85,9 @@ public final class PushService: Sendable {
         try await store.take(token: token, id: id)
     }
 
-    /// No registration, no inbox, no rate window left.
+    /// No registration, no inbox, no rate window left; the senders' service accounts stay.
     public func reset() async throws {
-        try await store.erase()
+        try await store.eraseDeliveries()
     }
 
     public func clearInbox(token: String) async throws {

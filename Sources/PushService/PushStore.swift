@@ -3,8 +3,8 @@ import GRDB
 import OutOfBand
 import SQLiteStore
 
-/// The push service's storage: registrations, inboxes and each token's rate window, read and
-/// written through the named operations below and nowhere else.
+/// The push service's storage: registrations, inboxes, each token's rate window and the senders'
+/// service accounts, read and written through the named operations below and nowhere else.
 public struct PushStore: SQLiteStore {
     public let database: StoreDatabase
 
@@ -54,6 +54,16 @@ public struct PushStore: SQLiteStore {
                 t.primaryKey("console", .text)
                 t.column("state", .text).notNull()
                 t.column("updatedAt", .datetime).notNull()
+            }
+        }
+        migrator.registerMigration("push-v4-service-accounts") { db in
+            // each project's sender key (PKCS #8 DER), made on first ask and kept: a reset keeps it too
+            try db.create(table: "serviceAccount") { t in
+                t.primaryKey("project", .text)
+                t.column("keyId", .text).notNull()
+                t.column("clientId", .text).notNull()
+                t.column("privateKey", .blob).notNull()
+                t.column("createdAt", .datetime).notNull()
             }
         }
         return migrator

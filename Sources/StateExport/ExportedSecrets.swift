@@ -18,16 +18,19 @@ extension ExportedState {
         /// The PINs' public keys at the Second Factor Server, by device id: with a phone's PIN
         /// salt, enough to try every PIN offline, so sealed as a PIN verifier.
         public var pinPublicKeys: [String: Data]
+        /// The phones' OTP accounts' keys, by OTP account id; absent when no phone has one.
+        public var otpSecrets: [String: Data]?
 
         public init(
             phones: [String: PhoneSecrets], accounts: [String: AccountSecrets], serverSecretKey: Data, backendOTPKeys: [String: Data],
-            pinPublicKeys: [String: Data]
+            pinPublicKeys: [String: Data], otpSecrets: [String: Data] = [:]
         ) {
             self.phones = phones
             self.accounts = accounts
             self.serverSecretKey = serverSecretKey
             self.backendOTPKeys = backendOTPKeys
             self.pinPublicKeys = pinPublicKeys
+            self.otpSecrets = otpSecrets.isEmpty ? nil : otpSecrets
         }
     }
 
@@ -68,6 +71,11 @@ extension ExportedState {
         return found
     }
 
+    public func secret(ofOTPAccount id: String) throws(StateExportError) -> Data {
+        guard let found = secrets.otpSecrets?[id] else { throw .invalid("OTP account \(id) has no secret") }
+        return found
+    }
+
     /// Refuses a state whose parts do not fit together: ids twice, a thing without its secrets
     /// or secrets of nothing, a key of the wrong length. Loading it would fail half-way or
     /// leave a phone that cannot log in; refused here, it changes nothing.
@@ -82,10 +90,13 @@ extension ExportedState {
         try Self.unique("backend device id", backend.devices.map(\.deviceId))
         try Self.unique("second factor device id", backend.secondFactors.map(\.deviceId))
         try Self.unique("server flag", backend.serverFlags.map(\.name))
+        let otpAccounts = phones.flatMap { $0.otpAccounts ?? [] }
+        try Self.unique("OTP account id", otpAccounts.map(\.id))
         try Self.same("phones", Set(phones.map(\.id)), secrets.phones.keys)
         try Self.same("accounts", Set(accounts.map(\.id)), secrets.accounts.keys)
         try Self.same("backend OTP keys", Set(backend.accounts.filter { $0.otpReference != nil }.map(\.id)), secrets.backendOTPKeys.keys)
         try Self.same("PIN keys", Set(backend.secondFactors.map(\.deviceId)), secrets.pinPublicKeys.keys)
+        try Self.same("OTP secrets", Set(otpAccounts.map(\.id)), (secrets.otpSecrets ?? [:]).keys)
 
         let seed = Ed25519.seedLength
         let secretKey = Ed25519.secretKeyLength

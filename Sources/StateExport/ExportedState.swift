@@ -27,10 +27,13 @@ public struct ExportedState: Sendable, Equatable {
         public var settings: Settings
         public var biometrics: Biometrics
         public var accounts: [Account]
+        /// Absent when the phone has none, so that such a phone's export is what it was before
+        /// OTP accounts were kept (and an older file reads as it did).
+        public var otpAccounts: [OTPAccount]?
 
         public init(
             id: String, name: String, deviceId: String, fcmToken: String, pinLength: Int, createdAt: Date, settings: Settings,
-            biometrics: Biometrics, accounts: [Account]
+            biometrics: Biometrics, accounts: [Account], otpAccounts: [OTPAccount]? = nil
         ) {
             self.id = id
             self.name = name
@@ -41,6 +44,7 @@ public struct ExportedState: Sendable, Equatable {
             self.settings = settings
             self.biometrics = biometrics
             self.accounts = accounts
+            self.otpAccounts = otpAccounts
         }
     }
 
@@ -117,6 +121,35 @@ public struct ExportedState: Sendable, Equatable {
             self.serverPublicKey = serverPublicKey
             self.createdAt = createdAt
             self.otpReference = otpReference
+        }
+    }
+
+    /// An otpauth:// account on the phone (TOTP with a period, HOTP with a counter); its key is a secret.
+    public struct OTPAccount: Codable, Sendable, Equatable {
+        public var id: String
+        /// `totp` or `hotp`.
+        public var kind: String
+        public var issuer: String?
+        public var label: String
+        public var algorithm: String
+        public var digits: Int
+        public var period: Int?
+        public var counter: UInt64?
+        public var createdAt: Date
+
+        public init(
+            id: String, kind: String, issuer: String?, label: String, algorithm: String, digits: Int, period: Int?, counter: UInt64?,
+            createdAt: Date
+        ) {
+            self.id = id
+            self.kind = kind
+            self.issuer = issuer
+            self.label = label
+            self.algorithm = algorithm
+            self.digits = digits
+            self.period = period
+            self.counter = counter
+            self.createdAt = createdAt
         }
     }
 

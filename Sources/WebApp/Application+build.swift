@@ -24,7 +24,6 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let listenHost = Doors.bare(configuration.host)
     let selfURL = try ServerURL(publicURL: configuration.publicURL, listenHost: listenHost, port: configuration.port)
     let accessKey = try configuration.accessKey ?? (Doors.isLoopback(listenHost) ? nil : Base64URL.encode(Sodium.randomBytes(24)))
-    let doors = Doors(listenHost: listenHost, publicURL: configuration.publicURL, accessKey: accessKey, pushToken: configuration.pushToken)
     // This server's own parts reach each other over HTTP, through the same doors as anyone: a
     // key goes to this server's own URLs only.
     func bearer(_ key: String?) -> @Sendable (String) -> String? {
@@ -63,6 +62,9 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         store: pushStore, configuration: configuration.push, now: configuration.now,
         faults: faults, sleep: configuration.sleep)
     try await push.register(tokens: phones.phones().map(\.fcmToken))
+    let doors = Doors(
+        listenHost: listenHost, publicURL: configuration.publicURL, accessKey: accessKey, pushToken: configuration.pushToken,
+        isIssuedAccessToken: { push.standing(ofAccessToken: $0).isLive })
     monitor.watch(backend: backend, faults: faults)
     let templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
 
@@ -78,8 +80,10 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let scanner = QRImageScanner(lane: lanes.pictures, timeLimit: configuration.pictureScanTimeLimit)
     let platform = PhonePlatform(phones: phones, push: push, monitor: monitor)
     router.addRoutes(PhonesController(phones: phones, platform: platform, scanner: scanner).endpoints, atPath: "/api/phones")
+    router.addRoutes(OTPAccountsController(phones: phones).endpoints, atPath: "/api/phones")
     PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)
     router.addRoutes(PushConsoleController(push: push, phones: phones).endpoints, atPath: "/api/push")
+    SenderCredentialsController(push: push, baseURL: { selfURL.get() }).addRoutes(to: router)
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
     ResetController(phones: phones, backend: backend, push: push, faults: faults, timeline: timeline, monitor: monitor).addRoutes(to: router)

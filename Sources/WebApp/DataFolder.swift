@@ -12,7 +12,8 @@ import Timeline
 // at start (`serve --seed`).
 
 /// `authphone reset --data-dir`: a data folder's databases erased as `POST /api/reset` erases
-/// them (the backend keeps its key). A folder that holds none of them is refused, not created.
+/// them (the backend keeps its key, the push service its senders' service accounts). A folder
+/// that holds none of them is refused, not created.
 public func resetDatabases(in directory: String) async throws {
     let files = DatabaseFile.all
     guard files.contains(where: { FileManager.default.fileExists(atPath: directory + "/" + $0) }) else {
@@ -23,7 +24,7 @@ public func resetDatabases(in directory: String) async throws {
     let (phones, backend, push, timeline) = try openDatabases(configuration)
     try await phones.erase()
     try await backend.eraseTestData()
-    try await push.erase()
+    try await push.eraseDeliveries()
     try await timeline.erase()
 }
 
@@ -43,7 +44,7 @@ public func exportState(
         phones: phonePart.phones, backend: backendPart.backend,
         secrets: ExportedState.Secrets(
             phones: phonePart.phoneSecrets, accounts: phonePart.accountSecrets, serverSecretKey: backendPart.serverSecretKey,
-            backendOTPKeys: backendPart.otpKeys, pinPublicKeys: backendPart.pinPublicKeys))
+            backendOTPKeys: backendPart.otpKeys, pinPublicKeys: backendPart.pinPublicKeys, otpSecrets: phonePart.otpSecrets))
     return try StateFile.write(state, passphrase: passphrase, cost: cost, at: now)
 }
 
@@ -58,7 +59,7 @@ public func importState(_ state: ExportedState, into directory: String, replacin
     try await load(state, phones: phones, backend: backend, replacing: replacing, now: now)
     if replacing {
         // what the replaced phones had in flight is theirs, not the new ones'
-        try await push.erase()
+        try await push.eraseDeliveries()
         try await timeline.erase()
     }
 }

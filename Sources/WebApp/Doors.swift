@@ -11,8 +11,9 @@ struct Doors: Sendable {
     /// Required on every route when set: a bearer token from scripts, a cookie from pages.
     let accessKey: String?
     /// FCM senders can send one bearer token only: on the FCM route the push token, when set,
-    /// stands in for the access key.
+    /// stands in for the access key, and so does a live access token the token endpoint issued.
     let pushToken: String?
+    let isIssuedAccessToken: @Sendable (String) -> Bool
 
     static let cookieName = "authphone_key"
     /// The query parameter a page's link carries the key in, once.
@@ -29,16 +30,23 @@ struct Doors: Sendable {
 
     /// The listen address (unless it is a wildcard), `localhost` and the loopback addresses,
     /// and the host of the public URL people use.
-    init(listenHost: String, publicURL: String?, accessKey: String?, pushToken: String? = nil) {
+    init(
+        listenHost: String, publicURL: String?, accessKey: String?, pushToken: String? = nil,
+        isIssuedAccessToken: @escaping @Sendable (String) -> Bool = { _ in false }
+    ) {
         var names: Set<String> = ["localhost", "127.0.0.1", "::1"]
         if !Self.wildcards.contains(listenHost) { names.insert(Self.bare(listenHost.lowercased())) }
         if let host = publicURL.flatMap({ URL(string: $0)?.host }) { names.insert(Self.bare(host.lowercased())) }
         hostNames = names
         self.accessKey = accessKey
         self.pushToken = pushToken
+        self.isIssuedAccessToken = isIssuedAccessToken
     }
 
     static let pushRoutePrefix = "/v1/projects/"
+    /// The OAuth token endpoint takes no key: a Google client sends none there, and the assertion
+    /// it posts, signed with a service account's key, is a stronger proof than the key.
+    static let tokenRoute = "/oauth2/token"
 
     static let wildcards: Set<String> = ["0.0.0.0", "::", ""]
 
@@ -68,8 +76,11 @@ struct Doors: Sendable {
         if stateChanging || headers[.upgrade] != nil, let origin = headers[.origin], !Self.sameOrigin(origin, authority: authority) {
             return Refusal(status: .forbidden, code: "FORBIDDEN_ORIGIN", message: "requests from \(origin) are not allowed")
         }
-        let keys = [accessKey, path.hasPrefix(Self.pushRoutePrefix) ? pushToken : nil].compactMap { $0 }
-        if accessKey != nil, !keys.contains(where: { presentsKey($0, headers: headers, query: query) }) {
+        let pushRoute = path.hasPrefix(Self.pushRoutePrefix)
+        let keys = [accessKey, pushRoute ? pushToken : nil].compactMap { $0 }
+        if accessKey != nil, path != Self.tokenRoute, !keys.contains(where: { presentsKey($0, headers: headers, query: query) }),
+            !(pushRoute && Self.bearerToken(in: headers[.authorization]).map(isIssuedAccessToken) == true)
+        {
             return Refusal(
                 status: .unauthorized, code: "ACCESS_KEY_REQUIRED",
                 message: "this server needs its access key: open the link it printed at start, or send 'Authorization: Bearer KEY'")

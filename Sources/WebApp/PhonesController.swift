@@ -196,11 +196,9 @@ struct PhonesController {
 
     // MARK: sessions
 
-    func startOutOfBand(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FlowStarted> {
+    func startOutOfBand(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try await phones.phone(id: context.parameters.require("id")).id
-        let payload = try await Self.payload(from: request, context: context)
-        let flow = try await phones.startOutOfBand(phoneId: id, payload: payload)
-        return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
+        return try await handOver(try await Self.scannedCode(from: request, context: context), phoneId: id, request: request, context: context)
     }
 
     /// A new PIN checked against the policy at its first entry, before the user repeats it.
@@ -223,14 +221,28 @@ struct PhonesController {
     }
 
     /// A picture of a QR code (a screenshot, a photo), as the phone's camera would see it.
-    func startOutOfBandFromImage(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FlowStarted> {
+    func startOutOfBandFromImage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try await phones.phone(id: context.parameters.require("id")).id
         let image: ByteBuffer
         do { image = try await request.body.collect(upTo: QRImageScanner.maximumImageSize) } catch {
             throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the image is larger than \(QRImageScanner.maximumImageSize) bytes")
         }
-        let flow = try await phones.startOutOfBand(phoneId: id, payload: scanner.payload(in: Data(buffer: image)))
-        return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
+        return try await handOver(try await scanner.code(in: Data(buffer: image)), phoneId: id, request: request, context: context)
+    }
+
+    /// What a scanned code starts, by what it is: an AuthPhone payload its flow (202 `{"flow"}`),
+    /// a key URI an OTP account (201 `{"otpAccount"}`); privacyIDEA's push tokens are refused.
+    private func handOver(_ code: ScannedCode, phoneId: String, request: Request, context: AppRequestContext) async throws -> Response {
+        switch code {
+        case .authPhone(let payload):
+            let flow = try await phones.startOutOfBand(phoneId: phoneId, payload: payload)
+            return try EditedResponse(status: .accepted, response: FlowStarted(flow: flow)).response(from: request, context: context)
+        case .otpAccount(let uri):
+            let account = try await phones.importOTPAccount(phoneId: phoneId, uri: uri)
+            return try EditedResponse(status: .created, response: OTPAccountImported(otpAccount: account)).response(from: request, context: context)
+        case .privacyIDEAPush:
+            throw APIError(.unprocessableContent, "UNSUPPORTED_CODE", "privacyIDEA push tokens are not supported yet")
+        }
     }
 
     // MARK: the inbox
@@ -262,16 +274,16 @@ struct PhonesController {
     }
 
     /// `{"qr": text}`, `{"link": url}` or `{"push": FCM JSON}`: exactly one of them.
-    static func payload(from request: Request, context: AppRequestContext) async throws -> OutOfBandPayload {
+    static func scannedCode(from request: Request, context: AppRequestContext) async throws -> ScannedCode {
         let object = try await jsonObject(from: request, context: context)
         let given = ["qr", "link", "push"].filter { object[$0] != nil }
         guard given.count == 1, object.count == 1 else {
             throw APIError(.badRequest, "INVALID_FIELD", "give exactly one of 'qr', 'link' and 'push'")
         }
         switch (given[0], object[given[0]]) {
-        case ("qr", let text as String): return try OutOfBandDecoder.decode(qrText: text)
-        case ("link", let text as String): return try DeepLink.decode(text)
-        case ("push", let message?): return try pushMessage(message).payload()
+        case ("qr", let text as String): return try ScannedCode(qrText: text)
+        case ("link", let text as String): return try ScannedCode(link: text)
+        case ("push", let message?): return .authPhone(try pushMessage(message).payload())
         default: throw APIError(.badRequest, "INVALID_FIELD", "the field '\(given[0])' must be a string")
         }
     }

@@ -7,7 +7,7 @@ import PushService
 /// a Firebase client or `curl` written for FCM works unchanged against this base URL.
 struct PushController {
     let push: PushService
-    /// When set, the bearer token every send must carry.
+    /// When set, the bearer token every send must carry unless it carries an issued access token.
     let token: String?
     let monitor: ServiceMonitor
 
@@ -27,9 +27,18 @@ struct PushController {
         }
     }
 
-    private static func carries(_ token: String, _ authorization: String?) -> Bool {
-        guard let offered = Doors.bearerToken(in: authorization) else { return false }
-        return Doors.constantTimeEqual(offered, token)
+    /// The send's bearer token, refused or let through: an access token the token endpoint issued
+    /// counts for its own project only, and not once it expired; any other token must be the
+    /// push token when there is one, and is not looked at when there is none.
+    private func refusal(of authorization: String?, project: String) -> FCMError? {
+        let offered = Doors.bearerToken(in: authorization)
+        switch offered.map(push.standing(ofAccessToken:)) {
+        case .live(let granted)?: return granted == project ? nil : .permissionDenied(project)
+        case .expired?: return .expiredAccessToken
+        case .notIssued?, nil:
+            guard let token else { return nil }
+            return offered.map { Doors.constantTimeEqual($0, token) } == true ? nil : .unauthenticated
+        }
     }
 
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -44,10 +53,10 @@ struct PushController {
                 throw FCMErrorResponse(error: .invalidArgument("Request payload size exceeds the limit: \(context.maxUploadSize) bytes."))
             }
             let sender = context.remoteAddress?.ipAddress ?? "unknown"
-            if let token, !Self.carries(token, request.headers[.authorization]) {
-                await push.refused(.unauthenticated, body: Array(buffer: body), sender: sender)
-                monitor.pushed(.failure(.unauthenticated))
-                throw FCMErrorResponse(error: .unauthenticated)
+            if let refusal = refusal(of: request.headers[.authorization], project: project) {
+                await push.refused(refusal, body: Array(buffer: body), sender: sender)
+                monitor.pushed(.failure(refusal))
+                throw FCMErrorResponse(error: refusal)
             }
             let result: Result<PushService.Accepted, FCMError>
             do throws(FCMError) {

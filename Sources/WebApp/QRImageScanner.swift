@@ -3,7 +3,7 @@ import CZbar
 import Foundation
 import OutOfBand
 
-/// Reads the AuthPhone payload out of an uploaded picture (a screenshot, a photo of a screen),
+/// Reads the code out of an uploaded picture (a screenshot, a photo of a screen),
 /// in process: the picture becomes grey levels (`GrayscaleImage`) and libzbar scans them. No
 /// child process, no temporary file.
 struct QRImageScanner: Sendable {
@@ -17,24 +17,24 @@ struct QRImageScanner: Sendable {
     /// How long a request waits for the decoding and the scan together.
     var timeLimit: Duration = .seconds(5)
 
-    /// The payload of the first code, in libzbar's order, that is an AuthPhone payload. A picture
-    /// holding several payloads (a page with two sessions' codes) starts the first one's flow.
-    func payload(in image: Data) async throws(APIError) -> OutOfBandPayload {
+    /// The first code, in libzbar's order, that the phone reads (`ScannedCode`). A picture holding
+    /// several (a page with two sessions' codes) starts what the first one starts.
+    func code(in image: Data) async throws(APIError) -> ScannedCode {
         let texts = try await codes(in: image)
         guard let first = texts.first else {
             throw APIError(.unprocessableContent, "NO_QR_CODE", "no QR code was found in the image")
         }
         // One code: why it is not a payload is the useful answer, as for QR text sent as JSON.
         guard texts.count > 1 else {
-            do { return try OutOfBandDecoder.decode(scanned: first) } catch { throw APIError(error) }
+            do { return try ScannedCode(scanned: first) } catch { throw APIError(error) }
         }
         for text in texts {
-            if let payload = try? OutOfBandDecoder.decode(scanned: text) { return payload }
+            if let code = try? ScannedCode(scanned: text) { return code }
         }
         let count = texts.count == Self.maximumCodes ? "at least \(texts.count)" : "\(texts.count)"
         throw APIError(
             .unprocessableContent, "NO_AUTHPHONE_QR_CODE",
-            "the image holds \(count) QR codes and none of them is an AuthPhone payload")
+            "the image holds \(count) QR codes and none of them is an AuthPhone payload or a key URI")
     }
 
     /// The texts of the QR codes in the picture, at most `maximumCodes`.

@@ -7,6 +7,7 @@ struct RequestGuardMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     /// The one route that takes a picture instead of JSON.
     static let imageRouteSuffix = "/oob/image"
+    static let formType = "application/x-www-form-urlencoded"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method != .get, request.method != .head, request.method != .options else {
@@ -17,9 +18,14 @@ struct RequestGuardMiddleware: RouterMiddleware {
             try await request.expectNoBody(context: context)
             return try await next(request, context)
         }
-        // Neither type is one a cross-site form can send without a preflight.
+        // Neither type is one a cross-site form can send without a preflight; the token endpoint
+        // takes a form, as OAuth's clients send it, and acts on the signed assertion in it alone.
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        if request.uri.path.hasSuffix(Self.imageRouteSuffix) {
+        if request.uri.path == Doors.tokenRoute {
+            guard contentType.hasPrefix(Self.formType) else {
+                throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "the token endpoint takes a form (Content-Type: \(Self.formType))")
+            }
+        } else if request.uri.path.hasSuffix(Self.imageRouteSuffix) {
             guard contentType.hasPrefix("image/") else {
                 throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "this route takes a picture (Content-Type: image/png, image/jpeg…)")
             }

@@ -7,8 +7,8 @@ import Timeline
 
 /// `POST /api/reset`: every phone, backend session and account, push registration and inbox,
 /// fault and timeline entry gone, so that a CI job starts each run from nothing without restarting the server.
-/// The backend keeps its key. Behind the doors like every state change: a foreign Origin is
-/// refused before anything is erased.
+/// The backend keeps its key, the push service its senders' service accounts. Behind the doors
+/// like every state change: a foreign Origin is refused before anything is erased.
 struct ResetController {
     let phones: PhoneService
     let backend: DemoBackend

@@ -51,10 +51,12 @@ struct StreamController {
         case operation(OperationProgress)
         /// A scanned session before its flow (docs/behaviour.md#offline-otp): STARTING with its OTP offer, READY, STOPPED.
         case session(SessionStart)
+        /// An OTP account imported, moved to its next code or deleted (never its secret or a code).
+        case otpAccount(OTPAccountChange)
         case faults([FaultView])
         case error(code: String, message: String)
 
-        private enum Keys: String, CodingKey { case type, phone, flow, notification, operation, session, faults, error }
+        private enum Keys: String, CodingKey { case type, phone, flow, notification, operation, session, otpAccount, faults, error }
 
         init(_ event: PhoneEvent) {
             switch event {
@@ -62,6 +64,7 @@ struct StreamController {
             case .phoneChanged(let phone): self = .phone(phone)
             case .operation(let progress): self = .operation(progress)
             case .session(let session): self = .session(session)
+            case .otpAccount(let change): self = .otpAccount(change)
             }
         }
         private struct ErrorBody: Encodable {
@@ -87,6 +90,9 @@ struct StreamController {
             case .session(let session):
                 try container.encode("session", forKey: .type)
                 try container.encode(session, forKey: .session)
+            case .otpAccount(let change):
+                try container.encode("otpAccount", forKey: .type)
+                try container.encode(change, forKey: .otpAccount)
             case .faults(let list):
                 try container.encode("faults", forKey: .type)
                 try container.encode(list, forKey: .faults)

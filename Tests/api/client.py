@@ -23,6 +23,7 @@ import zlib
 import pytest
 import requests
 import websocket
+from google.auth import crypt, jwt
 
 from document import OPS, REPLAYED, check_schema, same_shape, schema
 
@@ -151,6 +152,30 @@ def push_data(qr_text):
     payload = payload_of(qr_text)
     return {"nma_data": json.dumps(payload["nma_data"], separators=(",", ":")),
             "nma_data_content_type": payload["nma_data_content_type"], "nma_data_version": payload["nma_data_version"]}
+
+
+# privacyIDEA's SCOPES (privacyidea/lib/smsprovider/FirebaseProvider.py), which it asks google-auth for.
+PRIVACYIDEA_SCOPES = ["https://www.googleapis.com/auth/cloud-platform",
+                      "https://www.googleapis.com/auth/datastore",
+                      "https://www.googleapis.com/auth/devstorage.read_write",
+                      "https://www.googleapis.com/auth/firebase",
+                      "https://www.googleapis.com/auth/identitytoolkit",
+                      "https://www.googleapis.com/auth/userinfo.email"]
+
+
+def google_auth_assertion(key_file):
+    """The assertion google-auth signs for a service account's key file (its
+    `_make_authorization_grant_assertion`): RS256 with the file's key, `kid` its id."""
+    now = int(time.time())
+    claims = {"iat": now, "exp": now + 3600, "iss": key_file["client_email"], "aud": "https://oauth2.googleapis.com/token",
+              "scope": " ".join(PRIVACYIDEA_SCOPES)}
+    return jwt.encode(crypt.RSASigner.from_service_account_info(key_file), claims).decode()
+
+
+def token_request(assertion):
+    """RFC 7523's token request for `assertion`, as the form google-auth posts."""
+    return urllib.parse.urlencode({"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer",
+                                   "assertion": assertion}).encode()
 
 
 def origin_of(url):

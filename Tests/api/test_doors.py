@@ -8,6 +8,7 @@ Environment: as client.py says, and AUTHPHONE_BINARY for the server with an acce
 
 import json
 import secrets
+import urllib.parse
 import uuid
 
 import pytest
@@ -96,11 +97,20 @@ def keyed():
         yield Api(url), key, token
 
 
+# Operations a server with an access key answers without it, and why.
+KEYLESS = {"issueAccessToken": "the token endpoint: the signed assertion it is sent is the proof"}
+
+
 def test_doors_need_the_access_key(keyed):
-    """With an access key every operation needs it; with a push token the FCM route needs that."""
+    """With an access key every operation but the token endpoint needs it; with a push token the
+    FCM route needs that."""
     api, key, token = keyed
     for op in OPS.values():
-        api.call(op.id, "accessKeyRequired", path=sweep_path(op), expect=401)
+        if op.id not in KEYLESS:
+            api.call(op.id, "accessKeyRequired", path=sweep_path(op), expect=401)
+    grant = OPS["issueAccessToken"].request_examples["unsupportedGrantType"][0]
+    api.call("issueAccessToken", "unsupportedGrantType", raw=urllib.parse.urlencode(grant).encode(),
+             content_type="application/x-www-form-urlencoded", expect=400)
     api.call("health", "ok", headers={"Authorization": f"Bearer {key}"}, expect=200)
     send = {"message": {"token": "not-registered", "data": {"k": "v"}}}
     api.call("sendPush", "unauthenticated", path={"project": "authphone"}, body=send,

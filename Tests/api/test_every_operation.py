@@ -7,8 +7,8 @@ Environment: as client.py says, and AUTHPHONE_BINARY for the reset, which runs o
 import requests
 
 from client import (
-    BASE_URL, NO_PHONE, TIMEOUT, Api, Screen, describe, enrol_phone, in_background, new_phone, new_session, push_data,
-    setting_a_pin, svg_to_png, uniq,
+    BASE_URL, NO_PHONE, TIMEOUT, Api, Screen, describe, enrol_phone, google_auth_assertion, in_background, new_phone,
+    new_session, push_data, setting_a_pin, svg_to_png, token_request, uniq,
 )
 from device import Device
 from document import OPS
@@ -42,6 +42,11 @@ def test_every_operation_answers(api):
     rotating = new_phone(api, "Sweep rotating")
     slow = new_phone(api, "Sweep slow")
     enrol_phone(api, slow, uniq("sweep-slow"))
+    keys = new_phone(api, "Sweep OTP accounts")
+    key_uri = "otpauth://{}/sweep-{}?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=0"
+    totp_account, hotp_account, doomed_account = (
+        api.call("startOutOfBand", path={"id": keys["id"]}, body={"qr": key_uri.format(kind, label)}, expect=201)[1]["otpAccount"]
+        for kind, label in (("totp", "t"), ("hotp", "h"), ("totp", "d")))
     otp_phone = new_phone(api, "Sweep OTP")
     otp_user = uniq("sweep-otp")
     enrol_phone(api, otp_phone, otp_user)
@@ -132,6 +137,11 @@ def test_every_operation_answers(api):
         login = new_session(api, "login", user)
         api.call("otpLogin", path={"id": login["id"]}, body={"otp": otp_device.otp(account, login)})
 
+    def issue_access_token():
+        key_file = api.call("getServiceAccount", path={"project": "authphone"})[1]
+        api.call("issueAccessToken", raw=token_request(google_auth_assertion(key_file)),
+                 content_type="application/x-www-form-urlencoded")
+
     def reset_elsewhere():
         """A reset would erase what the rest of the sweep works on: it runs on a server of its own,
         its answer checked (and counted) as the sweep's."""
@@ -185,6 +195,10 @@ def test_every_operation_answers(api):
         "rotateFcmToken": lambda: api.call("rotateFcmToken", path={"id": rotating["id"]},
                                            body={"retryPolicy": {"type": "none"}}),
         "cancelOperation": cancel_a_retry,
+        "listOTPAccounts": lambda: api.call("listOTPAccounts", path={"id": keys["id"]}),
+        "getOTPCode": lambda: api.call("getOTPCode", path={"id": keys["id"], "account": totp_account["id"]}),
+        "nextOTPCode": lambda: api.call("nextOTPCode", path={"id": keys["id"], "account": hotp_account["id"]}, body={}),
+        "deleteOTPAccount": lambda: api.call("deleteOTPAccount", path={"id": keys["id"], "account": doomed_account["id"]}),
         "clearInbox": lambda: api.call("clearInbox", path={"id": phone["id"]}),
         "openInboxMessage": lambda: api.call("openInboxMessage", path={"id": opener["id"], "message": message["id"]}),
         "createSession": lambda: api.call("createSession", body={"type": "enrol", "userId": "sweep"}),
@@ -219,6 +233,8 @@ def test_every_operation_answers(api):
         "getComposerState": lambda: api.call("getComposerState", path={"console": "sweep"}),
         "saveComposerState": lambda: api.call("saveComposerState", path={"console": "sweep"},
                                               body={"templates": {}, "last": None}),
+        "getServiceAccount": lambda: api.call("getServiceAccount", path={"project": "authphone"}),
+        "issueAccessToken": issue_access_token,
     }
     assert set(sweep) == set(OPS), f"operations without a sweep request: {set(OPS) ^ set(sweep)}"
     answered = {}

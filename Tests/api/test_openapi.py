@@ -4,7 +4,7 @@ every route in Sources/WebApp, and the checker refuses what it does not document
 
 The document is then checked against a live server by the tests of each story (test_enrolment_and_login.py,
 test_push_service.py, test_wire.py, test_phone_flows.py, test_phone_data.py, test_offline_otp.py,
-test_doors.py, test_every_operation.py): they replay the named examples in a realistic order, and
+test_otp_accounts.py, test_doors.py, test_every_operation.py): they replay the named examples in a realistic order, and
 every answer must have a documented status and a body that fits the documented schema; an answer
 to a named example must be the one documented (same status, same codes, same shape). At the end
 (test_zz_every_example_replayed, which conftest.py runs last) every named example must have been
@@ -49,7 +49,8 @@ def test_examples_fit_their_schemas():
             # The convention: a request example is answered by the response example of its name.
             assert name in op.response_examples, f"{op}: the request example {name} has no response example"
             if op.response_examples[name][0].startswith("2"):
-                check_schema(value, body["application/json"]["schema"], f"{op}'s request example {name}")
+                media = next(media for media in body.values() if name in media.get("examples", {}))
+                check_schema(value, media["schema"], f"{op}'s request example {name}")
     for name, definition in SPEC["components"]["schemas"].items():
         for index, value in enumerate(definition.get("examples", [])):
             check_schema(value, schema(name), f"the schema {name}'s example {index}")
@@ -110,7 +111,7 @@ def test_checker_refuses_undocumented_answers(api):
 def test_zz_every_example_replayed():
     """Every named example was replayed by the tests that replay them (conftest.py runs this one last)."""
     needed = {"phones", "login", "push", "push log", "wire", "policy", "pictures", "guard", "second factors", "local data",
-              "management wire", "otp", "doors", "timeline", "pin check"}
+              "management wire", "otp", "doors", "timeline", "pin check", "otp accounts", "service account"}
     if not needed <= FINISHED:
         pytest.skip(f"the replaying tests {sorted(needed - FINISHED)} did not all pass")
     excused = {key for key, why in NOT_REPLAYED.items()

@@ -1,5 +1,5 @@
-// The flow log beside the phone: every flow update, session change and retried operation this
-// screen received, newest first; downloadable as JSON. Its entries are kept in state.log.
+// The flow log beside the phone: every flow update, session change, retried operation and OTP
+// account change this screen received, newest first; downloadable as JSON. Its entries are kept in state.log.
 import { el, clear, shortId, formatTime } from "../api.js";
 
 /** Text with line-break opportunities after underscores (SET_SECOND_FACTOR wraps at words). */
@@ -88,6 +88,25 @@ export function createFlowLog({ body, empty, downloadButton, clearButton }, { st
     );
   }
 
+  /** An OTP account imported, moved to its next code (HOTP) or deleted: the account, never its key or a code. */
+  function otpAccount(change) {
+    const account = change.account || {};
+    const entry = { receivedAt: new Date().toISOString(), source: "otpAccount", otpAccount: change };
+    add(
+      entry,
+      el(
+        "tr",
+        { className: "otp-row", dataset: { change: String(change.change || "") } },
+        el("td", { className: "nowrap", text: formatTime(entry.receivedAt) }),
+        el("td", {}, el("span", { className: "flow-type", text: "OTP_ACCOUNT" }), " ", el("span", { className: "tag", text: String(account.kind || "") })),
+        el("td", {}, el("span", { className: "badge", text: String(change.change || "").toUpperCase() })),
+        el("td", { className: "otp-account-name", text: account.issuer ? `${account.issuer}: ${account.label}` : String(account.label || "") }),
+        el("td", { text: account.kind === "hotp" ? `counter ${account.counter}` : `every ${account.period} s` }),
+        el("td", { text: "—" }),
+      ),
+    );
+  }
+
   downloadButton.addEventListener("click", () => {
     const data = JSON.stringify({ phoneId, exportedAt: new Date().toISOString(), entries: state.log }, null, 2);
     const blob = new Blob([data], { type: "application/json" });
@@ -106,5 +125,5 @@ export function createFlowLog({ body, empty, downloadButton, clearButton }, { st
     empty.hidden = false;
   });
 
-  return { flow, session, operation };
+  return { flow, session, operation, otpAccount };
 }

@@ -1,5 +1,5 @@
 // The home screen: what the authenticator app shows when no flow is under way: the phone's
-// accounts, its inbox, the waiting requests, PIN and biometrics, and its local data. The device
+// accounts, its one-time codes, its inbox, the waiting requests, PIN and biometrics, and its local data. The device
 // itself (camera, sensor, device information, settings) is driven from the controls beside the
 // frame (device-controls.js).
 import { el } from "../api.js";
@@ -42,6 +42,7 @@ export function renderHome(view) {
         el("h2", { className: "section-title", text: "Accounts" }),
         accounts.length ? accountList : el("p", { className: "empty", id: "no-accounts", text: "No accounts yet. Scan a QR code or open a link to enrol." }),
       ),
+      view.otpSection(),
       view.inboxSection(),
       pendingSection(view),
       accounts.length ? securitySection(phone, view) : null,

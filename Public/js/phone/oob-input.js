@@ -14,7 +14,7 @@ export function outOfBandSection(view) {
     rows: "4",
     spellcheck: "false",
     autocomplete: "off",
-    placeholder: "Paste QR text, a link (authphone://…, https://…/open?…) or FCM message JSON",
+    placeholder: "Paste QR text, a link (authphone://…, https://…/open?…), an otpauth:// key URI or FCM message JSON",
     "aria-label": "Out-of-band input",
   });
   const errorBox = el("div", { id: "oob-error", className: "error", role: "alert", hidden: true });
@@ -53,7 +53,7 @@ export function outOfBandSection(view) {
     "section",
     { id: "oob-section", className: "home-section oob-box" },
     el("h2", { className: "section-title", text: "Camera and clipboard" }),
-    el("p", { className: "hint", text: "Stands in for the camera, links opened on the phone and pushes: paste QR text, a deep link or FCM message JSON." }),
+    el("p", { className: "hint", text: "Stands in for the camera, links opened on the phone and pushes: paste QR text, a deep link, an otpauth:// key URI or FCM message JSON." }),
     textarea,
     atOnceLabel,
     openButton,

@@ -11,7 +11,7 @@ const FINAL_STATES = new Set(["DONE", "ERROR"]);
 
 /**
  * `app`: state, phoneId, phoneName, phonePath(suffix), send(action), toast,
- * showStartedFlow(source, answer), inboxSection(). Returns {render, isBusy, showNotFound, tearDown}.
+ * showStartedFlow(source, answer), inboxSection(), otpSection(). Returns {render, isBusy, showNotFound, tearDown}.
  */
 export function createScreen(node, app) {
   const { state } = app;

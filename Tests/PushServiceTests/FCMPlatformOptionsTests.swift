@@ -1,0 +1,109 @@
+import Foundation
+import PushService
+import Testing
+
+/// The platform blocks of an FCM message, checked against FCM's v1 schema: privacyIDEA's message
+/// passes whole, a misspelt or mistyped field is INVALID_ARGUMENT naming where.
+@Suite struct FCMPlatformOptionsTests {
+    /// privacyIDEA 3.14's message (`FirebaseProvider.submit_message`), its data as `pushtoken.py` builds it.
+    static let privacyIDEAData = [
+        "nonce": "BWQRJDSUG2FVQQXKYCVKHWYK5YHZTGIB4JSSJDHV2B5MT3DDVVYPWY4JG2JFJN4F5FWZGJAXY6YDONK5IJ5VNXDUYPBQVU3EPN4AR5A",
+        "question": "Do you want to confirm the login?", "serial": "PIPU0001C0A3", "title": "privacyIDEA",
+        "sslverify": "0", "url": "http://127.0.0.1:5000/ttype/push", "signature": "Q6MIJ6QXY3TH5BJAMB5VL5DUSKEA2TC3NXU4DRFCZDTNJAYCKHYA",
+        "require_presence": "0", "version": "1", "capabilities": #"{"presence": true}"#, "capabilities_signature": "ZXhhbXBsZQ",
+    ]
+
+    static func privacyIDEAMessage(token: String) throws -> [UInt8] {
+        let message: [String: Any] = [
+            "message": [
+                "data": privacyIDEAData, "token": token,
+                "notification": ["title": privacyIDEAData["title"]!, "body": privacyIDEAData["question"]!],
+                "android": ["priority": "HIGH", "ttl": "120s", "fcm_options": ["analytics_label": "AndroidPushToken"]],
+                "apns": [
+                    "headers": [
+                        "apns-priority": "10", "apns-push-type": "alert", "apns-collapse-id": "privacyidea.pushtoken",
+                        "apns-expiration": "1767225600",
+                    ],
+                    "payload": [
+                        "aps": [
+                            "alert": ["title": privacyIDEAData["title"]!, "body": privacyIDEAData["question"]!], "sound": "default",
+                            "category": "PUSH_AUTHENTICATION",
+                        ]
+                    ],
+                    "fcm_options": ["analytics_label": "iOSPushToken"],
+                ],
+            ]
+        ]
+        return Array(try JSONSerialization.data(withJSONObject: message))
+    }
+
+    @Test func privacyIDEAsMessagePassesWithItsDataWhole() throws {
+        let request = try FCMSendRequest.parse(try Self.privacyIDEAMessage(token: "dev1:APA91b"))
+        #expect(request.message.data == Self.privacyIDEAData)
+        #expect(request.message.notification == .init(title: "privacyIDEA", body: "Do you want to confirm the login?"))
+    }
+
+    @Test func privacyIDEAsMessageReachesTheInboxWithItsDataWhole() async throws {
+        let service = PushService(store: try .inMemory())
+        try await service.register(token: "dev1:APA91b")
+        let accepted = try await service.send(project: service.project, body: try Self.privacyIDEAMessage(token: "dev1:APA91b"))
+        #expect(accepted.fate == .delivered)
+        let delivered = try #require(try await service.inbox(token: "dev1:APA91b").first)
+        #expect(delivered.message.data == Self.privacyIDEAData)
+        #expect(delivered.message.notification?.body == "Do you want to confirm the login?")
+    }
+
+    @Test func everyBlockFCMDefinesIsTaken() throws {
+        let body = #"""
+            {"message": {"token": "t", "fcm_options": {"analytics_label": "l"},
+             "android": {"collapse_key": "c", "priority": "NORMAL", "ttl": "3.5s", "restricted_package_name": "p", "data": {"k": "v"},
+                         "direct_boot_ok": true, "bandwidth_constrained_ok": false, "restricted_satellite_ok": false,
+                         "notification": {"title": "t", "body_loc_args": ["a"], "sticky": true, "notification_priority": "PRIORITY_HIGH",
+                                          "vibrate_timings": ["0.5s"], "notification_count": 3, "visibility": "PRIVATE",
+                                          "light_settings": {"color": {"red": 1, "green": 0, "blue": 0}, "light_on_duration": "1s"}}},
+             "apns": {"headers": {}, "payload": {"aps": {"content-available": 1}}, "fcm_options": {"image": "https://x"}, "live_activity_token": "a"},
+             "webpush": {"headers": {"TTL": "60"}, "data": {}, "notification": {"requireInteraction": true},
+                         "fcm_options": {"link": "https://x", "analytics_label": "w"}}}}
+            """#
+        _ = try FCMSendRequest.parse(Array(body.utf8))
+    }
+
+    static let refused: [(String, String)] = [
+        (#"{"priority": "URGENT"}"#, "'message.android.priority' (AndroidMessagePriority: NORMAL, HIGH), \"URGENT\""),
+        (#"{"ttl": "120"}"#, "'message.android.ttl' (google.protobuf.Duration"),
+        (#"{"ttl": 120}"#, "'message.android.ttl'"),
+        (#"{"ttl": "-1s"}"#, "'message.android.ttl'"),
+        (#"{"priority": "HIGH", "time_to_live": "120s"}"#, #"Unknown name "time_to_live" at 'message.android'"#),
+        (#"{"direct_boot_ok": "yes"}"#, "'message.android.direct_boot_ok' (TYPE_BOOL)"),
+        (#"{"direct_boot_ok": 1}"#, "'message.android.direct_boot_ok' (TYPE_BOOL)"),
+        (#"{"data": {"n": 1}}"#, "'message.android.data.n' (TYPE_STRING)"),
+        (#"{"fcm_options": {"analytics_label": "l", "link": "x"}}"#, #"Unknown name "link" at 'message.android.fcm_options'"#),
+        (#"{"notification": {"notification_count": 1.5}}"#, "'message.android.notification.notification_count' (TYPE_INT32)"),
+        (#"{"notification": {"vibrate_timings": ["1"]}}"#, "'message.android.notification.vibrate_timings[]'"),
+        (##"{"notification": {"colour": "#fff"}}"##, #"Unknown name "colour""#),
+        (#"[]"#, "'message.android' (AndroidConfig)"),
+    ]
+
+    @Test(arguments: refused)
+    func misspeltAndMistypedAndroidFieldsAreRefused(_ android: String, _ mentions: String) {
+        let body = #"{"message": {"token": "t", "android": \#(android)}}"#
+        let refusal = #expect(throws: FCMError.self) { try FCMSendRequest.parse(Array(body.utf8)) }
+        #expect(refusal?.errorCode == "INVALID_ARGUMENT")
+        #expect(refusal?.message.contains(mentions) == true, "\(refusal?.message ?? "")")
+    }
+
+    @Test func theOtherBlocksAreCheckedToo() {
+        let cases: [(String, String)] = [
+            (#""apns": {"headers": {"apns-expiration": 1767225600}}"#, "'message.apns.headers.apns-expiration' (TYPE_STRING)"),
+            (#""apns": {"payload": "aps"}"#, "'message.apns.payload' (google.protobuf.Struct)"),
+            (#""apns": {"fcm_options": {"analytics_label": 5}}"#, "'message.apns.fcm_options.analytics_label' (TYPE_STRING)"),
+            (#""webpush": {"fcm_options": {"link": 5}}"#, "'message.webpush.fcm_options.link' (TYPE_STRING)"),
+            (#""fcm_options": {"analytics_label": "l", "image": "x"}"#, #"Unknown name "image" at 'message.fcm_options'"#),
+        ]
+        for (block, mentions) in cases {
+            let body = #"{"message": {"token": "t", \#(block)}}"#
+            let refusal = #expect(throws: FCMError.self) { try FCMSendRequest.parse(Array(body.utf8)) }
+            #expect(refusal?.message.contains(mentions) == true, "\(refusal?.message ?? "")")
+        }
+    }
+}
