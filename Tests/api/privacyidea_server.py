@@ -147,16 +147,16 @@ def gunicorn(url, port, folder, logs, environment):
     """privacyIDEA served on 127.0.0.1:`port` until the block ends; yields once it answers."""
     log = open(logs / "privacyidea-gunicorn.log", "ab")
     process = subprocess.Popen(
-        [VENV / "bin" / "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1", "--threads", str(THREADS), "--no-control-socket",
-         "--chdir", str(PRIVACYIDEA_SIDE), "wsgi:application"],
+        [VENV / "bin" / "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1", "--threads", str(THREADS),
+         "--no-control-socket", "--chdir", str(PRIVACYIDEA_SIDE), "wsgi:application"],
         stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=folder)
     try:
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             assert process.poll() is None, f"gunicorn stopped: {(logs / 'privacyidea-gunicorn.log').read_text()}"
             # gunicorn listens before its workers have imported privacyIDEA: a request waits for them
-            with contextlib.suppress(requests.ConnectionError):
-                if requests.get(url + "/healthz/", timeout=deadline - time.monotonic()).status_code == 200:
+            with contextlib.suppress(requests.ConnectionError, requests.Timeout):
+                if requests.get(url + "/healthz/", timeout=max(deadline - time.monotonic(), 0.1)).status_code == 200:
                     break
             assert time.monotonic() < deadline, f"privacyIDEA did not answer /healthz/ within {START_TIMEOUT} s"
             time.sleep(0.1)
