@@ -287,6 +287,22 @@ def enrol_phone(api, phone, user, pin=PIN):
     return api.call("getSession", path={"id": session["id"]}, expect=200)[1]["accountId"]
 
 
+def enrolled_token(api, privacyidea, phone, user, server_accepted=False):
+    """privacyIDEA's push token for `user`, enrolled by the phone from the QR text: the phone asks
+    the user to accept privacyIDEA's server first, unless it accepted it before."""
+    serial, qr_text = privacyidea.admin.init_push_token(user)
+    assert privacyidea.admin.token(serial).rollout_state == "clientwait"
+    path = {"id": phone["id"]}
+    example = "privacyIDEAPushKnownServer" if server_accepted else "privacyIDEAPush"
+    done = started = api.call("startOutOfBand", example, path=path, body={"qr": qr_text}, expect=202)[1]["privacyIDEA"]
+    assert (started["kind"], started["serial"]) == ("ENROLMENT", serial)
+    if not server_accepted:
+        assert (started["state"], started["origin"]) == ("WAIT_FOR_INPUT", privacyidea.url)
+        done = api.call("answerPrivacyIDEA", "acceptServer", path=path, expect=200)[1]["privacyIDEA"]
+    assert (done["state"], done.get("outcome")) == ("DONE", "ENROLLED"), done
+    return serial
+
+
 def setting_a_pin(api, name):
     """A new phone whose enrolment waits for its new PIN, and its open screen."""
     phone = new_phone(api, name)

@@ -7,15 +7,15 @@ Environment: as client.py says, and AUTHPHONE_BINARY for the reset, which runs o
 import requests
 
 from client import (
-    BASE_URL, NO_PHONE, TIMEOUT, Api, Screen, describe, enrol_phone, google_auth_assertion, in_background, new_phone,
-    new_session, push_data, setting_a_pin, svg_to_png, token_request, uniq,
+    BASE_URL, NO_PHONE, TIMEOUT, Api, Screen, describe, enrol_phone, enrolled_token, google_auth_assertion, in_background,
+    new_phone, new_session, push_data, setting_a_pin, svg_to_png, token_request, uniq,
 )
 from device import Device
 from document import OPS
 from servers import own_server
 
 
-def test_every_operation_answers(api):
+def test_every_operation_answers(api, privacyidea):
     """Every path and method of the document answers a well-formed request (no 404, no 405)."""
     phone = new_phone(api, "Sweep phone")
     scanner = new_phone(api, "Sweep scanner")
@@ -50,6 +50,11 @@ def test_every_operation_answers(api):
     otp_phone = new_phone(api, "Sweep OTP")
     otp_user = uniq("sweep-otp")
     enrol_phone(api, otp_phone, otp_user)
+    # a privacyIDEA push token to poll and remove; an enrolment from a server not yet accepted to answer
+    pushing = new_phone(api, "Sweep privacyIDEA")
+    push_token = {"id": pushing["id"], "serial": enrolled_token(api, privacyidea, pushing, privacyidea.new_user("sweep"))}
+    asking = new_phone(api, "Sweep privacyIDEA asking")
+    api.call("startOutOfBand", "privacyIDEAPush", path={"id": asking["id"]}, expect=202)
 
     def redeem():
         device.redeem(wire, None)
@@ -199,6 +204,11 @@ def test_every_operation_answers(api):
         "getOTPCode": lambda: api.call("getOTPCode", path={"id": keys["id"], "account": totp_account["id"]}),
         "nextOTPCode": lambda: api.call("nextOTPCode", path={"id": keys["id"], "account": hotp_account["id"]}, body={}),
         "deleteOTPAccount": lambda: api.call("deleteOTPAccount", path={"id": keys["id"], "account": doomed_account["id"]}),
+        "listPushTokens": lambda: api.call("listPushTokens", path={"id": pushing["id"]}),
+        "pollPushToken": lambda: api.call("pollPushToken", path=push_token, body={}),
+        "deletePushToken": lambda: api.call("deletePushToken", path=push_token),
+        "getPrivacyIDEARequest": lambda: api.call("getPrivacyIDEARequest", path={"id": asking["id"]}),
+        "answerPrivacyIDEA": lambda: api.call("answerPrivacyIDEA", path={"id": asking["id"]}, body={"accept": False}),
         "clearInbox": lambda: api.call("clearInbox", path={"id": phone["id"]}),
         "openInboxMessage": lambda: api.call("openInboxMessage", path={"id": opener["id"], "message": message["id"]}),
         "createSession": lambda: api.call("createSession", body={"type": "enrol", "userId": "sweep"}),

@@ -4,9 +4,10 @@ every route in Sources/WebApp, and the checker refuses what it does not document
 
 The document is then checked against a live server by the tests of each story (test_enrolment_and_login.py,
 test_push_service.py, test_wire.py, test_phone_flows.py, test_phone_data.py, test_offline_otp.py,
-test_otp_accounts.py, test_doors.py, test_every_operation.py): they replay the named examples in a realistic order, and
-every answer must have a documented status and a body that fits the documented schema; an answer
-to a named example must be the one documented (same status, same codes, same shape). At the end
+test_otp_accounts.py, test_doors.py, test_privacyidea_push.py, test_every_operation.py): they replay
+the named examples in a realistic order, and every answer must have a documented status and a body
+that fits the documented schema; an answer to a named example must be the one documented (same
+status, same codes, same shape). At the end
 (test_zz_every_example_replayed, which conftest.py runs last) every named example must have been
 replayed, or be listed in NOT_REPLAYED with the reason.
 
@@ -75,7 +76,8 @@ def test_conventions_hold_for_every_operation():
 
 
 def test_document_covers_every_route_in_the_sources():
-    """Reads the route registrations of Sources/WebApp: every one must be in the document."""
+    """Reads the route registrations of Sources/WebApp, as closures (`routes.get("…") {`) or as
+    handlers (`routes.get("…", use: handler)`): every one must be in the document."""
     sources = ROOT / "Sources" / "WebApp"
     if not sources.is_dir():
         pytest.skip("the sources are not next to the test")
@@ -86,7 +88,9 @@ def test_document_covers_every_route_in_the_sources():
     routes = set()
     for name, prefix in prefixes.items():
         text = (sources / f"{name}.swift").read_text()
-        for method, path in re.findall(r'routes\.(get|post|put|patch|delete)\s*(?:\(\s*"([^"]*)"\s*\))?\s*\{', text):
+        closures = re.findall(r'routes\.(get|post|put|patch|delete)\s*(?:\(\s*"([^"]*)"\s*\))?\s*\{', text)
+        handlers = re.findall(r'routes\.(get|post|put|patch|delete)\(\s*(?:"([^"]*)"\s*,\s*)?use:', text)
+        for method, path in closures + handlers:
             routes.add((method, (prefix + ("/" + path if path else "")) or "/"))
     websockets = set()
     for swift in sources.glob("*.swift"):
@@ -111,7 +115,9 @@ def test_checker_refuses_undocumented_answers(api):
 def test_zz_every_example_replayed():
     """Every named example was replayed by the tests that replay them (conftest.py runs this one last)."""
     needed = {"phones", "login", "push", "push log", "wire", "policy", "pictures", "guard", "second factors", "local data",
-              "management wire", "otp", "doors", "timeline", "pin check", "otp accounts", "service account"}
+              "management wire", "otp", "doors", "timeline", "pin check", "otp accounts", "service account",
+              "privacyIDEA enrolment", "privacyIDEA tokens", "privacyIDEA login", "privacyIDEA presence", "privacyIDEA forged",
+              "privacyIDEA bad codes", "privacyIDEA down", "privacyIDEA unknown", "privacyIDEA inbox"}
     if not needed <= FINISHED:
         pytest.skip(f"the replaying tests {sorted(needed - FINISHED)} did not all pass")
     excused = {key for key, why in NOT_REPLAYED.items()

@@ -1,134 +1,140 @@
 """AuthPhone's phone as privacyIDEA's authenticator: a push token enrolled from privacyIDEA's own
 QR text, and logins that privacyIDEA 3.14 itself (privacyidea_server.py) decides from the phone's
 signed answers. privacyIDEA's answers are the proof: the token's rollout state, `/validate/check`.
+Every call goes through the document's named examples where one fits (client.py checks each).
 
 Environment: AUTHPHONE_URL (the running server; scripts/api-test.sh sets it) and privacyIDEA's
 virtual environment (PRIVACYIDEA_VENV).
 """
 
-import socket
-import time
+import json
 import urllib.parse
 
 import pytest
-import requests
 
-from client import BASE_URL, TIMEOUT
-
-
-def api(method, path, expect=200, **kwargs):
-    response = requests.request(method, BASE_URL + path, timeout=TIMEOUT, **kwargs)
-    assert response.status_code == expect, f"{method} {path}: {response.status_code} {response.text}"
-    return response.json() if response.content else None
+from client import NO_PHONE, enrolled_token, new_phone, screen_of, wait_for
+from document import FINISHED, OPS
+from servers import free_port
 
 
-def new_phone(name):
-    return api("POST", "/api/phones", expect=201, json={"name": name})
-
-
-def enrolled_token(privacyidea, phone, user):
-    """privacyIDEA's push token for `user`, enrolled by the phone from the QR text (accepting
-    privacyIDEA's server on the way when the phone asks)."""
-    serial, qr_text = privacyidea.admin.init_push_token(user)
-    assert privacyidea.admin.token(serial).rollout_state == "clientwait"
-    started = api("POST", f"/api/phones/{phone['id']}/oob", expect=202, json={"qr": qr_text})["privacyIDEA"]
-    assert (started["kind"], started["serial"]) == ("ENROLMENT", serial)
-    if started["state"] == "WAIT_FOR_INPUT":
-        assert started["origin"] == privacyidea.url
-        done = api("POST", f"/api/phones/{phone['id']}/privacyidea/answer", json={"accept": True})["privacyIDEA"]
-    else:
-        done = started
-    assert (done["state"], done.get("outcome")) == ("DONE", "ENROLLED"), done
-    return serial
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def polled_challenge(phone, serial):
-    shown = api("POST", f"/api/phones/{phone['id']}/privacyidea/tokens/{serial}/poll", json={})["privacyIDEA"]
+def polled_challenge(api, phone, serial, example="challenge"):
+    shown = api.call("pollPushToken", example, path={"id": phone["id"], "serial": serial}, expect=200)[1]["privacyIDEA"]
     assert shown and (shown["kind"], shown["state"], shown["serial"]) == ("CHALLENGE", "WAIT_FOR_INPUT", serial), shown
     return shown
 
 
-def pushed_challenge(phone, serial):
+def pushed_challenge(api, phone, serial):
     """The challenge privacyIDEA's Firebase provider pushed through AuthPhone's FCM endpoint, once the
     phone shows it (the phone takes a privacyIDEA push as it arrives, as privacyIDEA's app does)."""
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        shown = api("GET", f"/api/phones/{phone['id']}/privacyidea/request")["privacyIDEA"]
-        if shown and shown["kind"] == "CHALLENGE" and shown["state"] == "WAIT_FOR_INPUT":
-            assert shown["serial"] == serial, shown
-            return shown
-        time.sleep(0.05)
-    inbox = api("GET", f"/api/phones/{phone['id']}/inbox")
-    raise AssertionError(f"no pushed challenge reached the phone; its inbox: {inbox}")
+    def on_screen():
+        shown = api.call("getPrivacyIDEARequest", path={"id": phone["id"]}, expect=200)[1]["privacyIDEA"]
+        return shown if shown and shown["kind"] == "CHALLENGE" and shown["state"] == "WAIT_FOR_INPUT" else None
+    try:
+        shown = wait_for(on_screen, "a pushed challenge on the phone")
+    except AssertionError:
+        inbox = api.call("getInbox", path={"id": phone["id"]}, expect=200)[1]
+        raise AssertionError(f"no pushed challenge reached the phone; its inbox: {inbox}") from None
+    assert shown["serial"] == serial, shown
+    return shown
 
 
-def answer(phone, **body):
-    return api("POST", f"/api/phones/{phone['id']}/privacyidea/answer", json=body)["privacyIDEA"]
+def answer(api, phone, example, **merge):
+    """The phone's answer: the document's request example `example`, with `merge` merged into it."""
+    return api.call("answerPrivacyIDEA", example, path={"id": phone["id"]}, merge=merge or None, expect=200)[1]["privacyIDEA"]
 
 
-def test_the_phone_enrols_a_push_token_that_privacyidea_then_holds_active(privacyidea):
-    phone = new_phone("privacyIDEA phone")
+def tokens_of(api, phone, example=None):
+    return api.call("listPushTokens", example, path={"id": phone["id"]}, expect=200)[1]["tokens"]
+
+
+def test_the_phone_enrols_a_push_token_that_privacyidea_then_holds_active(api, privacyidea):
+    phone = new_phone(api, "privacyIDEA phone")
     user = privacyidea.new_user("push")
-    serial = enrolled_token(privacyidea, phone, user)
+    screen = screen_of(api, phone)
+    try:
+        serial = enrolled_token(api, privacyidea, phone, user)
+        # the screen was told as the request went: waiting for the user, registering, enrolled
+        done = screen.until(lambda m: m["type"] == "privacyIDEA" and m["privacyIDEA"]["state"] == "DONE", "the enrolled token")
+        states = [m["privacyIDEA"]["state"] for m in screen.seen if m["type"] == "privacyIDEA"]
+        assert states == ["WAIT_FOR_INPUT", "PROCESSING", "DONE"] and done["privacyIDEA"]["outcome"] == "ENROLLED", screen.seen
+    finally:
+        screen.close()
     token = privacyidea.admin.token(serial)
     assert (token.rollout_state, token.active, token.username) == ("enrolled", True, user)
-    listed = api("GET", f"/api/phones/{phone['id']}/privacyidea/tokens")["tokens"]
+    listed = tokens_of(api, phone)
     assert [t["serial"] for t in listed] == [serial]
     assert "tokenKey" not in listed[0] and "serverKey" not in listed[0]
 
     # the registration on the phone's timeline, its key and credential redacted, privacyIDEA's answer kept
-    hops = api("GET", f"/api/phones/{phone['id']}/timeline")["hops"]
+    hops = api.call("getPhoneTimeline", path={"id": phone["id"]}, expect=200)[1]["hops"]
     registration = next(hop for hop in hops if hop["url"] == privacyidea.url + "/ttype/push" and hop["method"] == "POST")
     assert registration["status"] == 200 and "serial=" + serial in registration["request"], registration
     assert "pubkey=‹redacted›" in registration["request"] and "enrollment_credential=‹redacted›" in registration["request"]
     assert "public_key" in registration["response"] and "BEGIN" not in registration["response"]
+    FINISHED.add("privacyIDEA enrolment")
 
 
-def test_a_login_succeeds_after_the_phone_accepts_and_fails_after_it_declines(privacyidea):
-    phone = new_phone("privacyIDEA login phone")
+def test_a_second_token_registers_at_once_and_a_removed_token_is_gone_from_the_phone(api, privacyidea):
+    """The server accepted with the first token, the second registers without asking; a token
+    privacyIDEA forgot is refused at its poll; one removed on the phone is no longer there."""
+    phone = new_phone(api, "privacyIDEA two tokens")
+    user = privacyidea.new_user("two")
+    first = enrolled_token(api, privacyidea, phone, user)
+    second = enrolled_token(api, privacyidea, phone, user, server_accepted=True)
+    assert privacyidea.admin.token(second).rollout_state == "enrolled"
+    assert [t["serial"] for t in tokens_of(api, phone, "twoTokens")] == [first, second]
+
+    privacyidea.admin.delete_token(second)
+    path = {"id": phone["id"], "serial": second}
+    refused = api.call("pollPushToken", "tokenDeletedAtPrivacyIDEA", path=path, expect=502)[1]
+    assert "Could not verify signature" in refused["error"]["message"], refused
+    api.call("deletePushToken", path=path, expect=204)
+    assert [t["serial"] for t in tokens_of(api, phone)] == [first]
+    api.call("deletePushToken", "unknownSerial", path=path, expect=404)
+    FINISHED.add("privacyIDEA tokens")
+
+
+def test_a_login_succeeds_after_the_phone_accepts_and_fails_after_it_declines(api, privacyidea):
+    phone = new_phone(api, "privacyIDEA login phone")
     user = privacyidea.new_user("login")
-    serial = enrolled_token(privacyidea, phone, user)
+    serial = enrolled_token(api, privacyidea, phone, user)
+    assert api.call("pollPushToken", "nothingOpen", path={"id": phone["id"], "serial": serial}, expect=200)[1]["privacyIDEA"] is None
 
     started = privacyidea.admin.validate_check(user, "")
     assert (started.accepted, started.authentication) == (False, "CHALLENGE"), started
-    polled_challenge(phone, serial)
-    assert answer(phone, accept=True)["outcome"] == "ACCEPTED"
+    polled_challenge(api, phone, serial)
+    assert answer(api, phone, "accept")["outcome"] == "ACCEPTED"
     assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
 
     declined = privacyidea.admin.validate_check(user, "")
-    polled_challenge(phone, serial)
-    assert answer(phone, accept=False)["outcome"] == "DECLINED"
+    polled_challenge(api, phone, serial)
+    assert answer(api, phone, "decline")["outcome"] == "DECLINED"
     assert not privacyidea.admin.validate_check(user, "", declined.transaction_id).accepted
+    FINISHED.add("privacyIDEA login")
 
 
-def test_with_presence_required_only_the_option_the_login_shows_logs_in(privacyidea):
-    phone = new_phone("privacyIDEA presence phone")
+def test_with_presence_required_only_the_option_the_login_shows_logs_in(api, privacyidea):
+    phone = new_phone(api, "privacyIDEA presence phone")
     user = privacyidea.new_user("presence")
-    serial = enrolled_token(privacyidea, phone, user)
+    serial = enrolled_token(api, privacyidea, phone, user)
     with privacyidea.admin.policy("presence", "authentication", {"push_require_presence": True}, user=user):
         started = privacyidea.admin.validate_check(user, "")
         right = presence_answer(started)
-        shown = polled_challenge(phone, serial)
+        shown = polled_challenge(api, phone, serial, "presenceChallenge")
         assert right in shown["presenceOptions"] and len(shown["presenceOptions"]) >= 2, shown
         # an option privacyIDEA did not send is refused on the phone and changes nothing
-        refused = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/privacyidea/answer", json={"accept": True, "presence": "?"},
-                                timeout=TIMEOUT)
-        assert (refused.status_code, refused.json()["error"]["code"]) == (400, "INVALID_FIELD")
-        assert answer(phone, accept=True, presence=right)["outcome"] == "ACCEPTED"
+        refused = api.call("answerPrivacyIDEA", "wrongPresence", path={"id": phone["id"]}, expect=400)[1]
+        assert refused["error"]["code"] == "INVALID_FIELD"
+        assert answer(api, phone, "acceptWithPresence", presence=right)["outcome"] == "ACCEPTED"
         assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
 
         wrong_try = privacyidea.admin.validate_check(user, "")
-        shown = polled_challenge(phone, serial)
+        shown = polled_challenge(api, phone, serial, "presenceChallenge")
         wrong = next(option for option in shown["presenceOptions"] if option != presence_answer(wrong_try))
         # privacyIDEA takes the signed answer but not the option: the phone says it was not accepted
-        assert answer(phone, accept=True, presence=wrong)["error"]["code"] == "PRIVACYIDEA_REFUSED"
+        assert answer(api, phone, "presenceRefused", presence=wrong)["error"]["code"] == "PRIVACYIDEA_REFUSED"
         assert not privacyidea.admin.validate_check(user, "", wrong_try.transaction_id).accepted
+    FINISHED.add("privacyIDEA presence")
 
 
 def presence_answer(check):
@@ -139,80 +145,117 @@ def presence_answer(check):
     raise AssertionError(f"privacyIDEA's reply names no presence answer: {check.detail}")
 
 
-def test_a_forged_challenge_is_refused_on_the_phone_and_shown_as_such(privacyidea):
-    phone = new_phone("privacyIDEA forged phone")
-    serial = enrolled_token(privacyidea, phone, privacyidea.new_user("forged"))
-    forged = {"nonce": "FORGEDNONCEFORGEDNONCE", "question": "Log in to your bank?", "serial": serial, "title": "privacyIDEA",
-              "sslverify": "0", "url": privacyidea.url + "/ttype/push", "signature": "A" * 816}
-    pasted = api("POST", f"/api/phones/{phone['id']}/inbox", expect=201, json={"push": {"data": forged}})
-    opened = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/inbox/{pasted['id']}/open", json={}, timeout=TIMEOUT)
-    assert (opened.status_code, opened.json()["error"]["code"]) == (400, "PUSH_CHALLENGE_FORGED")
-    screen = api("GET", f"/api/phones/{phone['id']}/privacyidea/request")["privacyIDEA"]
+def test_a_forged_challenge_is_refused_on_the_phone_and_shown_as_such(api, privacyidea):
+    phone = new_phone(api, "privacyIDEA forged phone")
+    serial = enrolled_token(api, privacyidea, phone, privacyidea.new_user("forged"))
+    path = {"id": phone["id"]}
+    forged = {"serial": serial, "url": privacyidea.url + "/ttype/push"}  # privacyIDEA never signed this
+    pasted = api.call("receivePush", "forgedChallenge", path=path, merge={"push": {"data": forged}}, expect=201)[1]
+    opened = api.call("openInboxMessage", "forgedChallenge", path={**path, "message": pasted["id"]}, expect=400)[1]
+    assert opened["error"]["code"] == "PUSH_CHALLENGE_FORGED"
+    screen = api.call("getPrivacyIDEARequest", "forgedChallenge", path=path, expect=200)[1]["privacyIDEA"]
     assert (screen["state"], screen["error"]["code"], screen["question"]) == ("ERROR", "PUSH_CHALLENGE_FORGED", "Log in to your bank?")
     # nothing to answer: the forged request cannot be accepted
-    refused = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/privacyidea/answer", json={"accept": True}, timeout=TIMEOUT)
-    assert (refused.status_code, refused.json()["error"]["code"]) == (409, "NO_PRIVACYIDEA_REQUEST")
+    refused = api.call("answerPrivacyIDEA", "nothingWaiting", path=path, expect=409)[1]
+    assert refused["error"]["code"] == "NO_PRIVACYIDEA_REQUEST"
+    FINISHED.add("privacyIDEA forged")
 
 
-@pytest.mark.parametrize("qr_text, code", [
-    ("otpauth://pipush/X?url=http%3A//127.0.0.1%3A1/ttype/push&v=1&serial=PIPU1", "INVALID_PUSH_ENROLMENT"),
-    ("pia://pipush/X?url=ftp%3A//h/ttype/push&v=1&serial=PIPU1&enrollment_credential=1", "INVALID_PUSH_ENROLMENT"),
-    ("otpauth://pipush/X?url=http%3A//h/p&v=9&serial=PIPU1&enrollment_credential=1", "INVALID_PUSH_ENROLMENT"),
+@pytest.mark.parametrize("example, qr_text", [
+    ("privacyIDEAPushWithoutCredential", OPS["startOutOfBand"].request_examples["privacyIDEAPushWithoutCredential"][0]["qr"]),
+    (None, "pia://pipush/X?url=ftp%3A//h/ttype/push&v=1&serial=PIPU1&enrollment_credential=1"),
+    (None, "otpauth://pipush/X?url=http%3A//h/p&v=9&serial=PIPU1&enrollment_credential=1"),
 ])
-def test_bad_enrolment_codes_are_refused_and_change_nothing(qr_text, code):
-    phone = new_phone("privacyIDEA bad codes")
-    refused = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/oob", json={"qr": qr_text}, timeout=TIMEOUT)
-    assert (refused.status_code, refused.json()["error"]["code"]) == (400, code)
-    assert api("GET", f"/api/phones/{phone['id']}/privacyidea/request")["privacyIDEA"] is None
-    assert api("GET", f"/api/phones/{phone['id']}/privacyidea/tokens")["tokens"] == []
+def test_bad_enrolment_codes_are_refused_and_change_nothing(api, example, qr_text):
+    phone = new_phone(api, "privacyIDEA bad codes")
+    path = {"id": phone["id"]}
+    refused = api.call("startOutOfBand", example, path=path, merge={"qr": qr_text}, expect=400)[1]
+    assert refused["error"]["code"] == "INVALID_PUSH_ENROLMENT"
+    assert api.call("getPrivacyIDEARequest", "nothingShown", path=path, expect=200)[1]["privacyIDEA"] is None
+    assert tokens_of(api, phone, "noTokens") == []
+    FINISHED.add("privacyIDEA bad codes")
 
 
-def test_a_privacyidea_that_is_down_is_an_error_on_the_screen_and_no_token(privacyidea):
-    phone = new_phone("privacyIDEA down phone")
+def test_a_privacyidea_that_is_down_is_an_error_on_the_screen_and_no_token(api, privacyidea):
+    phone = new_phone(api, "privacyIDEA down phone")
     _, qr_text = privacyidea.admin.init_push_token(privacyidea.new_user("down"))
     dead = free_port()
     # privacyIDEA's QR text quotes its URL with Python's quote()
     here, there = urllib.parse.quote(privacyidea.url), urllib.parse.quote(f"http://127.0.0.1:{dead}")
     assert here in qr_text
-    started = api("POST", f"/api/phones/{phone['id']}/oob", expect=202, json={"qr": qr_text.replace(here, there)})
+    started = api.call("startOutOfBand", "privacyIDEAPush", path={"id": phone["id"]}, body={"qr": qr_text.replace(here, there)},
+                       expect=202)[1]
     assert started["privacyIDEA"]["state"] == "WAIT_FOR_INPUT"
-    failed = answer(phone, accept=True)
+    failed = answer(api, phone, "privacyIDEADown")
     assert (failed["state"], failed["error"]["code"]) == ("ERROR", "SERVER_CONNECTION_ERROR")
-    assert api("GET", f"/api/phones/{phone['id']}/privacyidea/tokens")["tokens"] == []
+    assert tokens_of(api, phone) == []
+    FINISHED.add("privacyIDEA down")
 
 
-def test_challenges_for_unknown_tokens_and_answers_without_a_request_are_refused(privacyidea):
-    phone = new_phone("privacyIDEA unknown serial")
-    polled = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/privacyidea/tokens/PIPU404/poll", json={}, timeout=TIMEOUT)
-    assert (polled.status_code, polled.json()["error"]["code"]) == (404, "UNKNOWN_SERIAL")
-    stranger = {"nonce": "N", "question": "Q", "serial": "PIPU404", "title": "T", "sslverify": "1", "url": "http://h/ttype/push",
-                "signature": "AAAAAAAA"}
-    pasted = api("POST", f"/api/phones/{phone['id']}/inbox", expect=201, json={"push": {"data": stranger}})
-    opened = requests.post(f"{BASE_URL}/api/phones/{phone['id']}/inbox/{pasted['id']}/open", json={}, timeout=TIMEOUT)
-    assert (opened.status_code, opened.json()["error"]["code"]) == (404, "UNKNOWN_SERIAL")
+def test_challenges_for_unknown_tokens_and_answers_without_a_request_are_refused(api, privacyidea):
+    phone = new_phone(api, "privacyIDEA unknown serial")
+    path = {"id": phone["id"]}
+    polled = api.call("pollPushToken", "unknownSerial", path={**path, "serial": "PIPU404"}, expect=404)[1]
+    assert polled["error"]["code"] == "UNKNOWN_SERIAL"
+    pasted = api.call("receivePush", "unknownSerialChallenge", path=path, expect=201)[1]
+    opened = api.call("openInboxMessage", "unknownSerialChallenge", path={**path, "message": pasted["id"]}, expect=404)[1]
+    assert opened["error"]["code"] == "UNKNOWN_SERIAL"
+    for op in ("listPushTokens", "getPrivacyIDEARequest"):
+        api.call(op, "phoneNotFound", path={"id": NO_PHONE}, expect=404)
+    FINISHED.add("privacyIDEA unknown")
 
 
-def test_a_new_fcm_token_reaches_privacyidea_signed_by_the_token(privacyidea):
-    phone = new_phone("privacyIDEA rotating phone")
-    serial = enrolled_token(privacyidea, phone, privacyidea.new_user("rotate"))
+def test_a_new_fcm_token_reaches_privacyidea_signed_by_the_token(api, privacyidea):
+    phone = new_phone(api, "privacyIDEA rotating phone")
+    serial = enrolled_token(api, privacyidea, phone, privacyidea.new_user("rotate"))
     assert privacyidea.admin.token(serial).info["firebase_token"] == phone["fcmToken"]
-    rotated = api("POST", f"/api/phones/{phone['id']}/fcm-token/rotate", json={})
+    rotated = api.call("rotateFcmToken", path={"id": phone["id"]}, body={}, expect=200)[1]
     new = rotated["deviceInformation"]["fcmToken"]
     assert new != phone["fcmToken"] and rotated["progress"]["state"] == "succeeded"
     assert privacyidea.admin.token(serial).info["firebase_token"] == new
 
 
-def test_a_login_pushed_by_privacyideas_own_firebase_provider_through_authphone(privacyidea):
+def test_a_login_pushed_by_privacyideas_own_firebase_provider_through_authphone(api, privacyidea):
     """privacyIDEA's Firebase provider, unchanged but for its send URL, fetches its access token from
     AuthPhone's token endpoint with the service account AuthPhone gave, and pushes the challenge."""
-    phone = new_phone("privacyIDEA pushed phone")
+    phone = new_phone(api, "privacyIDEA pushed phone")
     user = privacyidea.new_user("pushed")
     with privacyidea.firebase_push("authphone"):
-        serial = enrolled_token(privacyidea, phone, user)
+        serial = enrolled_token(api, privacyidea, phone, user)
         assert privacyidea.admin.token(serial).info["firebase_token"] == phone["fcmToken"]
         started = privacyidea.admin.validate_check(user, "")
         assert started.authentication == "CHALLENGE", started
-        shown = pushed_challenge(phone, serial)
+        shown = pushed_challenge(api, phone, serial)
         assert shown["question"] and shown["title"]
-        assert answer(phone, accept=True)["outcome"] == "ACCEPTED"
+        assert answer(api, phone, "accept")["outcome"] == "ACCEPTED"
         assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
+
+
+def test_a_second_pushed_login_waits_in_the_inbox_and_an_answered_challenge_is_refused_again(api, privacyidea):
+    """Two logins at once: the second push stays a notification while the first waits for the
+    user; privacyIDEA's own push of an answered challenge, delivered again, is refused."""
+    phone = new_phone(api, "privacyIDEA busy phone")
+    user = privacyidea.new_user("busy")
+    path = {"id": phone["id"]}
+    with privacyidea.firebase_push("authphone"):
+        serial = enrolled_token(api, privacyidea, phone, user)
+        first = privacyidea.admin.validate_check(user, "")
+        shown = pushed_challenge(api, phone, serial)
+        privacyidea.admin.validate_check(user, "")
+
+        def second_push():
+            inbox = api.call("getInbox", path=path, expect=200)[1]["messages"]
+            return next((m for m in inbox if m["message"]["data"].get("nonce") not in (None, shown["nonce"])), None)
+        waiting = wait_for(second_push, "the second login's push in the inbox")
+        refused = api.call("openInboxMessage", "privacyIDEARequestOpen", path={**path, "message": waiting["id"]}, expect=409)[1]
+        assert refused["error"]["code"] == "PRIVACYIDEA_REQUEST_OPEN"
+        assert answer(api, phone, "accept")["nonce"] == shown["nonce"]
+        assert privacyidea.admin.validate_check(user, "", first.transaction_id).accepted
+
+        # the first challenge's data exactly as privacyIDEA sent it (the push service's log)
+        log = api.call("listPushMessages", expect=200)[1]["messages"]
+        sent = next(json.loads(entry["request"])["message"]["data"] for entry in log if shown["nonce"] in entry["request"])
+        again = api.call("receivePush", path=path, body={"push": {"data": sent}}, expect=201)[1]
+        replayed = api.call("openInboxMessage", "challengeReplayed", path={**path, "message": again["id"]}, expect=409)[1]
+        assert replayed["error"]["code"] == "CHALLENGE_REPLAYED"
+    FINISHED.add("privacyIDEA inbox")
