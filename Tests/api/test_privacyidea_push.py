@@ -167,7 +167,7 @@ def test_bad_enrolment_codes_are_refused_and_change_nothing(qr_text, code):
     assert api("GET", f"/api/phones/{phone['id']}/privacyidea/tokens")["tokens"] == []
 
 
-def test_a_privacyidea_that_is_down_is_an_error_on_the_screen_and_no_token(privacyidea):
+def test_a_privacyidea_that_is_down_is_tried_again_then_an_error_on_the_screen_and_no_token(privacyidea):
     phone = new_phone("privacyIDEA down phone")
     _, qr_text = privacyidea.admin.init_push_token(privacyidea.new_user("down"))
     dead = free_port()
@@ -176,8 +176,10 @@ def test_a_privacyidea_that_is_down_is_an_error_on_the_screen_and_no_token(priva
     assert here in qr_text
     started = api("POST", f"/api/phones/{phone['id']}/oob", expect=202, json={"qr": qr_text.replace(here, there)})
     assert started["privacyIDEA"]["state"] == "WAIT_FOR_INPUT"
+    # the phone tries again under its retry policy (4 attempts, 1, 2 and 4 s apart), then gives up
     failed = answer(phone, accept=True)
-    assert (failed["state"], failed["error"]["code"]) == ("ERROR", "SERVER_CONNECTION_ERROR")
+    assert (failed["state"], failed["error"]["code"]) == ("ERROR", "SERVER_CONNECTION_ERROR"), failed
+    assert (failed["attempt"], failed["maxAttempts"]) == (4, 4) and "in 4 attempts" in failed["error"]["message"], failed
     assert api("GET", f"/api/phones/{phone['id']}/privacyidea/tokens")["tokens"] == []
 
 
