@@ -57,6 +57,8 @@ NOT_OURS = {
     "AppOptions", "FirebaseOptions", "HttpTransport", "NetHttpTransport", "Http2SessionHandler",
     "UnregisteredError", "SenderIdMismatchError", "InvalidArgumentError", "QuotaExceededError",
     "ValueError", "RemoteMessage",
+    # google-auth, as privacyIDEA's Firebase provider uses it
+    "RefreshError",
     # the SDKs AuthPhone simulates, as their documentation names them
     "MobileAuthenticationClient", "OTPAvailable", "Service", "User",
 }
