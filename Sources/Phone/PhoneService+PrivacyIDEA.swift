@@ -57,7 +57,12 @@ extension PhoneService {
                 finish(phoneId) { $0.outcome = .cancelled }
                 return privacyIDEAScreens[phoneId]!
             }
-            try await store.accept(origin: enrolment.origin, phoneId: phoneId, at: now())
+            // PROCESSING before anything is awaited: a second answer meanwhile finds nothing waiting
+            update(phoneId) { $0.state = .processing }
+            do { try await store.accept(origin: enrolment.origin, phoneId: phoneId, at: now()) } catch {
+                finish(phoneId) { $0.error = error.flowError }
+                throw error
+            }
             return await registering(enrolment, phoneId: phoneId)
         case .challenge(let challenge, let receivedAt):
             let answer: PushAnswer
