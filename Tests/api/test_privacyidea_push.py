@@ -220,3 +220,20 @@ def test_a_login_pushed_by_privacyideas_own_firebase_provider_through_authphone(
         assert shown["question"] and shown["title"]
         assert answer(phone, accept=True)["outcome"] == "ACCEPTED"
         assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
+
+
+def test_a_rolled_over_token_is_enrolled_again_with_a_new_key_and_still_logs_in(privacyidea):
+    """privacyIDEA's rollover: the same serial enrolled again. The phone (its server accepted
+    before) registers at once with a new key, and only the new one answers."""
+    phone = new_phone("privacyIDEA rollover phone")
+    user = privacyidea.new_user("rollover")
+    serial = enrolled_token(privacyidea, phone, user)
+    _, detail = privacyidea.admin.call("POST", "/token/init", json={"type": "push", "genkey": 1, "user": user, "serial": serial,
+                                                                     "rollover": 1})
+    again = api("POST", f"/api/phones/{phone['id']}/oob", expect=202, json={"qr": detail["pushurl"]["value"]})["privacyIDEA"]
+    assert (again["state"], again.get("outcome")) == ("DONE", "ENROLLED"), again
+    assert [t["serial"] for t in api("GET", f"/api/phones/{phone['id']}/privacyidea/tokens")["tokens"]] == [serial]
+    started = privacyidea.admin.validate_check(user, "")
+    polled_challenge(phone, serial)
+    assert answer(phone, accept=True)["outcome"] == "ACCEPTED"
+    assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
