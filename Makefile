@@ -74,4 +74,4 @@ setup-test:
 	scripts/install-system-packages.sh --test
 
 clean:
-	rm -rf .build .venv artifacts
+	rm -rf .build .venv .venv-privacyidea artifacts

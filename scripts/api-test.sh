@@ -2,12 +2,14 @@
 # Runs the API test: starts AuthPhone on a free port with a throw-away database, and two
 # throw-away variants (sessions that expire after 10 s; phones whose backend is down) for the
 # examples only they can answer, checks Public/openapi.yaml against them with pytest, and stops
-# them again whatever happens. Tests/api/test_durability.py starts and kills servers of its own.
+# them again whatever happens. Tests/api/test_durability.py starts and kills servers of its own;
+# the privacyIDEA tests start privacyIDEA (installed here from PyPI) once for the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/test-servers.sh
 
 prepare_venv Tests/api/requirements.txt
+prepare_privacyidea_venv
 port=$(free_port)
 start_server main "$port" --pin-kdf fast --data-dir "$server_data/db"
 expiry_port=$(free_port)
@@ -21,6 +23,7 @@ if ! AUTHPHONE_BINARY="$binary" \
     AUTHPHONE_EXPIRY_URL="http://127.0.0.1:$expiry_port" \
     AUTHPHONE_OFFLINE_URL="http://127.0.0.1:$offline_port" \
     AUTHPHONE_OFFLINE_BACKEND="http://127.0.0.1:$dead_port" \
+    PRIVACYIDEA_VENV="$privacyidea_venv" PRIVACYIDEA_LOGS="$server_data" \
     .venv/bin/python -m pytest -q Tests/api; then
   print_server_logs
   exit 1

@@ -1,11 +1,18 @@
 """What every browser test shares: a headless Chromium through Selenium, one per test, and the
-test's tabs by name, each screenshot when the test fails (pages.py has the helpers)."""
+test's tabs by name, each screenshot when the test fails (pages.py has the helpers); and the API
+tests' privacyIDEA, one per test session (Tests/api/privacyidea_server.py)."""
+
+import pathlib
+import sys
 
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 from pages import DOWNLOADS, screenshot_windows
+
+sys.path.append(str(pathlib.Path(__file__).resolve().parents[1] / "api"))
+from privacyidea_server import privacyidea  # noqa: E402, F401 (a fixture)
 
 # The outcome of a test's own body, kept on the test for its fixtures' teardown.
 CALL_REPORT = pytest.StashKey[pytest.TestReport]()

@@ -1,6 +1,8 @@
 # Shared by the Python test runners: a venv with the test's packages, and AuthPhone servers on
 # free ports with throw-away data that stop whatever happens. Source it from the repository root.
 #   prepare_venv REQUIREMENTS_FILE
+#   prepare_privacyidea_venv       (privacyIDEA from PyPI in $privacyidea_venv, for
+#                                   Tests/api/privacyidea_server.py)
 #   start_server NAME PORT ARGS…   (serves in the background, waits until /health answers;
 #                                   its pid in $server_data/NAME.pid)
 #   stop_servers_named NAME; free_port; print_server_logs
@@ -20,6 +22,21 @@ trap stop_servers EXIT
 prepare_venv() {
   python3 -m venv .venv >/dev/null
   .venv/bin/pip install -q --disable-pip-version-check -r "$1" pytest
+}
+
+# privacyIDEA pins its own dependencies' versions, so it gets a venv apart from the tests' one.
+# pip takes seconds even when all is there, so a venv holding the requirements it was made with
+# (a copy beside it) is kept as it is.
+privacyidea_venv=.venv-privacyidea
+privacyidea_requirements=Tests/api/requirements-privacyidea.txt
+prepare_privacyidea_venv() {
+  cmp -s "$privacyidea_requirements" "$privacyidea_venv/requirements.txt" 2>/dev/null && return 0
+  python3 -m venv "$privacyidea_venv" >/dev/null
+  if ! "$privacyidea_venv/bin/pip" install -q --disable-pip-version-check -r "$privacyidea_requirements"; then
+    echo "could not install privacyIDEA from PyPI ($privacyidea_requirements): the privacyIDEA tests need it" >&2
+    exit 1
+  fi
+  cp "$privacyidea_requirements" "$privacyidea_venv/requirements.txt"
 }
 
 stop_servers_named() {
