@@ -12,6 +12,8 @@ import { createInbox } from "./phone/inbox.js";
 import { createOperationBanner } from "./phone/operation-banner.js";
 import { createOTPAccounts } from "./phone/otp-accounts.js";
 import { acceptPictures } from "./phone/picture-drop.js";
+import { createPrivacyIDEARequest } from "./phone/privacyidea-request.js";
+import { createPrivacyIDEATokens } from "./phone/privacyidea-tokens.js";
 import { createScreen } from "./phone/screen.js";
 import { showsSession } from "./phone/session-start.js";
 import { readDismissedFlow, readSeenPushes } from "./phone/storage.js";
@@ -26,12 +28,14 @@ const phoneId = document.body.dataset.phoneId || "";
 const state = {
   phone: null, // PhoneDetail
   flow: null, // current Flow (or null)
+  privacyIDEA: null, // the PrivacyIDEARequest on screen, or null (docs/privacyidea.md)
+  lastOnScreen: "flow", // which of the two changed last ("flow", "privacyIDEA"): the screen shows it when both are final
   session: null, // the last scanned session before its flow (STARTING, the OTP: docs/behaviour.md#offline-otp)
   dismissedSessionId: null, // the session whose OTP the user closed
   dismissedFlowId: readDismissedFlow(phoneId),
   firstMessage: true, // next "phone" message is the snapshot sent on connect
   renderedKey: null, // what the screen currently shows (to skip identical re-renders)
-  log: [], // [{receivedAt, source, flow | session | operation | otpAccount}], oldest first
+  log: [], // [{receivedAt, source, flow | session | operation | otpAccount | privacyIDEA}], oldest first
   chosenAccounts: new Map(), // flow id -> account picked on the LOGIN confirm screen
   notFound: false,
   // Pushes waiting in the phone's inbox: id -> {message: InboxMessage, seq}. seq counts arrivals
@@ -71,6 +75,7 @@ const app = {
   showStartedFlow,
   inboxSection: () => inbox.section(),
   otpSection: () => otpAccounts.section(),
+  privacyIDEASection: () => privacyIDEATokens.section(),
   receivePush: (message, openAtOnce) => inbox.receive(message, openAtOnce),
 };
 
@@ -85,6 +90,15 @@ const bannerParts = {
 };
 const inbox = createInbox(bannerParts, app);
 const otpAccounts = createOTPAccounts(app);
+const privacyIDEATokens = createPrivacyIDEATokens(app);
+app.privacyIDEA = createPrivacyIDEARequest({
+  ...app,
+  onChange: (source, request) => {
+    if (request) log.privacyIDEA(source, request);
+    if (request && request.outcome === "ENROLLED") privacyIDEATokens.sync();
+    screen.render();
+  },
+});
 const screen = createScreen(byId("screen"), app);
 const showOperation = createOperationBanner(byId("operation-banner"), app);
 acceptPictures(document.querySelector(".phone"), app);
@@ -110,13 +124,15 @@ function send(action) {
 }
 
 function applyFlow(flow) {
+  // a flow that moved on is the latest on screen (a snapshot of the same one is not)
+  if (flow && JSON.stringify(flow) !== JSON.stringify(state.flow)) state.lastOnScreen = "flow";
   state.flow = flow;
   diagram.update(flow);
 }
 
 /**
- * Shows the flow a request started. The socket normally delivers the same flow; the answer is only
- * used if the socket has not shown this flow yet (never step back from a later update of it).
+ * Shows the flow or privacyIDEA request a request started. The socket normally delivers the same;
+ * the answer is only used if the socket has not shown it yet (never step back from a later update of it).
  */
 function showStartedFlow(source, answer) {
   const flow = answer && answer.flow;
@@ -125,6 +141,8 @@ function showStartedFlow(source, answer) {
     applyFlow(flow);
     screen.render();
   }
+  const request = answer && answer.privacyIDEA;
+  if (request && typeof request === "object") app.privacyIDEA.started(source, request);
 }
 
 function onMessage(msg) {
@@ -141,6 +159,8 @@ function onMessage(msg) {
         // The waiting pushes follow this message; drop those that went away while disconnected.
         inbox.sync();
         otpAccounts.sync();
+        privacyIDEATokens.sync();
+        app.privacyIDEA.sync();
         if (msg.phone.flow) log.flow("snapshot", msg.phone.flow);
         applyFlow(msg.phone.flow || null);
         state.session = msg.phone.session || null;
@@ -178,6 +198,11 @@ function onMessage(msg) {
       if (!msg.otpAccount || typeof msg.otpAccount !== "object") return;
       log.otpAccount(msg.otpAccount);
       otpAccounts.receive(msg.otpAccount);
+      break;
+    }
+    case "privacyIDEA": {
+      if (!msg.privacyIDEA || typeof msg.privacyIDEA !== "object") return;
+      app.privacyIDEA.receive(msg.privacyIDEA);
       break;
     }
     case "operation": {

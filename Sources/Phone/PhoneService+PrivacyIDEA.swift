@@ -2,6 +2,8 @@ import AuthFlow
 import BackendAPI
 import Foundation
 import PrivacyIDEA
+import Retry
+import Synchronization
 
 /// The phone as privacyIDEA's authenticator app (docs/privacyidea.md): it enrols push tokens from
 /// privacyIDEA's QR code, takes their challenges by push or poll, checks privacyIDEA's signature
@@ -37,7 +39,7 @@ extension PhoneService {
                 kind: .enrolment, state: .waitForInput, serial: enrolment.serial, label: enrolment.label, issuer: enrolment.issuer,
                 origin: enrolment.origin), pending: .enrolment(enrolment))
         if try await store.isAccepted(origin: enrolment.origin, phoneId: phoneId) {
-            await register(enrolment, phoneId: phoneId)
+            return await registering(enrolment, phoneId: phoneId)
         }
         return privacyIDEAScreens[phoneId]!
     }
@@ -55,8 +57,13 @@ extension PhoneService {
                 finish(phoneId) { $0.outcome = .cancelled }
                 return privacyIDEAScreens[phoneId]!
             }
-            try await store.accept(origin: enrolment.origin, phoneId: phoneId, at: now())
-            await register(enrolment, phoneId: phoneId)
+            // PROCESSING before anything is awaited: a second answer meanwhile finds nothing waiting
+            update(phoneId) { $0.state = .processing }
+            do { try await store.accept(origin: enrolment.origin, phoneId: phoneId, at: now()) } catch {
+                finish(phoneId) { $0.error = error.flowError }
+                throw error
+            }
+            return await registering(enrolment, phoneId: phoneId)
         case .challenge(let challenge, let receivedAt):
             let answer: PushAnswer
             if !accept {
@@ -83,7 +90,12 @@ extension PhoneService {
     /// A challenge from privacyIDEA (an FCM message's data, or one entry of a poll's answer):
     /// shown only when the token is this phone's, privacyIDEA signed it as it stands, it names
     /// the token's own server and it was not answered before. A forged one is shown as refused.
-    public func receivePushChallenge(phoneId: String, fields: [String: Any]) async throws(PhoneError) -> PrivacyIDEARequest {
+    public func receivePushChallenge(phoneId: String, fields: [String: String]) async throws(PhoneError) -> PrivacyIDEARequest {
+        try await receiveChallenge(phoneId: phoneId, fields: fields)
+    }
+
+    /// The same for fields as a poll's JSON gives them (their values not yet known to be text).
+    private func receiveChallenge(phoneId: String, fields: [String: Any]) async throws(PhoneError) -> PrivacyIDEARequest {
         let unverified: PushChallenge
         do { unverified = try PushChallenge(fields: fields) } catch { throw PhoneError(.badRequest, error.code, error.message) }
         guard let token = try await store.pushToken(phoneId: phoneId, serial: unverified.serial) else {
@@ -113,7 +125,7 @@ extension PhoneService {
     }
 
     /// A challenge pushed to the phone that holds this FCM token.
-    public func receivePushChallenge(fcmToken: String, fields: [String: Any]) async throws(PhoneError) -> PrivacyIDEARequest {
+    public func receivePushChallenge(fcmToken: String, fields: [String: String]) async throws(PhoneError) -> PrivacyIDEARequest {
         guard let phone = try await store.phoneAndAccounts(fcmToken: fcmToken)?.0 else {
             throw PhoneError(.notFound, "PHONE_NOT_FOUND", "no phone holds this FCM token")
         }
@@ -132,20 +144,33 @@ extension PhoneService {
         let challenges: [[String: Any]]
         do { challenges = try PrivacyIDEAAnswers.challenges(answer) } catch { throw .privacyIDEARefused(error.message) }
         var shown: PrivacyIDEARequest?
-        for fields in challenges { shown = try await receivePushChallenge(phoneId: phoneId, fields: fields) }
+        for fields in challenges { shown = try await receiveChallenge(phoneId: phoneId, fields: fields) }
         return shown
     }
 
     // MARK: the exchanges
 
-    private func register(_ enrolment: PushEnrolment, phoneId: String) async {
+    /// Starts the registration and answers with the screen once it has ended or waits to try
+    /// again: a reachable privacyIDEA's answer comes back at once, an unreachable one's retries go
+    /// on by themselves, each on the screen.
+    private func registering(_ enrolment: PushEnrolment, phoneId: String) async -> PrivacyIDEARequest {
         update(phoneId) { $0.state = .processing }
+        let screens = events.subscribe(phoneId)
+        Task { await self.register(enrolment, phoneId: phoneId) }
+        for await case .privacyIDEA(let screen) in screens where screen.state.isFinal || screen.nextAttemptIn != nil {
+            return screen
+        }
+        return privacyIDEAScreens[phoneId]!
+    }
+
+    private func register(_ enrolment: PushEnrolment, phoneId: String) async {
         do throws(PhoneError) {
             let phone = try await phoneAndAccounts(phoneId).0
             let key = try await Self.newTokenKey()
             let form = PushTokenRequests.registration(enrolment, fcmToken: phone.fcmToken, key: key)
-            let answer = try await privacyIDEA(
-                "POST", enrolment.url.absoluteString, form: form, sslVerify: enrolment.sslVerify, phoneId: phoneId)
+            let answer = try await retried(phoneId: phoneId) { () async throws(PhoneError) -> Data in
+                try await self.privacyIDEA("POST", enrolment.url.absoluteString, form: form, sslVerify: enrolment.sslVerify, phoneId: phoneId)
+            }
             let serverKey: PrivacyIDEAServerKey
             do { serverKey = try PrivacyIDEAAnswers.serverKey(answer) } catch { throw PhoneError.privacyIDEARefused(error.message) }
             try await store.keep(
@@ -180,6 +205,36 @@ extension PhoneService {
         } catch {
             finish(phoneId) { $0.error = error.flowError }
         }
+    }
+
+    /// An exchange under the phone's retry policy for what it does by itself: a privacyIDEA that
+    /// cannot be reached is tried again, each wait on the screen ("attempt 2 of 4, next in 2 s"),
+    /// and only a refusal or the last failure ends the request.
+    private func retried(phoneId: String, _ exchange: @escaping @Sendable () async throws(PhoneError) -> Data) async throws(PhoneError) -> Data {
+        let observer = configuration.retryObserver
+        let retrying = Retrying(
+            policy: configuration.deviceChangeRetry, sleep: configuration.sleep, random: configuration.random,
+            onRetry: { observer("privacyIDEA") })
+        let lastRefusal = Mutex<PhoneError?>(nil)
+        let (answer, attempts) = await retrying.run { _ -> AttemptOutcome<Data> in
+            do throws(PhoneError) { return .success(try await exchange()) } catch {
+                lastRefusal.withLock { $0 = error }
+                let reason = "\(error.code): \(error.message)"
+                return error.isRetryable ? .retryable(reason: reason, retryAfter: error.retryAfter) : .failure(reason: reason)
+            }
+        } observe: { [weak self] record, nextWait in
+            await self?.update(phoneId) { screen in
+                screen.attempt = record.number
+                screen.maxAttempts = retrying.policy.maxRetries + 1
+                screen.nextAttemptIn = nextWait?.seconds
+            }
+        }
+        if let answer { return answer }
+        let refusal = lastRefusal.withLock { $0 } ?? .serverConnection("no attempt was made")
+        guard refusal.isRetryable else { throw refusal }
+        throw PhoneError(
+            .badGateway, refusal.code, "privacyIDEA could not be reached in \(attempts.count) attempts: \(refusal.message)",
+            sdkCode: refusal.sdkCode)
     }
 
     /// Tells the token's privacyIDEA the phone's new FCM token, signed with the token's key; part

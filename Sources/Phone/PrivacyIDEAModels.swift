@@ -57,4 +57,9 @@ public struct PrivacyIDEARequest: Codable, Sendable, Equatable {
     public var nonce: String?
     public var outcome: Outcome?
     public var error: FlowError?
+    /// While privacyIDEA cannot be reached: the attempt that last failed, of how many, and the
+    /// wait before the next (nil: none follows).
+    public var attempt: Int?
+    public var maxAttempts: Int?
+    public var nextAttemptIn: Double?
 }

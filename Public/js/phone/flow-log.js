@@ -1,5 +1,6 @@
-// The flow log beside the phone: every flow update, session change, retried operation and OTP
-// account change this screen received, newest first; downloadable as JSON. Its entries are kept in state.log.
+// The flow log beside the phone: every flow update, session change, retried operation, OTP
+// account change and privacyIDEA request change this screen received, newest first; downloadable
+// as JSON. Its entries are kept in state.log.
 import { el, clear, shortId, formatTime } from "../api.js";
 
 /** Text with line-break opportunities after underscores (SET_SECOND_FACTOR wraps at words). */
@@ -107,6 +108,32 @@ export function createFlowLog({ body, empty, downloadButton, clearButton }, { st
     );
   }
 
+  /** A privacyIDEA enrolment or challenge where it stands (docs/privacyidea.md): its token, outcome or error. */
+  function privacyIDEA(source, request) {
+    const entry = { receivedAt: new Date().toISOString(), source, privacyIDEA: request };
+    const error = request.error;
+    add(
+      entry,
+      el(
+        "tr",
+        { className: "privacyidea-row", dataset: { kind: String(request.kind || ""), state: String(request.state || "") } },
+        el("td", { className: "nowrap", text: formatTime(entry.receivedAt) }),
+        el(
+          "td",
+          {},
+          el("span", { className: "flow-type", text: "PRIVACYIDEA" }),
+          " ",
+          el("span", { className: "tag", text: String(request.kind || "").toLowerCase() }),
+          source !== "privacyIDEA" ? el("span", { className: "tag", text: source }) : null,
+        ),
+        el("td", {}, el("span", { className: "badge state-" + String(request.state || "").toLowerCase() }, breakable(request.state || ""))),
+        el("td", {}, el("code", { className: "privacyidea-serial", text: String(request.serial || "") })),
+        el("td", { className: request.outcome && request.outcome !== "ENROLLED" && request.outcome !== "ACCEPTED" ? "warn-text" : "" }, breakable(request.outcome || "—")),
+        el("td", { className: error ? "error-text" : "" }, breakable(error ? String(error.code || "ERROR") : "—")),
+      ),
+    );
+  }
+
   downloadButton.addEventListener("click", () => {
     const data = JSON.stringify({ phoneId, exportedAt: new Date().toISOString(), entries: state.log }, null, 2);
     const blob = new Blob([data], { type: "application/json" });
@@ -125,5 +152,5 @@ export function createFlowLog({ body, empty, downloadButton, clearButton }, { st
     empty.hidden = false;
   });
 
-  return { flow, session, operation, otpAccount };
+  return { flow, session, operation, otpAccount, privacyIDEA };
 }

@@ -5,6 +5,7 @@ import { renderConfirmEnrol, renderConfirmLogin } from "./confirm.js";
 import { isNevisPinChange, renderNevisPinChange } from "./nevis-pin-change.js";
 import { offers, renderSetPin, renderVerifyPin } from "./pin-screens.js";
 import { renderDone, renderError, renderUnknown } from "./result.js";
+import { processingScreen } from "./screen-parts.js";
 import { renderConfirmTransaction } from "./transaction.js";
 
 export function renderFlow(flow, view) {
@@ -27,15 +28,8 @@ export function renderFlow(flow, view) {
 }
 
 function renderProcessing(flow, view) {
-  view.screen.append(
-    el(
-      "div",
-      { className: "screen-center", id: "flow-processing" },
-      el("div", { className: "spinner", "aria-hidden": "true" }),
-      el("p", { className: "processing-text", text: flow.type === "HEADLESS_UPGRADE" ? "The server is upgrading your account key…" : "Processing…" }),
-      el("span", { className: "pill", text: flow.type || "" }),
-    ),
-  );
+  const text = flow.type === "HEADLESS_UPGRADE" ? "The server is upgrading your account key…" : "Processing…";
+  view.screen.append(processingScreen("flow-processing", text, el("span", { className: "pill", text: flow.type || "" })));
 }
 
 function renderWaitForInput(flow, ci, view) {

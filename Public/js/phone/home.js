@@ -1,7 +1,7 @@
 // The home screen: what the authenticator app shows when no flow is under way: the phone's
-// accounts, its one-time codes, its inbox, the waiting requests, PIN and biometrics, and its local data. The device
-// itself (camera, sensor, device information, settings) is driven from the controls beside the
-// frame (device-controls.js).
+// accounts, its privacyIDEA tokens, its one-time codes, its inbox, the waiting requests, PIN and
+// biometrics, and its local data. The device itself (camera, sensor, device information,
+// settings) is driven from the controls beside the frame (device-controls.js).
 import { el } from "../api.js";
 import { localDataSection } from "./local-data.js";
 import { pendingSection } from "./pending.js";
@@ -42,6 +42,7 @@ export function renderHome(view) {
         el("h2", { className: "section-title", text: "Accounts" }),
         accounts.length ? accountList : el("p", { className: "empty", id: "no-accounts", text: "No accounts yet. Scan a QR code or open a link to enrol." }),
       ),
+      view.privacyIDEASection(),
       view.otpSection(),
       view.inboxSection(),
       pendingSection(view),

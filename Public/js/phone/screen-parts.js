@@ -6,6 +6,17 @@ export function button(id, label, className, onClick) {
   return el("button", { id, type: "button", className: "btn " + className, text: label, on: { click: onClick } });
 }
 
+/** The spinner while the server works, what it does in words, and `extra` under them. */
+export function processingScreen(id, text, ...extra) {
+  return el(
+    "div",
+    { className: "screen-center", id },
+    el("div", { className: "spinner", "aria-hidden": "true" }),
+    el("p", { className: "processing-text", text }),
+    ...extra,
+  );
+}
+
 /** The buttons at the bottom of the screen (they stay while the content scrolls). */
 export function actions(...buttons) {
   return el("div", { className: "screen-actions" }, ...buttons);
@@ -24,7 +35,11 @@ export function serverName(flow, phone) {
 }
 
 export function serverBlock(flow) {
-  const server = (flow.session && flow.session.server) || {};
+  return serverCard((flow.session && flow.session.server) || {});
+}
+
+/** A server by its name and URL, as the confirm screens show the one asking. */
+export function serverCard(server) {
   return el(
     "div",
     { className: "server-block" },

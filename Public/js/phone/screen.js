@@ -1,9 +1,11 @@
-// The phone's screen: shows the home screen, a scanned session (docs/behaviour.md#offline-otp) or the current flow,
-// whichever the state calls for, and redraws only when that changes. Each drawing may leave
-// tear-down hooks (wipe PIN digits, stop timers, remove key listeners), run before the next.
+// The phone's screen: shows the home screen, a scanned session (docs/behaviour.md#offline-otp),
+// the current flow or the privacyIDEA request (docs/privacyidea.md), whichever the state calls
+// for, and redraws only when that changes. Each drawing may leave tear-down hooks (wipe PIN
+// digits, stop timers, remove key listeners), run before the next.
 import { el, clear } from "../api.js";
 import { renderFlow } from "./flow-screens.js";
 import { renderHome } from "./home.js";
+import { renderPrivacyIDEA } from "./privacyidea-screens.js";
 import { renderSessionStart, showsSession } from "./session-start.js";
 import { writeDismissedFlow } from "./storage.js";
 
@@ -11,7 +13,8 @@ const FINAL_STATES = new Set(["DONE", "ERROR"]);
 
 /**
  * `app`: state, phoneId, phoneName, phonePath(suffix), send(action), toast,
- * showStartedFlow(source, answer), inboxSection(), otpSection(). Returns {render, isBusy, showNotFound, tearDown}.
+ * showStartedFlow(source, answer), inboxSection(), otpSection(), privacyIDEASection(),
+ * privacyIDEA ({isShown, dismiss}). Returns {render, isBusy, showNotFound, tearDown}.
  */
 export function createScreen(node, app) {
   const { state } = app;
@@ -31,9 +34,18 @@ export function createScreen(node, app) {
   function currentView() {
     if (showsSession(state.session, state.dismissedSessionId)) return "SESSION";
     const flow = state.flow;
-    if (!flow) return "HOME";
-    if (FINAL_STATES.has(flow.state) && flow.id === state.dismissedFlowId) return "HOME";
-    return "FLOW";
+    const flowShown = Boolean(flow) && !(FINAL_STATES.has(flow.state) && flow.id === state.dismissedFlowId);
+    const requestShown = app.privacyIDEA.isShown();
+    if (flowShown && requestShown) return foremost(flow, state.privacyIDEA);
+    return flowShown ? "FLOW" : requestShown ? "PRIVACYIDEA" : "HOME";
+  }
+
+  /** A flow and a privacyIDEA request both to show: the one still under way, else the one that changed last. */
+  function foremost(flow, request) {
+    const flowLive = !FINAL_STATES.has(flow.state);
+    const requestLive = !FINAL_STATES.has(request.state);
+    if (flowLive !== requestLive) return requestLive ? "PRIVACYIDEA" : "FLOW";
+    return state.lastOnScreen === "privacyIDEA" ? "PRIVACYIDEA" : "FLOW";
   }
 
   function tearDown() {
@@ -65,9 +77,11 @@ export function createScreen(node, app) {
     if (app.send({ action: "cancel" })) setBusy(true);
   }
 
-  /** "Home" hides only the final flow it was pressed on (dismissal is kept per flow id). */
+  /** "Home" hides only the final flow or privacyIDEA request it was pressed on (a flow's dismissal is kept by its id). */
   function goHome() {
-    if (state.flow) {
+    if (currentView() === "PRIVACYIDEA") {
+      app.privacyIDEA.dismiss();
+    } else if (state.flow) {
       state.dismissedFlowId = state.flow.id;
       writeDismissedFlow(app.phoneId, state.flow.id);
     }
@@ -84,18 +98,23 @@ export function createScreen(node, app) {
       key = "HOME:" + JSON.stringify([p.name, p.accounts, p.pinLength, p.hasPin, p.biometrics]);
     } else if (shown === "SESSION") {
       key = "SESSION:" + JSON.stringify(state.session);
+    } else if (shown === "PRIVACYIDEA") {
+      key = "PRIVACYIDEA:" + JSON.stringify(state.privacyIDEA);
     } else {
       key = "FLOW:" + JSON.stringify(state.flow);
     }
     if (!force && key === state.renderedKey) return;
     // another screen (not the same one redrawn): a toast about the last one has had its say
     const flow = state.flow || {};
+    const request = state.privacyIDEA || {};
     const identity =
       shown === "FLOW"
         ? ["FLOW", flow.id, flow.state, flow.currentInteraction && flow.currentInteraction.type].join(":")
         : shown === "SESSION"
           ? ["SESSION", state.session && state.session.id, state.session && state.session.state].join(":")
-          : shown;
+          : shown === "PRIVACYIDEA"
+            ? ["PRIVACYIDEA", request.kind, request.serial, request.nonce, request.state].join(":")
+            : shown;
     if (state.renderedIdentity !== undefined && identity !== state.renderedIdentity) app.toast.hide();
     state.renderedIdentity = identity;
     // the home screen redrawn (a setting changed) keeps its scroll position
@@ -125,6 +144,11 @@ export function createScreen(node, app) {
         },
         onTeardown: view.onTeardown,
       });
+      return;
+    }
+    if (shown === "PRIVACYIDEA") {
+      setAttrs({ state: request.state, flowType: "PRIVACYIDEA_" + request.kind });
+      renderPrivacyIDEA(request, view);
       return;
     }
     const ci = flow.currentInteraction || null;

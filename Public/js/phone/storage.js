@@ -1,30 +1,37 @@
-// What this tab remembers about its phone across reloads (sessionStorage): the final flow the
-// user went Home from, and the notifications the banner no longer announces. Storage may be
-// unavailable: then it is remembered in memory only, by the caller's state.
+// What this tab remembers about its phone across reloads (sessionStorage): the final flow and the
+// final privacyIDEA request the user went Home from, and the notifications the banner no longer
+// announces. Storage may be unavailable: then it is remembered in memory only, by the caller's state.
 
 const dismissedKey = (phoneId) => "authphone.dismissedFlow." + phoneId;
+const dismissedRequestKey = (phoneId) => "authphone.dismissedPrivacyIDEA." + phoneId;
 const seenPushesKey = (phoneId) => "authphone.seenPushes." + phoneId;
 
-export function readDismissedFlow(phoneId) {
+function read(key) {
   try {
-    return sessionStorage.getItem(dismissedKey(phoneId));
+    return sessionStorage.getItem(key);
   } catch {
     return null;
   }
 }
 
-export function writeDismissedFlow(phoneId, id) {
+/** Keeps `value`, or forgets the key for none. */
+function write(key, value) {
   try {
-    if (id) sessionStorage.setItem(dismissedKey(phoneId), id);
-    else sessionStorage.removeItem(dismissedKey(phoneId));
+    if (value) sessionStorage.setItem(key, value);
+    else sessionStorage.removeItem(key);
   } catch {
     // storage unavailable: kept in memory only
   }
 }
 
+export const readDismissedFlow = (phoneId) => read(dismissedKey(phoneId));
+export const writeDismissedFlow = (phoneId, id) => write(dismissedKey(phoneId), id);
+export const readDismissedRequest = (phoneId) => read(dismissedRequestKey(phoneId));
+export const writeDismissedRequest = (phoneId, key) => write(dismissedRequestKey(phoneId), key);
+
 export function readSeenPushes(phoneId) {
   try {
-    const list = JSON.parse(sessionStorage.getItem(seenPushesKey(phoneId)) || "[]");
+    const list = JSON.parse(read(seenPushesKey(phoneId)) || "[]");
     return new Set(Array.isArray(list) ? list.filter((x) => typeof x === "string") : []);
   } catch {
     return new Set();
@@ -32,9 +39,5 @@ export function readSeenPushes(phoneId) {
 }
 
 export function writeSeenPushes(phoneId, ids) {
-  try {
-    sessionStorage.setItem(seenPushesKey(phoneId), JSON.stringify([...ids]));
-  } catch {
-    // storage unavailable: kept in memory only
-  }
+  write(seenPushesKey(phoneId), JSON.stringify([...ids]));
 }

@@ -33,7 +33,10 @@ struct PhoneUnderTest {
             sessionFetchRetry: sessionFetchRetry,
             sleep: { sleeps.sleep($0) }, random: { 0.5 })
         configuration.pinLane = pinLane
-        phones = PhoneService(store: store, configuration: configuration, network: backend, now: { clock.now() })
+        // privacyIDEA is reached over real HTTP; an unreachable one fails its attempts within a second
+        phones = PhoneService(
+            store: store, configuration: configuration, network: backend, privacyIDEAWire: WireHTTPClient(timeout: .milliseconds(500)),
+            now: { clock.now() })
     }
 
     func newPhone() async throws -> String {

@@ -1,0 +1,151 @@
+// privacyIDEA's requests on the phone's screen (docs/privacyidea.md): a push token's enrolment
+// (accept privacyIDEA's server first, as the seeds' server confirmation does) and a login
+// challenge (privacyIDEA's title and question exactly as sent; Accept or Decline, or the presence
+// option the login page shows), then how each ended. The answer goes to the server by POST; the
+// screen follows the request's updates over the WebSocket.
+import { el, postJSON } from "../api.js";
+import { actions, button, processingScreen, screenHeader, serverCard } from "./screen-parts.js";
+
+const OUTCOMES = {
+  ENROLLED: { icon: "✓", ok: true, title: "Token added" },
+  ACCEPTED: { icon: "✓", ok: true, title: "Accepted" },
+  DECLINED: { icon: "×", ok: false, title: "Declined" },
+  CANCELLED: { icon: "×", ok: false, title: "Cancelled" },
+};
+
+/** Errors whose server message is not the words the user needs; the code stays under Details. */
+const PLAIN_WORDS = {
+  PUSH_CHALLENGE_FORGED: { title: "Refused", words: "This request is not signed by privacyIDEA: refused" },
+};
+
+/** `view`: the screen's (screen, phonePath, setBusy, render, toast, goHome). */
+export function renderPrivacyIDEA(request, view) {
+  if (request.state === "WAIT_FOR_INPUT" && request.kind === "ENROLMENT") renderEnrolment(request, view);
+  else if (request.state === "WAIT_FOR_INPUT") renderChallenge(request, view);
+  else if (request.state === "PROCESSING") renderProcessing(request, view);
+  else if (request.state === "DONE") renderDone(request, view);
+  else renderError(request, view);
+}
+
+/** Sends the user's answer; the socket brings what became of it. A refusal leaves the screen as it was. */
+function answer(view, body) {
+  view.setBusy(true);
+  postJSON(view.phonePath("/privacyidea/answer"), body).catch((err) => {
+    view.toast.show(err.code, err.message);
+    view.render(true);
+  });
+}
+
+function tokenFacts(request) {
+  return el(
+    "dl",
+    { id: "privacyidea-token", className: "kv" },
+    el("dt", { text: "Issuer" }),
+    el("dd", { id: "privacyidea-issuer", text: request.issuer || "—" }),
+    el("dt", { text: "Label" }),
+    el("dd", { id: "privacyidea-label", text: request.label || "—" }),
+    el("dt", { text: "Serial" }),
+    el("dd", { id: "privacyidea-serial", text: request.serial || "—" }),
+  );
+}
+
+/** A token (or a request for one) by its label and serial: privacyIDEA labels a token by its serial unless told otherwise. */
+export const tokenName = (token) => (token.label && token.label !== token.serial ? `${token.label} (${token.serial})` : String(token.serial || ""));
+
+const server = (request) => serverCard({ name: request.issuer || "privacyIDEA", url: request.origin });
+
+function renderEnrolment(request, view) {
+  view.screen.append(
+    el(
+      "div",
+      { className: "screen-body" },
+      screenHeader(`Add a privacyIDEA token from ${request.origin}?`, null),
+      server(request),
+      tokenFacts(request),
+      el("p", { className: "hint small", text: "The phone talks only to privacyIDEA servers you accept. Accept only if you asked this one for a token." }),
+    ),
+    actions(
+      button("cancel", "Cancel", "btn-secondary", () => answer(view, { accept: false })),
+      button("accept", "Accept", "btn-primary", () => answer(view, { accept: true })),
+    ),
+  );
+}
+
+/** privacyIDEA's question, exactly as sent (line breaks and spaces kept). */
+const question = (request) => el("p", { id: "privacyidea-question", className: "transaction-text", text: request.question ?? "" });
+
+function renderChallenge(request, view) {
+  const options = Array.isArray(request.presenceOptions) ? request.presenceOptions : [];
+  const body = el(
+    "div",
+    { className: "screen-body" },
+    el("header", { className: "screen-header" }, el("h1", { id: "privacyidea-title", className: "screen-title pre-text", text: request.title ?? "" })),
+    server(request),
+    question(request),
+    el("p", { className: "hint small", text: "Token " + tokenName(request) }),
+  );
+  const decline = button("decline", "Decline", "btn-secondary", () => answer(view, { accept: false }));
+  if (!options.length) {
+    view.screen.append(body, actions(decline, button("accept", "Accept", "btn-primary", () => answer(view, { accept: true }))));
+    return;
+  }
+  const choices = options.map((option, i) => {
+    const b = button(`presence-${i}`, option, "btn-primary presence-option", () => answer(view, { accept: true, presence: option }));
+    b.dataset.option = option;
+    return b;
+  });
+  body.append(el("p", { className: "hint", text: "To accept, press the option your login page shows." }), el("div", { id: "presence-options", className: "presence-options" }, choices));
+  view.screen.append(body, actions(decline));
+}
+
+function renderProcessing(request, view) {
+  const text = request.kind === "ENROLMENT" ? "Registering with privacyIDEA…" : "Sending your answer to privacyIDEA…";
+  view.screen.append(processingScreen("privacyidea-processing", text));
+}
+
+/** A result screen: its icon and title, the lines under them, and Home. */
+function result(view, attrs, ok, icon, title, ...lines) {
+  view.screen.append(
+    el(
+      "div",
+      { ...attrs, className: "screen-center result " + (ok ? "result-ok" : "result-error") },
+      el("div", { className: "result-icon", "aria-hidden": "true", text: icon }),
+      el("h1", { className: "screen-title", text: title }),
+      ...lines,
+    ),
+    actions(button("home", "Home", "btn-primary", () => view.goHome())),
+  );
+}
+
+const tokenLine = (request) => el("p", { className: "screen-subtitle", text: (request.issuer ? request.issuer + ": " : "") + tokenName(request) });
+
+function renderDone(request, view) {
+  const outcome = OUTCOMES[request.outcome] || { icon: "✓", ok: true, title: "Done" };
+  result(view, { id: "privacyidea-done", dataset: { outcome: String(request.outcome || "") } }, outcome.ok, outcome.icon, outcome.title, tokenLine(request));
+}
+
+/** The error in words; its code (and the server's words, where others are shown) behind Details. */
+function renderError(request, view) {
+  const e = request.error || {};
+  const code = String(e.code || "ERROR");
+  const plain = PLAIN_WORDS[code];
+  const title = plain ? plain.title : request.kind === "ENROLMENT" ? "Token not added" : "Not confirmed";
+  result(
+    view,
+    // the flow's error box id: the tests' screen waits read it alike
+    { id: "flow-error", dataset: { code } },
+    false,
+    "!",
+    title,
+    el("p", { id: "privacyidea-error-words", className: "screen-subtitle", text: plain ? plain.words : e.message || "" }),
+    request.question != null ? el("div", { className: "refused-request" }, el("p", { className: "hint", text: "The request said:" }), question(request)) : null,
+    tokenLine(request),
+    el(
+      "details",
+      { className: "error-details" },
+      el("summary", { text: "Details" }),
+      el("code", { id: "privacyidea-error-code", className: "error-code", text: code }),
+      plain && e.message ? el("p", { className: "hint", text: e.message }) : null,
+    ),
+  );
+}

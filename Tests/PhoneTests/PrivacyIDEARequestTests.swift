@@ -1,0 +1,106 @@
+import Foundation
+import PrivacyIDEA
+import Testing
+
+@testable import Phone
+
+/// The phone's side of privacyIDEA's push tokens that needs no privacyIDEA: a token kept as a
+/// registration keeps it, challenges signed (or not) by a key the test holds as privacyIDEA
+/// would, the clock moved by the test. privacyIDEA itself answers in Tests/api/test_privacyidea_push.py.
+struct PrivacyIDEARequestTests {
+    static let serverKey = try! PushTokenKey.generate()
+    static let origin = "http://127.0.0.1:5001"
+
+    let phone = try! PhoneUnderTest()
+
+    /// A phone holding the push token PIPU1 of the test's privacyIDEA.
+    func phoneWithToken() async throws -> String {
+        let id = try await phone.newPhone()
+        try await phone.store.keep(
+            PushTokenRecord(
+                phoneId: id, serial: "PIPU1", label: "alice", issuer: "privacyIDEA", url: Self.origin + "/ttype/push", origin: Self.origin,
+                sslVerify: true, pollOnly: true, requiresUnlock: false, tokenKey: try PushTokenKey.generate().pkcs8,
+                serverKey: Self.serverKey.publicKeyForServer, fcmToken: "fcm", createdAt: phone.clock.now()))
+        return id
+    }
+
+    /// privacyIDEA's challenge fields, signed by `signer` over what privacyIDEA signs.
+    static func challenge(nonce: String = "NONCE1", url: String = origin + "/ttype/push", question: String? = nil, signer: PushTokenKey = serverKey)
+        throws -> [String: String]
+    {
+        var fields: [String: String] = [
+            "nonce": nonce, "question": "Log in?", "serial": "PIPU1", "title": "privacyIDEA", "sslverify": "1", "url": url, "signature": "",
+        ]
+        fields["signature"] = try signer.sign(try PushChallenge(fields: fields).signedText)
+        if let question { fields["question"] = question }
+        return fields
+    }
+
+    @Test func aSignedChallengeWaitsForTheUser() async throws {
+        let id = try await phoneWithToken()
+        let shown = try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge())
+        #expect((shown.kind, shown.state, shown.question, shown.nonce) == (.challenge, .waitForInput, "Log in?", "NONCE1"))
+    }
+
+    @Test func anAlteredQuestionIsShownAsForgedAndCannotBeAnswered() async throws {
+        let id = try await phoneWithToken()
+        let error = await #expect(throws: PhoneError.self) {
+            try await phone.phones.receivePushChallenge(phoneId: id, fields: try Self.challenge(question: "Pay 1000 EUR?"))
+        }
+        #expect(error?.code == "PUSH_CHALLENGE_FORGED")
+        let screen = try #require(await phone.phones.privacyIDEARequest(phoneId: id))
+        #expect((screen.state, screen.error?.code, screen.question) == (.error, "PUSH_CHALLENGE_FORGED", "Pay 1000 EUR?"))
+        await #expect(throws: PhoneError.self) { try await phone.phones.answerPrivacyIDEA(phoneId: id, accept: true, presence: nil) }
+    }
+
+    @Test func aChallengeSignedByAnotherKeyOrNamingAnotherServerIsForged() async throws {
+        let id = try await phoneWithToken()
+        for fields in [try Self.challenge(signer: try PushTokenKey.generate()), try Self.challenge(url: "http://evil.test/ttype/push")] {
+            let error = await #expect(throws: PhoneError.self) { try await phone.phones.receivePushChallenge(phoneId: id, fields: fields) }
+            #expect(error?.code == "PUSH_CHALLENGE_FORGED")
+        }
+    }
+
+    @Test func anAnsweredChallengeIsAReplay() async throws {
+        let id = try await phoneWithToken()
+        #expect(try await phone.store.noteAnswered(phoneId: id, serial: "PIPU1", nonce: "NONCE1", at: phone.clock.now()))
+        let error = await #expect(throws: PhoneError.self) { try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge()) }
+        #expect(error?.code == "CHALLENGE_REPLAYED")
+        #expect(await phone.phones.privacyIDEARequest(phoneId: id) == nil)
+    }
+
+    @Test func anAnswerAfterTheChallengesLifetimeIsRefusedWithoutAsking() async throws {
+        let id = try await phoneWithToken()
+        _ = try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge())
+        phone.clock.advance(121)
+        let error = await #expect(throws: PhoneError.self) { try await phone.phones.answerPrivacyIDEA(phoneId: id, accept: true, presence: nil) }
+        #expect(error?.code == "CHALLENGE_EXPIRED")
+        #expect(await phone.phones.privacyIDEARequest(phoneId: id)?.state == .error)
+        // nothing was sent, so nothing counts as answered
+        #expect(try await !phone.store.wasAnswered(phoneId: id, serial: "PIPU1", nonce: "NONCE1"))
+    }
+
+    @Test func aChallengeForATokenThePhoneDoesNotHoldIsRefused() async throws {
+        let id = try await phone.newPhone()
+        let error = await #expect(throws: PhoneError.self) { try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge()) }
+        #expect(error?.code == "UNKNOWN_SERIAL")
+    }
+
+    @Test func anUnreachablePrivacyIDEAIsTriedAgainUnderThePolicyThenAnError() async throws {
+        let id = try await phone.newPhone()
+        let closed = "http%3A//127.0.0.1%3A9/ttype/push"
+        let text = "otpauth://pipush/PIPU2?url=\(closed)&v=1&serial=PIPU2&enrollment_credential=c&sslverify=1"
+        #expect(try await phone.phones.startPushEnrolment(phoneId: id, text: text).state == .waitForInput)
+        let screens = phone.phones.events.subscribe(id)
+        let first = try await phone.phones.answerPrivacyIDEA(phoneId: id, accept: true, presence: nil)
+        #expect((first.state, first.attempt, first.maxAttempts) == (.processing, 1, 4))
+        var screen = first
+        for await case .privacyIDEA(let next) in screens {
+            screen = next
+            if next.state.isFinal { break }
+        }
+        #expect((screen.state, screen.error?.code, screen.attempt) == (.error, "SERVER_CONNECTION_ERROR", 4))
+        #expect(phone.sleeps.recorded.count == 3)
+        #expect(try await phone.phones.pushTokens(phoneId: id).isEmpty)
+    }
+}

@@ -1,0 +1,128 @@
+"""Browser test: the phone page as privacyIDEA's authenticator, against privacyIDEA 3.14 itself
+(Tests/api/privacyidea_server.py). privacyIDEA's QR text pasted into the phone's box enrols a
+push token once the user accepts the server; "Check now" brings a login's challenge, shown as
+privacyIDEA words it; Accept lets privacyIDEA's /validate/check through. With presence options
+the user presses the one the login page shows; a forged challenge is shown refused.
+
+privacyIDEA's answers are the proof (the token's rollout state, /validate/check). The servers are
+started by the caller (scripts/browser-test.sh); pages.py has the helpers. The challenge screen
+is kept as artifacts/screenshots/privacyidea-challenge.png (docs/images has a copy).
+"""
+
+import json
+import uuid
+
+from selenium.webdriver.common.by import By
+
+from pages import click, create_phone, find, flow_log_text, go_home, open_payload, phone_screenshot, wait_for, wait_screen
+
+ENROLMENT = '[data-flow-type="PRIVACYIDEA_ENROLMENT"]'
+CHALLENGE = '[data-flow-type="PRIVACYIDEA_CHALLENGE"]'
+
+
+def token_row(serial):
+    return f'#privacyidea-tokens .privacyidea-token[data-serial="{serial}"]'
+
+
+def enrol_on_the_page(driver, privacyidea, user):
+    """Pastes privacyIDEA's enrolment QR text, accepts its server and goes home; returns the serial."""
+    serial, qr_text = privacyidea.admin.init_push_token(user)
+    open_payload(driver, qr_text)
+    wait_screen(driver, "WAIT_FOR_INPUT", extra=ENROLMENT)
+    assert f"Add a privacyIDEA token from {privacyidea.url}?" in find(driver, "#screen").text
+    assert find(driver, "#privacyidea-serial").text == serial
+    phone_screenshot(driver, "privacyidea-enrolment.png")
+    click(driver, "#accept")
+    wait_screen(driver, "DONE", extra=ENROLMENT)
+    assert find(driver, "#privacyidea-done").get_attribute("data-outcome") == "ENROLLED"
+    assert "Token added" in find(driver, "#privacyidea-done").text
+    go_home(driver)
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, token_row(serial)), "the token is not on the home screen")
+    return serial
+
+
+def check_now(driver, serial):
+    """Presses the token's "Check now"; waits for the challenge it brings."""
+    click(driver, f"{token_row(serial)} .privacyidea-poll")
+    wait_screen(driver, "WAIT_FOR_INPUT", extra=CHALLENGE)
+
+
+def test_a_push_token_enrolled_on_the_page_logs_in_when_the_phone_accepts(driver, windows, privacyidea):
+    create_phone(driver, windows, f"privacyIDEA page {uuid.uuid4().hex[:8]}")
+    user = privacyidea.new_user("page")
+    title, question = "ACME login", "Log in to the ACME intranet with your token {serial}?"
+    serial = enrol_on_the_page(driver, privacyidea, user)
+    token = privacyidea.admin.token(serial)
+    assert (token.rollout_state, token.active) == ("enrolled", True)
+    assert privacyidea.url in find(driver, token_row(serial)).text
+
+    with privacyidea.admin.policy("page-question", "authentication", {"push_text_on_mobile": question, "push_title_on_mobile": title},
+                                  user=user):
+        login = privacyidea.admin.validate_check(user, "")
+        assert (login.accepted, login.authentication) == (False, "CHALLENGE"), login
+        check_now(driver, serial)
+        # privacyIDEA's words, its tags filled in by privacyIDEA
+        assert find(driver, "#privacyidea-title").text == title
+        assert find(driver, "#privacyidea-question").text == question.format(serial=serial)
+        phone_screenshot(driver, "privacyidea-challenge.png")
+        click(driver, "#accept")
+        wait_screen(driver, "DONE", extra=CHALLENGE)
+    assert find(driver, "#privacyidea-done").get_attribute("data-outcome") == "ACCEPTED"
+    assert privacyidea.admin.validate_check(user, "", login.transaction_id).accepted
+
+    # the flow log has each change of both requests
+    rows = [(e.get_attribute("data-kind"), e.get_attribute("data-state")) for e in driver.find_elements(By.CSS_SELECTOR, "#flow-log .privacyidea-row")]
+    assert rows[0] == ("CHALLENGE", "DONE") and ("ENROLMENT", "WAIT_FOR_INPUT") in rows, rows
+    assert serial in flow_log_text(driver)
+
+    # back home, a poll with nothing waiting says so; delete asks for a second tap
+    go_home(driver)
+    click(driver, f"{token_row(serial)} .privacyidea-poll")
+    wait_for(driver, lambda d: "Nothing waiting" in find(d, f"{token_row(serial)} .privacyidea-poll-note").text, "the empty poll says nothing")
+    phone_screenshot(driver, "privacyidea-home.png")
+    click(driver, f"#privacyidea-delete-{serial}")
+    assert find(driver, f"#privacyidea-delete-{serial}").text == "Tap again: delete"
+    click(driver, f"#privacyidea-delete-{serial}")
+    wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, token_row(serial)), "the token was not deleted")
+    assert find(driver, "#no-privacyidea-tokens").is_displayed()
+
+
+def presence_answer(check):
+    """The option privacyIDEA's login page shows the user (its reply's `presence_answer`)."""
+    for challenge in [check.detail, *check.detail.get("multi_challenge", [])]:
+        if challenge.get("presence_answer"):
+            return challenge["presence_answer"]
+    raise AssertionError(f"privacyIDEA's reply names no presence answer: {check.detail}")
+
+
+def test_the_presence_option_the_login_shows_logs_in_and_a_forged_challenge_is_refused(driver, windows, privacyidea):
+    create_phone(driver, windows, f"privacyIDEA presence {uuid.uuid4().hex[:8]}")
+    user = privacyidea.new_user("presence-page")
+    serial = enrol_on_the_page(driver, privacyidea, user)
+
+    with privacyidea.admin.policy("page-presence", "authentication", {"push_require_presence": True}, user=user):
+        login = privacyidea.admin.validate_check(user, "")
+        check_now(driver, serial)
+        options = [b.get_attribute("data-option") for b in driver.find_elements(By.CSS_SELECTOR, "#presence-options .presence-option")]
+        right = presence_answer(login)
+        assert right in options and len(options) >= 2, options
+        assert not driver.find_elements(By.CSS_SELECTOR, "#accept"), "a plain Accept beside the options"
+        click(driver, f'#presence-options .presence-option[data-option="{right}"]')
+        wait_screen(driver, "DONE", extra=CHALLENGE)
+    assert find(driver, "#privacyidea-done").get_attribute("data-outcome") == "ACCEPTED"
+    assert privacyidea.admin.validate_check(user, "", login.transaction_id).accepted
+
+    # A challenge privacyIDEA did not sign, pushed and opened at once: plainly refused, nothing to accept.
+    go_home(driver)
+    forged = {"nonce": "FORGEDNONCEFORGEDNONCE", "question": "Log in to your bank?", "serial": serial, "title": "privacyIDEA",
+              "sslverify": "0", "url": privacyidea.url + "/ttype/push", "signature": "A" * 816}
+    click(driver, "#oob-open-at-once")
+    open_payload(driver, json.dumps({"data": forged}))
+    wait_screen(driver, "ERROR", extra=CHALLENGE)
+    assert find(driver, "#flow-error").get_attribute("data-code") == "PUSH_CHALLENGE_FORGED"
+    assert find(driver, "#privacyidea-error-words").text == "This request is not signed by privacyIDEA: refused"
+    assert "Refused" in find(driver, "#flow-error").text and "Log in to your bank?" in find(driver, "#flow-error").text
+    assert not driver.find_elements(By.CSS_SELECTOR, "#accept, .presence-option")
+    click(driver, "#flow-error summary")
+    assert find(driver, "#privacyidea-error-code").text == "PUSH_CHALLENGE_FORGED"
+    phone_screenshot(driver, "privacyidea-forged.png")
