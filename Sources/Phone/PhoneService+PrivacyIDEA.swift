@@ -21,6 +21,7 @@ extension PhoneService {
     }
 
     public func deletePushToken(phoneId: String, serial: String) async throws(PhoneError) {
+        _ = try await phoneAndAccounts(phoneId)
         guard try await store.deletePushToken(phoneId: phoneId, serial: serial) else { throw .unknownSerial(serial) }
     }
 
@@ -47,6 +48,7 @@ extension PhoneService {
     /// The user's answer to what is on screen: for an enrolment, whether to trust the server;
     /// for a challenge, accept (with the presence option picked) or decline.
     public func answerPrivacyIDEA(phoneId: String, accept: Bool, presence: String?) async throws(PhoneError) -> PrivacyIDEARequest {
+        _ = try await phoneAndAccounts(phoneId)
         guard let pending = privacyIDEAPending[phoneId], let screen = privacyIDEAScreens[phoneId], screen.state == .waitForInput else {
             throw PhoneError(.conflict, "NO_PRIVACYIDEA_REQUEST", "this phone has no privacyIDEA request waiting for an answer")
         }
@@ -135,6 +137,7 @@ extension PhoneService {
     /// Asks privacyIDEA for the token's open challenges, as the app's poll does, and shows the
     /// newest; nil when there is none.
     public func pollPrivacyIDEA(phoneId: String, serial: String) async throws(PhoneError) -> PrivacyIDEARequest? {
+        _ = try await phoneAndAccounts(phoneId)
         guard let token = try await store.pushToken(phoneId: phoneId, serial: serial) else { throw .unknownSerial(serial) }
         let key = try Self.tokenKey(token)
         let fields: PushTokenRequests.Fields

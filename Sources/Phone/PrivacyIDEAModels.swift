@@ -57,8 +57,8 @@ public struct PrivacyIDEARequest: Codable, Sendable, Equatable {
     public var nonce: String?
     public var outcome: Outcome?
     public var error: FlowError?
-    /// While privacyIDEA cannot be reached: the attempt that last failed, of how many, and the
-    /// wait before the next (nil: none follows).
+    /// A registration's attempts under the retry policy: the one last made, of how many, and
+    /// the wait before the next (nil: none follows).
     public var attempt: Int?
     public var maxAttempts: Int?
     public var nextAttemptIn: Double?

@@ -209,6 +209,9 @@ def test_challenges_for_unknown_tokens_and_answers_without_a_request_are_refused
     assert opened["error"]["code"] == "UNKNOWN_SERIAL"
     for op in ("listPushTokens", "getPrivacyIDEARequest"):
         api.call(op, "phoneNotFound", path={"id": NO_PHONE}, expect=404)
+    for op, body in (("pollPushToken", {}), ("deletePushToken", None), ("answerPrivacyIDEA", {"accept": True})):
+        refused = api.call(op, path={"id": NO_PHONE, "serial": "PIPU404"}, body=body, expect=404)[1]
+        assert refused["error"]["code"] == "PHONE_NOT_FOUND", (op, refused)
     FINISHED.add("privacyIDEA unknown")
 
 
