@@ -240,6 +240,20 @@ def test_a_login_pushed_by_privacyideas_own_firebase_provider_through_authphone(
         assert answer(api, phone, "accept")["outcome"] == "ACCEPTED"
         assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
 
+        # a pushed login the phone declines fails
+        declined = privacyidea.admin.validate_check(user, "")
+        pushed_challenge(api, phone, serial)
+        assert answer(api, phone, "decline")["outcome"] == "DECLINED"
+        assert not privacyidea.admin.validate_check(user, "", declined.transaction_id).accepted
+
+        # with presence required, the pushed options come signed and the one the login shows logs in
+        with privacyidea.admin.policy("pushed-presence", "authentication", {"push_require_presence": True}, user=user):
+            present = privacyidea.admin.validate_check(user, "")
+            shown = pushed_challenge(api, phone, serial)
+            assert presence_answer(present) in shown["presenceOptions"], shown
+            assert answer(api, phone, "acceptWithPresence", presence=presence_answer(present))["outcome"] == "ACCEPTED"
+            assert privacyidea.admin.validate_check(user, "", present.transaction_id).accepted
+
 
 def test_a_rolled_over_token_is_enrolled_again_with_a_new_key_and_still_logs_in(api, privacyidea):
     """privacyIDEA's rollover: the same serial enrolled again. The phone (its server accepted
