@@ -175,7 +175,13 @@ import Testing
         try await app.test(.live) { client in
             let port = try #require(client.port)
             let started = ContinuousClock.now
-            let answer = try await RawHTTP.exchange(port: port, "GET /api/phones HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            let answer: String
+            do { answer = try await RawHTTP.exchange(port: port, "GET /api/phones HTTP/1.1\r\nHost: 127.0.0.1\r\n") } catch ChannelError
+                .ioOnClosedChannel
+            {
+                // on a loaded machine the idle time can pass before the half request is even written: closed all the same
+                answer = ""
+            }
             #expect(answer.isEmpty)
             #expect(ContinuousClock.now - started < .seconds(10))
         }
