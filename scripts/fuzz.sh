@@ -85,7 +85,7 @@ library WireJSON Sources/WireJSON/*.swift
 for target in "QRText:qr-text:Sources/OutOfBand/*.swift" "DeepLink:deep-link:Sources/OutOfBand/*.swift" \
   "Push:push:Sources/OutOfBand/*.swift" "OTP:otp:Sources/OTP/Crockford32.swift" \
   "FCMSend:fcm-send:Sources/OutOfBand/*.swift Sources/PushService/FCMSendRequest.swift Sources/PushService/FCMPlatformOptions.swift Sources/PushService/FCMError.swift" \
-  "StrictJSON:strict-json:" "Redaction:redaction:Sources/Timeline/Redaction.swift"; do
+  "StrictJSON:strict-json:" "Redaction:redaction:Sources/Timeline/Redaction.swift Sources/Timeline/FormRedaction.swift"; do
   IFS=: read -r name corpus sources <<<"$target"
   # shellcheck disable=SC2086 # the sources are globs
   build "$name" -O -I "$out/lib" "$out/lib/StrictJSON.o" "$out/lib/WireJSON.o" $sources "Fuzz/${name}Fuzz.swift"
