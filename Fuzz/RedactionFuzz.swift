@@ -2,9 +2,9 @@ import Foundation
 import StrictJSON
 
 // libFuzzer entry point for the timeline's redaction, which copies every body of every exchange
-// and whose copy can be downloaded; built by scripts/fuzz.sh. A body is kept exactly when it is
-// strict JSON; the copy kept is strict JSON too, and under a secret's name it holds nothing but
-// the marker.
+// and whose copy can be downloaded; built by scripts/fuzz.sh. A strict JSON body's copy is strict
+// JSON too, and under a secret's name it holds nothing but the marker; any other body is kept
+// only as a form (privacyIDEA's requests), redacted by the same names, or not at all.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRedaction(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let body = Data(bytes: data, count: size)
@@ -14,7 +14,15 @@ public func fuzzRedaction(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         return 0
     }
     guard (try? StrictJSON.scan(body)) != nil else {
-        precondition(kept.text == "‹\(size) bytes that are not JSON, not kept›", "a body that is not strict JSON is kept")
+        guard let text = kept.text, text != "‹\(size) bytes that are not JSON or a form, not kept›" else { return 0 }
+        // kept as a form (privacyIDEA's requests): name=value pairs, a secret's value the marker
+        for pair in text.split(separator: "&", omittingEmptySubsequences: false) {
+            guard let equals = pair.firstIndex(of: "=") else { preconditionFailure("a body neither JSON nor a form is kept: \(text)") }
+            let name = String(pair[..<equals]).removingPercentEncoding ?? ""
+            precondition(
+                Redaction.Role(name) != .secret || pair[pair.index(after: equals)...] == Redaction.redacted,
+                "a secret's name kept its value in \(text)")
+        }
         return 0
     }
     guard let text = kept.text, text.count <= Redaction.maximumLength else { return 0 }
