@@ -167,7 +167,9 @@ func enrol(
     pin: String = "260418"
 ) async throws {
     let session = try await client.startSession("enrol", user: user)
-    _ = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
+    // a refused scan fails here at once, rather than leaving the screen to wait out the test's time limit
+    let scanned = try await client.send(.post, "/api/phones/\(phoneId)/oob", json: ["qr": session.qrText])
+    try #require(scanned.status == .accepted, "the scan was refused: \(String(decoding: scanned.body, as: UTF8.self))")
     _ = try await screen.settledFlow()
     try await screen.send(["action": "confirmSession"])
     _ = try await screen.settledFlow()
