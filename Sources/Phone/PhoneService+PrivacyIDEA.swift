@@ -109,7 +109,7 @@ extension PhoneService {
         let challenge: PushChallenge
         do throws(PrivacyIDEAError) {
             challenge = try unverified.verified(by: try PrivacyIDEAServerKey(token.serverKey))
-            guard let url = URL(string: challenge.url), PushEnrolment.origin(of: url) == token.origin else {
+            guard let url = URL(string: challenge.url), origin(of: url) == token.origin else {
                 throw PrivacyIDEAError(code: "PUSH_CHALLENGE_FORGED", message: "the challenge names another server than its token's")
             }
         } catch {
@@ -270,7 +270,7 @@ extension PhoneService {
         }
         let body = Data(buffer: answer.body)
         guard answer.isSuccess || answer.status == 400 else {
-            do { _ = try PrivacyIDEAAnswers.accepted(body) } catch { throw .privacyIDEARefused(error.message) }
+            do { _ = try PrivacyIDEAAnswers.result(body) } catch { throw .privacyIDEARefused(error.message) }
             throw .privacyIDEARefused("privacyIDEA answered HTTP \(answer.status)")
         }
         return body
@@ -326,4 +326,9 @@ extension PhoneError {
     static let challengeExpired = PhoneError(
         .gone, "CHALLENGE_EXPIRED", "the challenge is older than \(PushChallenge.lifetime.components.seconds) seconds")
     static func privacyIDEARefused(_ detail: String) -> PhoneError { PhoneError(.badGateway, "PRIVACYIDEA_REFUSED", detail) }
+}
+
+extension PushEnrolment {
+    /// The privacyIDEA server the user accepts once, as the allow-list compares servers.
+    var origin: String { Phone.origin(of: url) ?? url.absoluteString }
 }

@@ -33,7 +33,7 @@ public enum PrivacyIDEAAnswers {
     }
 
     /// The answer's JSON with `result.status` true, or privacyIDEA's own error as the refusal.
-    static func result(_ body: Data) throws(PrivacyIDEAError) -> [String: Any] {
+    public static func result(_ body: Data) throws(PrivacyIDEAError) -> [String: Any] {
         guard let root = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
             let result = root["result"] as? [String: Any]
         else { throw .answer("privacyIDEA's answer is not its JSON") }

@@ -27,9 +27,6 @@ public struct PushEnrolment: Sendable, Equatable {
     public static let versions = ["1"]
     static let maximumLength = 4 * 1024
 
-    /// The URL's origin (`scheme://host:port`), which the user accepts once per server.
-    public var origin: String { Self.origin(of: url) }
-
     public init(text: String) throws(PrivacyIDEAError) {
         let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.utf8.count <= Self.maximumLength else {
@@ -68,15 +65,6 @@ public struct PushEnrolment: Sendable, Equatable {
         sslVerify = try Self.flag(fields["sslverify"], "sslverify", default: true)
         pollOnly = try Self.flag(fields["poll_only"], "poll_only", default: false)
         requiresUnlock = try Self.flag(fields["pin"], "pin", default: false) || fields["app_force_unlock"] != nil
-    }
-
-    /// `scheme://host:port` with the scheme's default port written out, so that two spellings of
-    /// one server are one origin.
-    public static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let host = url.host?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        return "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     /// privacyIDEA writes Python's booleans (`True`/`False`) and `0`/`1`.

@@ -8,7 +8,10 @@ import Testing
 /// registration keeps it, challenges signed (or not) by a key the test holds as privacyIDEA
 /// would, the clock moved by the test. privacyIDEA itself answers in Tests/api/test_privacyidea_push.py.
 struct PrivacyIDEARequestTests {
+    // 4096-bit keys take a second or more each in a debug build: made once for the suite
     static let serverKey = try! PushTokenKey.generate()
+    static let tokenKey = try! PushTokenKey.generate()
+    static let otherKey = try! PushTokenKey.generate()
     static let origin = "http://127.0.0.1:5001"
 
     let phone = try! PhoneUnderTest()
@@ -19,7 +22,7 @@ struct PrivacyIDEARequestTests {
         try await phone.store.keep(
             PushTokenRecord(
                 phoneId: id, serial: "PIPU1", label: "alice", issuer: "privacyIDEA", url: Self.origin + "/ttype/push", origin: Self.origin,
-                sslVerify: true, pollOnly: true, requiresUnlock: false, tokenKey: try PushTokenKey.generate().pkcs8,
+                sslVerify: true, pollOnly: true, requiresUnlock: false, tokenKey: Self.tokenKey.pkcs8,
                 serverKey: Self.serverKey.publicKeyForServer, fcmToken: "fcm", createdAt: phone.clock.now()))
         return id
     }
@@ -55,7 +58,7 @@ struct PrivacyIDEARequestTests {
 
     @Test func aChallengeSignedByAnotherKeyOrNamingAnotherServerIsForged() async throws {
         let id = try await phoneWithToken()
-        for fields in [try Self.challenge(signer: try PushTokenKey.generate()), try Self.challenge(url: "http://evil.test/ttype/push")] {
+        for fields in [try Self.challenge(signer: Self.otherKey), try Self.challenge(url: "http://evil.test/ttype/push")] {
             let error = await #expect(throws: PhoneError.self) { try await phone.phones.receivePushChallenge(phoneId: id, fields: fields) }
             #expect(error?.code == "PUSH_CHALLENGE_FORGED")
         }

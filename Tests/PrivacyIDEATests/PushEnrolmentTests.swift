@@ -13,7 +13,6 @@ struct PushEnrolmentTests {
         let enrolment = try PushEnrolment(text: Self.text)
         #expect(enrolment.serial == "PIPU0001A2B3")
         #expect(enrolment.url.absoluteString == "http://127.0.0.1:5001/ttype/push")
-        #expect(enrolment.origin == "http://127.0.0.1:5001")
         #expect(enrolment.sslVerify == false)
         #expect(enrolment.pollOnly)
         #expect(enrolment.ttlMinutes == 10)
