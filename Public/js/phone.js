@@ -95,7 +95,6 @@ app.privacyIDEA = createPrivacyIDEARequest({
   ...app,
   onChange: (source, request) => {
     if (request) log.privacyIDEA(source, request);
-    if (request && request.outcome === "ENROLLED") privacyIDEATokens.sync();
     screen.render();
   },
 });
@@ -160,7 +159,7 @@ function onMessage(msg) {
         inbox.sync();
         otpAccounts.sync();
         privacyIDEATokens.sync();
-        app.privacyIDEA.sync();
+        app.privacyIDEA.snapshot(msg.phone.privacyIDEA && typeof msg.phone.privacyIDEA === "object" ? msg.phone.privacyIDEA : null);
         if (msg.phone.flow) log.flow("snapshot", msg.phone.flow);
         applyFlow(msg.phone.flow || null);
         state.session = msg.phone.session || null;
@@ -203,6 +202,11 @@ function onMessage(msg) {
     case "privacyIDEA": {
       if (!msg.privacyIDEA || typeof msg.privacyIDEA !== "object") return;
       app.privacyIDEA.receive(msg.privacyIDEA);
+      break;
+    }
+    case "pushTokens": {
+      if (!Array.isArray(msg.pushTokens)) return;
+      privacyIDEATokens.show(msg.pushTokens);
       break;
     }
     case "operation": {

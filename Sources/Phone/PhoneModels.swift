@@ -34,6 +34,8 @@ public struct PhoneDetail: Codable, Sendable, Equatable {
     public var flow: Flow?
     /// The last scanned session's start (docs/behaviour.md#offline-otp): STARTING with its OTP offer, or how it ended.
     public var session: SessionStart?
+    /// The privacyIDEA enrolment or challenge on screen (docs/privacyidea.md).
+    public var privacyIDEA: PrivacyIDEARequest?
 }
 
 /// What a user (or the app's SDK configuration) sets on a phone: the options docs/behaviour.md#second-factor-management names
@@ -59,6 +61,12 @@ public struct PhoneSettings: Codable, Sendable, Equatable {
     /// Seconds the screen waits for an unreachable backend before it offers the offline OTP by
     /// itself (the suggested minute, docs/behaviour.md#offline-otp); the user can ask for it sooner.
     public var otpCountdown: Int
+    /// Ask privacyIDEA for its poll-only tokens' challenges while the screen is open, as its
+    /// app's polling setting does (docs/privacyidea.md).
+    public var pollPushTokens: Bool
+    /// Ask for the PIN or a biometric before accepting a privacyIDEA login, whatever the token's
+    /// server asks (privacyIDEA's `push_force_app_pin` asks it for its tokens anyway).
+    public var unlockPushTokens: Bool
 
     public static let limitRange = 0...31_536_000
     public static let defaultOTPCountdown = 60
@@ -78,12 +86,14 @@ public struct PhoneSettingsChange: Codable, Sendable, Equatable {
     public var showVisualHash: Bool?
     public var pinChangeStyle: FlowOptions.PinChangeStyle?
     public var otpCountdown: Int?
+    public var pollPushTokens: Bool?
+    public var unlockPushTokens: Bool?
 
     public init(
         openPushesAtOnce: Bool? = nil, pinLength: Int? = nil, biometricSensor: Bool? = nil, biometricsDisabled: Bool? = nil,
         legacyBioAddFlow: Bool? = nil, disallowPinChangeWithBiometric: Bool? = nil, maxNumberSecondFactorWithoutPIN: Int? = nil,
         maxTimeSecondFactorWithoutPIN: Int? = nil, showVisualHash: Bool? = nil, pinChangeStyle: FlowOptions.PinChangeStyle? = nil,
-        otpCountdown: Int? = nil
+        otpCountdown: Int? = nil, pollPushTokens: Bool? = nil, unlockPushTokens: Bool? = nil
     ) {
         self.openPushesAtOnce = openPushesAtOnce
         self.pinLength = pinLength
@@ -96,6 +106,8 @@ public struct PhoneSettingsChange: Codable, Sendable, Equatable {
         self.showVisualHash = showVisualHash
         self.pinChangeStyle = pinChangeStyle
         self.otpCountdown = otpCountdown
+        self.pollPushTokens = pollPushTokens
+        self.unlockPushTokens = unlockPushTokens
     }
 }
 
@@ -120,6 +132,8 @@ public indirect enum PhoneEvent: Sendable, Equatable {
     case session(SessionStart)
     case otpAccount(OTPAccountChange)
     case privacyIDEA(PrivacyIDEARequest)
+    /// The phone's privacyIDEA push tokens after one was added or removed.
+    case pushTokens([PushTokenSummary])
 }
 
 /// A change of the device information (docs/behaviour.md#device-information-and-fcm-token-changes) as the phone asks for it.
@@ -199,7 +213,7 @@ extension PhoneRecord {
             disallowPinChangeWithBiometric: disallowPinChangeWithBiometric,
             maxNumberSecondFactorWithoutPIN: maxNumberSecondFactorWithoutPIN,
             maxTimeSecondFactorWithoutPIN: maxTimeSecondFactorWithoutPIN, showVisualHash: showVisualHash,
-            pinChangeStyle: pinChangeStyle, otpCountdown: otpCountdown)
+            pinChangeStyle: pinChangeStyle, otpCountdown: otpCountdown, pollPushTokens: pollPushTokens, unlockPushTokens: unlockPushTokens)
     }
 
     var hasEnabledBiometrics: Bool { biometricSecretKey != nil }
@@ -273,6 +287,8 @@ extension PhoneRecord {
         showVisualHash = change.showVisualHash ?? showVisualHash
         pinChangeStyle = change.pinChangeStyle ?? pinChangeStyle
         otpCountdown = change.otpCountdown ?? otpCountdown
+        pollPushTokens = change.pollPushTokens ?? pollPushTokens
+        unlockPushTokens = change.unlockPushTokens ?? unlockPushTokens
     }
 }
 

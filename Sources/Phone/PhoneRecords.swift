@@ -32,6 +32,8 @@ struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord, Store
     var lastPinAt: Date?
     var pushNotificationsDisabled = false
     var otpCountdown = PhoneSettings.defaultOTPCountdown
+    var pollPushTokens = true
+    var unlockPushTokens = false
     /// The device key's seed; a new device identity gets a new one.
     var deviceKeySeed = Data()
 }

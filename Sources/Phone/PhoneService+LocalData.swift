@@ -32,7 +32,7 @@ extension PhoneService {
 
     /// Every phone gone, and everything running for them stopped.
     public func reset() async throws {
-        for id in Set(flows.keys).union(sessionStarts.keys).union(operations.keys) { forget(id) }
+        for id in Set(flows.keys).union(sessionStarts.keys).union(operations.keys).union(privacyIDEAScreens.keys) { forget(id) }
         try await store.erase()
     }
 
@@ -41,6 +41,8 @@ extension PhoneService {
         progresses[phoneId] = nil
         flows[phoneId] = nil
         sessionStarts[phoneId] = nil
+        privacyIDEAScreens[phoneId] = nil
+        privacyIDEAPending[phoneId] = nil
     }
 
     public func phones() async throws(PhoneError) -> [PhoneSummary] {
@@ -59,7 +61,7 @@ extension PhoneService {
             pinLength: phone.pinLength,
             accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics,
             pushNotifications: !phone.pushNotificationsDisabled,
-            flow: flows[phone.id]?.machine.flow, session: sessionStarts[phone.id]?.session)
+            flow: flows[phone.id]?.machine.flow, session: sessionStarts[phone.id]?.session, privacyIDEA: privacyIDEAScreens[phone.id])
     }
 
     public func update(phoneId: String, settings: PhoneSettingsChange) async throws(PhoneError) -> PhoneDetail {

@@ -23,6 +23,12 @@ extension PhoneService {
     public func deletePushToken(phoneId: String, serial: String) async throws(PhoneError) {
         _ = try await phoneAndAccounts(phoneId)
         guard try await store.deletePushToken(phoneId: phoneId, serial: serial) else { throw .unknownSerial(serial) }
+        await announcePushTokens(phoneId)
+    }
+
+    /// Tells the phone's screens its token list after a change.
+    private func announcePushTokens(_ phoneId: String) async {
+        if let tokens = try? await pushTokens(phoneId: phoneId) { events.send(.pushTokens(tokens), to: phoneId) }
     }
 
     public func privacyIDEARequest(phoneId: String) -> PrivacyIDEARequest? { privacyIDEAScreens[phoneId] }
@@ -46,8 +52,11 @@ extension PhoneService {
     }
 
     /// The user's answer to what is on screen: for an enrolment, whether to trust the server;
-    /// for a challenge, accept (with the presence option picked) or decline.
-    public func answerPrivacyIDEA(phoneId: String, accept: Bool, presence: String?) async throws(PhoneError) -> PrivacyIDEARequest {
+    /// for a challenge, accept (with the presence option picked) or decline (saying why, where
+    /// privacyIDEA takes a reason).
+    public func answerPrivacyIDEA(
+        phoneId: String, accept: Bool, presence: String?, declineReason: DeclineReason? = nil
+    ) async throws(PhoneError) -> PrivacyIDEARequest {
         _ = try await phoneAndAccounts(phoneId)
         guard let pending = privacyIDEAPending[phoneId], let screen = privacyIDEAScreens[phoneId], screen.state == .waitForInput else {
             throw PhoneError(.conflict, "NO_PRIVACYIDEA_REQUEST", "this phone has no privacyIDEA request waiting for an answer")
@@ -55,6 +64,7 @@ extension PhoneService {
         switch pending {
         case .enrolment(let enrolment):
             guard presence == nil else { throw .invalid("presence", "goes only with a challenge that asks for it") }
+            guard declineReason == nil else { throw .invalid("declineReason", "goes only with a declined challenge") }
             guard accept else {
                 finish(phoneId) { $0.outcome = .cancelled }
                 return privacyIDEAScreens[phoneId]!
@@ -70,7 +80,12 @@ extension PhoneService {
             let answer: PushAnswer
             if !accept {
                 guard presence == nil else { throw .invalid("presence", "goes only with an accept") }
-                answer = .decline
+                guard declineReason == nil || challenge.takesDeclineReason else {
+                    throw .invalid("declineReason", "privacyIDEA takes no reason for this challenge")
+                }
+                answer = .decline(declineReason)
+            } else if declineReason != nil {
+                throw .invalid("declineReason", "goes only with a decline")
             } else if let options = challenge.presenceOptions {
                 guard let presence, options.contains(presence) else {
                     throw .invalid("presence", "must be one of the options privacyIDEA sent: \(options.joined(separator: ", "))")
@@ -93,11 +108,14 @@ extension PhoneService {
     /// shown only when the token is this phone's, privacyIDEA signed it as it stands, it names
     /// the token's own server and it was not answered before. A forged one is shown as refused.
     public func receivePushChallenge(phoneId: String, fields: [String: String]) async throws(PhoneError) -> PrivacyIDEARequest {
-        try await receiveChallenge(phoneId: phoneId, fields: fields)
+        // a pushed challenge is always shown or refused, never skipped
+        try await receiveChallenge(phoneId: phoneId, fields: fields, polled: false)!
     }
 
-    /// The same for fields as a poll's JSON gives them (their values not yet known to be text).
-    private func receiveChallenge(phoneId: String, fields: [String: Any]) async throws(PhoneError) -> PrivacyIDEARequest {
+    /// The same for fields as a push or a poll's JSON gives them (their values not yet known to be
+    /// text). A poll lists what privacyIDEA still holds open: a challenge this phone answered
+    /// meanwhile is skipped (nil) rather than refused, and the one on screen stays as it is.
+    private func receiveChallenge(phoneId: String, fields: [String: Any], polled: Bool) async throws(PhoneError) -> PrivacyIDEARequest? {
         let unverified: PushChallenge
         do { unverified = try PushChallenge(fields: fields) } catch { throw PhoneError(.badRequest, error.code, error.message) }
         guard let token = try await store.pushToken(phoneId: phoneId, serial: unverified.serial) else {
@@ -106,6 +124,9 @@ extension PhoneService {
         var screen = PrivacyIDEARequest(
             kind: .challenge, state: .waitForInput, serial: token.serial, label: token.label, issuer: token.issuer, origin: token.origin,
             title: unverified.title, question: unverified.question, presenceOptions: unverified.presenceOptions, nonce: unverified.nonce)
+        if let onScreen = privacyIDEAScreens[phoneId], onScreen.nonce == unverified.nonce, onScreen.serial == token.serial, polled {
+            return onScreen
+        }
         let challenge: PushChallenge
         do throws(PrivacyIDEAError) {
             challenge = try unverified.verified(by: try PrivacyIDEAServerKey(token.serverKey))
@@ -119,9 +140,11 @@ extension PhoneService {
             throw PhoneError(.badRequest, error.code, error.message)
         }
         guard try await !store.wasAnswered(phoneId: phoneId, serial: challenge.serial, nonce: challenge.nonce) else {
+            if polled { return nil }
             throw PhoneError(.conflict, "CHALLENGE_REPLAYED", "the challenge \(challenge.nonce) was answered before")
         }
         try refuseWhileWaiting(phoneId, unless: challenge.nonce)
+        screen.declineReasons = challenge.takesDeclineReason ? DeclineReason.allCases : nil
         show(phoneId, screen, pending: .challenge(challenge, receivedAt: now()))
         return screen
     }
@@ -147,7 +170,7 @@ extension PhoneService {
         let challenges: [[String: Any]]
         do { challenges = try PrivacyIDEAAnswers.challenges(answer) } catch { throw .privacyIDEARefused(error.message) }
         var shown: PrivacyIDEARequest?
-        for fields in challenges { shown = try await receiveChallenge(phoneId: phoneId, fields: fields) }
+        for fields in challenges { shown = try await receiveChallenge(phoneId: phoneId, fields: fields, polled: true) ?? shown }
         return shown
     }
 
@@ -182,6 +205,7 @@ extension PhoneService {
                     url: enrolment.url.absoluteString, origin: enrolment.origin, sslVerify: enrolment.sslVerify, pollOnly: enrolment.pollOnly,
                     requiresUnlock: enrolment.requiresUnlock, tokenKey: key.pkcs8, serverKey: serverKey.text, fcmToken: phone.fcmToken,
                     createdAt: now()))
+            await announcePushTokens(phoneId)
             finish(phoneId) { $0.outcome = .enrolled }
         } catch {
             finish(phoneId) { $0.error = error.flowError }
@@ -204,7 +228,14 @@ extension PhoneService {
             let matched: Bool
             do { matched = try PrivacyIDEAAnswers.accepted(reply) } catch { throw PhoneError.privacyIDEARefused(error.message) }
             guard matched else { throw PhoneError.privacyIDEARefused("privacyIDEA found no open challenge that this answer fits") }
-            finish(phoneId) { $0.outcome = answer == .decline ? .declined : .accepted }
+            finish(phoneId) { screen in
+                if case .decline(let reason) = answer {
+                    screen.outcome = .declined
+                    screen.declineReason = reason
+                } else {
+                    screen.outcome = .accepted
+                }
+            }
         } catch {
             finish(phoneId) { $0.error = error.flowError }
         }

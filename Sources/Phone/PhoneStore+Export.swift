@@ -90,7 +90,8 @@ extension PhoneRecord {
                 biometricsDisabled: biometricsDisabled, legacyBioAddFlow: legacyBioAddFlow,
                 disallowPinChangeWithBiometric: disallowPinChangeWithBiometric, maxNumberSecondFactorWithoutPIN: maxNumberSecondFactorWithoutPIN,
                 maxTimeSecondFactorWithoutPIN: maxTimeSecondFactorWithoutPIN, showVisualHash: showVisualHash,
-                pinChangeStyle: pinChangeStyle.rawValue, otpCountdown: otpCountdown),
+                pinChangeStyle: pinChangeStyle.rawValue, otpCountdown: otpCountdown, pollPushTokens: pollPushTokens,
+                unlockPushTokens: unlockPushTokens),
             biometrics: ExportedState.Biometrics(
                 enrolledFeatures: enrolledFeatures, featureSetVersion: featureSetVersion, keySetVersion: biometricKeySetVersion,
                 usesSinceLastPin: biometricUsesSinceLastPin, lastPinAt: lastPinAt),
@@ -130,7 +131,8 @@ extension PhoneRecord {
                     legacyBioAddFlow: settings.legacyBioAddFlow, disallowPinChangeWithBiometric: settings.disallowPinChangeWithBiometric,
                     maxNumberSecondFactorWithoutPIN: settings.maxNumberSecondFactorWithoutPIN,
                     maxTimeSecondFactorWithoutPIN: settings.maxTimeSecondFactorWithoutPIN, showVisualHash: settings.showVisualHash,
-                    pinChangeStyle: pinChangeStyle, otpCountdown: settings.otpCountdown))
+                    pinChangeStyle: pinChangeStyle, otpCountdown: settings.otpCountdown, pollPushTokens: settings.pollPushTokens,
+                    unlockPushTokens: settings.unlockPushTokens))
         } catch { throw refuse("\(error)") }
         let accounts = try phone.accounts.map { account throws(StateExportError) in
             let secrets = try state.secrets(ofAccount: account.id)

@@ -101,6 +101,12 @@ public struct PhoneStore: SQLiteStore {
             }
         }
         migrator.registerMigration("phone-v8-privacyidea", migrate: createPrivacyIDEATables)
+        migrator.registerMigration("phone-v10-push-token-settings") { db in
+            try db.alter(table: "phone") { t in
+                t.add(column: "pollPushTokens", .boolean).notNull().defaults(to: true)
+                t.add(column: "unlockPushTokens", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 

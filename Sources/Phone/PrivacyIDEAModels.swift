@@ -53,9 +53,13 @@ public struct PrivacyIDEARequest: Codable, Sendable, Equatable {
     public var title: String?
     public var question: String?
     public var presenceOptions: [String]?
+    /// The reasons the user may give for declining, where privacyIDEA takes one.
+    public var declineReasons: [DeclineReason]?
     /// The challenge's nonce: the answer names it.
     public var nonce: String?
     public var outcome: Outcome?
+    /// The reason given with a decline.
+    public var declineReason: DeclineReason?
     public var error: FlowError?
     /// A registration's attempts under the retry policy: the one last made, of how many, and
     /// the wait before the next (nil: none follows).

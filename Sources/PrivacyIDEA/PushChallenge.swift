@@ -15,13 +15,18 @@ public struct PushChallenge: Sendable, Equatable, Codable {
     /// login page displays.
     public var presenceOptions: [String]?
     public var signature: String
+    /// The optional features privacyIDEA says it understands (`{"decline_reason": true}`), kept
+    /// only once their detached signature holds (`verified(by:)`): otherwise the phone answers
+    /// as an app that knows none.
+    public var capabilities: [String: Bool]?
+    var capabilitiesSignature: String?
 
     /// How long the phone keeps an unanswered challenge: the FCM message's own time to live
     /// (privacyIDEA's Firebase provider sends `ttl: 120s`), as privacyIDEA's app does.
     public static let lifetime: Duration = .seconds(120)
 
-    /// The fields privacyIDEA sends; others (`capabilities`, `version`…) are ignored, as its app
-    /// ignores fields it does not know.
+    /// The fields privacyIDEA sends; others (`version`…) are ignored, as its app ignores fields it
+    /// does not know. Capabilities that are not a JSON object of flags are ignored the same way.
     public init(fields: [String: Any]) throws(PrivacyIDEAError) {
         func text(_ name: String) throws(PrivacyIDEAError) -> String {
             guard let value = fields[name] else { throw .challenge("the field '\(name)' is missing") }
@@ -48,7 +53,16 @@ public struct PushChallenge: Sendable, Equatable, Codable {
             }
             presenceOptions = options
         }
+        if let text = fields["capabilities"] as? String, let signature = fields["capabilities_signature"] as? String,
+            text.utf8.count <= 4096, let flags = try? JSONDecoder().decode([String: Bool].self, from: Data(text.utf8))
+        {
+            capabilities = flags
+            capabilitiesSignature = signature
+        }
     }
+
+    /// Whether the user may say why they decline (privacyIDEA's `decline_reason` capability).
+    public var takesDeclineReason: Bool { capabilities?["decline_reason"] == true }
 
     /// Whether a push's data is privacyIDEA's challenge rather than an AuthPhone payload: the
     /// phone dispatches by what arrived.
@@ -70,7 +84,41 @@ public struct PushChallenge: Sendable, Equatable, Codable {
         guard key.isValid(signature: signature, for: signedText) else {
             throw .forged("the challenge for \(serial) is not signed by its privacyIDEA server's key")
         }
-        return self
+        var verified = self
+        if let capabilities, let capabilitiesSignature,
+            !key.isValid(signature: capabilitiesSignature, for: Self.signedCapabilities(capabilities, nonce: nonce))
+        {
+            verified.capabilities = nil
+        }
+        verified.capabilitiesSignature = nil
+        return verified
+    }
+
+    /// What privacyIDEA signs for its capabilities: `{"capabilities": …, "nonce": …}` as RFC 8785
+    /// canonical JSON (keys in UTF-16 order, no spaces), so the signature covers this challenge only.
+    static func signedCapabilities(_ capabilities: [String: Bool], nonce: String) -> String {
+        let flags = capabilities.sorted { $0.key.utf16.lexicographicallyPrecedes($1.key.utf16) }
+            .map { canonical($0.key) + ":" + ($0.value ? "true" : "false") }
+        return "{\"capabilities\":{" + flags.joined(separator: ",") + "},\"nonce\":" + canonical(nonce) + "}"
+    }
+
+    /// A string as RFC 8785 writes it: only `"`, `\` and control characters escaped.
+    private static func canonical(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 }
 
@@ -78,5 +126,13 @@ public struct PushChallenge: Sendable, Equatable, Codable {
 public enum PushAnswer: Sendable, Equatable {
     /// Accept; with presence required, the option picked.
     case accept(presence: String?)
-    case decline
+    /// Decline, saying why where privacyIDEA takes a reason.
+    case decline(DeclineReason?)
+}
+
+/// Why the user declined (privacyIDEA's `PushDeclineReason`): its log tells a login the user
+/// did not start apart from one they gave up.
+public enum DeclineReason: String, Sendable, Codable, CaseIterable {
+    case unknownTrigger = "unknown_trigger"
+    case cancelled
 }

@@ -20,9 +20,13 @@ public enum PushTokenRequests {
         var signed = "\(challenge.nonce)|\(challenge.serial)"
         var fields: Fields = [("serial", challenge.serial), ("nonce", challenge.nonce)]
         switch answer {
-        case .decline:
+        case .decline(let reason):
             signed += "|decline"
             fields.append(("decline", "1"))
+            if let reason {
+                signed += "|\(reason.rawValue)"
+                fields.append(("decline_reason", reason.rawValue))
+            }
         case .accept(let presence?):
             signed += "|\(presence)"
             fields.append(("presence_answer", presence))

@@ -61,11 +61,14 @@ public struct ExportedState: Sendable, Equatable {
         public var showVisualHash: Bool
         public var pinChangeStyle: String
         public var otpCountdown: Int
+        /// The privacyIDEA settings; absent in a file written before them (their defaults then).
+        public var pollPushTokens: Bool?
+        public var unlockPushTokens: Bool?
 
         public init(
             openPushesAtOnce: Bool, pushNotificationsDisabled: Bool, biometricSensor: Bool, biometricsDisabled: Bool, legacyBioAddFlow: Bool,
             disallowPinChangeWithBiometric: Bool, maxNumberSecondFactorWithoutPIN: Int, maxTimeSecondFactorWithoutPIN: Int, showVisualHash: Bool,
-            pinChangeStyle: String, otpCountdown: Int
+            pinChangeStyle: String, otpCountdown: Int, pollPushTokens: Bool? = nil, unlockPushTokens: Bool? = nil
         ) {
             self.openPushesAtOnce = openPushesAtOnce
             self.pushNotificationsDisabled = pushNotificationsDisabled
@@ -78,6 +81,8 @@ public struct ExportedState: Sendable, Equatable {
             self.showVisualHash = showVisualHash
             self.pinChangeStyle = pinChangeStyle
             self.otpCountdown = otpCountdown
+            self.pollPushTokens = pollPushTokens
+            self.unlockPushTokens = unlockPushTokens
         }
     }
 

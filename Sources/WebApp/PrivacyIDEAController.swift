@@ -1,5 +1,6 @@
 import Hummingbird
 import Phone
+import PrivacyIDEA
 
 /// `/api/phones/{id}/privacyidea`: a phone's privacyIDEA push tokens and the request on its
 /// screen (docs/privacyidea.md). Enrolment codes come in through the phone's scanning doors.
@@ -22,10 +23,11 @@ struct PrivacyIDEAController {
         }
     }
 
-    /// `{"accept": true|false, "presence"?: option}`.
+    /// `{"accept": true|false, "presence"?: option, "declineReason"?: "unknown_trigger"|"cancelled"}`.
     struct Answer: Codable {
         let accept: Bool
         let presence: String?
+        let declineReason: DeclineReason?
     }
 
     var endpoints: RouteCollection<AppRequestContext> {
@@ -63,6 +65,8 @@ struct PrivacyIDEAController {
     func answer(_ request: Request, context: AppRequestContext) async throws -> OnScreen {
         let input = try await request.decodeJSON(as: Answer.self, context: context)
         let id = try context.parameters.require("id")
-        return OnScreen(privacyIDEA: try await phones.answerPrivacyIDEA(phoneId: id, accept: input.accept, presence: input.presence))
+        return OnScreen(
+            privacyIDEA: try await phones.answerPrivacyIDEA(
+                phoneId: id, accept: input.accept, presence: input.presence, declineReason: input.declineReason))
     }
 }

@@ -55,11 +55,13 @@ struct StreamController {
         case otpAccount(OTPAccountChange)
         /// A privacyIDEA enrolment or challenge on screen (docs/privacyidea.md).
         case privacyIDEA(PrivacyIDEARequest)
+        /// The phone's privacyIDEA push tokens after one was added or removed.
+        case pushTokens([PushTokenSummary])
         case faults([FaultView])
         case error(code: String, message: String)
 
         private enum Keys: String, CodingKey {
-            case type, phone, flow, notification, operation, session, otpAccount, privacyIDEA, faults, error
+            case type, phone, flow, notification, operation, session, otpAccount, privacyIDEA, pushTokens, faults, error
         }
 
         init(_ event: PhoneEvent) {
@@ -70,6 +72,7 @@ struct StreamController {
             case .session(let session): self = .session(session)
             case .otpAccount(let change): self = .otpAccount(change)
             case .privacyIDEA(let request): self = .privacyIDEA(request)
+            case .pushTokens(let tokens): self = .pushTokens(tokens)
             }
         }
         private struct ErrorBody: Encodable {
@@ -101,6 +104,9 @@ struct StreamController {
             case .privacyIDEA(let request):
                 try container.encode("privacyIDEA", forKey: .type)
                 try container.encode(request, forKey: .privacyIDEA)
+            case .pushTokens(let tokens):
+                try container.encode("pushTokens", forKey: .type)
+                try container.encode(tokens, forKey: .pushTokens)
             case .faults(let list):
                 try container.encode("faults", forKey: .type)
                 try container.encode(list, forKey: .faults)

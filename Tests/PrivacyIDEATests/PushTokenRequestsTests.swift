@@ -10,9 +10,18 @@ struct PushTokenRequestsTests {
     let challenge = try! PushChallenge(fields: PushChallengeTests.fields)
 
     @Test func aDeclineIsSignedAsPrivacyIDEAChecksIt() throws {
-        let fields = try PushTokenRequests.answer(challenge, .decline, key: key)
+        let fields = try PushTokenRequests.answer(challenge, .decline(nil), key: key)
         #expect(fields.map(\.name) == ["serial", "nonce", "decline", "signature"])
         #expect(fields.last?.value == PrivacyIDEAVectors.phoneDeclineSignature)
+    }
+
+    @Test(arguments: DeclineReason.allCases)
+    func aDeclineReasonIsSignedAfterTheDecline(reason: DeclineReason) throws {
+        let fields = try PushTokenRequests.answer(challenge, .decline(reason), key: key)
+        #expect(fields.map(\.name) == ["serial", "nonce", "decline", "decline_reason", "signature"])
+        #expect(fields[3].value == reason.rawValue)
+        let own = try PrivacyIDEAServerKey(key.publicKeyForServer)
+        #expect(own.isValid(signature: fields[4].value, for: "\(challenge.nonce)|PIPU0001A2B3|decline|\(reason.rawValue)"))
     }
 
     @Test func anAcceptSignsThePresenceOptionPicked() throws {

@@ -175,7 +175,8 @@ class PrivacyIDEA:
                      transaction_id=detail.get("transaction_id"), message=detail.get("message", ""), detail=detail)
 
     def poll_transaction(self, transaction_id):
-        """Whether a challenge of the transaction has been answered."""
-        result, _ = _answer(requests.get(self.url + "/validate/polltransaction",
+        """Where the transaction's challenges stand, as privacyIDEA tells a login page:
+        `accept`, `declined` (the user did not start it), `cancelled` (the user gave up) or `pending`."""
+        _, detail = _answer(requests.get(self.url + "/validate/polltransaction",
                                          params={"transaction_id": transaction_id}, timeout=self.timeout))
-        return result["value"]
+        return detail["challenge_status"]

@@ -116,6 +116,32 @@ def test_a_login_succeeds_after_the_phone_accepts_and_fails_after_it_declines(ap
     FINISHED.add("privacyIDEA login")
 
 
+def test_a_decline_says_why_as_privacyidea_takes_it(api, privacyidea):
+    """privacyIDEA 3.14 advertises decline reasons under its signature; the reason given reaches
+    its log: a login the user did not start is `declined`, one they gave up `cancelled`."""
+    phone = new_phone(api, "privacyIDEA decline reasons")
+    user = privacyidea.new_user("reasons")
+    serial = enrolled_token(api, privacyidea, phone, user)
+    for example, status in [("declineNotMe", "declined"), ("declineCancelled", "cancelled")]:
+        started = privacyidea.admin.validate_check(user, "")
+        assert polled_challenge(api, phone, serial)["declineReasons"] == ["unknown_trigger", "cancelled"]
+        declined = answer(api, phone, example)
+        reason = OPS["answerPrivacyIDEA"].request_examples[example][0]["declineReason"]
+        assert (declined["outcome"], declined["declineReason"]) == ("DECLINED", reason), declined
+        assert privacyidea.admin.poll_transaction(started.transaction_id) == status
+        assert not privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
+
+    # a reason with an accept is refused, and the challenge still waits
+    started = privacyidea.admin.validate_check(user, "")
+    polled_challenge(api, phone, serial)
+    refused = api.call("answerPrivacyIDEA", "declineReasonWithAccept", path={"id": phone["id"]}, expect=400)[1]
+    assert refused["error"]["code"] == "INVALID_FIELD"
+    assert privacyidea.admin.poll_transaction(started.transaction_id) == "pending"
+    assert answer(api, phone, "accept")["outcome"] == "ACCEPTED"
+    assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
+    FINISHED.add("privacyIDEA decline reasons")
+
+
 def test_with_presence_required_only_the_option_the_login_shows_logs_in(api, privacyidea):
     phone = new_phone(api, "privacyIDEA presence phone")
     user = privacyidea.new_user("presence")

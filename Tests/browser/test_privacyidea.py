@@ -14,7 +14,7 @@ import uuid
 
 from selenium.webdriver.common.by import By
 
-from pages import click, create_phone, find, flow_log_text, go_home, open_payload, phone_screenshot, wait_for, wait_screen
+from pages import call, click, create_phone, find, flow_log_text, go_home, open_payload, phone_screenshot, wait_for, wait_screen
 
 ENROLMENT = '[data-flow-type="PRIVACYIDEA_ENROLMENT"]'
 CHALLENGE = '[data-flow-type="PRIVACYIDEA_CHALLENGE"]'
@@ -41,6 +41,14 @@ def enrol_on_the_page(driver, privacyidea, user):
     return serial
 
 
+def phone_checked_by_hand(driver, windows, name):
+    """A phone whose poll-only tokens are checked only by "Check now" (its own poll every 10 s
+    could bring a challenge while a test reaches for the button)."""
+    phone_id = create_phone(driver, windows, name)
+    call(driver, "PUT", f"/api/phones/{phone_id}/settings", {"pollPushTokens": False})
+    return phone_id
+
+
 def check_now(driver, serial):
     """Presses the token's "Check now"; waits for the challenge it brings."""
     click(driver, f"{token_row(serial)} .privacyidea-poll")
@@ -48,7 +56,7 @@ def check_now(driver, serial):
 
 
 def test_a_push_token_enrolled_on_the_page_logs_in_when_the_phone_accepts(driver, windows, privacyidea):
-    create_phone(driver, windows, f"privacyIDEA page {uuid.uuid4().hex[:8]}")
+    phone_checked_by_hand(driver, windows, f"privacyIDEA page {uuid.uuid4().hex[:8]}")
     user = privacyidea.new_user("page")
     title, question = "ACME login", "Log in to the ACME intranet with your token {serial}?"
     serial = enrol_on_the_page(driver, privacyidea, user)
@@ -96,7 +104,7 @@ def presence_answer(check):
 
 
 def test_the_presence_option_the_login_shows_logs_in_and_a_forged_challenge_is_refused(driver, windows, privacyidea):
-    create_phone(driver, windows, f"privacyIDEA presence {uuid.uuid4().hex[:8]}")
+    phone_checked_by_hand(driver, windows, f"privacyIDEA presence {uuid.uuid4().hex[:8]}")
     user = privacyidea.new_user("presence-page")
     serial = enrol_on_the_page(driver, privacyidea, user)
 
@@ -126,3 +134,23 @@ def test_the_presence_option_the_login_shows_logs_in_and_a_forged_challenge_is_r
     click(driver, "#flow-error summary")
     assert find(driver, "#privacyidea-error-code").text == "PUSH_CHALLENGE_FORGED"
     phone_screenshot(driver, "privacyidea-forged.png")
+
+
+def test_a_poll_only_token_is_checked_by_itself_and_a_decline_can_say_not_me(driver, windows, privacyidea):
+    """With polling on (the default) the phone finds a poll-only token's login by itself, as
+    privacyIDEA's app does; privacyIDEA 3.14 takes a reason with a decline, and "Not me" reaches
+    it as a login the user did not start."""
+    create_phone(driver, windows, f"privacyIDEA polling {uuid.uuid4().hex[:8]}")
+    user = privacyidea.new_user("polling-page")
+    serial = enrol_on_the_page(driver, privacyidea, user)
+    login = privacyidea.admin.validate_check(user, "")
+    # nobody presses "Check now": the phone's own poll, every 10 s, brings the challenge
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f'#screen[data-state="WAIT_FOR_INPUT"]{CHALLENGE}'),
+             "the phone's own poll brought no challenge", timeout=25)
+    assert find(driver, "#decline-cancel").is_displayed() and not driver.find_elements(By.CSS_SELECTOR, "#decline")
+    click(driver, "#decline-not-me")
+    wait_screen(driver, "DONE", extra=CHALLENGE)
+    assert find(driver, "#privacyidea-done").get_attribute("data-outcome") == "DECLINED"
+    assert "did not start this login" in find(driver, "#privacyidea-decline-reason").text
+    assert privacyidea.admin.poll_transaction(login.transaction_id) == "declined"
+    assert serial in flow_log_text(driver)

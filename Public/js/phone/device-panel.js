@@ -122,6 +122,8 @@ const SETTING_FIELDS = [
   { name: "maxTimeSecondFactorWithoutPIN", kind: "number", label: "maxTimeSecondFactorWithoutPIN, s (0: none)", min: 0 },
   { name: "pinChangeStyle", kind: "choice", label: "PIN change", choices: [["nextAuth", "nextAuth: verify, then set"], ["nevis", "Nevis: old and new together"]] },
   { name: "otpCountdown", kind: "number", label: "Offline OTP offered after, s (server unreachable)", min: 0, max: 600 },
+  { name: "pollPushTokens", kind: "bool", label: "Check poll-only privacyIDEA tokens every 10 s", id: "setting-poll-push-tokens" },
+  { name: "unlockPushTokens", kind: "bool", label: "PIN or biometric before accepting a privacyIDEA login", id: "setting-unlock-push-tokens" },
 ];
 
 export function settingsSection(phone, view) {

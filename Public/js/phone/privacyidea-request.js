@@ -1,7 +1,7 @@
 // The privacyIDEA request on the phone's screen (docs/privacyidea.md), kept in state.privacyIDEA:
 // what the WebSocket says of it, what a request that started one answered, and what the server
-// holds after a (re)connect; and whether the user went Home from it, remembered across reloads.
-import { getJSON } from "../api.js";
+// holds after a (re)connect (the phone snapshot's `privacyIDEA`); and whether the user went Home
+// from it, remembered across reloads.
 import { readDismissedRequest, writeDismissedRequest } from "./storage.js";
 
 /** One request: the enrolment of a serial, or a challenge (by its nonce). */
@@ -10,12 +10,11 @@ const identity = (r) => [r.kind, r.serial, r.nonce ?? ""].join(":");
 const standing = (r) => JSON.stringify([identity(r), r.state, r.outcome ?? null, r.error ? r.error.code : null]);
 
 /**
- * `context`: state, phoneId, phonePath(suffix), and onChange(source, request), called with each
- * request shown (null: the server holds none any more). Returns {receive, started, sync, isShown, dismiss}.
+ * `context`: state, phoneId, and onChange(source, request), called with each request shown (null:
+ * the server holds none any more). Returns {receive, started, snapshot, isShown, dismiss}.
  */
-export function createPrivacyIDEARequest({ state, phoneId, phonePath, onChange }) {
+export function createPrivacyIDEARequest({ state, phoneId, onChange }) {
   let dismissed = readDismissedRequest(phoneId);
-  let received = 0; // socket updates so far: a snapshot asked for before the last one is stale
 
   function show(source, request) {
     state.privacyIDEA = request;
@@ -31,7 +30,6 @@ export function createPrivacyIDEARequest({ state, phoneId, phonePath, onChange }
   return {
     /** A WebSocket update: news, so shown even when it stands where the user left one. */
     receive(request) {
-      received += 1;
       setDismissed(null);
       show("privacyIDEA", request);
     },
@@ -41,17 +39,9 @@ export function createPrivacyIDEARequest({ state, phoneId, phonePath, onChange }
       if (!state.privacyIDEA || identity(state.privacyIDEA) !== identity(request)) show(source, request);
     },
 
-    /** The request the server holds, after a connect (pages that connect late, reloads). */
-    async sync() {
-      const before = received;
-      let answer;
-      try {
-        answer = await getJSON(phonePath("/privacyidea/request"));
-      } catch {
-        return; // the next connect asks again
-      }
-      const request = answer && typeof answer.privacyIDEA === "object" ? answer.privacyIDEA : null;
-      if (received !== before || (request && state.privacyIDEA && standing(state.privacyIDEA) === standing(request))) return;
+    /** The request the server holds, from the snapshot sent on connect (null: none). */
+    snapshot(request) {
+      if (request && state.privacyIDEA && standing(state.privacyIDEA) === standing(request)) return;
       if (request) {
         show("snapshot", request);
       } else if (state.privacyIDEA) {

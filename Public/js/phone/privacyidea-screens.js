@@ -84,9 +84,9 @@ function renderChallenge(request, view) {
     question(request),
     el("p", { className: "hint small", text: "Token " + tokenName(request) }),
   );
-  const decline = button("decline", "Decline", "btn-secondary", () => answer(view, { accept: false }));
+  const decline = declineButtons(request, view);
   if (!options.length) {
-    view.screen.append(body, actions(decline, button("accept", "Accept", "btn-primary", () => answer(view, { accept: true }))));
+    view.screen.append(body, actions(...decline, button("accept", "Accept", "btn-primary", () => answer(view, { accept: true }))));
     return;
   }
   const choices = options.map((option, i) => {
@@ -95,7 +95,20 @@ function renderChallenge(request, view) {
     return b;
   });
   body.append(el("p", { className: "hint", text: "To accept, press the option your login page shows." }), el("div", { id: "presence-options", className: "presence-options" }, choices));
-  view.screen.append(body, actions(decline));
+  view.screen.append(body, actions(...decline));
+}
+
+/** What a decline may say, where privacyIDEA takes a reason (its log tells them apart). */
+const DECLINE_REASONS = {
+  unknown_trigger: { id: "decline-not-me", text: "Not me", said: "You told privacyIDEA you did not start this login." },
+  cancelled: { id: "decline-cancel", text: "Cancel login", said: "You cancelled your own login." },
+};
+
+/** Decline, or with reasons one button for each. */
+function declineButtons(request, view) {
+  const reasons = (Array.isArray(request.declineReasons) ? request.declineReasons : []).filter((r) => DECLINE_REASONS[r]);
+  if (!reasons.length) return [button("decline", "Decline", "btn-secondary", () => answer(view, { accept: false }))];
+  return reasons.map((reason) => button(DECLINE_REASONS[reason].id, DECLINE_REASONS[reason].text, "btn-secondary", () => answer(view, { accept: false, declineReason: reason })));
 }
 
 function renderProcessing(request, view) {
@@ -121,7 +134,9 @@ const tokenLine = (request) => el("p", { className: "screen-subtitle", text: (re
 
 function renderDone(request, view) {
   const outcome = OUTCOMES[request.outcome] || { icon: "✓", ok: true, title: "Done" };
-  result(view, { id: "privacyidea-done", dataset: { outcome: String(request.outcome || "") } }, outcome.ok, outcome.icon, outcome.title, tokenLine(request));
+  const reason = DECLINE_REASONS[request.declineReason];
+  const said = reason ? el("p", { id: "privacyidea-decline-reason", className: "screen-subtitle", text: reason.said }) : null;
+  result(view, { id: "privacyidea-done", dataset: { outcome: String(request.outcome || "") } }, outcome.ok, outcome.icon, outcome.title, said, tokenLine(request));
 }
 
 /** The error in words; its code (and the server's words, where others are shown) behind Details. */

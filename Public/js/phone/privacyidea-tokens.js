@@ -1,17 +1,19 @@
 // The phone's privacyIDEA push tokens on the home screen (docs/privacyidea.md), beside its other
 // accounts: issuer, label and serial; "Check now", which asks the token's privacyIDEA for a
-// waiting challenge as its app's poll does; and removal. The server does not announce the list's
-// changes: it is read on connect and after an enrolment, and a removal here drops its row.
+// waiting challenge as its app's poll does, and the same by itself every 10 s for poll-only tokens
+// while the page is visible (the phone's `pollPushTokens` setting); and removal. The list is read
+// on connect; the server announces its changes (`pushTokens`).
 import { api, getJSON, postJSON, el, formatTime } from "../api.js";
 import { confirmButton, withControl } from "./controls.js";
 import { tokenName } from "./privacyidea-screens.js";
 
 /**
- * `context`: phonePath(suffix), toast, showStartedFlow(source, answer). Built once, so that a
- * poll's note outlives the home screen's redraws. Returns {sync, section}.
+ * `context`: state (its phone's settings), phonePath(suffix), toast, showStartedFlow(source, answer).
+ * Built once, so that a poll's note outlives the home screen's redraws. Returns {sync, show, section}.
  */
-export function createPrivacyIDEATokens({ phonePath, toast, showStartedFlow }) {
+export function createPrivacyIDEATokens({ state, phonePath, toast, showStartedFlow }) {
   let rows = new Map(); // serial -> row
+  let pollOnly = []; // the serials polled by themselves
   const view = { toast };
   const list = el("ul", { id: "privacyidea-tokens", className: "account-list" });
   const empty = el("p", { id: "no-privacyidea-tokens", className: "empty", text: "No privacyIDEA tokens. Scan privacyIDEA's enrolment QR code to add one." });
@@ -19,15 +21,20 @@ export function createPrivacyIDEATokens({ phonePath, toast, showStartedFlow }) {
   const node = el("section", { id: "privacyidea-section", className: "home-section" }, el("h2", { className: "section-title", text: "privacyIDEA tokens" }), list, empty, errorBox);
   const tokenPath = (serial, suffix = "") => phonePath("/privacyidea/tokens/" + encodeURIComponent(serial) + suffix);
 
+  /** One poll: a challenge goes on screen, otherwise the row notes when it looked. */
+  async function poll(serial, note, source) {
+    const answer = await postJSON(tokenPath(serial, "/poll"), {});
+    if (answer && answer.privacyIDEA) showStartedFlow(source, answer);
+    else note.textContent = "Nothing waiting at " + formatTime(new Date());
+  }
+
   function row(token) {
     const note = el("span", { className: "hint privacyidea-poll-note", "aria-live": "polite" });
     const check = el("button", { id: "privacyidea-poll-" + token.serial, type: "button", className: "btn btn-small privacyidea-poll", text: "Check now" });
     check.addEventListener("click", () =>
       withControl(view, check, errorBox, async () => {
         note.textContent = "";
-        const answer = await postJSON(tokenPath(token.serial, "/poll"), {});
-        if (answer && answer.privacyIDEA) showStartedFlow("poll", answer);
-        else note.textContent = "Nothing waiting at " + formatTime(new Date());
+        await poll(token.serial, note, "poll");
       }),
     );
     const remove = confirmButton(view, "privacyidea-delete-" + token.serial, "Delete", "Tap again: delete", errorBox, () =>
@@ -58,21 +65,46 @@ export function createPrivacyIDEATokens({ phonePath, toast, showStartedFlow }) {
 
   function drop(serial) {
     rows.delete(serial);
+    pollOnly = pollOnly.filter((s) => s !== serial);
     render();
   }
 
-  /** Reads the list again: rows already shown stay (with their notes), in the server's order. */
+  /** The list as the server holds it: rows already shown stay (with their notes), in its order. */
+  function show(list) {
+    const tokens = list.filter((t) => t && typeof t.serial === "string");
+    rows = new Map(tokens.map((token) => [token.serial, rows.get(token.serial) || row(token)]));
+    pollOnly = tokens.filter((t) => t.pollOnly).map((t) => t.serial);
+    render();
+  }
+
+  /** Reads the list again (after a connect). */
   async function sync() {
     try {
       const answer = await getJSON(phonePath("/privacyidea/tokens"));
-      const tokens = Array.isArray(answer && answer.tokens) ? answer.tokens.filter((t) => t && typeof t.serial === "string") : [];
-      rows = new Map(tokens.map((token) => [token.serial, rows.get(token.serial) || row(token)]));
-      render();
+      show(Array.isArray(answer && answer.tokens) ? answer.tokens : []);
     } catch {
       // the next connect reads the list again
     }
   }
 
+  /** The app's polling: poll-only tokens, while the page is seen and the setting is on; a failed poll waits for the next. */
+  const polling = () => state.phone && state.phone.settings && state.phone.settings.pollPushTokens;
+  setInterval(async () => {
+    if (document.hidden || !polling()) return;
+    for (const serial of pollOnly) {
+      const shown = rows.get(serial);
+      if (!shown) continue;
+      try {
+        await poll(serial, shown.querySelector(".privacyidea-poll-note"), "automatic poll");
+      } catch {
+        // privacyIDEA unreachable or the token gone: "Check now" says why
+      }
+    }
+  }, POLL_INTERVAL_MS);
+
   render();
-  return { sync, section: () => node };
+  return { sync, show, section: () => node };
 }
+
+/** How often poll-only tokens are checked by themselves (docs/privacyidea.md). */
+const POLL_INTERVAL_MS = 10_000;
