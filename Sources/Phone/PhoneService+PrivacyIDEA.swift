@@ -52,19 +52,20 @@ extension PhoneService {
     }
 
     /// The user's answer to what is on screen: for an enrolment, whether to trust the server;
-    /// for a challenge, accept (with the presence option picked) or decline (saying why, where
-    /// privacyIDEA takes a reason).
+    /// for a challenge, accept (with the presence option picked, and the phone unlocked where
+    /// asked) or decline (saying why, where privacyIDEA takes a reason).
     public func answerPrivacyIDEA(
-        phoneId: String, accept: Bool, presence: String?, declineReason: DeclineReason? = nil
+        phoneId: String, accept: Bool, presence: String?, declineReason: DeclineReason? = nil, unlock: Unlock? = nil
     ) async throws(PhoneError) -> PrivacyIDEARequest {
-        _ = try await phoneAndAccounts(phoneId)
+        let phone = try await phoneAndAccounts(phoneId).0
         guard let pending = privacyIDEAPending[phoneId], let screen = privacyIDEAScreens[phoneId], screen.state == .waitForInput else {
-            throw PhoneError(.conflict, "NO_PRIVACYIDEA_REQUEST", "this phone has no privacyIDEA request waiting for an answer")
+            throw .noPrivacyIDEARequest
         }
         switch pending {
         case .enrolment(let enrolment):
             guard presence == nil else { throw .invalid("presence", "goes only with a challenge that asks for it") }
             guard declineReason == nil else { throw .invalid("declineReason", "goes only with a declined challenge") }
+            if let unlock { throw .invalid(unlock.field, "goes only with the accept of a challenge that asks to unlock") }
             guard accept else {
                 finish(phoneId) { $0.outcome = .cancelled }
                 return privacyIDEAScreens[phoneId]!
@@ -77,23 +78,11 @@ extension PhoneService {
             }
             return await registering(enrolment, phoneId: phoneId)
         case .challenge(let challenge, let receivedAt):
-            let answer: PushAnswer
-            if !accept {
-                guard presence == nil else { throw .invalid("presence", "goes only with an accept") }
-                guard declineReason == nil || challenge.takesDeclineReason else {
-                    throw .invalid("declineReason", "privacyIDEA takes no reason for this challenge")
-                }
-                answer = .decline(declineReason)
-            } else if declineReason != nil {
-                throw .invalid("declineReason", "goes only with a decline")
-            } else if let options = challenge.presenceOptions {
-                guard let presence, options.contains(presence) else {
-                    throw .invalid("presence", "must be one of the options privacyIDEA sent: \(options.joined(separator: ", "))")
-                }
-                answer = .accept(presence: presence)
-            } else {
-                guard presence == nil else { throw .invalid("presence", "goes only with a challenge that asks for it") }
-                answer = .accept(presence: nil)
+            let answer = try Self.answer(accept: accept, presence: presence, declineReason: declineReason, to: challenge)
+            try await checkUnlock(unlock, accept: accept, offered: screen.unlockWith, phone: phone)
+            // the PIN's check awaited: only the challenge still waiting on screen is answered
+            guard let onScreen = privacyIDEAScreens[phoneId], onScreen.nonce == challenge.nonce, onScreen.state == .waitForInput else {
+                throw .noPrivacyIDEARequest
             }
             guard now().timeIntervalSince(receivedAt) <= Double(PushChallenge.lifetime.components.seconds) else {
                 finish(phoneId) { $0.error = PhoneError.challengeExpired.flowError }
@@ -145,6 +134,10 @@ extension PhoneService {
         }
         try refuseWhileWaiting(phoneId, unless: challenge.nonce)
         screen.declineReasons = challenge.takesDeclineReason ? DeclineReason.allCases : nil
+        let phone = try await phoneAndAccounts(phoneId).0
+        if token.requiresUnlock || phone.unlockPushTokens {
+            screen.unlockWith = (phone.pinPublicKey != nil ? [.pin] : []) + (phone.biometricsCanBeSet ? [.biometric] : [])
+        }
         show(phoneId, screen, pending: .challenge(challenge, receivedAt: now()))
         return screen
     }
@@ -357,6 +350,7 @@ extension PhoneError {
     static let challengeExpired = PhoneError(
         .gone, "CHALLENGE_EXPIRED", "the challenge is older than \(PushChallenge.lifetime.components.seconds) seconds")
     static func privacyIDEARefused(_ detail: String) -> PhoneError { PhoneError(.badGateway, "PRIVACYIDEA_REFUSED", detail) }
+    static let noPrivacyIDEARequest = PhoneError(.conflict, "NO_PRIVACYIDEA_REQUEST", "this phone has no privacyIDEA request waiting for an answer")
 }
 
 extension PushEnrolment {

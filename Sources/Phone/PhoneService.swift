@@ -274,6 +274,14 @@ public actor PhoneService {
 
     /// Argon2id is deliberately slow: it runs off the actor, on the PIN lane's threads, in the
     /// place the phone's PIN input took there (`pinPlaces`).
+    /// Whether `pin` is the phone's PIN, told on the phone alone (no try at the backend, so no
+    /// counter moves): derived with its salt and compared with the PIN key it keeps. Nil when it
+    /// has no PIN key to compare with.
+    nonisolated func isThePhonesPin(_ pin: GuardedBytes, phone: PhoneRecord) async throws(PhoneError) -> Bool? {
+        guard let salt = phone.pinSalt, let known = phone.pinPublicKey else { return nil }
+        return try await Data(derivePinKey(pin, salt: Array(salt), phoneId: phone.id).publicKey) == known
+    }
+
     nonisolated func derivePinKey(_ pin: GuardedBytes, salt: [UInt8], phoneId: String) async throws(PhoneError) -> Ed25519.KeyPair {
         let derivation = configuration.pinDerivation
         guard let lane = configuration.pinLane else {

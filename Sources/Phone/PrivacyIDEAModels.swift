@@ -1,6 +1,7 @@
 import AuthFlow
 import Foundation
 import PrivacyIDEA
+import SodiumKit
 
 /// A privacyIDEA push token as the phone shows it: never its key.
 public struct PushTokenSummary: Codable, Sendable, Equatable {
@@ -22,6 +23,27 @@ public struct PushTokenSummary: Codable, Sendable, Equatable {
         pollOnly = record.pollOnly
         sslVerify = record.sslVerify
         createdAt = record.createdAt
+    }
+}
+
+/// What unlocks the phone to accept a privacyIDEA login, as privacyIDEA's app asks the phone's own
+/// lock: the PIN (checked on the phone) or the simulated biometric sensor.
+public enum UnlockFactor: String, Codable, Sendable {
+    case pin = "PIN"
+    case biometric = "BIOMETRIC"
+}
+
+/// The user's unlock with an accept.
+public enum Unlock: Sendable {
+    case pin(GuardedBytes)
+    /// What the simulated sensor read.
+    case biometric(recognised: Bool)
+
+    var factor: UnlockFactor {
+        switch self {
+        case .pin: .pin
+        case .biometric: .biometric
+        }
     }
 }
 
@@ -55,6 +77,10 @@ public struct PrivacyIDEARequest: Codable, Sendable, Equatable {
     public var presenceOptions: [String]?
     /// The reasons the user may give for declining, where privacyIDEA takes one.
     public var declineReasons: [DeclineReason]?
+    /// A challenge whose accept must unlock the phone first (privacyIDEA's `push_force_app_pin`,
+    /// or the phone's `unlockPushTokens`): what the phone can unlock with; empty when it has
+    /// neither a PIN nor a biometric, and then it cannot accept.
+    public var unlockWith: [UnlockFactor]?
     /// The challenge's nonce: the answer names it.
     public var nonce: String?
     public var outcome: Outcome?

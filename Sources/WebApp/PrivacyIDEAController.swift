@@ -1,6 +1,7 @@
 import Hummingbird
 import Phone
 import PrivacyIDEA
+import SodiumKit
 
 /// `/api/phones/{id}/privacyidea`: a phone's privacyIDEA push tokens and the request on its
 /// screen (docs/privacyidea.md). Enrolment codes come in through the phone's scanning doors.
@@ -23,11 +24,23 @@ struct PrivacyIDEAController {
         }
     }
 
-    /// `{"accept": true|false, "presence"?: option, "declineReason"?: "unknown_trigger"|"cancelled"}`.
-    struct Answer: Codable {
+    /// `{"accept": true|false, "presence"?: option, "declineReason"?: "unknown_trigger"|"cancelled",
+    /// "pin"?: the phone's PIN | "biometrics"?: "match"|"noMatch"}`: the last two unlock an accept.
+    struct Answer: Decodable {
         let accept: Bool
         let presence: String?
         let declineReason: DeclineReason?
+        let pin: String?
+        let biometrics: StreamController.PhoneInput.BiometricPrompt?
+
+        func unlock() throws -> Unlock? {
+            switch (pin, biometrics) {
+            case (nil, nil): nil
+            case (let pin?, nil): .pin(try GuardedBytes.pin(pin))
+            case (nil, let prompt?): .biometric(recognised: prompt == .match)
+            case (.some, .some): throw APIError(.badRequest, "INVALID_FIELD", "give 'pin' or 'biometrics', not both")
+            }
+        }
     }
 
     var endpoints: RouteCollection<AppRequestContext> {
@@ -67,6 +80,6 @@ struct PrivacyIDEAController {
         let id = try context.parameters.require("id")
         return OnScreen(
             privacyIDEA: try await phones.answerPrivacyIDEA(
-                phoneId: id, accept: input.accept, presence: input.presence, declineReason: input.declineReason))
+                phoneId: id, accept: input.accept, presence: input.presence, declineReason: input.declineReason, unlock: input.unlock()))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PrivacyIDEA
+import SodiumKit
 import Testing
 
 @testable import Phone
@@ -17,12 +18,12 @@ struct PrivacyIDEARequestTests {
     let phone = try! PhoneUnderTest()
 
     /// A phone holding the push token PIPU1 of the test's privacyIDEA.
-    func phoneWithToken() async throws -> String {
+    func phoneWithToken(requiresUnlock: Bool = false) async throws -> String {
         let id = try await phone.newPhone()
         try await phone.store.keep(
             PushTokenRecord(
                 phoneId: id, serial: "PIPU1", label: "alice", issuer: "privacyIDEA", url: Self.origin + "/ttype/push", origin: Self.origin,
-                sslVerify: true, pollOnly: true, requiresUnlock: false, tokenKey: Self.tokenKey.pkcs8,
+                sslVerify: true, pollOnly: true, requiresUnlock: requiresUnlock, tokenKey: Self.tokenKey.pkcs8,
                 serverKey: Self.serverKey.publicKeyForServer, fcmToken: "fcm", createdAt: phone.clock.now()))
         return id
     }
@@ -105,5 +106,49 @@ struct PrivacyIDEARequestTests {
         #expect((screen.state, screen.error?.code, screen.attempt) == (.error, "SERVER_CONNECTION_ERROR", 4))
         #expect(phone.sleeps.recorded.count == 3)
         #expect(try await phone.phones.pushTokens(phoneId: id).isEmpty)
+    }
+
+    /// The phone's PIN as an enrolment leaves it: its salt, and its key's public half.
+    func setPin(_ pin: String, on id: String) async throws {
+        let salt = [UInt8](repeating: 7, count: 16)
+        let key = try await phone.phones.derivePinKey(try GuardedBytes(copying: pin.utf8), salt: salt, phoneId: id)
+        try await phone.store.setPinSalt(phoneId: id, Data(salt))
+        try await phone.store.pinAccepted(phoneId: id, at: phone.clock.now(), pinPublicKey: Data(key.publicKey))
+    }
+
+    @Test func aTokenThatAsksToUnlockTakesThePhonesPinOrABiometricBeforeAnAcceptIsSent() async throws {
+        let id = try await phoneWithToken(requiresUnlock: true)
+        try await setPin("260418", on: id)
+        let shown = try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge())
+        #expect(shown.unlockWith == [.pin, .biometric])
+        let refusals: [(Unlock?, String)] = [
+            (nil, "UNLOCK_REQUIRED"), (.pin(try GuardedBytes(copying: "111111".utf8)), "UNLOCK_FAILED"),
+            (.biometric(recognised: false), "UNLOCK_FAILED"),
+        ]
+        for (unlock, code) in refusals {
+            let error = await #expect(throws: PhoneError.self) {
+                try await phone.phones.answerPrivacyIDEA(phoneId: id, accept: true, presence: nil, unlock: unlock)
+            }
+            #expect(error?.code == code)
+            #expect(await phone.phones.privacyIDEARequest(phoneId: id)?.state == .waitForInput)
+            #expect(try await !phone.store.wasAnswered(phoneId: id, serial: "PIPU1", nonce: "NONCE1"), "a refused unlock sent the answer")
+        }
+        // the phone's PIN unlocks: the answer is signed and sent (this privacyIDEA does not listen)
+        let sent = try await phone.phones.answerPrivacyIDEA(
+            phoneId: id, accept: true, presence: nil, unlock: .pin(try GuardedBytes(copying: "260418".utf8)))
+        #expect(sent.error?.code != "UNLOCK_FAILED")
+        #expect(try await phone.store.wasAnswered(phoneId: id, serial: "PIPU1", nonce: "NONCE1"))
+    }
+
+    @Test func theSettingAsksToUnlockEveryTokenAndAPhoneWithNeitherFactorCannotAccept() async throws {
+        let id = try await phoneWithToken()
+        _ = try await phone.phones.update(phoneId: id, settings: PhoneSettingsChange(biometricSensor: false, unlockPushTokens: true))
+        #expect(try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge()).unlockWith == [])
+        let error = await #expect(throws: PhoneError.self) {
+            try await phone.phones.answerPrivacyIDEA(phoneId: id, accept: true, presence: nil, unlock: .biometric(recognised: true))
+        }
+        #expect(error?.code == "UNLOCK_UNAVAILABLE")
+        // a decline needs no unlock
+        #expect(try await phone.phones.answerPrivacyIDEA(phoneId: id, accept: false, presence: nil).state != .waitForInput)
     }
 }

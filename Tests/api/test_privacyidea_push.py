@@ -142,6 +142,28 @@ def test_a_decline_says_why_as_privacyidea_takes_it(api, privacyidea):
     FINISHED.add("privacyIDEA decline reasons")
 
 
+def test_a_token_privacyidea_enrols_with_push_force_app_pin_is_unlocked_before_an_accept(api, privacyidea):
+    """privacyIDEA's `push_force_app_pin` puts `pin=True` into the enrolment code: the phone then
+    takes its own lock (a biometric here: the phone has no PIN) before it signs an accept. A
+    missing or failed unlock sends nothing; privacyIDEA's login stays pending."""
+    phone = new_phone(api, "privacyIDEA locked phone")
+    user = privacyidea.new_user("locked")
+    with privacyidea.admin.policy("force-app-pin", "enrollment", {"push_force_app_pin": True}, user=user):
+        serial = enrolled_token(api, privacyidea, phone, user)
+    started = privacyidea.admin.validate_check(user, "")
+    assert polled_challenge(api, phone, serial, "lockedChallenge")["unlockWith"] == ["BIOMETRIC"]
+    path = {"id": phone["id"]}
+    for example in ("unlockRequired", "unlockNotRecognised"):
+        refused = api.call("answerPrivacyIDEA", example, path=path, expect=400)[1]
+        assert refused["error"]["code"] in ("UNLOCK_REQUIRED", "UNLOCK_FAILED"), refused
+        assert privacyidea.admin.poll_transaction(started.transaction_id) == "pending"
+    refused = api.call("answerPrivacyIDEA", "unlockWithoutAPin", path=path, expect=409)[1]
+    assert refused["error"]["code"] == "UNLOCK_UNAVAILABLE"
+    assert answer(api, phone, "acceptUnlocked")["outcome"] == "ACCEPTED"
+    assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
+    FINISHED.add("privacyIDEA unlock")
+
+
 def test_with_presence_required_only_the_option_the_login_shows_logs_in(api, privacyidea):
     phone = new_phone(api, "privacyIDEA presence phone")
     user = privacyidea.new_user("presence")

@@ -154,3 +154,27 @@ def test_a_poll_only_token_is_checked_by_itself_and_a_decline_can_say_not_me(dri
     assert "did not start this login" in find(driver, "#privacyidea-decline-reason").text
     assert privacyidea.admin.poll_transaction(login.transaction_id) == "declined"
     assert serial in flow_log_text(driver)
+
+
+def test_with_unlock_asked_an_accept_takes_the_phones_biometric_first(driver, windows, privacyidea):
+    """The phone's `unlockPushTokens` setting: Accept leads to the phone's own lock; an
+    unrecognised finger sends nothing, a recognised one lets privacyIDEA's login through."""
+    phone_id = phone_checked_by_hand(driver, windows, f"privacyIDEA unlock {uuid.uuid4().hex[:8]}")
+    call(driver, "PUT", f"/api/phones/{phone_id}/settings", {"unlockPushTokens": True})
+    user = privacyidea.new_user("unlock-page")
+    serial = enrol_on_the_page(driver, privacyidea, user)
+    login = privacyidea.admin.validate_check(user, "")
+    check_now(driver, serial)
+    click(driver, "#accept")
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#privacyidea-unlock") and d.find_elements(By.CSS_SELECTOR, "#bio-prompt"), "no biometric prompt to unlock")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#privacyidea-unlock #pin-pad"), "a PIN pad on a phone without a PIN"
+    click(driver, "#bio-no-match")
+    wait_for(driver, lambda d: find(d, "#toast").get_attribute("data-code") == "UNLOCK_FAILED", "the failed unlock was not said")
+    assert find(driver, "#privacyidea-unlock").is_displayed()
+    assert privacyidea.admin.poll_transaction(login.transaction_id) == "pending"
+    # the prompt comes again, as it comes first
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#bio-prompt"), "no second biometric prompt")
+    click(driver, "#bio-match")
+    wait_screen(driver, "DONE", extra=CHALLENGE)
+    assert find(driver, "#privacyidea-done").get_attribute("data-outcome") == "ACCEPTED"
+    assert privacyidea.admin.validate_check(user, "", login.transaction_id).accepted

@@ -3,14 +3,22 @@
 import { el } from "../api.js";
 import { actions, button, serverName } from "./screen-parts.js";
 
-/** The prompt over the screen. Cancel closes it (the PIN is still there where offered). */
-export function biometricPrompt(reason, view) {
+/** The flow's answer to the prompt: its second factor, over the socket. */
+const inputSecondFactor = (view) => (result) => {
+  if (view.send({ action: "inputSecondFactor", biometrics: result })) view.setBusy(true);
+};
+
+/**
+ * The prompt over the screen; `onResult("match" | "noMatch")` takes what the sensor read (the
+ * flow's second factor unless told otherwise). Cancel closes it (the PIN is still there where offered).
+ */
+export function biometricPrompt(reason, view, onResult = inputSecondFactor(view)) {
   const existing = document.getElementById("bio-prompt");
   if (existing) existing.remove();
   const close = () => prompt.remove();
   const answer = (result) => {
     close();
-    if (view.send({ action: "inputSecondFactor", biometrics: result })) view.setBusy(true);
+    onResult(result);
   };
   const prompt = el(
     "div",

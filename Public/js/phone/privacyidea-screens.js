@@ -4,7 +4,12 @@
 // option the login page shows), then how each ended. The answer goes to the server by POST; the
 // screen follows the request's updates over the WebSocket.
 import { el, postJSON } from "../api.js";
+import { biometricPrompt } from "./biometric.js";
+import { createPinPad, pinLength, pinMessageBox } from "./pin-pad.js";
 import { actions, button, processingScreen, screenHeader, serverCard } from "./screen-parts.js";
+
+/** The accept waiting for the phone's unlock: {nonce, body}; null when none. */
+let unlocking = null;
 
 const OUTCOMES = {
   ENROLLED: { icon: "✓", ok: true, title: "Token added" },
@@ -34,6 +39,13 @@ function answer(view, body) {
     view.toast.show(err.code, err.message);
     view.render(true);
   });
+}
+
+/** An accept: at once, or where the challenge asks to unlock the phone, after its PIN or biometric. */
+function accept(request, view, body) {
+  if (!Array.isArray(request.unlockWith)) return answer(view, body);
+  unlocking = { nonce: request.nonce, body };
+  view.render(true);
 }
 
 function tokenFacts(request) {
@@ -75,6 +87,8 @@ function renderEnrolment(request, view) {
 const question = (request) => el("p", { id: "privacyidea-question", className: "transaction-text", text: request.question ?? "" });
 
 function renderChallenge(request, view) {
+  if (unlocking && unlocking.nonce === request.nonce) return renderUnlock(request, view, unlocking.body);
+  unlocking = null;
   const options = Array.isArray(request.presenceOptions) ? request.presenceOptions : [];
   const body = el(
     "div",
@@ -86,16 +100,52 @@ function renderChallenge(request, view) {
   );
   const decline = declineButtons(request, view);
   if (!options.length) {
-    view.screen.append(body, actions(...decline, button("accept", "Accept", "btn-primary", () => answer(view, { accept: true }))));
+    view.screen.append(body, actions(...decline, button("accept", "Accept", "btn-primary", () => accept(request, view, { accept: true }))));
     return;
   }
   const choices = options.map((option, i) => {
-    const b = button(`presence-${i}`, option, "btn-primary presence-option", () => answer(view, { accept: true, presence: option }));
+    const b = button(`presence-${i}`, option, "btn-primary presence-option", () => accept(request, view, { accept: true, presence: option }));
     b.dataset.option = option;
     return b;
   });
   body.append(el("p", { className: "hint", text: "To accept, press the option your login page shows." }), el("div", { id: "presence-options", className: "presence-options" }, choices));
   view.screen.append(body, actions(...decline));
+}
+
+/**
+ * The phone's own lock before an accept (privacyIDEA's `push_force_app_pin`, or the phone's
+ * setting), as privacyIDEA's app asks it: the biometric prompt first where the phone has one, the
+ * PIN pad where it has a PIN. Back returns to the question.
+ */
+function renderUnlock(request, view, body) {
+  const offered = request.unlockWith;
+  const unlocked = (factor) => answer(view, { ...body, ...factor });
+  const [messageBox, setMessage] = pinMessageBox();
+  const parts = [screenHeader("Unlock to accept", `${request.issuer || "privacyIDEA"}: ${tokenName(request)}`), messageBox];
+  if (!offered.length) setMessage("This phone has neither a PIN nor a biometric: it cannot unlock to accept. Decline, or set one up first.", "error");
+  if (offered.includes("PIN")) {
+    const pad = createPinPad(
+      {
+        length: pinLength(view.state.phone),
+        message: setMessage,
+        onSubmit(digits) {
+          const pin = digits.join("");
+          pad.wipe();
+          unlocked({ pin });
+        },
+      },
+      view.onTeardown,
+    );
+    parts.push(pad.root);
+  }
+  const buttons = [button("unlock-back", "Back", "btn-secondary", () => {
+    unlocking = null;
+    view.render(true);
+  })];
+  const prompt = () => biometricPrompt("Unlock to accept", view, (result) => unlocked({ biometrics: result }));
+  if (offered.includes("BIOMETRIC")) buttons.push(button("use-biometrics", "Use biometrics", "btn-primary", prompt));
+  view.screen.append(el("div", { id: "privacyidea-unlock", className: "pin-screen" }, ...parts), actions(...buttons));
+  if (offered.includes("BIOMETRIC")) prompt();
 }
 
 /** What a decline may say, where privacyIDEA takes a reason (its log tells them apart). */
