@@ -76,14 +76,15 @@ extension PhoneService {
 
     public func clearAutoAnswerRules(phoneId: String) async throws(PhoneError) {
         _ = try await phoneAndAccounts(phoneId)
-        autoAnswerRules[phoneId] = nil
+        autoAnswerRules[phoneId]?.removeAll()
     }
 
     /// Where a flow waits for the user: the first rule that covers the step answers it as the
     /// screen would. A step asked again after a failed answer waits for a person.
     func answerAutomatically(_ phoneId: String) async {
-        guard autoAnswerRules[phoneId]?.rules.isEmpty == false, let waiting = flows[phoneId]?.machine.flow,
-            waiting.state == .waitForInput, waiting.previousInteractionResult.map({ $0.type == .success }) ?? true,
+        guard let waiting = flows[phoneId]?.machine.flow, waiting.state == .waitForInput,
+            autoAnswerRules[phoneId]?.rules.isEmpty == false || flows[phoneId]?.answeringRule != nil,
+            waiting.previousInteractionResult.map({ $0.type == .success }) ?? true,
             let (phone, accounts) = try? await phoneAndAccounts(phoneId)
         else { return }
         await checkRulePins(phoneId, phone: phone)
