@@ -37,7 +37,7 @@ export function createAutoAnswer(view) {
   );
   const pin = input("auto-answer-pin", "PIN", { type: "password", inputmode: "numeric", autocomplete: "off", hidden: true });
   factor.addEventListener("change", () => (pin.hidden = factor.value !== "pin"));
-  const server = input("auto-answer-server", "Server (origin or host)");
+  const server = input("auto-answer-server", "Server", { title: "An origin (https://host[:port]) or a host name" });
   const user = input("auto-answer-user", "User");
   const text = input("auto-answer-text", "Text contains");
   const count = input("auto-answer-count", "Count", { type: "number", min: "1", step: "1" });
@@ -88,7 +88,7 @@ export function createAutoAnswer(view) {
     el("h2", { className: "section-title", text: "Auto-answer rules" }),
     list,
     empty,
-    el("div", { className: "inline-form auto-answer-form" }, answer, factor, pin, server, user, text, count, add),
+    el("div", { className: "auto-answer-form" }, answer, factor, pin, server, user, text, count, add),
     el("p", { className: "hint", text: "The first rule that covers a request answers it as you would; a request no rule covers waits for you. Rules live in memory only." }),
     errorBox,
   );
