@@ -32,7 +32,7 @@ extension PhoneService {
 
     /// Every phone gone, and everything running for them stopped.
     public func reset() async throws {
-        for id in Set(flows.keys).union(sessionStarts.keys).union(operations.keys) { forget(id) }
+        for id in Set(flows.keys).union(sessionStarts.keys).union(operations.keys).union(autoAnswerRules.keys) { forget(id) }
         try await store.erase()
     }
 
@@ -41,6 +41,7 @@ extension PhoneService {
         progresses[phoneId] = nil
         flows[phoneId] = nil
         sessionStarts[phoneId] = nil
+        autoAnswerRules[phoneId] = nil
     }
 
     public func phones() async throws(PhoneError) -> [PhoneSummary] {
