@@ -1,5 +1,5 @@
 """Browser test of the auto-answer card in the device controls: a rule added with its form shows in
-the list, answers the next request by itself (the flow log says "automatic (rule …)"), and goes
+the list, answers the next request by itself (the flow log and the timeline say "automatic (rule …)"), and goes
 with two taps of Delete.
 
 The server is started by the caller (scripts/browser-test.sh); pages.py has the helpers.
@@ -34,6 +34,9 @@ def test_a_rule_added_on_the_card_answers_and_is_deleted(driver):
     open_payload(driver, session["qrText"])
     wait_for(driver, lambda d: "automatic (rule" in flow_log_text(d), "the flow log does not say the rule answered")
     wait_for(driver, lambda d: call(d, "GET", f"/api/backend/sessions/{session['id']}")["status"] == "canceled", "not declined")
+    # the phone's timeline marks the exchange the rule's answer caused (its abandon)
+    wait_for(driver, lambda d: "automatic (rule" in d.execute_script("return document.querySelector('.tl-list')?.textContent || ''"),
+             "the timeline does not mark the automatic exchange")
 
     click(driver, f"#auto-answer-delete-{rule_id}")
     click(driver, f"#auto-answer-delete-{rule_id}")
