@@ -32,16 +32,17 @@ extension PhoneService {
 
     /// Every phone gone, and everything running for them stopped.
     public func reset() async throws {
-        for id in Set(flows.keys).union(sessionStarts.keys).union(operations.keys).union(autoAnswerRules.keys) { forget(id) }
+        for id in Set(flows.keys).union(sessionStarts.keys).union(operations.keys) { forget(id) }
         try await store.erase()
+        autoAnswerRules.removeAll()
     }
 
     private func forget(_ phoneId: String) {
         operations.removeValue(forKey: phoneId)?.cancel()
+        autoAnswerRules[phoneId] = nil
         progresses[phoneId] = nil
         flows[phoneId] = nil
         sessionStarts[phoneId] = nil
-        autoAnswerRules[phoneId] = nil
     }
 
     public func phones() async throws(PhoneError) -> [PhoneSummary] {
