@@ -139,7 +139,7 @@ extension PhoneService {
             screen.unlockWith = (phone.pinPublicKey != nil ? [.pin] : []) + (phone.biometricsCanBeSet ? [.biometric] : [])
         }
         show(phoneId, screen, pending: .challenge(challenge, receivedAt: now()))
-        return screen
+        return await answerPrivacyIDEAAutomatically(phoneId) ?? screen
     }
 
     /// A challenge pushed to the phone that holds this FCM token.
