@@ -50,6 +50,14 @@ public struct AutoAnswerRule: Codable, Sendable {
         self.remaining = remaining
         self.expiresAt = expiresAt
     }
+
+    /// A copy of the rule's PIN for one answer: what takes a PIN wipes it, and the rule keeps its own.
+    func pinCopy() throws(PhoneError) -> GuardedBytes? {
+        guard let pin else { return nil }
+        do { return try pin.withBytes { bytes throws(SodiumError) in try GuardedBytes(copying: bytes) } } catch {
+            throw .crypto(error.description)
+        }
+    }
 }
 
 /// A request a phone waits on, as the rules see it.
@@ -60,8 +68,9 @@ public struct AutoAnswerRequest: Sendable, Equatable {
         case confirm
         /// A second factor; `newPin`: the enrolment sets the phone's first PIN.
         case secondFactor(allowed: [SecondFactorType], required: [SecondFactorType], newPin: Bool)
-        /// A privacyIDEA challenge; one with presence options needs a person to pick one.
-        case privacyIDEA(asksPresence: Bool)
+        /// A privacyIDEA challenge; one with presence options needs a person to pick one, one
+        /// that asks to unlock the phone (`unlockWith`) a rule with a factor it offers.
+        case privacyIDEA(asksPresence: Bool, unlockWith: [UnlockFactor]? = nil)
     }
 
     public struct Account: Sendable, Equatable {
@@ -167,8 +176,14 @@ public struct AutoAnswerRules: Sendable {
             // a choice of accounts the rule does not make is left to a person
             if account == nil, request.accounts.count > 1 { return nil }
             return .confirm(account: account)
-        case .privacyIDEA(let asksPresence):
-            return asksPresence ? nil : .confirm(account: nil)
+        case .privacyIDEA(let asksPresence, let unlockWith):
+            if asksPresence { return nil }
+            guard let unlockWith else { return .confirm(account: nil) }
+            switch rule.secondFactor {
+            case .pin? where unlockWith.contains(.pin) && rule.pinFits: return .inputPin
+            case .biometrics? where unlockWith.contains(.biometric): return .inputBiometrics
+            default: return nil
+            }
         case .secondFactor(let allowed, let required, let newPin):
             switch rule.secondFactor {
             case .pin? where allowed.contains(.pin) && (newPin ? rule.pin != nil : rule.pinFits): return .inputPin

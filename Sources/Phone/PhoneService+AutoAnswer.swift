@@ -102,15 +102,22 @@ extension PhoneService {
     }
 
     /// Where a privacyIDEA challenge arrives: a rule for its server (and text) accepts or
-    /// declines it. One that asks for a presence option waits for a person. Nil: no rule answered.
+    /// declines it, unlocking the phone with its PIN or biometric where asked. One that asks for a
+    /// presence option waits for a person. Nil: no rule answered.
     func answerPrivacyIDEAAutomatically(_ phoneId: String) async -> PrivacyIDEARequest? {
         guard let screen = privacyIDEAScreens[phoneId], screen.kind == .challenge, screen.state == .waitForInput else { return nil }
         let request = AutoAnswerRequest(
             server: screen.origin, texts: [screen.title, screen.question].compactMap { $0 },
-            step: .privacyIDEA(asksPresence: screen.presenceOptions?.isEmpty == false))
+            step: .privacyIDEA(asksPresence: screen.presenceOptions?.isEmpty == false, unlockWith: screen.unlockWith))
         guard let (decision, rule) = autoAnswerRules[phoneId]?.answer(request, at: now()) else { return nil }
+        let unlock: Unlock?
+        switch decision.action {
+        case .inputPin: unlock = try? rule.pinCopy().map(Unlock.pin)
+        case .inputBiometrics: unlock = .biometric(recognised: true)
+        case .confirm, .decline: unlock = nil
+        }
         return await WireExchange.$answeringRule.withValue(rule.id) {
-            try? await answerPrivacyIDEA(phoneId: phoneId, accept: decision.action != .decline, presence: nil)
+            try? await answerPrivacyIDEA(phoneId: phoneId, accept: decision.action != .decline, presence: nil, unlock: unlock)
         }
     }
 
@@ -123,12 +130,7 @@ extension PhoneService {
         case .confirm where transaction: try await confirmTransaction(phoneId: phoneId)
         case .confirm(let account): try await confirmSession(phoneId: phoneId, accountID: account)
         case .inputPin:
-            guard let pin = rule.pin else { return }
-            // inputPin wipes what it is given: the rule keeps its own copy
-            let copy: GuardedBytes
-            do { copy = try pin.withBytes { bytes throws(SodiumError) in try GuardedBytes(copying: bytes) } } catch {
-                throw .crypto(error.description)
-            }
+            guard let copy = try rule.pinCopy() else { return }
             try await inputPin(phoneId: phoneId, pin: copy)
         case .inputBiometrics: try await inputBiometrics(phoneId: phoneId, recognised: true)
         }
@@ -164,18 +166,16 @@ extension PhoneService {
         do { try pin.withBytes { bytes throws(PinPolicyError) in try PinPolicy.checkFormat(bytes, length: phone.pinLength) } } catch {
             throw PhoneError(.badRequest, error.code, error.message)
         }
-        guard let salt = phone.pinSalt else {
+        guard phone.pinSalt != nil else {
             try checkPolicy(pin, of: phone)
             return pin
         }
-        guard let known = phone.pinPublicKey else {
+        guard let fits = try await isThePhonesPin(pin, phone: phone) else {
             throw PhoneError(
                 .conflict, "RULE_PIN_UNCHECKABLE",
                 "this phone does not know its PIN key yet (it learns it when a PIN is next accepted); enter the PIN once, then add the rule")
         }
-        guard try await Data(derivePinKey(pin, salt: Array(salt), phoneId: phone.id).publicKey) == known else {
-            throw PhoneError(.badRequest, "RULE_PIN_WRONG", "the rule's PIN is not this phone's PIN")
-        }
+        guard fits else { throw PhoneError(.badRequest, "RULE_PIN_WRONG", "the rule's PIN is not this phone's PIN") }
         return pin
     }
 
@@ -185,8 +185,7 @@ extension PhoneService {
         let stale = (autoAnswerRules[phoneId]?.rules ?? []).filter { $0.pin != nil && $0.pinCheckedWith != phone.pinSalt }
         for rule in stale {
             guard let pin = rule.pin, let salt = phone.pinSalt else { continue }
-            let derived = try? await derivePinKey(pin, salt: Array(salt), phoneId: phoneId)
-            let fits = derived.map { Data($0.publicKey) == phone.pinPublicKey } ?? false
+            let fits = (try? await isThePhonesPin(pin, phone: phone)) == true
             autoAnswerRules[phoneId]?.pinChecked(rule: rule.id, salt: salt, fits: fits)
         }
     }

@@ -117,4 +117,18 @@ import Testing
         #expect(AutoAnswerRules.action(of: rule, for: plain) == .confirm(account: nil))
         #expect(AutoAnswerRules.action(of: rule, for: presence) == nil)
     }
+
+    @Test func aPrivacyIDEAChallengeThatAsksToUnlockTakesARuleWithAFactorThePhoneOffers() {
+        var locked = AutoAnswerRequest(
+            server: "https://pi.example", texts: ["Log in?"], step: .privacyIDEA(asksPresence: false, unlockWith: [.biometric]))
+        #expect(AutoAnswerRules.action(of: AutoAnswerRule(id: "r", answer: .confirm), for: locked) == nil)
+        #expect(AutoAnswerRules.action(of: AutoAnswerRule(id: "r", answer: .confirm, secondFactor: .biometrics), for: locked) == .inputBiometrics)
+        var pinRule = AutoAnswerRule(id: "r", answer: .confirm, secondFactor: .pin)
+        pinRule.pinFits = true
+        #expect(AutoAnswerRules.action(of: pinRule, for: locked) == nil, "the phone offers no PIN")
+        locked.step = .privacyIDEA(asksPresence: false, unlockWith: [.pin])
+        #expect(AutoAnswerRules.action(of: pinRule, for: locked) == .inputPin)
+        // declining needs no unlock
+        #expect(AutoAnswerRules.action(of: AutoAnswerRule(id: "r", answer: .decline), for: locked) == .decline)
+    }
 }
