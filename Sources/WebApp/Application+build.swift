@@ -93,6 +93,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.addRoutes(PhonesController(phones: phones, platform: platform, scanner: scanner).endpoints, atPath: "/api/phones")
     router.addRoutes(OTPAccountsController(phones: phones).endpoints, atPath: "/api/phones")
     router.addRoutes(PrivacyIDEAController(phones: phones).endpoints, atPath: "/api/phones")
+    router.addRoutes(PhoneLinkController(phones: phones, base: selfURL, key: accessKey, authority: tls?.authority).endpoints, atPath: "/api/phones")
     PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)
     router.addRoutes(PushConsoleController(push: push, phones: phones).endpoints, atPath: "/api/push")
     SenderCredentialsController(push: push, baseURL: { selfURL.get() }).addRoutes(to: router)

@@ -18,6 +18,7 @@ import tempfile
 import pytest
 
 from client import TIMEOUT
+from document import check_schema, schema
 from servers import BINARY, free_port, serving
 
 
@@ -125,3 +126,17 @@ def test_a_certificate_for_other_names_is_made_anew_and_the_ca_kept(folder):
         assert response.status == 401
         assert json.loads(body)["error"]["code"] == "ACCESS_KEY_REQUIRED"
 
+
+def test_use_your_phone_links_the_https_phone_page_and_the_ca(folder):
+    port = free_port()
+    with tls_server(folder, port, "--port", str(port)):
+        response, body, _ = get(port, "/api/phones", trusting_the_ca(folder), method="POST", body={"name": "Real"})
+        assert response.status == 201, body
+        phone = json.loads(body)
+        response, body, _ = get(port, f"/api/phones/{phone['id']}/link", trusting_the_ca(folder))
+        link = json.loads(body)
+        check_schema(link, schema("PhoneLink"), "the phone's link")
+        assert link == {"url": f"https://127.0.0.1:{port}/phones/{phone['id']}", "secure": True, "loopbackOnly": True,
+                        "certificateAuthority": {"certificate": "/tls/ca.crt", "profile": "/tls/ca.mobileconfig"}}
+        response, body, _ = get(port, f"/api/phones/{phone['id']}/link/qr.svg", trusting_the_ca(folder))
+        assert response.getheader("Content-Type") == "image/svg+xml" and body.startswith(b"<svg")
