@@ -86,7 +86,8 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.add(middleware: DoorMiddleware(doors: doors))
     router.add(
         middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: false, logger: logger)
-            .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml"))
+            .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml")
+            .withAdditionalMediaType(MediaType(type: .application, subType: "manifest+json"), mappedToFileExtension: "webmanifest"))
     router.add(middleware: RequestGuardMiddleware())
     let scanner = QRImageScanner(lane: lanes.pictures, timeLimit: configuration.pictureScanTimeLimit)
     let platform = PhonePlatform(phones: phones, push: push, monitor: monitor)
