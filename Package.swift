@@ -24,6 +24,9 @@ let package = Package(
         // already in the graph through async-http-client; HMAC-SHA1 is needed for RFC 4226's HOTP, RSA
         // (`_CryptoExtras`, `_RSA` in 3.x and 4.x alike) for the FCM senders' service-account keys
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        // already in the graph through async-http-client; the local certificate authority of `serve --tls`
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         // already in the graph through Hummingbird; metrics, their Prometheus text, and options read
         // from flags, environment and a JSON or YAML file
@@ -70,6 +73,13 @@ let package = Package(
                 "OTP", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .target(name: "ProcessFigures"),
+        // `serve --tls`: a certificate authority of its own and the server certificates it issues, pure.
+        .target(
+            name: "LocalAuthority",
+            dependencies: [
+                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .target(
             name: "Phone",
             dependencies: [
@@ -105,7 +115,7 @@ let package = Package(
             name: "WebApp",
             dependencies: [
                 "Phone", "Backend", "BackendAPI", "BlockingWork", "Broadcast", "PushService", "Timeline", "AuthFlow", "Faults", "OutOfBand",
-                "PrivacyIDEA",
+                "LocalAuthority", "PrivacyIDEA",
                 "ProcessFigures", "Retry", "SodiumKit", "SQLiteStore", "StateExport", "StrictJSON", "WireJSON", "CZbar", "CPNG", "CTurboJPEG",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -114,6 +124,7 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -174,6 +185,7 @@ let package = Package(
             ]),
         .testTarget(name: "OTPTests", dependencies: ["OTP"]),
         .testTarget(name: "PrivacyIDEATests", dependencies: ["PrivacyIDEA"]),
+        .testTarget(name: "LocalAuthorityTests", dependencies: ["LocalAuthority", .product(name: "X509", package: "swift-certificates")]),
         // The phone against a scripted backend (its `BackendClient` double), everything else real.
         .testTarget(
             name: "PhoneTests",
@@ -193,7 +205,8 @@ let package = Package(
         .testTarget(
             name: "WebAppTests",
             dependencies: [
-                "BlockingWork", "WebApp", "Phone", "AuthFlow", "Backend", "BackendAPI", "Faults", "OutOfBand", "PushService", "Retry", "SodiumKit",
+                "BlockingWork", "WebApp", "Phone", "AuthFlow", "Backend", "BackendAPI", "Faults", "LocalAuthority", "OutOfBand", "PushService",
+                "Retry", "SodiumKit",
                 "StateExport", "TestDoubles", "Timeline", "WireJSON",
                 "CPNG",  // writes the PNG pictures the QR picture tests upload
                 .product(name: "GRDB", package: "GRDB.swift"),

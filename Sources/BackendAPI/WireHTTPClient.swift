@@ -42,12 +42,21 @@ public struct WireHTTPClient: Sendable {
     /// the URL that was checked against an allow-list, never to one a server names in an answer;
     /// and up to 64 connections a host, not 8: every phone of this server talks to the same
     /// backend, and with 8 a thousand phones' requests queued for a connection (256: no better).
-    public static let noRedirects: HTTPClient = {
+    public static let noRedirects = noRedirects(trusting: [])
+
+    /// The same settings, trusting `roots` besides the system's (a server's own certificate
+    /// authority, `serve --tls`); the caller shuts it down.
+    public static func noRedirects(trusting roots: [NIOSSLCertificate]) -> HTTPClient {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        if !roots.isEmpty {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.certificates(roots)]
+            configuration.tlsConfiguration = tls
+        }
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+    }
 
     /// For a server whose user accepted it with its certificate unchecked (privacyIDEA's
     /// `sslverify=0`), and for nothing else.

@@ -15,6 +15,8 @@ public struct AppConfiguration: Sendable {
     /// Required on every route when set. Listening off loopback without one, the server makes
     /// one at start and prints it; on loopback none is needed.
     public var accessKey: String?
+    /// HTTPS on the listen port (plain HTTP there is redirected to it); nil: plain HTTP.
+    public var tls: TLSSource?
     /// A connection that sends nothing for this long (no request, or half of one) is closed.
     public var idleTimeout: Duration = .seconds(30)
     /// When set, the FCM endpoint takes only sends with `Authorization: Bearer TOKEN`, as FCM

@@ -8,6 +8,7 @@ import HummingbirdWebSocket
 import Logging
 import Mustache
 import NIOCore
+import NIOSSL
 import OutOfBand
 import Phone
 import PushService
@@ -22,7 +23,8 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
 {
     // an IPv6 address may come as a URL writes it, in brackets
     let listenHost = Doors.bare(configuration.host)
-    let selfURL = try ServerURL(publicURL: configuration.publicURL, listenHost: listenHost, port: configuration.port)
+    let selfURL = try ServerURL(
+        publicURL: configuration.publicURL, listenHost: listenHost, port: configuration.port, secure: configuration.tls != nil)
     let accessKey = try configuration.accessKey ?? (Doors.isLoopback(listenHost) ? nil : Base64URL.encode(Sodium.randomBytes(24)))
     // This server's own parts reach each other over HTTP, through the same doors as anyone: a
     // key goes to this server's own URLs only.
@@ -32,6 +34,13 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let startedAt = configuration.now()
     let monitor = ServiceMonitor(logger: logger)
     let (phoneStore, backendStore, pushStore, timelineStore) = try openDatabases(configuration)
+    let tls = try configuration.tls.map {
+        try ServerTLS.load(
+            $0, names: Doors.hostNames(listenHost: listenHost, publicURL: configuration.publicURL).sorted(),
+            dataDirectory: configuration.dataDirectory, now: configuration.now(), logger: logger)
+    }
+    // the parts reach each other at the server's HTTPS address too
+    let wireClient = try tls?.ownWire()
     if let seed = configuration.seed {
         try await seedDatabases(seed, phones: phoneStore, backend: backendStore, now: configuration.now(), logger: logger)
     }
@@ -45,7 +54,8 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let backend = try DemoBackend(
         store: backendStore, configuration: backendConfiguration,
         baseURL: { selfURL.get() }, now: configuration.now,
-        wire: WireHTTPClient(authorization: bearer(configuration.pushToken ?? accessKey), observe: observe),
+        wire: WireHTTPClient(
+            http: wireClient ?? WireHTTPClient.noRedirects, authorization: bearer(configuration.pushToken ?? accessKey), observe: observe),
         sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
     let lanes = BlockingWorkLanes(configuration)
@@ -57,7 +67,8 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     phoneConfiguration.pinLane = lanes.pins
     phoneConfiguration.flowObserver = { monitor.flowUpdated(phoneId: $0, $1) }
     phoneConfiguration.retryObserver = { monitor.retried($0) }
-    let phones = PhoneService(store: phoneStore, configuration: phoneConfiguration, now: configuration.now, faults: faults)
+    let phones = PhoneService(
+        store: phoneStore, configuration: phoneConfiguration, http: wireClient ?? WireHTTPClient.noRedirects, now: configuration.now, faults: faults)
     let push = PushService(
         store: pushStore, configuration: configuration.push, now: configuration.now,
         faults: faults, sleep: configuration.sleep)
@@ -75,7 +86,8 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.add(middleware: DoorMiddleware(doors: doors))
     router.add(
         middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: false, logger: logger)
-            .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml"))
+            .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml")
+            .withAdditionalMediaType(MediaType(type: .application, subType: "manifest+json"), mappedToFileExtension: "webmanifest"))
     router.add(middleware: RequestGuardMiddleware())
     let scanner = QRImageScanner(lane: lanes.pictures, timeLimit: configuration.pictureScanTimeLimit)
     let platform = PhonePlatform(phones: phones, push: push, monitor: monitor)
@@ -84,6 +96,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.addRoutes(OTPAccountsController(phones: phones).endpoints, atPath: "/api/phones")
     router.addRoutes(PrivacyIDEAController(phones: phones).endpoints, atPath: "/api/phones")
     router.addRoutes(AutoAnswerController(phones: phones).endpoints, atPath: "/api/phones")
+    router.addRoutes(PhoneLinkController(phones: phones, base: selfURL, key: accessKey, authority: tls?.authority).endpoints, atPath: "/api/phones")
     PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)
     router.addRoutes(PushConsoleController(push: push, phones: phones).endpoints, atPath: "/api/push")
     SenderCredentialsController(push: push, baseURL: { selfURL.get() }).addRoutes(to: router)
@@ -92,6 +105,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let events = EventFeed(
         hub: EventHub(history: configuration.eventHistory, maxStreams: configuration.eventStreams), phones: phones, backend: backend, push: push)
     router.addRoutes(EventsController(feed: events, monitor: monitor, keepAlive: configuration.eventKeepAlive).endpoints, atPath: "/api/events")
+    router.addRoutes(CertificateController(authority: tls?.authority).endpoints, atPath: "/tls")
     ResetController(phones: phones, backend: backend, push: push, faults: faults, timeline: timeline, monitor: monitor).addRoutes(to: router)
     let timelineRoutes = TimelineController(timeline: timeline, backend: backend, phones: phones)
     timelineRoutes.addRoutes(to: router)
@@ -111,18 +125,22 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
 
     var services: [any Service] = [PushOpener(platform: platform, logger: logger), DeferredPushSender(backend: backend), lanes, events]
     if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }
+    if let wireClient { services.append(HTTPClientShutdown(client: wireClient)) }
+    let sslContext = try tls.map { try NIOSSLContext(configuration: $0.serverConfiguration) }
 
     let webSocketResponder = webSocketRouter.buildResponder()
     return Application(
         router: router,
         server: HTTPServerBuilder { responder in
-            DoorGuardedChannel(
+            let http = DoorGuardedChannel(
                 inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder,
                     configuration: .init(
                         http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),
                         ws: .init(maxFrameSize: StreamController.maxMessageSize, validateUTF8: true))),
                 doors: doors, firstRequestTimeout: TimeAmount(configuration.idleTimeout))
+            guard let sslContext else { return http }
+            return TLSSniffingChannel(inner: http, context: sslContext, doors: doors)
         },
         configuration: .init(address: .hostname(listenHost, port: configuration.port), serverName: "AuthPhone"),
         services: services,

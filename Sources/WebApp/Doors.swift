@@ -34,13 +34,18 @@ struct Doors: Sendable {
         listenHost: String, publicURL: String?, accessKey: String?, pushToken: String? = nil,
         isIssuedAccessToken: @escaping @Sendable (String) -> Bool = { _ in false }
     ) {
-        var names: Set<String> = ["localhost", "127.0.0.1", "::1"]
-        if !Self.wildcards.contains(listenHost) { names.insert(Self.bare(listenHost.lowercased())) }
-        if let host = publicURL.flatMap({ URL(string: $0)?.host }) { names.insert(Self.bare(host.lowercased())) }
-        hostNames = names
+        hostNames = Self.hostNames(listenHost: listenHost, publicURL: publicURL)
         self.accessKey = accessKey
         self.pushToken = pushToken
         self.isIssuedAccessToken = isIssuedAccessToken
+    }
+
+    /// The names this server answers to, which its certificate is for too (`serve --tls`).
+    static func hostNames(listenHost: String, publicURL: String?) -> Set<String> {
+        var names: Set<String> = ["localhost", "127.0.0.1", "::1"]
+        if !wildcards.contains(listenHost) { names.insert(bare(listenHost.lowercased())) }
+        if let host = publicURL.flatMap({ URL(string: $0)?.host }) { names.insert(bare(host.lowercased())) }
+        return names
     }
 
     static let pushRoutePrefix = "/v1/projects/"

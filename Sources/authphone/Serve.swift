@@ -26,6 +26,14 @@ struct Serve: AsyncParsableCommand {
         help:
             "The URL people and phones use to reach this server (QR codes, deep links and the accepted host names follow it). [AUTHPHONE_PUBLIC_URL]")
     var publicUrl: String?
+    @Flag(
+        help:
+            "Serve HTTPS with a certificate from AuthPhone's own certificate authority, made in DATA_DIR/tls on first start; plain HTTP on the port is redirected. [AUTHPHONE_TLS]"
+    )
+    var tls = false
+    @Option(help: "Serve HTTPS with this certificate (PEM, intermediates after it) instead; needs --tls-key. [AUTHPHONE_TLS_CERT]")
+    var tlsCert: String?
+    @Option(help: "The key of --tls-cert (PEM). [AUTHPHONE_TLS_KEY]") var tlsKey: String?
     @Option(help: "The access key every route needs off loopback (default: one made at start and printed). [AUTHPHONE_ACCESS_KEY]")
     var accessKey: String?
     @Option(help: "Bearer token the FCM endpoint requires of every send (default: none). [AUTHPHONE_PUSH_TOKEN]") var pushToken: String?

@@ -29,6 +29,10 @@ struct ServeSettings {
             }
         }
         configuration.publicURL = publicURL
+        configuration.tls = try await Self.tls(flags, sources)
+        if configuration.tls != nil, let publicURL, !publicURL.lowercased().hasPrefix("https://") {
+            throw ValidationError("--public-url must be an https URL when the server speaks HTTPS (--tls)")
+        }
         configuration.accessKey = try await Self.secret("--access-key", sources.string("accessKey", flags.accessKey))
         configuration.pushToken = try await Self.secret("--push-token", sources.string("pushToken", flags.pushToken))
 
@@ -91,6 +95,17 @@ struct ServeSettings {
         let level: Serve.LogLevel = try await sources.choice("logLevel", flags.logLevel) ?? .info
         logLevel = Logger.Level(rawValue: level.rawValue) ?? .info
         logFormat = try await sources.choice("logFormat", flags.logFormat) ?? .text
+    }
+
+    /// `--tls` alone: AuthPhone's own certificate authority; `--tls-cert` with `--tls-key`: the user's.
+    private static func tls(_ flags: Serve, _ sources: OptionSources) async throws -> TLSSource? {
+        let certificate = try await sources.string("tlsCert", flags.tlsCert)
+        let key = try await sources.string("tlsKey", flags.tlsKey)
+        switch (certificate, key) {
+        case (let certificate?, let key?): return .files(certificate: certificate, key: key)
+        case (nil, nil): return try await sources.bool("tls", flags.tls ? true : nil) == true ? .localAuthority : nil
+        default: throw ValidationError("--tls-cert and --tls-key go together")
+        }
     }
 
     /// Secrets may come from the environment or a file, so that they stay out of the process list.

@@ -46,7 +46,7 @@ def serving(folder, args, env=None, port=None, ready_status=200):
         while True:
             assert process.poll() is None, f"the server stopped: {log_path.read_text()}"
             with contextlib.suppress(requests.ConnectionError):
-                if requests.get(url + "/health", timeout=1).status_code == ready_status:
+                if requests.get(url + "/health", timeout=1, allow_redirects=False).status_code == ready_status:
                     break
             assert time.monotonic() < deadline, "the server never answered /health"
             time.sleep(0.1)

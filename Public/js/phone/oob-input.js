@@ -3,6 +3,7 @@
 // picture of a QR code scanned on the server.
 import { postJSON, postFile, el, showError } from "../api.js";
 import { startFrom, withControl } from "./controls.js";
+import { cameraScanner } from "./camera-scan.js";
 
 /**
  * `view`: state, phonePath(suffix), showStartedFlow(source, answer), receivePush(message, openAtOnce), toast.
@@ -38,9 +39,8 @@ export function outOfBandSection(view) {
       });
       return;
     }
-    const body = /^(authphone:\/\/|https?:\/\/)/i.test(text) ? { link: text } : { qr: text };
     await startFrom(view, openButton, errorBox, "oob", async () => {
-      const answer = await postJSON(view.phonePath("/oob"), body);
+      const answer = await postJSON(view.phonePath("/oob"), outOfBandBody(text));
       textarea.value = "";
       return answer;
     });
@@ -57,6 +57,7 @@ export function outOfBandSection(view) {
     textarea,
     atOnceLabel,
     openButton,
+    ...cameraScanner(view, errorBox, textarea, outOfBandBody),
     ...imageScanner(view, errorBox),
     errorBox,
   );
@@ -71,6 +72,11 @@ export function outOfBandSection(view) {
       atOnceLabel.title = serverOpensPushes ? "The setting 'Open pushes at once' opens every push." : "";
     },
   };
+}
+
+/** Code text as `POST …/oob` takes it: a link, or QR text. */
+function outOfBandBody(text) {
+  return /^(authphone:\/\/|https?:\/\/)/i.test(text) ? { link: text } : { qr: text };
 }
 
 /** The camera: a picture of a QR code (a screenshot, a photo), scanned on the server. */

@@ -2,6 +2,7 @@
 // seen yet, with a count when more wait; tapping it opens the push, × stops announcing them.
 import { formatTime, toDate } from "../api.js";
 import { relativeTime } from "./time.js";
+import { alertPush } from "./push-alert.js";
 
 /** The title and body a push shows as, here and in the inbox. */
 export function pushText(message) {
@@ -59,6 +60,7 @@ export function createPushBanner(parts, state, { open, dismiss }) {
     banner.hidden = false;
     if (state.bannerId !== message.id) {
       state.bannerId = message.id;
+      alertPush();
       if (!reduceMotion.matches && typeof banner.animate === "function") {
         banner.animate(
           [
