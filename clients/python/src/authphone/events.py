@@ -1,0 +1,130 @@
+"""The server's event stream (`GET /api/events`, Server-Sent Events) read with httpx: what the
+`wait_…` calls wait on instead of polling. A dropped connection is resumed from the last event
+seen (`Last-Event-ID`), so no event is lost while the server still keeps it."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from ._http import Http, refusal
+from .errors import WaitTimeout
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event: its `id` (increasing across the server), `kind` (interaction, flowEnded,
+    flowUpdate, push, session, privacyIDEA, or gap after a resume lost events) and its JSON."""
+
+    id: int | None
+    kind: str
+    data: dict[str, Any]
+
+
+def _names(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+class EventStream:
+    """The events that match the filters, from now on (or after `last_event_id`), as an iterator.
+
+    Each read waits at most `timeout` seconds for the next event (WaitTimeout then). Use it as a
+    context manager, or call `close()`.
+    """
+
+    def __init__(self, http: Http, *, phone: str | Sequence[str] | None = None,
+                 session: str | Sequence[str] | None = None, kind: str | Sequence[str] | None = None,
+                 last_event_id: int | None = None, timeout: float = 30.0) -> None:
+        self._http = http
+        self._params = {"phone": _names(phone), "session": _names(session), "kind": _names(kind)}
+        self.last_event_id = last_event_id
+        self.timeout = timeout
+        self._response: httpx.Response | None = None
+        self._lines: Iterator[str] | None = None
+        self._connect()
+
+    def _connect(self) -> None:
+        headers = {"Accept": "text/event-stream"}
+        if self.last_event_id is not None:
+            headers["Last-Event-ID"] = str(self.last_event_id)
+        request = self._http.client.build_request(
+            "GET", "/api/events", params=self._params, headers=headers,
+            timeout=httpx.Timeout(10.0, read=self.timeout))
+        response = self._http.client.send(request, stream=True)
+        if response.status_code >= 400:
+            response.read()
+            response.close()
+            raise refusal(response)
+        self._response = response
+        self._lines = response.iter_lines()
+
+    def __iter__(self) -> EventStream:
+        return self
+
+    def __next__(self) -> Event:
+        fields: dict[str, str] = {}
+        data: list[str] = []
+        while True:
+            line = self._next_line()
+            if line.startswith(":"):
+                continue  # a comment: the keep-alive
+            if line:
+                name, _, value = line.partition(":")
+                value = value[1:] if value.startswith(" ") else value
+                if name == "data":
+                    data.append(value)
+                else:
+                    fields[name] = value
+                continue
+            if not data and "event" not in fields:
+                continue
+            event_id = int(fields["id"]) if fields.get("id", "").isdigit() else None
+            if event_id is not None:
+                self.last_event_id = event_id
+            return Event(event_id, fields.get("event", "message"), json.loads("\n".join(data) or "{}"))
+
+    def _next_line(self) -> str:
+        """The next line; a connection the server or the network dropped is opened again from the last event seen."""
+        while True:
+            assert self._lines is not None
+            try:
+                return next(self._lines)
+            except httpx.ReadTimeout:
+                raise WaitTimeout(f"no event in {self.timeout:g} s") from None
+            except (StopIteration, httpx.RemoteProtocolError, httpx.ReadError):
+                self.close()
+                self._connect()
+
+    def until(self, matches: Callable[[Event], bool], what: str, timeout: float) -> Event:
+        """The first event that `matches`; WaitTimeout naming `what` and the last event seen after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        last: Event | None = None
+        while True:
+            try:
+                event = next(self)
+            except WaitTimeout:
+                event = None
+            if event is not None and matches(event):
+                return event
+            last = event or last
+            if time.monotonic() >= deadline:
+                seen = f"the last event was {last.kind} {json.dumps(last.data)[:300]}" if last else "no event came"
+                raise WaitTimeout(f"waited {timeout:g} s for {what}; {seen}")
+
+    def close(self) -> None:
+        if self._response is not None:
+            self._response.close()
+            self._response = None
+
+    def __enter__(self) -> EventStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
