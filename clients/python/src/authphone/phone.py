@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ._http import JSON, Http
-from .errors import BadRequestError, NotFoundError
+from .errors import NotFoundError
 from .events import Event, EventStream
 from .models import Flow, Rule, Started
 
@@ -58,9 +58,8 @@ class Phone:
             with open(code, "rb") as picture:
                 code = picture.read()
         if isinstance(code, bytes):
-            kind = next((t for magic, t in PICTURE_TYPES.items() if code.startswith(magic)), None)
-            if kind is None:
-                raise BadRequestError("UNSUPPORTED_PICTURE", "the picture is not a PNG, JPEG or PGM")
+            # the server reads only these, and refuses anything else by its Content-Type
+            kind = next((t for magic, t in PICTURE_TYPES.items() if code.startswith(magic)), "application/octet-stream")
             return Started.from_json(self._http.json("POST", f"{self._path}/oob/image", content=code,
                                                      content_type=kind))
         text = code if isinstance(code, str) else code.qr_text
@@ -81,11 +80,13 @@ class Phone:
         return Started.from_json(self._http.json("POST", path, body={}))
 
     def _oldest_push(self, timeout: float) -> str:
-        with EventStream(self._http, phone=self.id, kind="push", timeout=timeout) as events:
-            waiting = self.inbox()
-            if waiting:
-                return str(waiting[0]["id"])
-            return str(events.until(lambda e: True, f"a push to {self.name}", timeout).data["message"])
+        waiting = self.inbox()
+        if not waiting:
+            with EventStream(self._http, phone=self.id, kind="push", timeout=timeout) as events:
+                waiting = self.inbox()  # one that came before the stream opened
+                if not waiting:
+                    return str(events.until(lambda e: True, f"a push to {self.name}", timeout).data["message"])
+        return str(waiting[0]["id"])
 
     # The screen: what the user does, through `POST /api/phones/{id}/actions`.
 

@@ -84,7 +84,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     except (AuthPhoneError, OSError) as error:
         report.sections.append(("authphone timeline", f"not kept: {error}"))
         return
-    report.user_properties.append(("authphone_har", str(path)))
+    item.user_properties.append(("authphone_har", str(path)))  # the teardown report carries them to junitxml
+    if report.user_properties is not item.user_properties:
+        report.user_properties.append(("authphone_har", str(path)))
     extras = getattr(report, "extras", [])
     extras.append({"name": "AuthPhone timeline (HAR)", "format_type": "url", "content": str(path),
                    "mime_type": None, "extension": None})
