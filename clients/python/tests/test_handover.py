@@ -9,7 +9,7 @@ import pytest
 
 from authphone import AuthPhone, BadRequestError, NotFoundError, Phone, Session
 
-from conftest import qr_picture, user
+from support import qr_picture, user
 
 
 @pytest.mark.parametrize("form", ["session", "qr text", "deep link", "picture", "picture file"])

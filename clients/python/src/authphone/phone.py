@@ -39,6 +39,12 @@ class Phone:
         result: JSON = self._http.json("GET", self._path)
         return result
 
+    def change_settings(self, **settings: Any) -> JSON:
+        """Changes the settings named by their API names (`openPushesAtOnce=True`, `pinLength=6`,
+        …; docs/protocol.md has them all); the phone as it is then."""
+        result: JSON = self._http.json("PUT", f"{self._path}/settings", body=settings)
+        return result
+
     def flow(self) -> Flow | None:
         """The phone's current flow (None before its first)."""
         data = self.details().get("flow")

@@ -1,5 +1,5 @@
-"""What the package's tests share: the plugin's `authphone` and `phone` fixtures come from the
-installed package itself (its pytest11 entry point); here are a PIN, unique user names and a
+"""What the package's tests share beside the fixtures (the plugin's `authphone` and `phone` come
+from the installed package itself, its pytest11 entry point): a PIN, unique user names and a
 picture of a session's QR code."""
 
 from __future__ import annotations
