@@ -80,6 +80,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let scanner = QRImageScanner(lane: lanes.pictures, timeLimit: configuration.pictureScanTimeLimit)
     let platform = PhonePlatform(phones: phones, push: push, monitor: monitor)
     router.addRoutes(PhonesController(phones: phones, platform: platform, scanner: scanner).endpoints, atPath: "/api/phones")
+    router.addRoutes(PhoneActions(phones: phones).endpoints, atPath: "/api/phones")
     router.addRoutes(OTPAccountsController(phones: phones).endpoints, atPath: "/api/phones")
     router.addRoutes(PrivacyIDEAController(phones: phones).endpoints, atPath: "/api/phones")
     PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)

@@ -11,16 +11,9 @@ struct PrivacyIDEAController {
     }
 
     /// The request on screen after a call; `null` when there is none.
-    struct OnScreen: ResponseEncodable {
-        let privacyIDEA: PrivacyIDEARequest?
+    typealias OnScreen = NullableAnswer<PrivacyIDEARequest>
 
-        private enum Keys: String, CodingKey { case privacyIDEA }
-
-        func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(privacyIDEA, forKey: .privacyIDEA)
-        }
-    }
+    static func shown(_ request: PrivacyIDEARequest?) -> OnScreen { OnScreen(field: "privacyIDEA", value: request) }
 
     /// `{"accept": true|false, "presence"?: option}`.
     struct Answer: Codable {
@@ -51,18 +44,18 @@ struct PrivacyIDEAController {
     func poll(_ request: Request, context: AppRequestContext) async throws -> OnScreen {
         try await request.expectNoBody(context: context)
         let id = try context.parameters.require("id")
-        return OnScreen(privacyIDEA: try await phones.pollPrivacyIDEA(phoneId: id, serial: context.parameters.require("serial")))
+        return Self.shown(try await phones.pollPrivacyIDEA(phoneId: id, serial: context.parameters.require("serial")))
     }
 
     func onScreen(_ request: Request, context: AppRequestContext) async throws -> OnScreen {
         let id = try context.parameters.require("id")
         _ = try await phones.phone(id: id)
-        return OnScreen(privacyIDEA: await phones.privacyIDEARequest(phoneId: id))
+        return Self.shown(await phones.privacyIDEARequest(phoneId: id))
     }
 
     func answer(_ request: Request, context: AppRequestContext) async throws -> OnScreen {
         let input = try await request.decodeJSON(as: Answer.self, context: context)
         let id = try context.parameters.require("id")
-        return OnScreen(privacyIDEA: try await phones.answerPrivacyIDEA(phoneId: id, accept: input.accept, presence: input.presence))
+        return Self.shown(try await phones.answerPrivacyIDEA(phoneId: id, accept: input.accept, presence: input.presence))
     }
 }

@@ -7,7 +7,6 @@ import Hummingbird
 import HummingbirdWebSocket
 import Phone
 import PushService
-import SodiumKit
 import WireJSON
 
 /// The WebSockets: a phone's screen (FlowUpdates out, the user's input in) and the console's
@@ -19,25 +18,6 @@ struct StreamController {
     let faults: FaultInjector
     let monitor: ServiceMonitor
     static let maxMessageSize = 16 * 1024
-
-    /// A message from the phone's screen.
-    struct PhoneInput: Decodable {
-        enum Action: String, Codable {
-            case confirmSession, confirmTransaction, inputSecondFactor, cancel
-        }
-        let action: Action
-        let account: String?
-        let userInput: String?
-        let pin: String?
-        /// The Nevis PIN change: the old PIN with the new `pin`.
-        let oldPin: String?
-        /// The simulated biometric prompt's outcome.
-        let biometrics: BiometricPrompt?
-
-        enum BiometricPrompt: String, Codable {
-            case match, noMatch
-        }
-    }
 
     /// What a screen may fall behind by before it loses its oldest messages.
     static let screenBuffer = 128
@@ -199,35 +179,11 @@ struct StreamController {
 
     /// Carries out one message from the screen; anything wrong with it is an APIError.
     private func handle(_ text: String, phoneId: String) async throws {
-        let input: PhoneInput
-        do {
-            input = try StrictBody.decode(PhoneInput.self, from: Data(text.utf8), what: "the message")
-        } catch {
+        let input: PhoneActions.Input
+        do { input = try PhoneActions.decode(Data(text.utf8), what: "the message") } catch {
             throw APIError(.badRequest, "MALFORMED_MESSAGE", error.message)
         }
-        switch input.action {
-        case .confirmSession:
-            try await phones.confirmSession(phoneId: phoneId, accountID: input.account, userInput: input.userInput)
-        case .confirmTransaction:
-            try await phones.confirmTransaction(phoneId: phoneId)
-        case .cancel:
-            try await phones.cancel(phoneId: phoneId)
-        case .inputSecondFactor:
-            switch (input.pin, input.biometrics) {
-            case (let pin?, nil):
-                try await phones.inputPin(
-                    phoneId: phoneId, pin: try GuardedBytes.pin(pin), oldPin: try input.oldPin.map(GuardedBytes.pin), userInput: input.userInput)
-            case (nil, let prompt?) where input.oldPin == nil:
-                try await phones.inputBiometrics(phoneId: phoneId, recognised: prompt == .match, userInput: input.userInput)
-            case (let pin?, .match) where input.oldPin == nil:
-                // an enrolment sets both at once (seeds 000, 002); the set prompt always matches
-                try await phones.inputPin(phoneId: phoneId, pin: try GuardedBytes.pin(pin), withBiometrics: true, userInput: input.userInput)
-            default:
-                throw APIError(
-                    .badRequest, "MISSING_FIELD",
-                    "inputSecondFactor needs 'pin' (with 'oldPin' for a PIN change), 'biometrics', or both ('match') to set them at enrolment")
-            }
-        }
+        try await PhoneActions(phones: phones).carryOut(input, phoneId: phoneId)
     }
 
     /// Runs deep work (database reads) in a task of its own. A task keeps the memory its

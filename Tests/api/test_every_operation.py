@@ -117,6 +117,12 @@ def test_every_operation_answers(api, privacyidea):
         finally:
             screen.close()
 
+    def take_phone_action():
+        acting = new_phone(api, "Sweep actions")
+        session = new_session(api, "enrol", uniq("sweep-actions"))
+        api.call("startOutOfBand", path={"id": acting["id"]}, body={"qr": session["qrText"]}, expect=202)
+        api.call("takePhoneAction", path={"id": acting["id"]}, body={"action": "confirmSession"})
+
     def remove_fault():
         fault = api.call("addFault", body={"target": "phone", "phoneId": NO_PHONE, "kind": "hang"}, expect=201)[1]
         api.call("removeFault", path={"id": fault["id"]})
@@ -232,6 +238,7 @@ def test_every_operation_answers(api, privacyidea):
         "changeDevice": lambda: device.change_device(first_account(), name=uniq("Sweep device")),
         "removeAccount": remove_account,
         "checkNewPin": check_new_pin,
+        "takePhoneAction": take_phone_action,
         "listFaults": lambda: api.call("listFaults"),
         "addFault": lambda: api.call("addFault", body={"target": "phone", "phoneId": NO_PHONE, "kind": "unreachable"}),
         "clearFaults": lambda: api.call("clearFaults"),
