@@ -11,7 +11,8 @@ public struct FlowMachine: Sendable, Equatable {
     /// What the flow changes once its last interaction succeeds.
     private let completion: FlowAction.Completion?
     private var options: FlowOptions
-    private var chosenAccountID: String?
+    /// The account confirmed for this flow (a login's or transaction's), once there is one.
+    public private(set) var chosenAccountID: String?
     /// The input being checked, for the result that follows.
     private var givenInput: [InputType] = [.confirm]
 

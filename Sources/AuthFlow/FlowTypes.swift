@@ -273,4 +273,13 @@ public struct Flow: Codable, Sendable, Equatable {
     public var session: SessionInfo?
     public var transaction: String?
     public var error: FlowError?
+    /// Set on the updates that follow an answer an auto-answer rule gave instead of a person.
+    public var automatic: AutomaticAnswer?
+}
+
+/// Which auto-answer rule answered (docs/scripting.md#auto-answer-rules).
+public struct AutomaticAnswer: Codable, Sendable, Equatable {
+    public var rule: String
+
+    public init(rule: String) { self.rule = rule }
 }

@@ -23,6 +23,8 @@ public struct WireExchange: Sendable {
         public var attempt: Int
         /// A fault set on purpose that struck this exchange, in words.
         public var fault: String?
+        /// The auto-answer rule whose answer caused the exchange (`answeringRule` when the label was made).
+        public var automaticRule: String?
 
         public init(
             from: Part, to: Part, sessionId: String? = nil, phoneId: String? = nil, pushToken: String? = nil,
@@ -36,8 +38,13 @@ public struct WireExchange: Sendable {
             self.messageId = messageId
             self.attempt = attempt
             self.fault = fault
+            automaticRule = WireExchange.answeringRule
         }
     }
+
+    /// The auto-answer rule answering a phone's request in this task: the exchanges and flow
+    /// updates that answer causes are marked with it (docs/scripting.md#auto-answer-rules).
+    @TaskLocal public static var answeringRule: String?
 
     public var label: Label
     public var method: String

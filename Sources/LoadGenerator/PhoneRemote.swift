@@ -38,9 +38,23 @@ public struct PhoneRemote: Sendable {
 
     /// Out-of-band input: `{"qr": …}`, `{"link": …}` or `{"push": …}`; answers the flow it starts.
     public func open(_ idOrName: String, _ input: [String: any Sendable]) async throws -> [String: Any] {
-        let id = try await phone(idOrName)["id"] as? String ?? idOrName
-        return try await api.call(.POST, "/api/phones/\(id)/oob", input)["flow"] as? [String: Any] ?? [:]
+        try await api.call(.POST, "/api/phones/\(try await id(idOrName))/oob", input)["flow"] as? [String: Any] ?? [:]
     }
+
+    /// Adds an auto-answer rule (the body of `POST /api/phones/{id}/auto-answer`); answers the rule.
+    public func addAutoAnswerRule(_ idOrName: String, _ rule: [String: any Sendable]) async throws -> [String: Any] {
+        try await api.call(.POST, "/api/phones/\(try await id(idOrName))/auto-answer", rule)
+    }
+
+    public func autoAnswerRules(_ idOrName: String) async throws -> [[String: Any]] {
+        try await api.call(.GET, "/api/phones/\(try await id(idOrName))/auto-answer")["rules"] as? [[String: Any]] ?? []
+    }
+
+    public func clearAutoAnswerRules(_ idOrName: String) async throws {
+        _ = try await api.call(.DELETE, "/api/phones/\(try await id(idOrName))/auto-answer")
+    }
+
+    private func id(_ idOrName: String) async throws -> String { try await phone(idOrName)["id"] as? String ?? idOrName }
 
     /// Sends one input of the screen and answers the flow once it has settled again.
     public func input(_ idOrName: String, _ action: [String: any Sendable]) async throws -> [String: Any] {

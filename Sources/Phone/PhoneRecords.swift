@@ -34,6 +34,10 @@ struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord, Store
     var otpCountdown = PhoneSettings.defaultOTPCountdown
     /// The device key's seed; a new device identity gets a new one.
     var deviceKeySeed = Data()
+    /// The public half of the PIN's key under `pinSalt`, as the Second Factor Server holds it:
+    /// how the phone tells a rule's PIN is its own without trying it there. Learnt when a PIN
+    /// is set or accepted; not a secret, though each guess at it costs an Argon2id run.
+    var pinPublicKey: Data?
 }
 
 struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {

@@ -95,6 +95,7 @@ extension PhoneService {
             phone.deviceId = UUID.random().uuidString
             phone.deviceKeySeed = seed
             phone.pinSalt = nil
+            phone.pinPublicKey = nil
             phone.biometricSecretKey = nil
             phone.biometricKeySetVersion = nil
             phone.biometricUsesSinceLastPin = 0

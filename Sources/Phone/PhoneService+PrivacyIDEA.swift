@@ -123,7 +123,7 @@ extension PhoneService {
         }
         try refuseWhileWaiting(phoneId, unless: challenge.nonce)
         show(phoneId, screen, pending: .challenge(challenge, receivedAt: now()))
-        return screen
+        return await answerPrivacyIDEAAutomatically(phoneId) ?? screen
     }
 
     /// A challenge pushed to the phone that holds this FCM token.

@@ -81,7 +81,7 @@ extension PhoneService {
 
     /// The policy a PIN being set must meet (its shape, then not too easy to guess), for the
     /// phone's PIN length.
-    private func checkPolicy(_ pin: GuardedBytes, of phone: PhoneRecord) throws(PhoneError) {
+    func checkPolicy(_ pin: GuardedBytes, of phone: PhoneRecord) throws(PhoneError) {
         let policy = (try? PinPolicy(length: phone.pinLength)) ?? configuration.pinPolicy
         do { try pin.withBytes { bytes throws(PinPolicyError) in try policy.validate(bytes) } } catch {
             throw PhoneError(.badRequest, error.code, error.message)
@@ -192,7 +192,7 @@ extension PhoneService {
             VerifyPinRequest(
                 deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
                 pinSignature: Base64URL.encode(pinKey.sign(message)), userInput: userInput), from: phone.id)
-        if response.result == .accepted { try await store.pinAccepted(phoneId: phone.id, at: now()) }
+        if response.result == .accepted { try await store.pinAccepted(phoneId: phone.id, at: now(), pinPublicKey: Data(pinKey.publicKey)) }
         return response
     }
 
@@ -237,7 +237,7 @@ extension PhoneService {
         let pinKey = try await derivePinKey(pin, salt: salt, phoneId: phone.id)
         let response = try await setSecondFactor("pin", pinKey, phone: phone, accounts: accounts, accountID: accountID, active: active)
         try await store.setPinSalt(phoneId: phone.id, Data(salt))
-        try await store.pinAccepted(phoneId: phone.id, at: now())
+        try await store.pinAccepted(phoneId: phone.id, at: now(), pinPublicKey: Data(pinKey.publicKey))
         return response
     }
 

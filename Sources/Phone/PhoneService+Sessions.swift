@@ -256,7 +256,8 @@ extension PhoneService {
                     answer, keyPair: otpKeyPair, phonePublicKey: otpPublicKey, sessionId: active.sessionId,
                     accountId: accountId, server: active.server)
             }
-            try await storeAccount(accountId, accountKey, active, phone: phone, newSalt: use == .setNew ? salt : nil, otp: otp)
+            try await storeAccount(
+                accountId, accountKey, active, phone: phone, newSalt: use == .setNew ? salt : nil, pinPublicKey: Data(pinKey.publicKey), otp: otp)
             if let biometricKey {
                 // bound to the features enrolled now, as ADD_BIOMETRICS binds it (docs/behaviour.md#biometrics)
                 try await store.keepBiometricKey(phoneId: phone.id, Data(biometricKey.exportSecretKey()), featureSetVersion: phone.featureSetVersion)
@@ -268,7 +269,7 @@ extension PhoneService {
 
     func storeAccount(
         _ id: String, _ key: Ed25519.KeyPair, _ active: ActiveFlow, phone: PhoneRecord,
-        newSalt: [UInt8]?, otp: (reference: UInt32, key: [UInt8])?
+        newSalt: [UInt8]?, pinPublicKey: Data, otp: (reference: UInt32, key: [UInt8])?
     ) async throws(PhoneError) {
         guard let serverKey = Base64URL.decode(active.server.publicKey) else { throw .serverResponse("bad server key") }
         let session = active.machine.flow.session
@@ -277,7 +278,7 @@ extension PhoneService {
             serverName: active.server.name, serverURL: active.serverURL,
             serverPublicKey: Data(serverKey), secretKey: Data(key.exportSecretKey()), createdAt: now(),
             otpReference: otp?.reference, otpKey: otp.map { Data($0.key) })
-        try await store.insert(account, pinSalt: newSalt.map { Data($0) })
+        try await store.insert(account, pinSalt: newSalt.map { Data($0) }, pinPublicKey: pinPublicKey)
         if let detail = try? await self.phone(id: phone.id) { events.send(.phoneChanged(detail), to: phone.id) }
     }
 

@@ -80,6 +80,8 @@ public actor PhoneService {
         var challenge: String
         /// ADD_BIOMETRICS with `legacyBioAddFlow`: the key made at SET, registered after the PIN.
         var pendingBiometricKey: Data?
+        /// The auto-answer rule that answered this flow so far: it answers the later steps too.
+        var answeringRule: AutoAnswerRule?
     }
 
     let store: PhoneStore
@@ -103,6 +105,8 @@ public actor PhoneService {
     /// Each phone's privacyIDEA request on screen, and what it needs to go on.
     var privacyIDEAScreens: [String: PrivacyIDEARequest] = [:]
     var privacyIDEAPending: [String: PendingPrivacyIDEA] = [:]
+    /// Each phone's auto-answer rules, in memory only (docs/scripting.md#auto-answer-rules).
+    var autoAnswerRules: [String: AutoAnswerRules] = [:]
     /// The phone's way to privacyIDEA servers: forms, not the backend's JSON.
     let privacyIDEAWire: WireHTTPClient
 
@@ -154,7 +158,10 @@ public actor PhoneService {
                 return
             }
             publish(phoneId)
-            if action == .none { return }
+            if action == .none {
+                await answerAutomatically(phoneId)
+                return
+            }
             do {
                 action = try await perform(action, active, phoneId: phoneId, pin: pin, oldPin: oldPin, read: read)
             } catch {
@@ -241,8 +248,10 @@ public actor PhoneService {
         return action
     }
 
+    /// A flow update that follows a rule's answer says which rule gave it.
     func publish(_ phoneId: String) {
-        guard let flow = flows[phoneId]?.machine.flow else { return }
+        guard var flow = flows[phoneId]?.machine.flow else { return }
+        flow.automatic = WireExchange.answeringRule.map(AutomaticAnswer.init)
         configuration.flowObserver(phoneId, flow)
         events.send(.flowUpdate(flow), to: phoneId)
     }

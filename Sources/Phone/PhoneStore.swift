@@ -101,6 +101,9 @@ public struct PhoneStore: SQLiteStore {
             }
         }
         migrator.registerMigration("phone-v8-privacyidea", migrate: createPrivacyIDEATables)
+        migrator.registerMigration("phone-v9-pin-public-key") { db in
+            try db.alter(table: "phone") { t in t.add(column: "pinPublicKey", .blob) }
+        }
         return migrator
     }
 
@@ -170,11 +173,12 @@ public struct PhoneStore: SQLiteStore {
         try await write { db in try db.execute(sql: "UPDATE phone SET pinSalt = ? WHERE id = ?", arguments: [salt, phoneId]) }
     }
 
-    /// An accepted PIN restarts the PIN-less counts (docs/behaviour.md#biometrics).
-    func pinAccepted(phoneId: String, at time: Date) async throws(PhoneError) {
+    /// An accepted PIN restarts the PIN-less counts (docs/behaviour.md#biometrics); its key's
+    /// public half is the phone's PIN key from now on.
+    func pinAccepted(phoneId: String, at time: Date, pinPublicKey: Data) async throws(PhoneError) {
         try await write { db in
-            try db.cachedStatement(sql: "UPDATE phone SET biometricUsesSinceLastPin = 0, lastPinAt = ? WHERE id = ?")
-                .execute(arguments: [StoredDate(time), phoneId])
+            try db.cachedStatement(sql: "UPDATE phone SET biometricUsesSinceLastPin = 0, lastPinAt = ?, pinPublicKey = ? WHERE id = ?")
+                .execute(arguments: [StoredDate(time), pinPublicKey, phoneId])
         }
     }
 
@@ -203,11 +207,13 @@ public struct PhoneStore: SQLiteStore {
 
     // MARK: accounts
 
-    /// A new account, with the phone's first PIN salt when the enrolment set the PIN.
-    func insert(_ account: AccountRecord, pinSalt: Data?) async throws(PhoneError) {
+    /// A new account, with the phone's first PIN salt when the enrolment set the PIN, and the
+    /// public half of the PIN key the enrolment proved.
+    func insert(_ account: AccountRecord, pinSalt: Data?, pinPublicKey: Data) async throws(PhoneError) {
         try await write { db in
             try account.insert(db)
             if let pinSalt { try db.execute(sql: "UPDATE phone SET pinSalt = ? WHERE id = ?", arguments: [pinSalt, account.phoneId]) }
+            try db.execute(sql: "UPDATE phone SET pinPublicKey = ? WHERE id = ?", arguments: [pinPublicKey, account.phoneId])
         }
     }
 

@@ -109,7 +109,7 @@ public final class Timeline: Sendable {
             attempt: label.attempt, fault: label.fault, error: exchange.error,
             requestBody: Redaction.text(exchange.requestBody), responseBody: response.text,
             sessionId: label.sessionId ?? sessionId(inURL: exchange.url) ?? response.fields["sessionId"],
-            phoneId: label.phoneId, pushToken: label.pushToken, messageId: messageId)
+            phoneId: label.phoneId, pushToken: label.pushToken, messageId: messageId, automaticRule: label.automaticRule)
     }
 
     static func sessionId(inURL url: String) -> String? {
@@ -142,6 +142,8 @@ public struct Hop: Codable, Sendable, Equatable {
     public var phoneId: String?
     public var pushToken: String?
     public var messageId: String?
+    /// The auto-answer rule whose answer caused the exchange.
+    public var automaticRule: String?
 
     init(_ record: HopRecord) {
         id = record.id ?? 0
@@ -161,5 +163,6 @@ public struct Hop: Codable, Sendable, Equatable {
         phoneId = record.phoneId
         pushToken = record.pushToken.map(Redaction.shorten)
         messageId = record.messageId
+        automaticRule = record.automaticRule
     }
 }

@@ -23,6 +23,7 @@ struct HopRecord: Codable, FetchableRecord, MutablePersistableRecord, StoredDate
     var phoneId: String?
     var pushToken: String?
     var messageId: String?
+    var automaticRule: String?
 
     /// Every exchange recorded; `id` is numbered by SQLite.
     static let insertion = NamedInsert<HopRecord>(
@@ -32,6 +33,7 @@ struct HopRecord: Codable, FetchableRecord, MutablePersistableRecord, StoredDate
             "status": { $0.status }, "durationMs": { $0.durationMs }, "attempt": { $0.attempt }, "fault": { $0.fault },
             "error": { $0.error }, "requestBody": { $0.requestBody }, "responseBody": { $0.responseBody },
             "sessionId": { $0.sessionId }, "phoneId": { $0.phoneId }, "pushToken": { $0.pushToken }, "messageId": { $0.messageId },
+            "automaticRule": { $0.automaticRule },
         ])
 }
 
@@ -68,6 +70,9 @@ public struct TimelineStore: SQLiteStore {
             try db.create(index: "hop_phone", on: "hop", columns: ["phoneId", "id"])
             try db.create(index: "hop_token", on: "hop", columns: ["pushToken", "id"])
             try db.create(index: "hop_message", on: "hop", columns: ["messageId"])
+        }
+        migrator.registerMigration("timeline-v2-automatic") { db in
+            try db.alter(table: "hop") { t in t.add(column: "automaticRule", .text) }
         }
         return migrator
     }

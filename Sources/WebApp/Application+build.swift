@@ -83,6 +83,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.addRoutes(PhoneActions(phones: phones).endpoints, atPath: "/api/phones")
     router.addRoutes(OTPAccountsController(phones: phones).endpoints, atPath: "/api/phones")
     router.addRoutes(PrivacyIDEAController(phones: phones).endpoints, atPath: "/api/phones")
+    router.addRoutes(AutoAnswerController(phones: phones).endpoints, atPath: "/api/phones")
     PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)
     router.addRoutes(PushConsoleController(push: push, phones: phones).endpoints, atPath: "/api/push")
     SenderCredentialsController(push: push, baseURL: { selfURL.get() }).addRoutes(to: router)

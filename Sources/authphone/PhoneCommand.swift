@@ -8,7 +8,7 @@ import LoadGenerator
 struct PhoneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "phone", abstract: "Create, list and drive the phones of a running AuthPhone.",
-        subcommands: [Create.self, List.self, Open.self, Confirm.self, Pin.self, Wait.self])
+        subcommands: [Create.self, List.self, Open.self, Confirm.self, Pin.self, Wait.self, AutoAnswer.self])
 
     /// What every phone command takes.
     struct Common: ParsableArguments {
