@@ -36,7 +36,8 @@ class EventStream:
     """The events that match the filters, from now on (or after `last_event_id`), as an iterator.
 
     Each read waits at most `timeout` seconds for the next event (WaitTimeout then). Use it as a
-    context manager, or call `close()`.
+    context manager, or call `close()`; a read after a close (or a dropped connection) connects
+    again, resuming after the last event seen.
     """
 
     def __init__(self, http: Http, *, phone: str | Sequence[str] | None = None,
@@ -93,14 +94,16 @@ class EventStream:
     def _next_line(self) -> str:
         """The next line; a connection the server or the network dropped is opened again from the last event seen."""
         while True:
+            if self._lines is None:
+                self._connect()
             assert self._lines is not None
             try:
                 return next(self._lines)
             except httpx.ReadTimeout:
+                self.close()
                 raise WaitTimeout(f"no event in {self.timeout:g} s") from None
             except (StopIteration, httpx.RemoteProtocolError, httpx.ReadError):
                 self.close()
-                self._connect()
 
     def until(self, matches: Callable[[Event], bool], what: str, timeout: float) -> Event:
         """The first event that `matches`; WaitTimeout naming `what` and the last event seen after `timeout` seconds."""
@@ -119,9 +122,11 @@ class EventStream:
                 raise WaitTimeout(f"waited {timeout:g} s for {what}; {seen}")
 
     def close(self) -> None:
+        """Closes the connection; reading on opens it again after the last event seen."""
         if self._response is not None:
             self._response.close()
             self._response = None
+        self._lines = None
 
     def __enter__(self) -> EventStream:
         return self

@@ -147,7 +147,7 @@ class Phone:
     def auto_answer(self, answer: str = "confirm", *, pin: str | None = None, biometric: bool = False,
                     server: str | None = None, user: str | None = None, text: str | None = None,
                     account: str | None = None, count: int | None = None,
-                    expires_in: float | None = None) -> Rule:
+                    expires_in: int | None = None) -> Rule:
         """Adds a rule: requests from `server` (and for `user`, with `text` in their text) are
         answered with `answer` ("confirm" or "decline"), the second factor with `pin` or the
         biometric, picking `account`; for `count` answers or `expires_in` seconds. A request no
