@@ -57,6 +57,7 @@ public final class Broadcaster<Element: Sendable>: Sendable {
 /// sending costs nothing for the thousands of other keys.
 public final class KeyedBroadcaster<Key: Hashable & Sendable, Element: Sendable>: Sendable {
     private let channels = Mutex<[Key: Broadcaster<Element>]>([:])
+    private let everyKey = Broadcaster<(key: Key, value: Element)>()
     private let bufferSize: Int
 
     public init(bufferSize: Int = 64) {
@@ -70,6 +71,12 @@ public final class KeyedBroadcaster<Key: Hashable & Sendable, Element: Sendable>
 
     public func forward(_ key: Key, _ deliver: @escaping @Sendable (Element) -> Void) -> Subscription {
         channels.withLock { channel(key, in: &$0).forward(deliver) }
+    }
+
+    /// Hands every value sent for any key, with its key, to `deliver` on the sender's thread: for
+    /// the few consumers that follow all keys at once (the server's event stream).
+    public func forwardEvery(_ deliver: @escaping @Sendable (Key, Element) -> Void) -> Subscription {
+        everyKey.forward { deliver($0.key, $0.value) }
     }
 
     private func channel(_ key: Key, in channels: inout [Key: Broadcaster<Element>]) -> Broadcaster<Element> {
@@ -90,6 +97,7 @@ public final class KeyedBroadcaster<Key: Hashable & Sendable, Element: Sendable>
             return channel
         }
         channel?.send(value)
+        everyKey.send((key, value))
     }
 }
 

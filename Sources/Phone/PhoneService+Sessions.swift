@@ -29,6 +29,11 @@ extension PhoneService {
         return ReadPhone(local)
     }
 
+    /// The phone whose push registration `fcmToken` is, if any (a push's phone, for the event stream).
+    public nonisolated func phoneId(fcmToken: String) async throws(PhoneError) -> String? {
+        try await store.phoneAndAccounts(fcmToken: fcmToken)?.0.id
+    }
+
     public func startOutOfBand(_ phone: ReadPhone, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
         let local = phone.local
         let phoneId = local.0.id

@@ -53,6 +53,13 @@ public struct AppConfiguration: Sendable {
     /// is answered 503 with `Retry-After` at once. Each lane has a thread a core.
     public var pictureScanCapacity = 8
     public var pinDerivationCapacity = 128
+    /// The events `/api/events` keeps for streams that resume (`Last-Event-ID`), the most recent,
+    /// and how many streams may be open at once.
+    public var eventHistory = 1024
+    public var eventStreams = 64
+    /// Waits out the time between an idle event stream's `: keep-alive` comments; a test passes
+    /// one it controls, so that none waits.
+    public var eventKeepAlive: @Sendable () async throws -> Void = { try await Task.sleep(for: .seconds(15)) }
     /// The pictures' lane; nil: one of the server's own. A test passes one it can hold.
     public var pictureLane: WorkLane?
 

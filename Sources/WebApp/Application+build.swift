@@ -89,6 +89,9 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     SenderCredentialsController(push: push, baseURL: { selfURL.get() }).addRoutes(to: router)
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
+    let events = EventFeed(
+        hub: EventHub(history: configuration.eventHistory, maxStreams: configuration.eventStreams), phones: phones, backend: backend, push: push)
+    router.addRoutes(EventsController(feed: events, monitor: monitor, keepAlive: configuration.eventKeepAlive).endpoints, atPath: "/api/events")
     ResetController(phones: phones, backend: backend, push: push, faults: faults, timeline: timeline, monitor: monitor).addRoutes(to: router)
     let timelineRoutes = TimelineController(timeline: timeline, backend: backend, phones: phones)
     timelineRoutes.addRoutes(to: router)
@@ -106,7 +109,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     StreamController(phones: phones, backend: backend, push: push, faults: faults, monitor: monitor).addRoutes(to: webSocketRouter)
     timelineRoutes.addStream(to: webSocketRouter)
 
-    var services: [any Service] = [PushOpener(platform: platform, logger: logger), DeferredPushSender(backend: backend), lanes]
+    var services: [any Service] = [PushOpener(platform: platform, logger: logger), DeferredPushSender(backend: backend), lanes, events]
     if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }
 
     let webSocketResponder = webSocketRouter.buildResponder()

@@ -64,6 +64,9 @@ final class ServiceMonitor: Sendable {
     func webSocketOpened(_ stream: String) { sockets(stream).increment() }
     func webSocketClosed(_ stream: String) { sockets(stream).decrement() }
 
+    /// The `/api/events` streams subscribed to the event hub, after one opened or closed.
+    func eventStreams(open: Int) { Gauge(label: "authphone_event_streams_open", factory: factory).record(open) }
+
     private func sockets(_ stream: String) -> Meter {
         Meter(label: "authphone_websockets_open", dimensions: [("stream", stream)], factory: factory)
     }

@@ -123,6 +123,13 @@ def test_every_operation_answers(api, privacyidea):
         api.call("startOutOfBand", path={"id": acting["id"]}, body={"qr": session["qrText"]}, expect=202)
         api.call("takePhoneAction", path={"id": acting["id"]}, body={"action": "confirmSession"})
 
+    def stream_events():
+        response = api.http.get(f"{BASE_URL}/api/events", stream=True, timeout=TIMEOUT)
+        try:
+            api.check(OPS["streamEvents"], response, None)
+        finally:
+            response.close()
+
     def remove_fault():
         fault = api.call("addFault", body={"target": "phone", "phoneId": NO_PHONE, "kind": "hang"}, expect=201)[1]
         api.call("removeFault", path={"id": fault["id"]})
@@ -239,6 +246,7 @@ def test_every_operation_answers(api, privacyidea):
         "removeAccount": remove_account,
         "checkNewPin": check_new_pin,
         "takePhoneAction": take_phone_action,
+        "streamEvents": stream_events,
         "listFaults": lambda: api.call("listFaults"),
         "addFault": lambda: api.call("addFault", body={"target": "phone", "phoneId": NO_PHONE, "kind": "unreachable"}),
         "clearFaults": lambda: api.call("clearFaults"),
