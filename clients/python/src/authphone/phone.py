@@ -19,6 +19,9 @@ PICTURE_TYPES = {b"\x89PNG": "image/png", b"\xff\xd8": "image/jpeg", b"P5": "ima
 
 DEFAULT_WAIT = 30.0
 
+# The events that carry a phone's flow.
+FLOW_EVENTS = ("interaction", "flowUpdate", "flowEnded")
+
 
 class Phone:
     """A phone on the server (`ap.new_phone(name)`); its `id`, `name`, `fcm_token` and `fid`."""
@@ -126,7 +129,7 @@ class Phone:
         (CONFIRM, CONFIRM_TRANSACTION, VERIFY_SECOND_FACTOR, SET_SECOND_FACTOR) or a state
         (WAIT_FOR_INPUT, PROCESSING, DONE, ERROR); a flow already there counts. WaitTimeout after
         `timeout` seconds, naming the last flow seen."""
-        with EventStream(self._http, phone=self.id, timeout=timeout) as events:
+        with EventStream(self._http, phone=self.id, kind=FLOW_EVENTS, timeout=timeout) as events:
             current = self.flow()
             if current is not None and current.shows(what):
                 return current
