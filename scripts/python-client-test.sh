@@ -12,7 +12,9 @@ rm -rf .venv-client
 python3 -m venv .venv-client >/dev/null
 .venv-client/bin/pip install -q --disable-pip-version-check ./clients/python -r clients/python/requirements-test.txt
 .venv-client/bin/mypy --strict --no-error-summary -p authphone
-(cd clients/python && ../../.venv-client/bin/mypy --strict --no-error-summary tests)
+for folder in tests examples; do # apart: each has its own conftest.py
+  (cd clients/python/$folder && ../../../.venv-client/bin/mypy --strict --no-error-summary .)
+done
 
 env -u AUTHPHONE_URL AUTHPHONE_BINARY="$(realpath "$binary")" .venv-client/bin/python -m pytest -q -p no:cacheprovider \
-  --authphone-har artifacts/authphone-har clients/python/tests "$@"
+  --authphone-har artifacts/authphone-har clients/python/tests clients/python/examples "$@"
