@@ -3,9 +3,11 @@ connection opened again without losing an event, and filters that name nothing r
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from authphone import AuthPhone, BadRequestError, NotFoundError, Phone
+from authphone import AuthPhone, BadRequestError, NotFoundError, Phone, WaitTimeout
 
 from support import user
 
@@ -42,3 +44,11 @@ def test_a_filter_that_names_nothing_is_refused(authphone: AuthPhone) -> None:
         authphone.events(phone=NO_PHONE)
     with pytest.raises(BadRequestError):
         authphone.events(kind="weather")
+
+
+def test_keep_alives_do_not_stretch_a_wait(authphone: AuthPhone, phone: Phone) -> None:
+    """The server sends `: keep-alive` every 15 s: a 16 s wait with no event still ends at 16 s."""
+    began = time.monotonic()
+    with pytest.raises(WaitTimeout):
+        next(authphone.events(phone=phone, timeout=16))
+    assert 16 <= time.monotonic() - began < 20

@@ -5,8 +5,10 @@ seen (`Last-Event-ID`), so no event is lost while the server still keeps it."""
 from __future__ import annotations
 
 import json
+import queue
+import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,10 +28,36 @@ class Event:
     data: dict[str, Any]
 
 
+# A connection silent for three of the server's 15 s keep-alives is taken as dropped.
+SILENCE_LIMIT = 45.0
+
+
 def _names(value: str | Sequence[str] | None) -> list[str]:
     if value is None:
         return []
     return [value] if isinstance(value, str) else list(value)
+
+
+class _Connection:
+    """One open stream whose lines a thread reads into a queue, so that a read waits exactly
+    the time it has left, whatever keep-alives come meanwhile; None in the queue: it ended."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        try:
+            for line in self.response.iter_lines():
+                self.lines.put(line)
+        except Exception:  # dropped, silent too long, or closed by the reader: it connects again
+            pass
+        finally:
+            self.lines.put(None)
+
+    def close(self) -> None:
+        self.response.close()
 
 
 class EventStream:
@@ -47,8 +75,7 @@ class EventStream:
         self._params = {"phone": _names(phone), "session": _names(session), "kind": _names(kind)}
         self.last_event_id = last_event_id
         self.timeout = timeout
-        self._response: httpx.Response | None = None
-        self._lines: Iterator[str] | None = None
+        self._connection: _Connection | None = None
         self._connect()
 
     def _connect(self) -> None:
@@ -57,23 +84,26 @@ class EventStream:
             headers["Last-Event-ID"] = str(self.last_event_id)
         request = self._http.client.build_request(
             "GET", "/api/events", params=self._params, headers=headers,
-            timeout=httpx.Timeout(10.0, read=self.timeout))
+            timeout=httpx.Timeout(10.0, read=SILENCE_LIMIT))
         response = self._http.client.send(request, stream=True)
         if response.status_code >= 400:
             response.read()
             response.close()
             raise refusal(response)
-        self._response = response
-        self._lines = response.iter_lines()
+        self._connection = _Connection(response)
 
     def __iter__(self) -> EventStream:
         return self
 
     def __next__(self) -> Event:
+        return self._read(time.monotonic() + self.timeout)
+
+    def _read(self, deadline: float) -> Event:
+        """The next event, or WaitTimeout at `deadline`."""
         fields: dict[str, str] = {}
         data: list[str] = []
         while True:
-            line = self._next_line()
+            line = self._next_line(deadline)
             if line.startswith(":"):
                 continue  # a comment: the keep-alive
             if line:
@@ -91,19 +121,19 @@ class EventStream:
                 self.last_event_id = event_id
             return Event(event_id, fields.get("event", "message"), json.loads("\n".join(data) or "{}"))
 
-    def _next_line(self) -> str:
+    def _next_line(self, deadline: float) -> str:
         """The next line; a connection the server or the network dropped is opened again from the last event seen."""
         while True:
-            if self._lines is None:
+            if self._connection is None:
                 self._connect()
-            assert self._lines is not None
+            assert self._connection is not None
             try:
-                return next(self._lines)
-            except httpx.ReadTimeout:
-                self.close()
+                line = self._connection.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
                 raise WaitTimeout(f"no event in {self.timeout:g} s") from None
-            except (StopIteration, httpx.RemoteProtocolError, httpx.ReadError):
-                self.close()
+            if line is not None:
+                return line
+            self.close()
 
     def until(self, matches: Callable[[Event], bool], what: str, timeout: float) -> Event:
         """The first event that `matches`; WaitTimeout naming `what` and the last event seen after `timeout` seconds."""
@@ -111,22 +141,19 @@ class EventStream:
         last: Event | None = None
         while True:
             try:
-                event = next(self)
+                event = self._read(deadline)
             except WaitTimeout:
-                event = None
-            if event is not None and matches(event):
-                return event
-            last = event or last
-            if time.monotonic() >= deadline:
                 seen = f"the last event was {last.kind} {json.dumps(last.data)[:300]}" if last else "no event came"
-                raise WaitTimeout(f"waited {timeout:g} s for {what}; {seen}")
+                raise WaitTimeout(f"waited {timeout:g} s for {what}; {seen}") from None
+            if matches(event):
+                return event
+            last = event
 
     def close(self) -> None:
         """Closes the connection; reading on opens it again after the last event seen."""
-        if self._response is not None:
-            self._response.close()
-            self._response = None
-        self._lines = None
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
 
     def __enter__(self) -> EventStream:
         return self
