@@ -48,6 +48,11 @@ struct Doors: Sendable {
     /// it posts, signed with a service account's key, is a stronger proof than the key.
     static let tokenRoute = "/oauth2/token"
 
+    /// The event stream holds a connection and one of a few places for as long as it is open: a
+    /// page of another site may not open one, even one it cannot read (a browser names the page's
+    /// Origin, or says `Sec-Fetch-Site: cross-site` where it sends none).
+    static let eventsRoute = "/api/events"
+
     static let wildcards: Set<String> = ["0.0.0.0", "::", ""]
 
     /// Loopback needs no key: only this machine's own users reach it.
@@ -73,8 +78,12 @@ struct Doors: Sendable {
                     "this server answers only to its own names (\(hostNames.sorted().joined(separator: ", "))), not \(Self.hostName(of: authority))")
         }
         let stateChanging = ![.get, .head, .options].contains(method)
-        if stateChanging || headers[.upgrade] != nil, let origin = headers[.origin], !Self.sameOrigin(origin, authority: authority) {
+        let holdsAStream = path == Self.eventsRoute
+        if stateChanging || headers[.upgrade] != nil || holdsAStream, let origin = headers[.origin], !Self.sameOrigin(origin, authority: authority) {
             return Refusal(status: .forbidden, code: "FORBIDDEN_ORIGIN", message: "requests from \(origin) are not allowed")
+        }
+        if holdsAStream, headers[.secFetchSite] == "cross-site" {
+            return Refusal(status: .forbidden, code: "FORBIDDEN_ORIGIN", message: "a page of another site may not open the event stream")
         }
         let pushRoute = path.hasPrefix(Self.pushRoutePrefix)
         let keys = [accessKey, pushRoute ? pushToken : nil].compactMap { $0 }
@@ -149,4 +158,5 @@ struct Doors: Sendable {
 extension HTTPField.Name {
     /// Only a second `Host` header: the first is the request's authority, not a field.
     static let host = Self("Host")!
+    static let secFetchSite = Self("Sec-Fetch-Site")!
 }

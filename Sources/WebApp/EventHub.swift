@@ -103,44 +103,49 @@ final class EventHub: Sendable {
 }
 
 /// Feeds the journal from where the parts already publish: the phones' flow updates and
-/// privacyIDEA requests, the push service's deliveries and the backend's session changes. A
-/// delivery names a push registration, not a phone: the phone is looked up, one at a time so that
-/// pushes keep their order. The backend builds a session's view only for those who listen (under
-/// load that was over 1 % of the CPU), so sessions are followed from the first stream opened on.
+/// privacyIDEA requests, the backend's session changes and the push service's deliveries. It
+/// follows them from the first stream opened on, so that a server no script listens to (a load
+/// test) pays nothing: the backend builds a session's view only for those who listen, and a
+/// delivery names a push registration, whose phone takes a read to find (one at a time, so that
+/// pushes keep their order).
 final class EventFeed: Service {
     let hub: EventHub
     let phones: PhoneService
     let backend: DemoBackend
     private let push: PushService
-    private let phoneEvents: Subscription
-    private let sessions = Mutex<Subscription?>(nil)
+    /// Empty until the first stream opens.
+    private let sources = Mutex<[Subscription]>([])
 
     init(hub: EventHub, phones: PhoneService, backend: DemoBackend, push: PushService) {
         self.hub = hub
         self.phones = phones
         self.backend = backend
         self.push = push
-        phoneEvents = phones.events.forwardEvery { phone, event in
-            switch event {
-            case .flowUpdate(let flow): hub.publish(.flow(phone: phone, flow))
-            case .privacyIDEA(let request): hub.publish(.privacyIDEA(phone: phone, request))
-            case .phoneChanged, .operation, .session, .otpAccount: break
-            }
-        }
     }
 
-    /// Opens a stream on the hub (`EventHub.open`), following sessions from now on.
+    /// Opens a stream on the hub (`EventHub.open`), following the parts from now on.
     func open(
         _ request: EventRequest, deliver: @escaping @Sendable (EventHub.Entry) -> Void
     ) throws(APIError) -> (EventJournal<EventPayload>.Replay, Subscription) {
-        sessions.withLock { [hub, backend] in
-            if $0 == nil { $0 = backend.events.forward { hub.publish(.session($0)) } }
+        sources.withLock { [hub, phones, backend] sources in
+            guard sources.isEmpty else { return }
+            sources.append(
+                phones.events.forwardEvery { phone, event in
+                    switch event {
+                    case .flowUpdate(let flow): hub.publish(.flow(phone: phone, flow))
+                    case .privacyIDEA(let request): hub.publish(.privacyIDEA(phone: phone, request))
+                    case .phoneChanged, .operation, .session, .otpAccount: break
+                    }
+                })
+            sources.append(backend.events.forward { hub.publish(.session($0)) })
         }
         return try hub.open(request, deliver: deliver)
     }
 
+    private var following: Bool { sources.withLock { !$0.isEmpty } }
+
     func run() async throws {
-        for await (token, message) in push.allDeliveries.subscribe().cancelOnGracefulShutdown() {
+        for await (token, message) in push.allDeliveries.subscribe().cancelOnGracefulShutdown() where following {
             if let phone = try? await phones.phoneId(fcmToken: token) { hub.publish(.push(phone: phone, message)) }
         }
     }

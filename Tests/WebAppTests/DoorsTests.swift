@@ -59,6 +59,17 @@ import Testing
         #expect(admit(loopback, .post, host: "127.0.0.1:8080") == nil)  // scripts send no Origin
     }
 
+    /// An open event stream holds one of a few places: no page of another site may take one.
+    @Test func theEventStreamOpensOnlyForTheServersOwnPagesAndScripts() {
+        let host = "127.0.0.1:8080"
+        #expect(admit(loopback, path: "/api/events", host: host, [.origin: "http://attacker.example"]) == "FORBIDDEN_ORIGIN")
+        #expect(admit(loopback, path: "/api/events", host: host, [.secFetchSite: "cross-site"]) == "FORBIDDEN_ORIGIN")
+        #expect(admit(loopback, path: "/api/events", host: host, [.origin: "http://127.0.0.1:8080", .secFetchSite: "same-origin"]) == nil)
+        #expect(admit(loopback, path: "/api/events", host: host) == nil)
+        // other reads stay open to any page, as before
+        #expect(admit(loopback, path: "/api/phones", host: host, [.origin: "http://attacker.example"]) == nil)
+    }
+
     @Test func offLoopbackEveryRouteNeedsTheKey() {
         let doors = Doors(
             listenHost: "0.0.0.0", publicURL: "http://box.example:8080", accessKey: "the-key-0123456789",

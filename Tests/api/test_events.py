@@ -9,7 +9,7 @@ import http.client
 import json
 import urllib.parse
 
-from client import BASE_URL, NO_PHONE, NO_SESSION, PIN, TIMEOUT, new_phone, new_session, uniq
+from client import BASE_URL, FOREIGN_ORIGIN, NO_PHONE, NO_SESSION, PIN, TIMEOUT, new_phone, new_session, uniq
 from document import check_schema, schema
 
 
@@ -113,13 +113,14 @@ def test_events_resume_after_a_dropped_connection(api):
 
 
 def test_events_filters_and_refusals(api):
-    """Filters by kind and session; a filter naming nothing and a bad Last-Event-ID are refused
-    before any stream starts; an id from before the server's memory starts with a gap."""
+    """Filters by kind and session; a filter naming nothing, a bad Last-Event-ID and a page of
+    another site are refused before any stream starts; an id from another run starts with a gap."""
     api.call("streamEvents", "unknownPhone", query={"phone": NO_PHONE}, expect=404)
     api.call("streamEvents", "unknownSession", query={"session": NO_SESSION}, expect=404)
     api.call("streamEvents", "unknownKind", query={"kind": "interaction,flowStarted"}, expect=400)
     api.call("streamEvents", "badLastEventId", headers={"Last-Event-ID": "-1"}, expect=400)
     api.call("streamEvents", query={"phone": ",".join(str(n) for n in range(65))}, expect=400)
+    api.call("streamEvents", headers={"Origin": FOREIGN_ORIGIN}, expect=403)
 
     session = new_session(api, "enrol", uniq("events-session"))
     sessions = EventStream({"session": session["id"], "kind": "session"})
