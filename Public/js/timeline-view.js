@@ -2,7 +2,7 @@
 // sequence: one lane each, one arrow per exchange, newest last; a click on an arrow shows its
 // redacted bodies. It follows the server's timeline stream live, and offers the timeline as
 // JSON and as a HAR file. The console's session card and the phone's page each mount one.
-import { ReconnectingSocket, getJSON, el, clear, formatTime } from "./api.js";
+import { ReconnectingSocket, getJSON, el, clear, formatTime, shortId } from "./api.js";
 
 const LANES = ["phone", "backend", "push"];
 const LANE_NAMES = { phone: "Phone", backend: "Backend", push: "Push service" };
@@ -24,7 +24,12 @@ function hopRow(hop) {
   const to = LANES.indexOf(hop.to);
   const ok = hop.status !== null && hop.status !== undefined && hop.status < 400;
   const status = hop.status ?? "—";
-  const notes = [hop.attempt > 1 ? `retry ${hop.attempt - 1}` : null, hop.fault ? `fault: ${hop.fault}` : null, hop.error && !hop.fault ? hop.error : null].filter(Boolean);
+  const notes = [
+    hop.automaticRule ? `automatic (rule ${shortId(hop.automaticRule)})` : null,
+    hop.attempt > 1 ? `retry ${hop.attempt - 1}` : null,
+    hop.fault ? `fault: ${hop.fault}` : null,
+    hop.error && !hop.fault ? hop.error : null,
+  ].filter(Boolean);
   const arrow = el(
     "button",
     {

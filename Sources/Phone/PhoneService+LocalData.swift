@@ -34,10 +34,12 @@ extension PhoneService {
     public func reset() async throws {
         for id in Set(flows.keys).union(sessionStarts.keys).union(operations.keys) { forget(id) }
         try await store.erase()
+        autoAnswerRules.removeAll()
     }
 
     private func forget(_ phoneId: String) {
         operations.removeValue(forKey: phoneId)?.cancel()
+        autoAnswerRules[phoneId] = nil
         progresses[phoneId] = nil
         flows[phoneId] = nil
         sessionStarts[phoneId] = nil

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 extension PhoneCommand {
-    /// `authphone phone auto-answer NAME --answer confirm|decline [conditions] | --list | --clear`
+    /// `authphone phone auto-answer NAME --answer confirm|decline [--from SERVER …] | --list | --clear`
     /// (docs/scripting.md#auto-answer-rules).
     struct AutoAnswer: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -12,7 +12,9 @@ extension PhoneCommand {
         @Option(help: "confirm or decline the requests the rule covers.") var answer: String?
         @Option(help: "The second factor's PIN (checked on the phone: it must be the phone's PIN).") var pin: String?
         @Flag(help: "Answer the second factor with the biometric.") var biometric = false
-        @Option(help: "Only requests from this server: an origin (https://host[:port]) or a host name.") var server: String?
+        /// `--from`, as `--server` is the running AuthPhone's URL, as in every phone command.
+        @Option(name: .customLong("from"), help: "Only requests from this server: an origin (https://host[:port]) or a host name.")
+        var server: String?
         @Option(help: "Only requests for this user.") var user: String?
         @Option(help: "Only requests whose text contains this.") var text: String?
         @Option(help: "The account to pick (and only requests it is offered for).") var account: String?

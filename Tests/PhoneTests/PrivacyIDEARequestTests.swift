@@ -45,6 +45,18 @@ struct PrivacyIDEARequestTests {
         #expect((shown.kind, shown.state, shown.question, shown.nonce) == (.challenge, .waitForInput, "Log in?", "NONCE1"))
     }
 
+    /// A rule for the challenge's server and text answers it as the user would (here a decline,
+    /// sent to a privacyIDEA that is not there); one whose text it lacks leaves it waiting.
+    @Test func aRuleForTheServerAndTextAnswersAChallenge() async throws {
+        let id = try await phoneWithToken()
+        _ = try await phone.phones.addAutoAnswerRule(phoneId: id, .init(server: "127.0.0.1", text: "Pay", answer: .decline))
+        #expect(try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge()).state == .waitForInput)
+        _ = try await phone.phones.addAutoAnswerRule(phoneId: id, .init(server: Self.origin, text: "Log in", answer: .decline))
+        let answered = try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge())
+        #expect(answered.state.isFinal)
+        #expect(try await phone.store.wasAnswered(phoneId: id, serial: "PIPU1", nonce: "NONCE1"))
+    }
+
     @Test func anAlteredQuestionIsShownAsForgedAndCannotBeAnswered() async throws {
         let id = try await phoneWithToken()
         let error = await #expect(throws: PhoneError.self) {

@@ -25,7 +25,7 @@ def test_cross_site_guard_on_every_state_changing_route(api):
     phone = new_phone(api, "Guarded phone")
     session = new_session(api, "enrol", uniq("guard"))
     ids = {"id": phone["id"], "message": str(uuid.uuid4()), "account": str(uuid.uuid4()), "project": "authphone",
-           "console": uniq("guard"), "serial": "PIPU404"}
+           "console": uniq("guard"), "serial": "PIPU404", "rule": str(uuid.uuid4())}
     session_ids = {"id": session["id"]}
     for op in OPS.values():
         if op.method not in ("post", "put", "delete"):
@@ -78,7 +78,8 @@ def test_websocket_refusals_and_own_origin(api):
 
 def sweep_path(op):
     return {"id": NO_PHONE if "/api/phones/" in op.path else NO_SESSION, "message": str(uuid.uuid4()),
-            "account": str(uuid.uuid4()), "project": "authphone", "console": "console", "serial": "PIPU404"}
+            "account": str(uuid.uuid4()), "project": "authphone", "console": "console", "serial": "PIPU404",
+            "rule": str(uuid.uuid4())}
 
 
 def test_doors_refuse_foreign_hosts(api):

@@ -37,6 +37,7 @@ def test_every_operation_answers(api, privacyidea):
     managed = new_phone(api, "Sweep managed")
     enrol_phone(api, managed, uniq("sweep-managed"))
     local = new_phone(api, "Sweep local")
+    ruled = new_phone(api, "Sweep rules")
     local_users = [uniq("sweep-local"), uniq("sweep-local")]
     local_accounts = [enrol_phone(api, local, user) for user in local_users]
     rotating = new_phone(api, "Sweep rotating")
@@ -217,6 +218,11 @@ def test_every_operation_answers(api, privacyidea):
         "getOTPCode": lambda: api.call("getOTPCode", path={"id": keys["id"], "account": totp_account["id"]}),
         "nextOTPCode": lambda: api.call("nextOTPCode", path={"id": keys["id"], "account": hotp_account["id"]}, body={}),
         "deleteOTPAccount": lambda: api.call("deleteOTPAccount", path={"id": keys["id"], "account": doomed_account["id"]}),
+        "addAutoAnswerRule": lambda: api.call("addAutoAnswerRule", path={"id": ruled["id"]}, body={"answer": "decline"}),
+        "listAutoAnswerRules": lambda: api.call("listAutoAnswerRules", path={"id": ruled["id"]}),
+        "clearAutoAnswerRules": lambda: api.call("clearAutoAnswerRules", path={"id": ruled["id"]}),
+        "deleteAutoAnswerRule": lambda: api.call("deleteAutoAnswerRule", path={"id": ruled["id"], "rule": api.call(
+            "addAutoAnswerRule", path={"id": ruled["id"]}, body={"answer": "decline"}, expect=201)[1]["id"]}),
         "listPushTokens": lambda: api.call("listPushTokens", path={"id": pushing["id"]}),
         "pollPushToken": lambda: api.call("pollPushToken", path=push_token, body={}),
         "deletePushToken": lambda: api.call("deletePushToken", path=push_token),

@@ -7,6 +7,7 @@ Environment: AUTHPHONE_URL (the running server) and AUTHPHONE_BINARY (scripts/ap
 
 import json
 import subprocess
+import urllib.parse
 
 import requests
 
@@ -71,3 +72,21 @@ def test_refusals_exit_non_zero_with_the_servers_code():
     assert code == 64 and "exactly one of --qr, --link and --file" in err
     code, _, err = cli("push", "--phone", "no such phone", stdin=b'{"data": {"k": "v"}}')
     assert code == 1 and err.startswith("PHONE_NOT_FOUND")
+
+
+def test_the_command_line_sets_auto_answer_rules():
+    """`authphone phone auto-answer`: a rule that enrols a fresh phone by itself, its list, a refused
+    PIN, and --clear."""
+    name, user = uniq("CLI rules"), uniq("cli-rules")
+    ok("phone", "create", name)
+    host = urllib.parse.urlsplit(BASE_URL).hostname  # the demo backend's, as its sessions name it
+    rule = ok("phone", "auto-answer", name, "--answer", "confirm", "--pin", PIN, "--user", user, "--from", host)
+    listed = ok("phone", "auto-answer", name, "--list").splitlines()
+    assert listed == [f"{rule} confirm server={host} user={user} secondFactor=PIN"], listed
+    assert ok("phone", "open", name, "--qr", session("enrol", user)["qrText"]) == "DONE"
+    code, _, err = cli("phone", "auto-answer", name, "--answer", "confirm", "--pin", WRONG_PIN)
+    assert code == 1 and err.startswith("RULE_PIN_WRONG"), err
+    code, _, err = cli("phone", "auto-answer", name, "--list", "--user", user)
+    assert code == 64 and "a rule's options go with --answer" in err
+    assert ok("phone", "auto-answer", name, "--clear") == "cleared"
+    assert ok("phone", "auto-answer", name, "--list") == ""

@@ -4,6 +4,7 @@
 import { clear } from "../api.js";
 import { deviceSection, sensorSection, settingsSection } from "./device-panel.js";
 import { outOfBandSection } from "./oob-input.js";
+import { createAutoAnswer } from "./auto-answer.js";
 
 /**
  * `parts`: {camera, sections}: the elements the camera and the device's sections go in.
@@ -14,6 +15,7 @@ import { outOfBandSection } from "./oob-input.js";
 export function createDeviceControls({ camera, sections }, view) {
   const oob = outOfBandSection(view);
   camera.append(oob.node);
+  const autoAnswer = createAutoAnswer(view);
   let shownKey = null;
 
   return function render(force = false) {
@@ -24,6 +26,7 @@ export function createDeviceControls({ camera, sections }, view) {
     if (!force && key === shownKey) return;
     shownKey = key;
     clear(sections);
-    sections.append(sensorSection(phone, view), deviceSection(phone, view), settingsSection(phone, view));
+    sections.append(sensorSection(phone, view), deviceSection(phone, view), autoAnswer.node, settingsSection(phone, view));
+    autoAnswer.sync().catch((err) => view.toast.show(err.code, err.message));
   };
 }

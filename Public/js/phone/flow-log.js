@@ -34,6 +34,7 @@ export function createFlowLog({ body, empty, downloadButton, clearButton }, { st
       " ",
       el("code", { className: "muted", text: shortId(flow.id), title: String(flow.id ?? "") }),
       source !== "flowUpdate" ? el("span", { className: "tag", text: source }) : null,
+      flow.automatic ? el("span", { className: "tag tag-automatic", text: `automatic (rule ${shortId(flow.automatic.rule)})`, title: String(flow.automatic.rule) }) : null,
     );
     add(
       entry,
