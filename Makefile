@@ -5,7 +5,7 @@ CONFIG ?= debug
 ARGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: run test build setup setup-test lint format unit-test api-test browser-test load-smoke fuzz bench dist dist-test clean
+.PHONY: run test build setup setup-test lint format unit-test api-test browser-test python-client-test load-smoke fuzz bench dist dist-test clean
 
 run: setup
 	swift build -c $(CONFIG) --product authphone
@@ -17,6 +17,7 @@ test: setup-test lint
 	scripts/fuzz.sh 10
 	scripts/api-test.sh
 	scripts/browser-test.sh
+	scripts/python-client-test.sh
 	scripts/load-smoke.sh
 	scripts/dist-test.sh
 
@@ -43,6 +44,11 @@ api-test: setup-test
 browser-test: setup-test
 	swift build --build-tests
 	scripts/browser-test.sh
+
+# The Python package clients/python in a fresh venv: its tests and examples against the built binary.
+python-client-test: setup-test
+	swift build --build-tests
+	scripts/python-client-test.sh
 
 load-smoke: setup
 	swift build --build-tests
@@ -74,4 +80,4 @@ setup-test:
 	scripts/install-system-packages.sh --test
 
 clean:
-	rm -rf .build .venv .venv-privacyidea artifacts
+	rm -rf .build .venv .venv-privacyidea .venv-client artifacts

@@ -1,0 +1,16 @@
+"""A Python client of AuthPhone, the simulated mobile authenticator: phones that scan, get
+pushes and answer, the demo backend's sessions, the push service, and a pytest plugin
+(`authphone.pytest_plugin`). docs/python-client.md in the repository documents every call."""
+
+from .backend import Backend, Session
+from .client import AuthPhone
+from .errors import (AuthPhoneError, BadRequestError, ConflictError, NotFoundError, ServerError,
+                     ServerStartError, WaitTimeout)
+from .events import Event, EventStream
+from .models import Flow, Rule, Started
+from .phone import Phone
+from .push import Push
+
+__all__ = ["AuthPhone", "AuthPhoneError", "Backend", "BadRequestError", "ConflictError", "Event", "EventStream",
+           "Flow", "NotFoundError", "Phone", "Push", "Rule", "ServerError", "ServerStartError", "Session",
+           "Started", "WaitTimeout"]
