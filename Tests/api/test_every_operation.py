@@ -1,8 +1,12 @@
 """Every path and method of the OpenAPI document answers a well-formed request against the live
 server: no 404, no 405, and a 2xx answer that fits the document (client.py checks each).
 
-Environment: as client.py says, and AUTHPHONE_BINARY for the reset, which runs on a server of its own.
+Environment: as client.py says, and AUTHPHONE_BINARY for the reset and the local CA's downloads,
+which run on servers of their own.
 """
+
+import pathlib
+import tempfile
 
 import requests
 
@@ -12,7 +16,7 @@ from client import (
 )
 from device import Device
 from document import OPS
-from servers import own_server
+from servers import free_port, own_server, serving
 
 
 def test_every_operation_answers(api, privacyidea):
@@ -169,6 +173,16 @@ def test_every_operation_answers(api, privacyidea):
             api.check(OPS["resetAll"], answer, None)
             assert answer.status_code == 204, describe(answer)
 
+    def from_tls_server(op_id):
+        """The local CA's downloads exist only on a server started with --tls: one of its own,
+        reached trusting only its CA, its answer checked (and counted) as the sweep's."""
+        port = free_port()
+        with tempfile.TemporaryDirectory() as folder, \
+                serving(pathlib.Path(folder), ["--tls", "--data-dir", f"{folder}/data", "--pin-kdf", "fast", "--port", str(port)],
+                        port=port, ready_status=307):
+            answer = requests.get(f"https://127.0.0.1:{port}{OPS[op_id].path}", verify=f"{folder}/data/tls/ca.crt", timeout=TIMEOUT)
+            api.check(OPS[op_id], answer, None)
+
     sweep = {
         "health": lambda: api.call("health"),
         "resetAll": reset_elsewhere,
@@ -266,6 +280,10 @@ def test_every_operation_answers(api, privacyidea):
                                               body={"templates": {}, "last": None}),
         "getServiceAccount": lambda: api.call("getServiceAccount", path={"project": "authphone"}),
         "issueAccessToken": issue_access_token,
+        "getPhoneLink": lambda: api.call("getPhoneLink", path={"id": phone["id"]}),
+        "getPhoneLinkQRCode": lambda: api.call("getPhoneLinkQRCode", path={"id": phone["id"]}),
+        "getCertificateAuthority": lambda: from_tls_server("getCertificateAuthority"),
+        "getCertificateAuthorityProfile": lambda: from_tls_server("getCertificateAuthorityProfile"),
     }
     assert set(sweep) == set(OPS), f"operations without a sweep request: {set(OPS) ^ set(sweep)}"
     answered = {}
