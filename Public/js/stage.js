@@ -4,7 +4,14 @@
 // address (`?phones=id,id`), so a stage can be bookmarked.
 import { mountLiveSessions } from "./console/live-sessions.js";
 import { createStagePhones } from "./stage/stage-phones.js";
+import { createStarterFold } from "./stage/starter-fold.js";
 
+const starter = createStarterFold(document.getElementById("session-starter"));
 const phones = createStagePhones({ onChange: () => live.toPhone.refresh() });
-const live = mountLiveSessions({ preferredPhoneId: phones.first, streamBadge: document.getElementById("stream-status"), errorBox: document.getElementById("session-error") });
+const live = mountLiveSessions({
+  preferredPhoneId: phones.first,
+  onShown: starter.fold,
+  streamBadge: document.getElementById("stream-status"),
+  errorBox: document.getElementById("session-error"),
+});
 phones.start(live.loadPhones);

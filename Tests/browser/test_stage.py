@@ -184,7 +184,7 @@ def test_dark_mode_follows_the_system(driver):
     phone_id = new_phone_on_stage(driver)
     background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
     assert brightness(background) < 60, background
-    card = driver.execute_script("return getComputedStyle(document.querySelector('.stage-picker')).backgroundColor")
+    card = driver.execute_script("return getComputedStyle(document.querySelector('.session-starter')).backgroundColor")
     assert brightness(card) < 60, card
     on_phone(driver, phone_id)
     wait_screen(driver, "HOME")
@@ -201,6 +201,8 @@ def test_a_qr_picture_dropped_on_the_phone_scans_it(driver):
     open_stage(driver)
     phone_id = new_phone_on_stage(driver)
     sid = start(driver, "enrol", f"drop-{uuid.uuid4().hex[:10]}", display_name="Drop Example")
+    assert not visible(driver, ".stage-phone[data-controls]"), "the phone's device controls are not folded away"
+    click(driver, ".stage-phone-controls")
     on_phone(driver, phone_id)
     wait_screen(driver, "HOME")
     # the ids and the token the panel shows shortened are copied whole
