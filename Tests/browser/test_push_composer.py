@@ -15,7 +15,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from pages import (
-    BASE_URL, animations_done, backend_session, call, click, confirm_with_pin, enrol_by_qr, find, open_console, screenshot,
+    BASE_URL, animations_done, backend_session, call, click, confirm_with_pin, enrol_by_qr, find, new_phone, open_console, screenshot,
     wait_for, wait_screen, wait_visible,
 )
 
@@ -128,3 +128,18 @@ def test_compose_a_login_push_and_follow_it_in_the_log(driver, windows):
     click(driver, f'{COMPOSER} [data-composer="use-template"]')
     wait_for(driver, lambda d: find(d, f'{COMPOSER} [data-row="target"] input').get_attribute("value") == "news", "the last message did not come back")
     assert find(driver, f'{COMPOSER} input[data-phone-id="{phone_id}"]').is_selected()
+
+
+def test_an_opened_log_message_stays_open_as_the_log_follows(driver, windows):
+    """The log keeps up with new messages without redrawing the ones shown: a message opened
+    to read stays open (the same row) when the next one arrives."""
+    open_console(driver, windows)
+    token = new_phone(driver, f"Log reader {uuid.uuid4().hex[:8]}")["fcmToken"]
+    first = send_by_script(token).split("/")[-1]
+    row = f'{LOG} tr.log-row[data-message-id="{first}"]'
+    click(driver, f"{row} details summary")
+    opened = find(driver, f"{row} details")
+    assert opened.get_attribute("open") is not None
+    second = send_by_script(token).split("/")[-1]
+    wait_visible(driver, f'{LOG} tr.log-row[data-message-id="{second}"]', "the log did not follow the second message")
+    assert opened.get_attribute("open") is not None, "the opened message was closed (its row redrawn)"
