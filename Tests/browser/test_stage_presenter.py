@@ -138,3 +138,18 @@ def test_the_stage_on_a_phone_puts_the_card_above_a_readable_phone(driver):
     driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", find(driver, "#session-card"))
     screenshot(driver, "stage-390x844.png")
     assert visible(driver, "#session-card")
+
+
+def test_the_cards_phone_choice_keeps_its_width_beside_a_notice(driver):
+    """The card's Phone select keeps its phone's name readable when a notice comes beside it."""
+    viewport(driver, 1366, 900)
+    open_stage(driver)
+    new_phone_on_stage(driver)
+    start(driver, "enrol", f"notice-{uuid.uuid4().hex[:10]}", display_name="Nora Notice")
+    wait_for(driver, lambda d: find(d, "#session-phone").get_attribute("value"), "no phone chosen on the card")
+    width = "return document.querySelector('#session-phone').getBoundingClientRect().width"
+    before = driver.execute_script(width)
+    click(driver, "#push-to-phone")
+    wait_for(driver, lambda d: find(d, "#session-send-note").text.startswith("Pushed to"), "no notice after the push")
+    after = driver.execute_script(width)
+    assert after >= before, f"the Phone select shrank from {before} to {after} px beside the notice"
