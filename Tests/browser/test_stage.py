@@ -246,3 +246,19 @@ def test_a_qr_picture_dropped_on_the_phone_scans_it(driver):
     assert not visible(driver, "#toast"), "a toast outlived the screen it was about"
     click(driver, "#cancel")
     driver.switch_to.default_content()
+
+
+def test_a_pushed_enrolment_goes_to_the_phone_on_stage(driver):
+    """The starter's push goes to the phone on stage unless another is chosen: an enrolment
+    pushed from the stage reaches its banner without picking the phone."""
+    open_stage(driver)
+    phone_id = new_phone_on_stage(driver)
+    token = call(driver, "GET", f"/api/phones/{phone_id}")["fcmToken"]
+    Select(find(driver, "#session-delivery")).select_by_value("push")
+    wait_for(driver, lambda d: Select(find(d, "#session-push-phone")).first_selected_option.get_attribute("value") == token,
+             "the push does not go to the phone on stage")
+    user_id = f"pushed-{uuid.uuid4().hex[:10]}"
+    fill_starter(driver, "enrol", user_id, display_name="Pia Pushed")
+    wait_for(driver, lambda d: find(d, "#session-dispatch").get_attribute("data-dispatch") == "dispatched", "the enrolment was not pushed")
+    on_phone(driver, phone_id)
+    assert "Pia Pushed" in wait_visible(driver, "#push-banner", "the pushed enrolment's banner is not shown").text

@@ -15,7 +15,7 @@ import { createSessionToPhone } from "./session-to-phone.js";
 /**
  * `table`: {render(sessions, shownId)} or null; `shownId`: the session to
  * show first; `onShown(id)`: a session came onto the card; `preferredPhoneId()`: the phone the
- * card sends to first; `streamBadge`: shows the stream's state; `errorBox`: where a failed read
+ * card and a pushed start send to first; `streamBadge`: shows the stream's state; `errorBox`: where a failed read
  * of the sessions shows. Returns {showSession(id), loadSessions(), loadPhones(), sessionOfPayload(token),
  * toPhone, otpForm}.
  */
@@ -27,6 +27,7 @@ export function mountLiveSessions({ table = null, shownId = null, onShown = () =
   };
 
   const form = createSessionForm({
+    preferredPhoneId,
     onStarted: (s) => {
       upsert(s);
       showSession(String(s.id));
