@@ -98,6 +98,7 @@ def test_compose_a_login_push_and_follow_it_in_the_log(driver, windows):
     click(driver, f'{COMPOSER} [data-composer="send"]')
     refused = wait_visible(driver, f'{COMPOSER} .composer-answer[data-outcome="INVALID_ARGUMENT"]', "no refusal shown")
     assert "400" in refused.text and "Exactly one of token, topic, condition or fid" in refused.text, refused.text
+    assert refused.text.count("INVALID_ARGUMENT") == 1, f"the code said twice: {refused.text}"
     assert "Rule: A message has exactly one target" in find(driver, f"{COMPOSER} .composer-rule").text
 
     # The log: all three, with their outcomes, linked to the phone and the session.

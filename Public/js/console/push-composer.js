@@ -220,7 +220,8 @@ export function mountPushComposer(container, { api, fetch, loadPhones, origin, p
       : el(
           "li",
           { className: "composer-answer refused", dataset: { outcome: answer.errorCode } },
-          el("strong", { text: `${answer.code} ${answer.errorStatus} ${answer.errorCode}` }),
+          // FCM's status and its error code are often the same word: said once
+          el("strong", { text: [answer.code, answer.errorStatus, answer.errorCode].filter((part, i, all) => part !== "" && all.indexOf(part) === i).join(" ") }),
           " ",
           el("span", { text: answer.message }),
           answer.rule ? el("p", { className: "hint composer-rule", text: `Rule: ${answer.rule}` }) : null,
