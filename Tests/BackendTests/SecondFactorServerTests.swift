@@ -132,6 +132,29 @@ import Testing
         #expect(try await backend.session(id: late.id).status == .expired)
         await #expect(throws: BackendError.self) { try await device.redeem(backend, late) }
     }
+
+    @Test func theAdministratorUnblocksABlockedPin() async throws {
+        let backend = try makeBackend()
+        let device = ScriptedDevice()
+        let account = try await device.enrol(backend, user: "alice", pin: "260418")
+        for _ in 1...3 {
+            let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
+            _ = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
+        }
+        #expect(try await backend.unblockPin(userId: "alice") == 1)
+        let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
+        let answer = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418")
+        #expect(answer.result == .accepted)
+        #expect(try await backend.session(id: session).status == .loggedin)
+        #expect(try await backend.unblockPin(userId: "alice") == 0)
+    }
+
+    @Test func unblockingAUserWithNoAccountIsRefused() async throws {
+        let backend = try makeBackend()
+        let error = await #expect(throws: BackendError.self) { _ = try await backend.unblockPin(userId: "nobody") }
+        #expect(error?.code == "USER_NOT_ENROLLED")
+    }
+
 }
 
 @Suite struct PendingOperationsTests {
@@ -160,4 +183,5 @@ import Testing
         clock.advance(301)  // the session expired
         #expect(try await backend.pendingOperations(request(at: clock.now())).operations.isEmpty)
     }
+
 }
