@@ -7,6 +7,8 @@ The server is started by the caller (scripts/browser-test.sh); pages.py has the 
 
 import uuid
 
+from selenium.webdriver.common.by import By
+
 from pages import PIN, call, choose_pin, click, enter_pin, find, open_stage, screenshot, visible, wait_for, wait_screen, wait_visible
 from test_stage import new_phone_on_stage, on_phone, outcome, start
 
@@ -78,6 +80,13 @@ def finished(driver, phone_id, text, step):
     driver.switch_to.default_content()
 
 
+def visual_hash(driver, grid):
+    """The colours of a visual hash's 16 cells and its fingerprint, once drawn."""
+    wait_for(driver, lambda d: find(d, f"{grid}-fingerprint").text.strip(), f"{grid} has no fingerprint")
+    cells = driver.find_elements(By.CSS_SELECTOR, f"{grid} .vh-cell")
+    return [c.get_attribute("data-color") for c in cells], find(driver, f"{grid}-fingerprint").text
+
+
 def test_the_stage_fits_a_laptop_at_every_step(driver):
     viewport(driver, 1366, 900)
     open_stage(driver)
@@ -87,6 +96,11 @@ def test_the_stage_fits_a_laptop_at_every_step(driver):
 
     sent(driver, "enrol", user_id, "#open-on-phone", display_name="Petra Presenter")
     phone_step(driver, phone_id, "WAIT_FOR_INPUT", "CONFIRM", "#confirm", "enrol: create account")
+    on_phone_hash = visual_hash(driver, "#visual-hash")
+    driver.switch_to.default_content()
+    assert visual_hash(driver, "#session-visual-hash-grid") == on_phone_hash, "the card's visual hash is not the phone's"
+    assert_in_view(driver, "#session-visual-hash-grid", "enrol: the visual hash")
+    on_phone(driver, phone_id)
     click(driver, "#confirm")
     phone_step(driver, phone_id, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR", "#pin-ok", "enrol: choose a PIN")
     choose_pin(driver, PIN)
