@@ -1,0 +1,94 @@
+"""Browser test of recovering on the stage: a PIN blocked by wrong tries unblocked as the
+backend's administrator would, a fault set and cleared from the stage's faults menu, and the
+whole demo reset to one new phone, all without leaving the stage.
+
+The server is started by the caller (scripts/browser-test.sh); pages.py has the helpers.
+"""
+
+import uuid
+
+from selenium.webdriver.common.by import By
+
+from pages import PIN, call, click, confirm_with_pin, enter_pin, find, open_stage, visible, wait_for, wait_screen, wait_visible
+from test_stage import new_phone_on_stage, on_phone, outcome, start
+
+WRONG_PIN = "999888"
+
+
+def login_on_phone(driver, phone_id, user_id):
+    """Starts a login on the stage, opens it on the phone and confirms it: the phone asks for the PIN."""
+    driver.switch_to.default_content()
+    start(driver, "login", user_id)
+    click(driver, "#open-on-phone")
+    on_phone(driver, phone_id)
+    wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
+    click(driver, "#confirm")
+    wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
+
+
+def test_a_blocked_pin_is_unblocked_from_the_stage(driver):
+    open_stage(driver)
+    phone_id = new_phone_on_stage(driver)
+    user_id = f"blocked-{uuid.uuid4().hex[:10]}"
+    call(driver, "PUT", "/api/backend/server-flags", {"flags": {"ENABLE_OTP": False}})
+    start(driver, "enrol", user_id, display_name="Bea Blocked")
+    click(driver, "#open-on-phone")
+    on_phone(driver, phone_id)
+    confirm_with_pin(driver, new_pin=True)
+    click(driver, "#home")
+
+    login_on_phone(driver, phone_id, user_id)
+    for attempt in (1, 2):
+        enter_pin(driver, WRONG_PIN)
+        wait_for(driver, lambda d: visible(d, "#pin-attempts") and visible(d, "#pin-attempts").text == f"Failed attempt {attempt} of 3",
+                 f"wrong try {attempt} not counted")
+    enter_pin(driver, WRONG_PIN)
+    wait_screen(driver, "ERROR")
+    click(driver, "#home")
+    driver.switch_to.default_content()
+    outcome(driver, "Failed")
+
+    # the starter still names the user: one click unblocks the PIN, and the right PIN logs in again
+    click(driver, "#stage-unblock")
+    wait_for(driver, lambda d: find(d, "#stage-note").text == f"The PIN of {user_id} is unblocked: the phone can use it again.", "the PIN was not unblocked")
+    login_on_phone(driver, phone_id, user_id)
+    assert not visible(driver, "#pin-attempts"), "the wrong tries still count after the unblock"
+    enter_pin(driver, PIN)
+    wait_screen(driver, "DONE")
+    driver.switch_to.default_content()
+    outcome(driver, "Logged in")
+
+    # a user with no account: said, nothing changes
+    user = find(driver, "#session-user")
+    user.clear()
+    user.send_keys("nobody-" + uuid.uuid4().hex[:6])
+    click(driver, "#stage-unblock")
+    error = wait_visible(driver, "#stage-error", "no refusal for a user without an account")
+    assert "has no account here" in error.text, error.text
+
+
+def test_faults_from_the_stage_and_a_reset_of_the_demo(driver):
+    open_stage(driver)
+    old_phone = new_phone_on_stage(driver)
+    start(driver, "enrol", f"reset-{uuid.uuid4().hex[:10]}", display_name="Rita Reset")
+
+    # the console's faults form, dropped down from the stage's bar
+    assert not visible(driver, "#fault-form"), "the faults are not folded away"
+    click(driver, "#stage-faults summary")
+    click(driver, "#fault-add")  # the backend unreachable, the form's first choice
+    row = wait_visible(driver, '#faults .fault-row[data-kind="unreachable"]', "the fault is not listed")
+    assert call(driver, "GET", "/api/faults")["faults"], "no fault in force"
+    row.find_element(By.CSS_SELECTOR, ".fault-remove").click()
+    wait_visible(driver, "#faults-empty", "the fault was not removed")
+    click(driver, "#stage-faults summary")
+
+    # a reset asks for a second click, then starts the demo again with one new phone
+    click(driver, "#stage-reset")
+    assert find(driver, "#stage-reset").text == "Click again: erase everything"
+    assert call(driver, "GET", f"/api/phones/{old_phone}")["id"] == old_phone, "the first click already reset"
+    click(driver, "#stage-reset")
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".stage-phone") and
+             d.find_element(By.CSS_SELECTOR, ".stage-phone").get_attribute("data-phone-id") != old_phone, "no new phone on stage")
+    phones = call(driver, "GET", "/api/phones")["phones"]
+    assert [p["id"] for p in phones] == [find(driver, ".stage-phone").get_attribute("data-phone-id")], phones
+    assert not visible(driver, "#session-card"), "the reset demo still shows a session"
