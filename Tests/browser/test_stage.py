@@ -40,7 +40,7 @@ def start(driver, kind, user_id, display_name=None, transaction=None):
         return sid if sid and sid != previous else False
 
     sid = wait_for(driver, shown, f"the {kind} session is not on the card")
-    assert find(driver, "#session-status").text == "pending"
+    assert find(driver, "#session-status").get_attribute("data-status") == "pending"
     # while it waits: a live countdown to its expiry, and the phone to send it to
     wait_for(driver, lambda d: ":" in find(d, "#session-countdown-value").text, "no countdown to expiry")
     assert not visible(driver, "#session-outcome"), "an outcome shown before the end"

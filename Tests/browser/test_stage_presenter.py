@@ -5,6 +5,7 @@ together at each step; at a phone's 390×844 the card sits above the phone, its 
 The server is started by the caller (scripts/browser-test.sh); pages.py has the helpers.
 """
 
+import re
 import uuid
 
 from selenium.webdriver.common.by import By
@@ -29,6 +30,31 @@ for (let w = window; w.frameElement; w = w.parent) {
 }
 return {left, top, right: left + box.width, bottom: top + box.height, width: window.top.innerWidth, height: window.top.innerHeight};
 """
+
+
+# A code of the SDK or the backend as the audience would see it: PIN_BLOCKED, hasEnabledBiometrics,
+# a raw status. Addresses and long tokens (a deep link) are left out first; a product's name
+# spelt like code (privacyIDEA) is a name.
+SDK_CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z]*\b|\bloggedin\b")
+PRODUCT_NAMES = {"privacyIDEA"}
+CODE_FREE_TEXT = """
+return document.body.innerText.split(/\\s+/).filter((word) => !word.includes("://") && word.length < 40).join(" ");
+"""
+
+
+def assert_plain_words(driver, step):
+    """The visible text of the page (a closed Details toggle hides its codes) has no SDK code."""
+    found = [code for code in SDK_CODE.findall(driver.execute_script(CODE_FREE_TEXT)) if code not in PRODUCT_NAMES]
+    assert not found, f"{step}: codes in what the audience sees: {found}"
+
+
+def assert_audience_sees_words(driver, phone_id, step):
+    """The stage and the phone on it, in plain words."""
+    driver.switch_to.default_content()
+    assert_plain_words(driver, f"{step} (the stage)")
+    on_phone(driver, phone_id)
+    assert_plain_words(driver, f"{step} (the phone)")
+    driver.switch_to.default_content()
 
 
 def assert_in_view(driver, css, step):
@@ -74,6 +100,7 @@ def finished(driver, phone_id, text, step):
     outcome(driver, text)
     assert_no_page_scroll(driver, step)
     assert_in_view(driver, "#session-outcome", step)
+    assert_audience_sees_words(driver, phone_id, step)
     on_phone(driver, phone_id)
     click(driver, "#home")
     wait_screen(driver, "HOME")

@@ -11,6 +11,7 @@ from selenium.webdriver.common.by import By
 
 from pages import PIN, call, click, confirm_with_pin, enter_pin, find, open_stage, visible, wait_for, wait_screen, wait_visible
 from test_stage import new_phone_on_stage, on_phone, outcome, start
+from test_stage_presenter import assert_audience_sees_words
 
 WRONG_PIN = "999888"
 
@@ -44,9 +45,18 @@ def test_a_blocked_pin_is_unblocked_from_the_stage(driver):
                  f"wrong try {attempt} not counted")
     enter_pin(driver, WRONG_PIN)
     wait_screen(driver, "ERROR")
+    assert find(driver, "#flow-error .screen-title").text == "PIN blocked after too many wrong tries"
+    driver.switch_to.default_content()
+    outcome(driver, "Failed: PIN blocked after too many wrong tries")
+    # in plain words on both, the codes one click away
+    assert_audience_sees_words(driver, phone_id, "a blocked PIN")
+    click(driver, "#session-meta details summary")
+    assert visible(driver, "#session-meta details code").text == "PIN_BLOCKED"
+    on_phone(driver, phone_id)
+    click(driver, "#flow-error summary")
+    assert visible(driver, "#flow-error-code").text == "PIN_BLOCKED"
     click(driver, "#home")
     driver.switch_to.default_content()
-    outcome(driver, "Failed")
 
     # the starter still names the user: one click unblocks the PIN, and the right PIN logs in again
     click(driver, "#stage-unblock")
