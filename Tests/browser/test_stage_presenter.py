@@ -10,7 +10,7 @@ import uuid
 
 from selenium.webdriver.common.by import By
 
-from pages import PIN, call, choose_pin, click, enter_pin, find, open_stage, screenshot, visible, wait_for, wait_screen, wait_visible
+from pages import BASE_URL, PIN, call, choose_pin, click, enter_pin, find, open_stage, screenshot, visible, wait_for, wait_screen, wait_visible
 from test_stage import new_phone_on_stage, on_phone, outcome, start
 
 
@@ -155,6 +155,12 @@ def test_the_stage_fits_a_laptop_at_every_step(driver):
     enter_pin(driver, PIN)
     finished(driver, phone_id, "Signed", "transaction: done")
     screenshot(driver, "stage-1366x900.png")
+
+    # the phone's own page at the same size: its timeline's labels whole, not cut to "…/redeem 200 · 7.3…"
+    driver.get(f"{BASE_URL}/phones/{phone_id}")
+    wait_for(driver, lambda d: int(find(d, "#phone-timeline").get_attribute("data-count") or 0) >= 9, "the phone's timeline is not shown")
+    cut = driver.execute_script("return [...document.querySelectorAll('#phone-timeline .tl-label')].filter((l) => l.scrollWidth > l.clientWidth).map((l) => l.textContent)")
+    assert not cut, f"timeline labels cut off: {cut}"
 
 
 def test_the_stage_on_a_phone_puts_the_card_above_a_readable_phone(driver):
