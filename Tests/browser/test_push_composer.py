@@ -69,7 +69,8 @@ def test_compose_a_login_push_and_follow_it_in_the_log(driver, windows):
     click(driver, f'{COMPOSER} [data-composer="use-template"]')
     wait_for(driver, lambda d: find(d, COMPOSER).get_attribute("data-session-id"), "no session made for the template")
     login_sid = find(driver, COMPOSER).get_attribute("data-session-id")
-    click(driver, f'{COMPOSER} input[data-phone-id="{phone_id}"]')
+    # the user's phone is the target, ticked by the template
+    wait_for(driver, lambda d: find(d, f'{COMPOSER} input[data-phone-id="{phone_id}"]').is_selected(), "the user's phone is not ticked")
     preview = composer(driver, "preview").text
     assert preview.startswith("POST /v1/projects/authphone/messages:send"), preview
     assert '"nma_data"' in preview and token in preview
