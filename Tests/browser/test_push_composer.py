@@ -145,3 +145,19 @@ def test_an_opened_log_message_stays_open_as_the_log_follows(driver, windows):
     second = send_by_script(token).split("/")[-1]
     wait_visible(driver, f'{LOG} tr.log-row[data-message-id="{second}"]', "the log did not follow the second message")
     assert opened.get_attribute("open") is not None, "the opened message was closed (its row redrawn)"
+
+
+def test_a_refused_data_value_is_named_by_its_place_in_the_message(driver, windows):
+    """FCM names a data entry by its place in the message as written: the second entry is data[1]."""
+    open_console(driver, windows)
+    phone_id = new_phone(driver, f"Data order {uuid.uuid4().hex[:8]}")["id"]
+    driver.refresh()  # the new phone is listed
+    wait_visible(driver, f'{COMPOSER}[data-ready="true"]', "composer not ready")
+    click(driver, f'{COMPOSER} input[data-phone-id="{phone_id}"]')
+    Select(composer(driver, "data-mode")).select_by_value("json")
+    data = composer(driver, "data-json")
+    data.clear()
+    data.send_keys('{"zeta": "x", "alpha": 5}')
+    click(driver, f'{COMPOSER} [data-composer="send"]')
+    refused = wait_visible(driver, f'{COMPOSER} .composer-answer[data-outcome="INVALID_ARGUMENT"]', "no refusal shown")
+    assert "message.data[1].value" in refused.text, refused.text
