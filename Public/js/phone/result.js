@@ -17,7 +17,7 @@ export function renderDone(flow, view) {
     title = name ? `Account created for ${name}` : "Account created";
   } else if (flow.type === "LOGIN") {
     const who = loginAccountLabel(flow, view.state);
-    title = who ? `Logged in as ${who}` : `Logged in to ${serverName(flow)}`;
+    title = who ? `Logged in as ${who}` : `Logged in to ${serverName(flow, view.state.phone)}`;
   } else if (flow.type === "SIGN_TRANSACTION") {
     title = "Transaction signed";
   } else if (DONE_TITLES[flow.type]) {
@@ -31,7 +31,7 @@ export function renderDone(flow, view) {
       { id: "flow-done", className: "screen-center result result-ok" },
       el("div", { className: "result-icon", "aria-hidden": "true", text: "✓" }),
       el("h1", { className: "screen-title", id: "done-title", text: title }),
-      el("p", { className: "screen-subtitle", text: serverName(flow) }),
+      el("p", { className: "screen-subtitle", text: serverName(flow, view.state.phone) }),
     ),
     actions(button("home", "Home", "btn-primary", () => view.goHome())),
   );
