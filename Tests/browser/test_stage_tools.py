@@ -102,3 +102,17 @@ def test_faults_from_the_stage_and_a_reset_of_the_demo(driver):
     phones = call(driver, "GET", "/api/phones")["phones"]
     assert [p["id"] for p in phones] == [find(driver, ".stage-phone").get_attribute("data-phone-id")], phones
     assert not visible(driver, "#session-card"), "the reset demo still shows a session"
+
+
+def test_the_card_says_when_the_backend_retries_a_push(driver):
+    """The push service refuses three times (a fault): the card says the backend is trying again, then
+    that the push went out."""
+    open_stage(driver)
+    new_phone_on_stage(driver)
+    start(driver, "enrol", f"retried-{uuid.uuid4().hex[:10]}", display_name="Rhea Retried")
+    call(driver, "POST", "/api/faults", {"target": "push", "kind": "unreachable", "count": 3})
+    click(driver, "#push-to-phone")
+    wait_for(driver, lambda d: find(d, "#session-send-note").text == "The push service has not answered: the backend is trying again…",
+             "the card does not say the backend is retrying the push")
+    wait_for(driver, lambda d: find(d, "#session-dispatch").get_attribute("data-dispatch") == "dispatched", "the retried push was not sent")
+    assert find(driver, "#session-send-note").text.startswith("Pushed to"), find(driver, "#session-send-note").text
