@@ -1,7 +1,6 @@
 // What the audience reads: a code of the SDK or the backend in plain words, the code itself
-// behind a "Details" toggle for QA. The phone's screens and the console's session card read
-// the same table, so a code says the same on both.
-import { el } from "./api.js";
+// behind a "Details" toggle for QA (api.js codeDetails). The phone's screens and the console's
+// session card read the same table, so a code says the same on both.
 
 /** A code's plain words: the phone's error titles and the card's failures. */
 export const PLAIN_WORDS = {
@@ -13,6 +12,8 @@ export const PLAIN_WORDS = {
   USER_NOT_ENROLLED: "No account for this user",
   ACCOUNT_NOT_FOUND: "No such account",
   NETWORK_ERROR: "Can't reach the server",
+  SERVER_CONNECTION_ERROR: "Can't reach the server",
+  SERVER_TIMEOUT: "The server did not answer in time",
 };
 
 /** A backend session's status as a person says it. */
@@ -34,11 +35,4 @@ export const STATUS_WORDS = {
 /** The plain words for `code`, or `fallback` when the table has none. */
 export function plainWords(code, fallback) {
   return PLAIN_WORDS[code] ?? fallback;
-}
-
-/** The codes behind a "Details" toggle: each part a code (shown as code) or a node. */
-export function codeDetails(...parts) {
-  const shown = parts.filter((p) => p !== null && p !== undefined && p !== "");
-  if (!shown.length) return null;
-  return el("details", { className: "code-details" }, el("summary", { text: "Details" }), ...shown.map((p) => (p instanceof Node ? p : el("code", { className: "error-code", text: String(p) }))));
 }

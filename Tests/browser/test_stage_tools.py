@@ -116,3 +116,31 @@ def test_the_card_says_when_the_backend_retries_a_push(driver):
              "the card does not say the backend is retrying the push")
     wait_for(driver, lambda d: find(d, "#session-dispatch").get_attribute("data-dispatch") == "dispatched", "the retried push was not sent")
     assert find(driver, "#session-send-note").text.startswith("Pushed to"), find(driver, "#session-send-note").text
+
+
+def test_a_retry_series_is_one_line_on_the_phone(driver):
+    """The backend unreachable for the phone on stage: the phone says so in words, its retries one
+    line that updates (the SDK's error one click away), not a line a retry."""
+    open_stage(driver)
+    phone_id = new_phone_on_stage(driver)
+    user_id = f"unreached-{uuid.uuid4().hex[:10]}"
+    start(driver, "enrol", user_id, display_name="Uma Unreached")
+    click(driver, "#open-on-phone")
+    on_phone(driver, phone_id)
+    confirm_with_pin(driver, new_pin=True)
+    click(driver, "#home")
+    driver.switch_to.default_content()
+    call(driver, "POST", "/api/faults", {"target": "phone", "phoneId": phone_id, "kind": "unreachable"})
+    try:
+        start(driver, "login", user_id)
+        click(driver, "#open-on-phone")
+        on_phone(driver, phone_id)
+        wait_screen(driver, "STARTING", extra='[data-connection-error="true"]')
+        attempt = lambda d: "trying again" in find(d, "#session-retry").text and find(d, "#session-retry").text.split(";")[0]
+        first = wait_for(driver, attempt, "the phone's retries are not shown")
+        wait_for(driver, lambda d: attempt(d) not in (False, first), "no further retry")
+        assert find(driver, "#screen").text.count("trying again") == 1, find(driver, "#screen").text
+        assert_audience_sees_words(driver, phone_id, "a retry series")
+    finally:
+        driver.switch_to.default_content()
+        call(driver, "DELETE", "/api/faults")

@@ -1,8 +1,8 @@
 // The console's card of the session shown: its details, what came of its push, its QR code and
 // deep link (with copy buttons); the parts it is given (the outcome, the OTP form, the phone
 // to send it to) each show their own section of it.
-import { el, clear, shortId, formatDateTime, copyOnClick, flashLabel, safeHref } from "../api.js";
-import { codeDetails, plainWords } from "../plain-words.js";
+import { el, clear, codeDetails, shortId, formatDateTime, copyOnClick, flashLabel, safeHref } from "../api.js";
+import { plainWords } from "../plain-words.js";
 import { DELIVERY_LABELS, dispatchCode, dispatchInfo, loggedinText, setBadge } from "./session-labels.js";
 
 function metaRow(dl, label, value) {

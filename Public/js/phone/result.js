@@ -1,6 +1,6 @@
 // How a flow ended (DONE, ERROR), and the screen for a state or interaction this page does not know.
-import { el } from "../api.js";
-import { codeDetails, plainWords } from "../plain-words.js";
+import { codeDetails, el } from "../api.js";
+import { plainWords } from "../plain-words.js";
 import { actions, button, loginAccountLabel, serverName } from "./screen-parts.js";
 
 const DONE_TITLES = {
