@@ -240,9 +240,17 @@ export function showError(container, err) {
   }
   const code = err.code || "ERROR";
   const message = err.message || String(err);
-  container.append(el("strong", { className: "error-code", text: code }), " ", el("span", { className: "error-message", text: message }));
+  // the server's words; its code one click away
+  container.append(el("span", { className: "error-message", text: message }), " ", codeDetails(code));
   container.dataset.code = code;
   container.hidden = false;
+}
+
+/** The codes behind a plain-words message, in a "Details" toggle for QA: each part a code (shown as code) or a node. */
+export function codeDetails(...parts) {
+  const shown = parts.filter((p) => p !== null && p !== undefined && p !== "");
+  if (!shown.length) return null;
+  return el("details", { className: "code-details" }, el("summary", { text: "Details" }), ...shown.map((p) => (p instanceof Node ? p : el("code", { className: "error-code", text: String(p) }))));
 }
 
 /** Copies text to the clipboard; falls back to a hidden textarea where the Clipboard API is missing. */

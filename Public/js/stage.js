@@ -1,10 +1,25 @@
 // The stage: the console's session starter and live session card beside one or more phones,
-// for a demo. The console's parts are mounted as they are (console/live-sessions.js); each
-// phone is its own page in a frame, with its own live screen. The phones on stage are in the
-// address (`?phones=id,id`), so a stage can be bookmarked.
+// for a demo. The console's parts are mounted as they are (console/live-sessions.js, the faults
+// form); each phone is its own page in a frame, with its own live screen. The phones on stage
+// are in the address (`?phones=id,id`), so a stage can be bookmarked.
+import { initFaultsForm } from "./console/faults-form.js";
 import { mountLiveSessions } from "./console/live-sessions.js";
 import { createStagePhones } from "./stage/stage-phones.js";
+import { createStageTools } from "./stage/stage-tools.js";
+import { createStarterFold } from "./stage/starter-fold.js";
 
+const starter = createStarterFold(document.getElementById("session-starter"));
 const phones = createStagePhones({ onChange: () => live.toPhone.refresh() });
-const live = mountLiveSessions({ preferredPhoneId: phones.first, streamBadge: document.getElementById("stream-status"), errorBox: document.getElementById("session-error") });
+const live = mountLiveSessions({
+  preferredPhoneId: phones.first,
+  onShown: starter.fold,
+  streamBadge: document.getElementById("stream-status"),
+  errorBox: document.getElementById("session-error"),
+});
 phones.start(live.loadPhones);
+initFaultsForm(live.loadPhones);
+createStageTools({
+  userId: () => document.getElementById("session-user").value.trim(),
+  // the stage as new: its address names only the new phone
+  restart: (phone) => location.replace(`/stage?phones=${encodeURIComponent(phone.id)}`),
+});

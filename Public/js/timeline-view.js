@@ -3,6 +3,7 @@
 // redacted bodies. It follows the server's timeline stream live, and offers the timeline as
 // JSON and as a HAR file. The console's session card and the phone's page each mount one.
 import { ReconnectingSocket, getJSON, el, clear, formatTime, shortId } from "./api.js";
+import { plainWords } from "./plain-words.js";
 
 const LANES = ["phone", "backend", "push"];
 const LANE_NAMES = { phone: "Phone", backend: "Backend", push: "Push service" };
@@ -30,6 +31,8 @@ function hopRow(hop) {
     hop.fault ? `fault: ${hop.fault}` : null,
     hop.error && !hop.fault ? hop.error : null,
   ].filter(Boolean);
+  // under the arrow an error in words ("SERVER_CONNECTION_ERROR: …" as "Can't reach the server"); the exchange's details keep it whole
+  const shownNotes = notes.map((note) => (note === hop.error ? plainWords(note.split(":")[0], "failed") : note));
   const arrow = el(
     "button",
     {
@@ -60,7 +63,7 @@ function hopRow(hop) {
     "li",
     { className: "tl-hop", dataset: { hopId: String(hop.id), from: hop.from, to: hop.to, ok: String(ok), fault: hop.fault ? "true" : "false" } },
     el("div", { className: "tl-lanes" }, arrow),
-    notes.length ? el("p", { className: "tl-notes", text: notes.join(" · ") }) : null,
+    notes.length ? el("p", { className: "tl-notes", text: shownNotes.join(" · ") }) : null,
     details,
   );
 }

@@ -23,6 +23,9 @@ public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible 
     static func sessionNotFound(_ id: String) -> BackendError {
         BackendError(.notFound, "SESSION_NOT_FOUND", "no session with id \(id)")
     }
+    static func userNotEnrolled(_ userId: String, for purpose: String = "") -> BackendError {
+        BackendError(.notFound, "USER_NOT_ENROLLED", "the user \(userId) has no account here\(purpose)")
+    }
     static let tokenUnknown = BackendError(.notFound, "TOKEN_UNKNOWN", "the token is not known to this server")
     static let tokenAlreadyRedeemed = BackendError(.conflict, "TOKEN_ALREADY_REDEEMED", "the token was already redeemed")
     static let tokenExpired = BackendError(.gone, "TOKEN_EXPIRED", "the token has expired")

@@ -66,7 +66,7 @@ extension DemoBackend {
                 }
             } else if type != .enrol, try !tx.hasAccounts(ofUser: userId) {
                 // said at once: no phone could ever answer it, so it would only wait to expire
-                throw BackendError(.notFound, "USER_NOT_ENROLLED", "the user \(userId) has no account here for a \(type.rawValue)")
+                throw BackendError.userNotEnrolled(userId, for: " for a \(type.rawValue)")
             }
             try tx.insert(stored)
             return stored

@@ -84,7 +84,8 @@ public final class DemoBackend: Sendable {
         try await store.eraseTestData()
     }
 
-    var server: WireServer {
+    /// The backend as its phones see it: its name, its URL and its key.
+    public var server: WireServer {
         WireServer(name: configuration.serverName, url: baseURL(), publicKey: Base64URL.encode(serverKey.publicKey))
     }
 

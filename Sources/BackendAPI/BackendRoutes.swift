@@ -19,6 +19,10 @@ public enum BackendRoutes {
         public static let push = session + "/push"
         public static let secondFactorPolicy = "second-factor-policy"
         public static let serverFlags = "server-flags"
+        /// The backend's name, URL, key and their visual hash, as the console shows them beside an enrolment.
+        public static let server = "server"
+        /// The administrator's unblocking of a user's PIN.
+        public static let unblockPin = "unblock-pin"
         public static let redeem = "redeem"
         public static let confirm = session + "/confirm"
         public static let enrol = session + "/enrol"

@@ -14,7 +14,7 @@ func origin(of url: URL) -> String? {
 extension VisualHash {
     /// A picture of the server's parameters (name, URL, key) that a person can compare at a
     /// glance: 16 colours and a short fingerprint from their BLAKE2b hash.
-    static func of(_ server: WireServer) -> VisualHash {
+    public static func of(_ server: WireServer) -> VisualHash {
         let digest =
             (try? Sodium.genericHash(Array("\(server.name)\n\(server.url)\n\(server.publicKey)".utf8), length: 32))
             ?? [UInt8](repeating: 0, count: 32)

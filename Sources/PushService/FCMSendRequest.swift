@@ -64,7 +64,9 @@ public struct FCMSendRequest: Equatable, Sendable {
         var data: [String: String] = [:]
         if let raw = message["data"] {
             guard let object = raw as? [String: Any] else { throw .invalidArgument("Invalid value at 'message.data' (Map)") }
-            for (index, key) in object.keys.sorted().enumerated() {
+            // an entry is named by its place in the request, as FCM names it (the bytes were read above)
+            let order = (try? StrictJSON.keys(at: "message.data", in: bytes)) ?? object.keys.sorted()
+            for (index, key) in order.enumerated() {
                 guard let text = object[key] as? String else {
                     throw .invalidArgument(
                         "Invalid value at 'message.data[\(index)].value' (TYPE_STRING), \(object[key].map { "\($0)" } ?? "null")", rule: .stringValues

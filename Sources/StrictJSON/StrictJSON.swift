@@ -20,8 +20,24 @@ public enum StrictJSON {
     /// Every value's path (`message.data.nma_data`, `penalties[]`; `` for the root) and kind. An
     /// array's elements share one path; a path's kind is the last one seen.
     public static func scan(_ bytes: some Collection<UInt8>) throws(Problem) -> [String: Kind] {
-        var lexer = Lexer(bytes)
         var kinds: [String: Kind] = [:]
+        try walk(bytes, key: { _, _ in }, value: { path, kind in kinds[path] = kind })
+        return kinds
+    }
+
+    /// The keys of the object at `path` (as `scan` names paths), in the document's order, which a
+    /// dictionary forgets: FCM names a map's entries by their place in the request.
+    public static func keys(at path: String, in bytes: some Collection<UInt8>) throws(Problem) -> [String] {
+        var keys: [String] = []
+        try walk(bytes, key: { object, name in if object == path { keys.append(name) } }, value: { _, _ in })
+        return keys
+    }
+
+    /// Reads the document, telling `key` each key with its object's path and `value` each value's path and kind.
+    private static func walk(
+        _ bytes: some Collection<UInt8>, key: (String, String) -> Void, value: (String, Kind) -> Void
+    ) throws(Problem) {
+        var lexer = Lexer(bytes)
         // for each open container the path its values extend: an object's own, an array's elements'
         var open: [String] = []
         var path = ""
@@ -29,12 +45,13 @@ public enum StrictJSON {
             switch token {
             case .key(let name, _):
                 let object = open.last ?? ""
+                key(object, name)
                 path = object.isEmpty ? name : "\(object).\(name)"
             case .objectStart:
-                kinds[path] = .object
+                value(path, .object)
                 open.append(path)
             case .arrayStart:
-                kinds[path] = .array
+                value(path, .array)
                 path += "[]"
                 open.append(path)
             case .objectEnd, .arrayEnd:
@@ -42,9 +59,8 @@ public enum StrictJSON {
                 // in an array the next value is another element; in an object a key comes first
                 path = open.last ?? ""
             case .scalar(let kind, _):
-                kinds[path] = kind
+                value(path, kind)
             }
         }
-        return kinds
     }
 }

@@ -1,6 +1,8 @@
+import AuthFlow
 import Backend
 import BackendAPI
 import Hummingbird
+import Phone
 
 /// `BackendRoutes.root`: the console's view of the demo backend, and the wire its phones speak.
 struct BackendController {
@@ -84,6 +86,30 @@ struct BackendController {
         let flags: [String: Bool]
     }
 
+    /// The backend as an enrolling phone shows it, with the visual hash it asks the user to compare.
+    struct ServerView: ResponseEncodable {
+        let name: String
+        let url: String
+        let publicKey: String
+        let visualHash: VisualHash
+
+        init(_ server: WireServer) {
+            name = server.name
+            url = server.url
+            publicKey = server.publicKey
+            visualHash = VisualHash.of(server)
+        }
+    }
+
+    /// Whose PIN to unblock, and the answer: how many of the user's devices were blocked or counting.
+    struct UnblockPin: Codable {
+        let userId: String
+    }
+    struct UnblockedPin: ResponseEncodable {
+        let userId: String
+        let unblockedDevices: Int
+    }
+
     var endpoints: RouteCollection<AppRequestContext> {
         typealias Template = BackendRoutes.Template
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -92,6 +118,8 @@ struct BackendController {
         routes.put(RouterPath(Template.secondFactorPolicy), use: setSecondFactorPolicy)
         routes.get(RouterPath(Template.serverFlags), use: serverFlags)
         routes.put(RouterPath(Template.serverFlags), use: setServerFlags)
+        routes.get(RouterPath(Template.server)) { _, _ in ServerView(backend.server) }
+        routes.post(RouterPath(Template.unblockPin), use: unblockPin)
         routes.get(RouterPath(Template.sessions), use: recentSessions)
         routes.get(RouterPath(Template.session), use: session)
         routes.post(RouterPath(Template.otpLogin), use: otpLogin)
@@ -151,6 +179,11 @@ struct BackendController {
     func setServerFlags(_ request: Request, context: AppRequestContext) async throws -> ServerFlags {
         let change = try await request.decodeJSON(as: ServerFlags.self, context: context)
         return ServerFlags(flags: try await backend.setServerFlags(change.flags))
+    }
+
+    func unblockPin(_ request: Request, context: AppRequestContext) async throws -> UnblockedPin {
+        let input = try await request.decodeJSON(as: UnblockPin.self, context: context)
+        return UnblockedPin(userId: input.userId, unblockedDevices: try await backend.unblockPin(userId: input.userId))
     }
 
     func recentSessions(_ request: Request, context: AppRequestContext) async throws -> SessionList {

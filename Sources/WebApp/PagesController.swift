@@ -45,12 +45,13 @@ struct PagesController {
         // `?framed`: inside the stage's frame, without the page's own navigation.
         routes.get("phones/{id}") { request, context in
             let id = try context.parameters.require("id")
-            let framed = request.uri.queryParameters["framed"] != nil ? "true" : ""
+            // a Mustache section shows for any string, the empty one too: unframed, the key is left out
+            let framed: [String: String] = request.uri.queryParameters["framed"] != nil ? ["framed": "true"] : [:]
             do {
                 let phone = try await phones.phone(id: id)
-                return render("phone", ["title": "\(phone.name) · AuthPhone", "phoneId": phone.id, "phoneName": phone.name, "framed": framed])
+                return render("phone", framed.merging(["title": "\(phone.name) · AuthPhone", "phoneId": phone.id, "phoneName": phone.name]) { $1 })
             } catch let error as PhoneError where error.kind == .notFound {
-                var page = render("phone", ["title": "No such phone · AuthPhone", "phoneId": id, "phoneName": "unknown", "framed": framed])
+                var page = render("phone", framed.merging(["title": "No such phone · AuthPhone", "phoneId": id, "phoneName": "unknown"]) { $1 })
                 page.status = .notFound
                 return page
             }

@@ -35,14 +35,20 @@ import Testing
         #expect(try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418").result == .accepted)
     }
 
-    @Test func blockedAfterThreeAndTheRightPinIsStillRefused() async throws {
-        let backend = try makeBackend()
+    /// Alice enrolled on a device, then three wrong PINs: her PIN is blocked.
+    func enrolAliceAndBlockHerPin(_ backend: DemoBackend) async throws -> (ScriptedDevice, String) {
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         for _ in 1...3 {
             let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
             _ = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
         }
+        return (device, account)
+    }
+
+    @Test func blockedAfterThreeAndTheRightPinIsStillRefused() async throws {
+        let backend = try makeBackend()
+        let (device, account) = try await enrolAliceAndBlockHerPin(backend)
         let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
         let answer = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418")
         #expect(answer.result == .rejected)
@@ -132,6 +138,24 @@ import Testing
         #expect(try await backend.session(id: late.id).status == .expired)
         await #expect(throws: BackendError.self) { try await device.redeem(backend, late) }
     }
+
+    @Test func theAdministratorUnblocksABlockedPin() async throws {
+        let backend = try makeBackend()
+        let (device, account) = try await enrolAliceAndBlockHerPin(backend)
+        #expect(try await backend.unblockPin(userId: "alice") == 1)
+        let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
+        let answer = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418")
+        #expect(answer.result == .accepted)
+        #expect(try await backend.session(id: session).status == .loggedin)
+        #expect(try await backend.unblockPin(userId: "alice") == 0)
+    }
+
+    @Test func unblockingAUserWithNoAccountIsRefused() async throws {
+        let backend = try makeBackend()
+        let error = await #expect(throws: BackendError.self) { _ = try await backend.unblockPin(userId: "nobody") }
+        #expect(error?.code == "USER_NOT_ENROLLED")
+    }
+
 }
 
 @Suite struct PendingOperationsTests {
@@ -160,4 +184,5 @@ import Testing
         clock.advance(301)  // the session expired
         #expect(try await backend.pendingOperations(request(at: clock.now())).operations.isEmpty)
     }
+
 }

@@ -32,6 +32,8 @@ import Testing
         (#"{"message": {"condition": "'a' in topics"}}"#, "Topics"),
         (#"{"message": {"token": 5}}"#, "message.token"),
         (#"{"message": {"token": "t", "data": {"n": 12}}}"#, "message.data[0].value"),
+        // an entry's place in the request, not in the keys' sorted order
+        (#"{"message": {"token": "t", "data": {"zeta": "x", "alpha": 5}}}"#, "message.data[1].value"),
         (#"{"message": {"token": "t", "data": {"from": "x"}}}"#, "reserved"),
         (#"{"message": {"token": "t", "data": {"google.x": "x"}}}"#, "reserved"),
         (#"{"message": {"token": "t", "data": {"gcm.notification.title": "x"}}}"#, "reserved"),

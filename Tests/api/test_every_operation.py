@@ -248,6 +248,8 @@ def test_every_operation_answers(api, privacyidea):
         "getSecondFactorPolicy": lambda: api.call("getSecondFactorPolicy"),
         "setSecondFactorPolicy": lambda: api.call("setSecondFactorPolicy", body={"preset": "nextAuth"}),
         "getServerFlags": lambda: api.call("getServerFlags"),
+        "getBackendServer": lambda: api.call("getBackendServer"),
+        "unblockPin": lambda: api.call("unblockPin", body={"userId": otp_user}),
         "setServerFlags": lambda: api.call("setServerFlags", body={"flags": {"ENABLE_OTP": True}}),
         "otpLogin": otp_login,
         "listSessions": lambda: api.call("listSessions"),

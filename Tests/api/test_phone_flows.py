@@ -32,6 +32,23 @@ def test_walk_second_factor_policy(api):
     FINISHED.add("policy")
 
 
+def test_walk_backend_administration(api):
+    """The console's view of the backend: its visual hash is the one an enrolling phone shows,
+    and the administrator unblocks a user's PIN (a user with no account is refused)."""
+    _, server = api.call("getBackendServer", "server", expect=200)
+    comparing = new_phone(api, "Comparing phone")
+    screen = screen_of(api, comparing)
+    api.call("startOutOfBand", path={"id": comparing["id"]}, body={"qr": new_session(api, "enrol", uniq("comparing"))["qrText"]}, expect=202)
+    shown = screen.flow("WAIT_FOR_INPUT", "CONFIRM")["session"]["server"]
+    screen.close()
+    assert shown["visualHash"] == server["visualHash"], (shown, server)
+    user = uniq("administered")
+    enrol_phone(api, new_phone(api, "Administered phone"), user)
+    _, unblocked = api.call("unblockPin", "unblocked", merge={"userId": user}, expect=200)
+    assert unblocked == {"userId": user, "unblockedDevices": 0}
+    api.call("unblockPin", "notEnrolled", expect=404)
+
+
 def test_walk_phone_second_factors(api):
     """The phone's own flows (biometrics added and removed, the PIN changed both ways), its sensor and
     settings, a key upgrade, and the reset that removes all accounts."""

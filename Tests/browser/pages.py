@@ -229,7 +229,8 @@ def open_console(driver, windows):
 
 
 def session_status(driver):
-    return find(driver, "#session-status").text.strip()
+    """The card's status itself (the badge says it in words)."""
+    return find(driver, "#session-status").get_attribute("data-status")
 
 
 def start_session(driver, kind, user_id, display_name=None, delivery="qr", push_token="", transaction=None, account_id=None,

@@ -9,7 +9,7 @@ import uuid
 
 from selenium.webdriver.common.by import By
 
-from pages import BASE_URL, find, new_phone, rect, screenshot, wait_connected, wait_for, wait_screen
+from pages import BASE_URL, click, find, new_phone, rect, screenshot, wait_connected, wait_for, wait_screen
 
 # what the device does, not the app: each lives in the controls, none in the frame
 CONTROLS = ["#oob-text", "#oob-open", "#oob-image-pick", "#fault-strip", "#sensor-section", "#device-section", "#settings-section"]
@@ -52,9 +52,11 @@ def test_the_device_controls_stand_beside_the_frame(driver):
 
 
 def test_the_stage_frames_each_phone_with_its_controls_beside_it(driver):
+    """On the stage the controls are folded away; unfolded, they stand beside the phone."""
     phone_id = controls_phone(driver)
     driver.set_window_size(1366, 900)
     driver.get(f"{BASE_URL}/stage?phones={phone_id}")
+    click(driver, ".stage-phone-controls")
     driver.switch_to.frame(find(driver, f'.stage-phone[data-phone-id="{phone_id}"] iframe'))
     check_controls_apart(driver)
     phone, panel = rect(driver, ".phone"), rect(driver, "#device-controls")

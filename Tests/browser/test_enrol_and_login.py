@@ -76,7 +76,8 @@ def test_login_by_push(driver, windows):
     login_sid, _ = start_session(driver, "login", user_id, delivery="push", push_token="")
     dispatch = wait_visible(driver, "#session-dispatch", "push dispatch result not shown")
     assert dispatch.get_attribute("data-dispatch") == "dispatched", dispatch.text
-    assert "dispatched" in dispatch.text
+    assert "The push was sent" in dispatch.text
+    assert find(driver, "#session-dispatch details .dispatch-code").get_attribute("textContent") == "dispatched"
     delivery_cell = f'#sessions tr[data-session-id="{login_sid}"] .delivery-cell'
     wait_for(driver, lambda d: "push" in find(d, delivery_cell).text and "dispatched" in find(d, delivery_cell).text, "delivery column wrong")
 

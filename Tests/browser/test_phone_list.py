@@ -8,7 +8,7 @@ import uuid
 
 from selenium.webdriver.common.by import By
 
-from pages import BASE_URL, find, wait_for, wait_visible
+from pages import BASE_URL, find, new_phone, visible, wait_for, wait_screen, wait_visible
 
 
 def test_an_unknown_phone_link_says_so(driver):
@@ -40,3 +40,40 @@ def test_delete_a_phone_from_the_list(driver):
              "the deleted phone leaving the list")
     driver.get(f"{BASE_URL}/phones/{phone_id}")
     wait_visible(driver, '#screen[data-state="NOT_FOUND"]', "the deleted phone's page saying it is gone")
+
+
+def test_a_phone_page_has_its_navigation_unless_framed(driver):
+    """Opened on its own, a phone's page has the site's navigation; in the stage's frame
+    (`?framed`) it does not."""
+    driver.get(BASE_URL)
+    phone = new_phone(driver, f"Alone {uuid.uuid4().hex[:8]}")
+    driver.get(f"{BASE_URL}/phones/{phone['id']}")
+    wait_screen(driver, "HOME")
+    assert find(driver, "body").get_attribute("data-framed") is None, "a phone opened on its own is marked framed"
+    assert visible(driver, ".topbar .nav-stage"), "a phone opened on its own has no navigation"
+    driver.get(f"{BASE_URL}/phones/{phone['id']}?framed")
+    wait_screen(driver, "HOME")
+    assert not visible(driver, ".topbar"), "the framed phone shows its page's navigation"
+
+
+def test_the_list_at_a_phones_width_keeps_names_and_dates_apart(driver):
+    """At 390 px a phone's name, its device and its date each have their own room."""
+    driver.get(BASE_URL)
+    new_phone(driver, f"Presenter's second phone {uuid.uuid4().hex[:8]}")
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    driver.get(BASE_URL)
+    wait_visible(driver, ".phone-item")
+    overlaps = driver.execute_script("""
+        const apart = (a, b) => a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+        // where the text is drawn, which may spill out of its box
+        const drawn = (node) => { const range = document.createRange(); range.selectNodeContents(node); return range.getBoundingClientRect(); };
+        const found = [];
+        for (const item of document.querySelectorAll('.phone-item')) {
+          const parts = ['.phone-name', '.phone-sub', '.phone-created', '.chevron', 'button'].map((css) => item.querySelector(css)).filter(Boolean);
+          for (const [i, a] of parts.entries()) for (const b of parts.slice(i + 1)) {
+            if (!apart(drawn(a), drawn(b))) found.push(a.className + ' / ' + b.className);
+          }
+          if (item.scrollWidth > item.clientWidth) found.push('the row is wider than the list');
+        }
+        return found;""")
+    assert not overlaps, overlaps

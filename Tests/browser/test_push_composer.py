@@ -15,7 +15,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from pages import (
-    BASE_URL, animations_done, backend_session, call, click, confirm_with_pin, enrol_by_qr, find, open_console, screenshot,
+    BASE_URL, animations_done, backend_session, call, click, confirm_with_pin, enrol_by_qr, find, new_phone, open_console, screenshot,
     wait_for, wait_screen, wait_visible,
 )
 
@@ -69,7 +69,8 @@ def test_compose_a_login_push_and_follow_it_in_the_log(driver, windows):
     click(driver, f'{COMPOSER} [data-composer="use-template"]')
     wait_for(driver, lambda d: find(d, COMPOSER).get_attribute("data-session-id"), "no session made for the template")
     login_sid = find(driver, COMPOSER).get_attribute("data-session-id")
-    click(driver, f'{COMPOSER} input[data-phone-id="{phone_id}"]')
+    # the user's phone is the target, ticked by the template
+    wait_for(driver, lambda d: find(d, f'{COMPOSER} input[data-phone-id="{phone_id}"]').is_selected(), "the user's phone is not ticked")
     preview = composer(driver, "preview").text
     assert preview.startswith("POST /v1/projects/authphone/messages:send"), preview
     assert '"nma_data"' in preview and token in preview
@@ -98,6 +99,7 @@ def test_compose_a_login_push_and_follow_it_in_the_log(driver, windows):
     click(driver, f'{COMPOSER} [data-composer="send"]')
     refused = wait_visible(driver, f'{COMPOSER} .composer-answer[data-outcome="INVALID_ARGUMENT"]', "no refusal shown")
     assert "400" in refused.text and "Exactly one of token, topic, condition or fid" in refused.text, refused.text
+    assert refused.text.count("INVALID_ARGUMENT") == 1, f"the code said twice: {refused.text}"
     assert "Rule: A message has exactly one target" in find(driver, f"{COMPOSER} .composer-rule").text
 
     # The log: all three, with their outcomes, linked to the phone and the session.
@@ -128,3 +130,34 @@ def test_compose_a_login_push_and_follow_it_in_the_log(driver, windows):
     click(driver, f'{COMPOSER} [data-composer="use-template"]')
     wait_for(driver, lambda d: find(d, f'{COMPOSER} [data-row="target"] input').get_attribute("value") == "news", "the last message did not come back")
     assert find(driver, f'{COMPOSER} input[data-phone-id="{phone_id}"]').is_selected()
+
+
+def test_an_opened_log_message_stays_open_as_the_log_follows(driver, windows):
+    """The log keeps up with new messages without redrawing the ones shown: a message opened
+    to read stays open (the same row) when the next one arrives."""
+    open_console(driver, windows)
+    token = new_phone(driver, f"Log reader {uuid.uuid4().hex[:8]}")["fcmToken"]
+    first = send_by_script(token).split("/")[-1]
+    row = f'{LOG} tr.log-row[data-message-id="{first}"]'
+    click(driver, f"{row} details summary")
+    opened = find(driver, f"{row} details")
+    assert opened.get_attribute("open") is not None
+    second = send_by_script(token).split("/")[-1]
+    wait_visible(driver, f'{LOG} tr.log-row[data-message-id="{second}"]', "the log did not follow the second message")
+    assert opened.get_attribute("open") is not None, "the opened message was closed (its row redrawn)"
+
+
+def test_a_refused_data_value_is_named_by_its_place_in_the_message(driver, windows):
+    """FCM names a data entry by its place in the message as written: the second entry is data[1]."""
+    open_console(driver, windows)
+    phone_id = new_phone(driver, f"Data order {uuid.uuid4().hex[:8]}")["id"]
+    driver.refresh()  # the new phone is listed
+    wait_visible(driver, f'{COMPOSER}[data-ready="true"]', "composer not ready")
+    click(driver, f'{COMPOSER} input[data-phone-id="{phone_id}"]')
+    Select(composer(driver, "data-mode")).select_by_value("json")
+    data = composer(driver, "data-json")
+    data.clear()
+    data.send_keys('{"zeta": "x", "alpha": 5}')
+    click(driver, f'{COMPOSER} [data-composer="send"]')
+    refused = wait_visible(driver, f'{COMPOSER} .composer-answer[data-outcome="INVALID_ARGUMENT"]', "no refusal shown")
+    assert "message.data[1].value" in refused.text, refused.text

@@ -26,8 +26,9 @@ def test_a_login_or_transaction_for_a_user_with_no_account_says_so_at_once(drive
         outcome = wait_visible(driver, "#session-outcome", "the refusal is not the card's outcome")
         assert outcome.get_attribute("data-status") == "refused"
         assert outcome.text.startswith("No account:") and nobody in outcome.text and kind in outcome.text, outcome.text
-        assert find(driver, "#session-status").text == "refused"
-        assert "USER_NOT_ENROLLED" in find(driver, "#session-meta").text
+        assert find(driver, "#session-status").get_attribute("data-status") == "refused"
+        assert "No account for this user" in find(driver, "#session-meta").text
+        assert find(driver, "#session-meta details code").get_attribute("textContent") == "USER_NOT_ENROLLED"
         for css in ("#session-countdown", "#session-send", "#session-qr", "#session-deep-link", "#session-timeline"):
             assert not visible(driver, css), f"{css} is shown for a session that was never started"
         assert not visible(driver, "#session-error"), "the refusal went to the form, not the card"
@@ -37,7 +38,7 @@ def test_a_login_or_transaction_for_a_user_with_no_account_says_so_at_once(drive
     fill_starter(driver, "enrol", nobody)
     wait_for(driver, lambda d: find(d, "#session-card").get_attribute("data-session-id"), "the enrolment is not on the card")
     assert find(driver, "#session-card").get_attribute("data-refused") is None
-    assert find(driver, "#session-status").text == "pending"
+    assert find(driver, "#session-status").get_attribute("data-status") == "pending"
     wait_visible(driver, "#session-qr", "the QR code is not back")
     assert not visible(driver, "#session-outcome")
 

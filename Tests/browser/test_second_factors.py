@@ -115,6 +115,8 @@ def test_change_pin_and_biometrics(driver, windows):
     enter_pin(driver, nevis_pin)
     wait_screen(driver, "DONE")
     assert "PIN changed" in find(driver, "#flow-done").text
+    # the server by its name, not a placeholder
+    assert find(driver, "#flow-done .screen-subtitle").text == "AuthPhone demo backend"
     for pin in (PIN, new_pin, nevis_pin):
         assert pin not in flow_log_text(driver)
     screenshot(driver, "pin-changed.png")

@@ -40,7 +40,7 @@ def start(driver, kind, user_id, display_name=None, transaction=None):
         return sid if sid and sid != previous else False
 
     sid = wait_for(driver, shown, f"the {kind} session is not on the card")
-    assert find(driver, "#session-status").text == "pending"
+    assert find(driver, "#session-status").get_attribute("data-status") == "pending"
     # while it waits: a live countdown to its expiry, and the phone to send it to
     wait_for(driver, lambda d: ":" in find(d, "#session-countdown-value").text, "no countdown to expiry")
     assert not visible(driver, "#session-outcome"), "an outcome shown before the end"
@@ -184,7 +184,7 @@ def test_dark_mode_follows_the_system(driver):
     phone_id = new_phone_on_stage(driver)
     background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
     assert brightness(background) < 60, background
-    card = driver.execute_script("return getComputedStyle(document.querySelector('.stage-picker')).backgroundColor")
+    card = driver.execute_script("return getComputedStyle(document.querySelector('.session-starter')).backgroundColor")
     assert brightness(card) < 60, card
     on_phone(driver, phone_id)
     wait_screen(driver, "HOME")
@@ -201,6 +201,8 @@ def test_a_qr_picture_dropped_on_the_phone_scans_it(driver):
     open_stage(driver)
     phone_id = new_phone_on_stage(driver)
     sid = start(driver, "enrol", f"drop-{uuid.uuid4().hex[:10]}", display_name="Drop Example")
+    assert not visible(driver, ".stage-phone[data-controls]"), "the phone's device controls are not folded away"
+    click(driver, ".stage-phone-controls")
     on_phone(driver, phone_id)
     wait_screen(driver, "HOME")
     # the ids and the token the panel shows shortened are copied whole
@@ -244,3 +246,19 @@ def test_a_qr_picture_dropped_on_the_phone_scans_it(driver):
     assert not visible(driver, "#toast"), "a toast outlived the screen it was about"
     click(driver, "#cancel")
     driver.switch_to.default_content()
+
+
+def test_a_pushed_enrolment_goes_to_the_phone_on_stage(driver):
+    """The starter's push goes to the phone on stage unless another is chosen: an enrolment
+    pushed from the stage reaches its banner without picking the phone."""
+    open_stage(driver)
+    phone_id = new_phone_on_stage(driver)
+    token = call(driver, "GET", f"/api/phones/{phone_id}")["fcmToken"]
+    Select(find(driver, "#session-delivery")).select_by_value("push")
+    wait_for(driver, lambda d: Select(find(d, "#session-push-phone")).first_selected_option.get_attribute("value") == token,
+             "the push does not go to the phone on stage")
+    user_id = f"pushed-{uuid.uuid4().hex[:10]}"
+    fill_starter(driver, "enrol", user_id, display_name="Pia Pushed")
+    wait_for(driver, lambda d: find(d, "#session-dispatch").get_attribute("data-dispatch") == "dispatched", "the enrolment was not pushed")
+    on_phone(driver, phone_id)
+    assert "Pia Pushed" in wait_visible(driver, "#push-banner", "the pushed enrolment's banner is not shown").text

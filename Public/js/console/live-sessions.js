@@ -11,11 +11,12 @@ import { createSessionForm } from "./session-form.js";
 import { STATUS_RANK } from "./session-labels.js";
 import { createSessionOutcome } from "./session-outcome.js";
 import { createSessionToPhone } from "./session-to-phone.js";
+import { createSessionVisualHash } from "./session-visual-hash.js";
 
 /**
  * `table`: {render(sessions, shownId)} or null; `shownId`: the session to
  * show first; `onShown(id)`: a session came onto the card; `preferredPhoneId()`: the phone the
- * card sends to first; `streamBadge`: shows the stream's state; `errorBox`: where a failed read
+ * card and a pushed start send to first; `streamBadge`: shows the stream's state; `errorBox`: where a failed read
  * of the sessions shows. Returns {showSession(id), loadSessions(), loadPhones(), sessionOfPayload(token),
  * toPhone, otpForm}.
  */
@@ -27,6 +28,7 @@ export function mountLiveSessions({ table = null, shownId = null, onShown = () =
   };
 
   const form = createSessionForm({
+    preferredPhoneId,
     onStarted: (s) => {
       upsert(s);
       showSession(String(s.id));
@@ -45,7 +47,7 @@ export function mountLiveSessions({ table = null, shownId = null, onShown = () =
       timeline.show({ url: `/api/backend/sessions/${encodeURIComponent(s.id)}/timeline`, matches: (hop) => hop.sessionId === String(s.id), name: `session-${s.id}` }),
   };
   const outcome = createSessionOutcome();
-  const card = createSessionCard([outcome, otpForm, toPhone, sessionTimeline], outcome);
+  const card = createSessionCard([outcome, createSessionVisualHash(), otpForm, toPhone, sessionTimeline], outcome);
 
   function renderTable() {
     if (table) table.render(state.sessions, state.shownId);

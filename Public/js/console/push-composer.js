@@ -148,6 +148,12 @@ export function mountPushComposer(container, { api, fetch, loadPhones, origin, p
     render();
   }
 
+  /** The push tokens of the phones holding an account of `user`: a template's target when none is ticked. */
+  async function phonesOfUser(user) {
+    const details = await Promise.all(phones.map((p) => api(`/api/phones/${encodeURIComponent(p.id)}`)));
+    return details.filter((d) => (d.accounts || []).some((a) => a.userId === user)).map((d) => d.fcmToken);
+  }
+
   async function applyTemplate(name, user) {
     showProblem(null);
     const tokens = draft().tokens;
@@ -161,7 +167,8 @@ export function mountPushComposer(container, { api, fetch, loadPhones, origin, p
       const session = await api("/api/backend/sessions", { method: "POST", body: request });
       const payload = payloadOf(session.qrText);
       const texts = SESSION_TEMPLATES[name];
-      fill({ tokens, message: { notification: { title: texts.title, body: texts.body(user) }, data: pushDataFor(payload) } });
+      const to = tokens.length ? tokens : await phonesOfUser(user);
+      fill({ tokens: to, message: { notification: { title: texts.title, body: texts.body(user) }, data: pushDataFor(payload) } });
       container.dataset.sessionId = String(session.id);
     } catch (err) {
       showProblem(`${err.code || "ERROR"}: ${err.message}`);
@@ -220,7 +227,8 @@ export function mountPushComposer(container, { api, fetch, loadPhones, origin, p
       : el(
           "li",
           { className: "composer-answer refused", dataset: { outcome: answer.errorCode } },
-          el("strong", { text: `${answer.code} ${answer.errorStatus} ${answer.errorCode}` }),
+          // FCM's status and its error code are often the same word: said once
+          el("strong", { text: [answer.code, answer.errorStatus, answer.errorCode].filter((part, i, all) => part !== "" && all.indexOf(part) === i).join(" ") }),
           " ",
           el("span", { text: answer.message }),
           answer.rule ? el("p", { className: "hint composer-rule", text: `Rule: ${answer.rule}` }) : null,

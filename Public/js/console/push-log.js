@@ -79,24 +79,38 @@ export function mountPushLog(container, { api, loadPhones, sessionFor = () => nu
     );
   }
 
+  /** What a row shows that can change after it is drawn: its outcome, its phone, its session. */
+  function shownState(entry) {
+    return JSON.stringify([entry.outcome, phoneOf(entry.target)?.name ?? null, entry.payloadToken ? sessionFor(entry.payloadToken) : null]);
+  }
+
+  function row(entry) {
+    const refused = !(entry.outcome in OUTCOME_TEXT);
+    return el(
+      "tr",
+      { className: "log-row", dataset: { messageId: entry.id, outcome: entry.outcome, target: entry.target || "", shown: shownState(entry) } },
+      el("td", { className: "nowrap", text: formatDateTime(entry.receivedAt) }),
+      el("td", {}, el("code", { text: entry.sender })),
+      targetCell(entry),
+      el("td", {}, el("span", { className: "badge log-outcome " + (refused ? "status-failed" : "status-confirmed"), text: OUTCOME_TEXT[entry.outcome] || entry.outcome, title: entry.outcome })),
+      sessionCell(entry),
+      messageCell(entry),
+    );
+  }
+
+  /** Rows already drawn stay as they are (a message opened to read stays open); a row whose
+   * outcome, phone or session changed is drawn again, opened if it was. */
   function render(entries) {
-    clear(body);
+    const drawn = new Map([...body.children].map((r) => [r.dataset.messageId, r]));
+    const rows = entries.map((entry) => {
+      const old = drawn.get(String(entry.id));
+      if (old && old.dataset.shown === shownState(entry)) return old;
+      const fresh = row(entry);
+      if (old?.querySelector("details")?.open) fresh.querySelector("details").open = true;
+      return fresh;
+    });
+    body.replaceChildren(...rows);
     empty.hidden = entries.length > 0;
-    for (const entry of entries) {
-      const refused = !(entry.outcome in OUTCOME_TEXT);
-      body.append(
-        el(
-          "tr",
-          { className: "log-row", dataset: { messageId: entry.id, outcome: entry.outcome, target: entry.target || "" } },
-          el("td", { className: "nowrap", text: formatDateTime(entry.receivedAt) }),
-          el("td", {}, el("code", { text: entry.sender })),
-          targetCell(entry),
-          el("td", {}, el("span", { className: "badge log-outcome " + (refused ? "status-failed" : "status-confirmed"), text: OUTCOME_TEXT[entry.outcome] || entry.outcome, title: entry.outcome })),
-          sessionCell(entry),
-          messageCell(entry),
-        ),
-      );
-    }
   }
 
   function renderFilters(outcomes) {

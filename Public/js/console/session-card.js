@@ -1,12 +1,18 @@
 // The console's card of the session shown: its details, what came of its push, its QR code and
 // deep link (with copy buttons); the parts it is given (the outcome, the OTP form, the phone
 // to send it to) each show their own section of it.
-import { el, clear, shortId, formatDateTime, copyOnClick, flashLabel, safeHref } from "../api.js";
+import { el, clear, codeDetails, shortId, formatDateTime, copyOnClick, flashLabel, safeHref } from "../api.js";
+import { plainWords } from "../plain-words.js";
 import { DELIVERY_LABELS, dispatchCode, dispatchInfo, loggedinText, setBadge } from "./session-labels.js";
 
 function metaRow(dl, label, value) {
   if (value === null || value === undefined || value === "") return;
   dl.append(el("dt", { text: label }), el("dd", {}, value instanceof Node ? value : String(value)));
+}
+
+/** A failure's code in words, the code itself behind Details. */
+function failureWords(code) {
+  return el("span", { className: "failure-words" }, plainWords(code, "See the details"), " ", codeDetails(code));
 }
 
 /**
@@ -62,8 +68,8 @@ export function createSessionCard(parts, outcome) {
     cardDispatch.dataset.kind = info.kind;
     cardDispatch.append(
       el("span", { className: "dispatch-label", text: "Push" }),
-      raw ? el("code", { className: "dispatch-code", text: dispatchCode(raw), title: raw }) : null,
       el("span", { className: "dispatch-text", text: info.text }),
+      raw ? codeDetails(el("code", { className: "dispatch-code", text: dispatchCode(raw), title: raw })) : null,
     );
     cardDispatch.hidden = false;
   }
@@ -81,7 +87,7 @@ export function createSessionCard(parts, outcome) {
     clear(cardMeta);
     metaRow(cardMeta, "Type", request.type);
     metaRow(cardMeta, "User", request.userId);
-    metaRow(cardMeta, "Refusal", el("code", { text: String(error.code || "ERROR") }));
+    metaRow(cardMeta, "Refusal", failureWords(String(error.code || "ERROR")));
     outcome.refused(`No account: ${error.message || error.code}`);
   }
 
@@ -112,7 +118,7 @@ export function createSessionCard(parts, outcome) {
     metaRow(cardMeta, "Transaction", s.transaction ? el("span", { id: "session-transaction-text", className: "pre-text", text: s.transaction }) : null);
     metaRow(cardMeta, "Signed", s.transaction ? (s.transactionSigned ? "yes, by the account key" : "not yet") : null);
     metaRow(cardMeta, "User input", s.userInput ? el("span", { id: "session-user-input", className: "pre-text", text: s.userInput }) : null);
-    metaRow(cardMeta, "Failure", s.failure ? (typeof s.failure === "string" ? s.failure : JSON.stringify(s.failure)) : null);
+    metaRow(cardMeta, "Failure", s.failure ? failureWords(typeof s.failure === "string" ? s.failure : JSON.stringify(s.failure)) : null);
     renderDispatch(s);
     for (const part of parts) part.show(s);
 

@@ -7,9 +7,10 @@ const NO_ACCOUNT = new Set(["USER_NOT_ENROLLED", "ACCOUNT_NOT_FOUND"]);
 
 /**
  * `onStarted(session)`: the server's answer; `onRefused(request, error)`: the backend will not
- * start it, as the user has no account. Returns {loadPhones}: the phones, newest first (re-read).
+ * start it, as the user has no account; `preferredPhoneId()`: the phone a push goes to until
+ * another is chosen (the one on stage), or null. Returns {loadPhones}: the phones, newest first (re-read).
  */
-export function createSessionForm({ onStarted, onRefused }) {
+export function createSessionForm({ onStarted, onRefused, preferredPhoneId = () => null }) {
   const byId = (id) => document.getElementById(id);
   const form = byId("session-form");
   const typeSelect = byId("session-type");
@@ -35,6 +36,7 @@ export function createSessionForm({ onStarted, onRefused }) {
 
   let phones = []; // Phone, newest first
   let phonesLoading = null;
+  let pushPhonePicked = false; // chosen by hand: kept over the preferred phone
 
   function syncTypeFields() {
     const type = typeSelect.value;
@@ -77,8 +79,10 @@ export function createSessionForm({ onStarted, onRefused }) {
       if (typeof p.fcmToken !== "string" || !p.fcmToken) continue;
       pushPhoneSelect.append(el("option", { value: p.fcmToken, dataset: { phoneId: String(p.id) }, text: `${p.name || "(unnamed)"} (${shortId(p.id)})` }));
     }
-    // keep the choice while that phone is still listed
-    pushPhoneSelect.value = [...pushPhoneSelect.options].some((o) => o.value === chosen) ? chosen : "";
+    // keep the choice while that phone is still listed; none made yet, the preferred phone
+    const preferred = phones.find((p) => String(p.id) === preferredPhoneId())?.fcmToken;
+    const wanted = pushPhonePicked || !preferred ? chosen : preferred;
+    pushPhoneSelect.value = [...pushPhoneSelect.options].some((o) => o.value === wanted) ? wanted : "";
     syncPushPhoneHint();
   }
 
@@ -110,7 +114,10 @@ export function createSessionForm({ onStarted, onRefused }) {
   syncTypeFields();
   deliverySelect.addEventListener("change", syncDeliveryFields);
   typeSelect.addEventListener("change", syncPushPhoneHint);
-  pushPhoneSelect.addEventListener("change", syncPushPhoneHint);
+  pushPhoneSelect.addEventListener("change", () => {
+    pushPhonePicked = true;
+    syncPushPhoneHint();
+  });
   // phones are created in other tabs: refresh the list when this one is looked at again
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible" && deliverySelect.value === "push") loadPhones();

@@ -1,6 +1,7 @@
 // How a backend session's fields read on the console: its status, whether it logged in, and
 // what came of sending its push.
 import { el } from "../api.js";
+import { STATUS_WORDS } from "../plain-words.js";
 
 /** How far a status has come: a list snapshot never steps a session back. */
 export const STATUS_RANK = { pending: 0, redeemed: 1, confirmed: 2, verified: 2, enrolled: 3, loggedin: 3, signed: 3, completed: 3, failed: 3, canceled: 3, expired: 3 };
@@ -12,11 +13,12 @@ export function statusBadge(status, attrs = {}) {
   return el("span", { className: "badge status-" + s.replace(/[^a-z0-9_-]/gi, ""), dataset: { status: s }, text: s, ...attrs });
 }
 
+/** The card's badge: the status in words (the status itself in data-status). */
 export function setBadge(node, status) {
   const s = String(status || "");
   node.className = "badge status-" + s.replace(/[^a-z0-9_-]/gi, "");
   node.dataset.status = s;
-  node.textContent = s;
+  node.textContent = STATUS_WORDS[s] ?? s;
 }
 
 export function loggedinText(value) {

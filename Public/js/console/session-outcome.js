@@ -1,6 +1,7 @@
 // The session card's headline: the outcome, biggest of all, once the session has ended; while
 // it waits, a live countdown to its expiry.
 import { toDate } from "../api.js";
+import { plainWords } from "../plain-words.js";
 import { STATUS_RANK } from "./session-labels.js";
 
 const OUTCOMES = {
@@ -56,7 +57,9 @@ export function createSessionOutcome() {
         const how = s.status === "loggedin" && s.otplogin ? " with an offline OTP" : "";
         outcome.dataset.kind = known.kind;
         outcome.dataset.status = s.status;
-        outcome.textContent = known.text + how + (s.failure ? `: ${s.failure}` : "");
+        // a failure in words; one without words is named on the card's Failure line, behind Details
+        const why = s.failure ? plainWords(String(s.failure), null) : null;
+        outcome.textContent = known.text + how + (why ? `: ${why}` : "");
       }
       countdown.hidden = ended;
       expiresAt = ended ? null : toDate(s.expiresAt);

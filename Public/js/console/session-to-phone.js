@@ -3,6 +3,9 @@
 // shows it. Nobody copies or pastes a payload.
 import { el, clear, postJSON, shortId, showError } from "../api.js";
 
+/** A push answered later than this is being retried by the backend (the push service did not answer). */
+const RETRYING_AFTER_MS = 500;
+
 /**
  * `loadPhones()`: a promise of the phones, newest first. `preferredPhoneId()`: the phone to
  * choose first (the one on stage), or null. `onSession(session)`: the backend's answer to a push.
@@ -47,17 +50,21 @@ export function createSessionToPhone({ loadPhones, preferredPhoneId = () => null
     return phones.find((p) => String(p.id) === select.value) || null;
   }
 
-  async function act(button, run) {
+  /** `waiting`: what the note says meanwhile; `slow`: what it says once the answer is late. */
+  async function act(button, run, { waiting = "", slow = null } = {}) {
     const phone = chosenPhone();
     if (!session || !phone) return;
     button.disabled = true;
     showError(errorBox, null);
-    note.textContent = "";
+    note.textContent = waiting;
+    const late = slow ? setTimeout(() => (note.textContent = slow), RETRYING_AFTER_MS) : null;
     try {
       note.textContent = await run(session, phone);
     } catch (err) {
+      note.textContent = "";
       showError(errorBox, err);
     } finally {
+      clearTimeout(late);
       button.disabled = false;
     }
   }
@@ -69,10 +76,14 @@ export function createSessionToPhone({ loadPhones, preferredPhoneId = () => null
     }),
   );
   pushButton.addEventListener("click", () =>
-    act(pushButton, async (s, phone) => {
-      onSession(await postJSON(`/api/backend/sessions/${encodeURIComponent(s.id)}/push`, { pushToken: phone.fcmToken }));
-      return `Pushed to ${phone.name}: its banner shows it.`;
-    }),
+    act(
+      pushButton,
+      async (s, phone) => {
+        onSession(await postJSON(`/api/backend/sessions/${encodeURIComponent(s.id)}/push`, { pushToken: phone.fcmToken }));
+        return `Pushed to ${phone.name}: its banner shows it.`;
+      },
+      { waiting: "Sending the push…", slow: "The push service has not answered: the backend is trying again…" },
+    ),
   );
   select.addEventListener("focus", refresh);
 

@@ -1,25 +1,8 @@
 // The confirm screens: create an account (ENROL, with the server's visual hash), and log in or
 // start signing (LOGIN, SIGN_TRANSACTION: the account to use, a message to the server).
 import { el } from "../api.js";
+import { visualHashView } from "../visual-hash.js";
 import { accountLabel, accountsOnServer, actions, button, expiryNote, screenHeader, serverBlock, serverName } from "./screen-parts.js";
-
-const HEX_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
-
-function visualHash(server) {
-  const vh = (server && server.visualHash) || {};
-  const colors = Array.isArray(vh.colors) ? vh.colors.slice(0, 16) : [];
-  const grid = el("div", { id: "visual-hash", className: "visual-hash", role: "img", "aria-label": "Visual hash of the server key" });
-  for (let i = 0; i < 16; i++) {
-    const cell = el("span", { className: "vh-cell" });
-    const c = colors[i];
-    if (typeof c === "string" && HEX_COLOR.test(c)) {
-      cell.style.backgroundColor = c;
-      cell.dataset.color = c;
-    }
-    grid.appendChild(cell);
-  }
-  return el("div", { className: "visual-hash-box" }, grid, el("p", { id: "visual-hash-fingerprint", className: "fingerprint", text: vh.fingerprint || "" }));
-}
 
 const LOGO = /^data:image\/(?:png|jpeg|gif);base64,[A-Za-z0-9+/=]+$/;
 
@@ -48,7 +31,7 @@ export function renderConfirmEnrol(flow, ci, view) {
     ...announcement(session),
     ...(state.phone && state.phone.settings && state.phone.settings.showVisualHash === false
       ? []
-      : [visualHash(session.server), el("p", { className: "hint small", text: "Check that the colours and fingerprint match those shown by the website." })]),
+      : [visualHashView(session.server?.visualHash, "visual-hash"), el("p", { className: "hint small", text: "Check that the colours and fingerprint match those shown by the website." })]),
     el("dl", { className: "kv" }, el("dt", { text: "Account" }), el("dd", { id: "enrol-display-name", text: enrol.displayName || "—" })),
   );
   if (existing.length) {

@@ -1,5 +1,6 @@
 // How a flow ended (DONE, ERROR), and the screen for a state or interaction this page does not know.
-import { el } from "../api.js";
+import { codeDetails, el } from "../api.js";
+import { plainWords } from "../plain-words.js";
 import { actions, button, loginAccountLabel, serverName } from "./screen-parts.js";
 
 const DONE_TITLES = {
@@ -9,13 +10,6 @@ const DONE_TITLES = {
   HEADLESS_UPGRADE: "Account key upgraded",
 };
 
-const ERROR_TITLES = {
-  USER_CANCELED: "Cancelled",
-  PIN_BLOCKED: "PIN blocked",
-  PIN_LOCKED: "PIN locked",
-  SESSION_EXPIRED: "Request expired",
-};
-
 export function renderDone(flow, view) {
   let title;
   if (flow.type === "ENROL") {
@@ -23,7 +17,7 @@ export function renderDone(flow, view) {
     title = name ? `Account created for ${name}` : "Account created";
   } else if (flow.type === "LOGIN") {
     const who = loginAccountLabel(flow, view.state);
-    title = who ? `Logged in as ${who}` : `Logged in to ${serverName(flow)}`;
+    title = who ? `Logged in as ${who}` : `Logged in to ${serverName(flow, view.state.phone)}`;
   } else if (flow.type === "SIGN_TRANSACTION") {
     title = "Transaction signed";
   } else if (DONE_TITLES[flow.type]) {
@@ -37,7 +31,7 @@ export function renderDone(flow, view) {
       { id: "flow-done", className: "screen-center result result-ok" },
       el("div", { className: "result-icon", "aria-hidden": "true", text: "✓" }),
       el("h1", { className: "screen-title", id: "done-title", text: title }),
-      el("p", { className: "screen-subtitle", text: serverName(flow) }),
+      el("p", { className: "screen-subtitle", text: serverName(flow, view.state.phone) }),
     ),
     actions(button("home", "Home", "btn-primary", () => view.goHome())),
   );
@@ -50,9 +44,10 @@ export function renderError(flow, view) {
     "div",
     { id: "flow-error", className: "screen-center result result-error", dataset: { code } },
     el("div", { className: "result-icon", "aria-hidden": "true", text: code === "USER_CANCELED" ? "×" : "!" }),
-    el("h1", { className: "screen-title", text: ERROR_TITLES[code] || "Something went wrong" }),
-    el("p", { className: "error-line" }, el("code", { id: "flow-error-code", className: "error-code", text: code }), e.sdkCode != null ? el("span", { id: "flow-error-sdk", className: "pill", text: `SDK ${e.sdkCode}` }) : null),
+    el("h1", { className: "screen-title", text: plainWords(code, "Something went wrong") }),
     el("p", { id: "flow-error-message", className: "screen-subtitle", text: e.message || "" }),
+    // the codes, for QA: one click away
+    codeDetails(el("code", { id: "flow-error-code", className: "error-code", text: code }), e.sdkCode != null ? el("span", { id: "flow-error-sdk", className: "pill", text: `SDK ${e.sdkCode}` }) : null),
   );
   view.screen.append(box, actions(button("home", "Home", "btn-primary", () => view.goHome())));
 }

@@ -23,9 +23,9 @@ export function securitySection(phone, view) {
     el(
       "dl",
       { id: "biometrics-state", className: "kv kv-compact" },
-      el("dt", { text: "hasEnabledBiometrics" }),
+      el("dt", { text: "Biometrics on", title: "hasEnabledBiometrics" }),
       el("dd", { id: "has-enabled-biometrics", text: yesNo(bio.hasEnabledBiometrics) }),
-      el("dt", { text: "canEnableBiometrics" }),
+      el("dt", { text: "Biometrics possible", title: "canEnableBiometrics" }),
       el("dd", { id: "can-enable-biometrics", text: yesNo(bio.canEnableBiometrics) }),
       el("dt", { text: "Biometric uses since the PIN" }),
       el("dd", { text: String(bio.verificationsSinceLastPin ?? 0) }),
@@ -37,7 +37,7 @@ export function securitySection(phone, view) {
       bio.canEnableBiometrics && !bio.hasEnabledBiometrics ? start("start-add-biometrics", "Add biometrics", "ADD_BIOMETRICS") : null,
       bio.hasEnabledBiometrics ? start("start-remove-biometrics", "Remove biometrics", "REMOVE_BIOMETRICS") : null,
     ),
-    el("p", { className: "hint", text: "A blocked PIN is unblocked by a biometric, or by removing all accounts (which resets the phone; the accounts stay on the server)." }),
+    el("p", { className: "hint", text: "A blocked PIN is unblocked by a biometric, by the server's administrator, or by removing all accounts (which resets the phone; the accounts stay on the server)." }),
     reset,
     errorBox,
   );

@@ -1,7 +1,7 @@
 // The offline OTP (docs/behaviour.md#offline-otp) on the phone's screen: a scanned session while it is STARTING (the OTP on offer, the
 // connection error with the phone's retries and the countdown before the OTP is offered by
 // itself, "Get OTP now"), and the OTP once generated, shown as XXXXXX XXXXXX.
-import { el, postJSON, showError } from "../api.js";
+import { codeDetails, el, postJSON, showError } from "../api.js";
 
 /** Whether the screen shows the session rather than a flow or the home screen. */
 export function showsSession(session, dismissedId) {
@@ -66,9 +66,9 @@ export function renderSessionStart(screen, session, hooks) {
   if (session.otpAvailable && offeredSessionId === session.id) offer();
 
   const title = session.connectionError ? "The server cannot be reached" : "Connecting…";
-  status.textContent = session.connectionError
-    ? `${session.server} does not answer${session.error && session.error.sdkCode != null ? ` (error ${session.error.sdkCode})` : ""}.`
-    : `Fetching the request from ${session.server}.`;
+  status.textContent = session.connectionError ? `${session.server} does not answer.` : `Fetching the request from ${session.server}.`;
+  // the SDK's error, for QA: one click away
+  const details = session.connectionError && session.error ? codeDetails(session.error.code, session.error.sdkCode != null ? `SDK ${session.error.sdkCode}` : null) : null;
   const offerAt = session.otpOfferAt ? Date.parse(session.otpOfferAt) : NaN;
   const nextAt = session.nextAttemptAt ? Date.parse(session.nextAttemptAt) : NaN;
 
@@ -76,7 +76,8 @@ export function renderSessionStart(screen, session, hooks) {
     const now = Date.now();
     if (!Number.isNaN(nextAt)) {
       const left = Math.max(0, (nextAt - now) / 1000);
-      retry.textContent = `Attempt ${session.attempts} failed; attempt ${session.attempts + 1} in ${left.toFixed(1)} s`;
+      // one line that updates through the series: the attempt, then the countdown to the next
+      retry.textContent = `Can't reach the server (attempt ${session.attempts}); trying again in ${Math.ceil(left)} s`;
     } else if (session.connectionError) {
       retry.textContent = `No more attempts after ${session.attempts}.`;
     }
@@ -99,7 +100,7 @@ export function renderSessionStart(screen, session, hooks) {
     el(
       "div",
       { className: "screen-body", id: "session-start" },
-      el("header", { className: "screen-header" }, el("h1", { className: "screen-title", text: title }), status),
+      el("header", { className: "screen-header" }, el("h1", { className: "screen-title", text: title }), status, details),
       session.connectionError ? null : el("div", { className: "spinner", "aria-hidden": "true" }),
       retry,
       session.otpAvailable

@@ -25,17 +25,24 @@ export function createStagePhones({ onChange }) {
 
   function frameOf(id) {
     const phone = phones.find((p) => String(p.id) === id);
+    const frame = el("iframe", { src: `/phones/${encodeURIComponent(id)}?framed`, title: `Phone ${phone ? phone.name : id}` });
+    const figure = el("figure", { className: "stage-phone", dataset: { phoneId: id } });
+    // the phone page inside shows its device controls and flow log only while they are unfolded
+    const showControls = (on) => {
+      figure.toggleAttribute("data-controls", on);
+      controls.setAttribute("aria-pressed", String(on));
+      frame.contentDocument?.body?.toggleAttribute("data-controls", on);
+    };
+    const controls = el("button", { className: "btn btn-small btn-ghost stage-phone-controls", type: "button", text: "Device controls", title: "Show or hide the phone's device controls and flow log", "aria-pressed": "false" });
+    controls.addEventListener("click", () => showControls(!figure.hasAttribute("data-controls")));
+    frame.addEventListener("load", () => showControls(figure.hasAttribute("data-controls")));
     const close = el("button", { className: "btn btn-small btn-ghost stage-phone-off", type: "button", text: "Take off", title: "Take this phone off the stage" });
     close.addEventListener("click", () => {
       onStage = onStage.filter((other) => other !== id);
       render();
     });
-    return el(
-      "figure",
-      { className: "stage-phone", dataset: { phoneId: id } },
-      el("figcaption", {}, el("strong", { text: phone ? phone.name : "Phone" }), " ", el("code", { className: "muted", text: shortId(id) }), close),
-      el("iframe", { src: `/phones/${encodeURIComponent(id)}?framed`, title: `Phone ${phone ? phone.name : id}` }),
-    );
+    figure.append(el("figcaption", {}, el("strong", { text: phone ? phone.name : "Phone" }), " ", el("code", { className: "muted", text: shortId(id) }), controls, close), frame);
+    return figure;
   }
 
   function render() {
