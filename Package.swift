@@ -42,7 +42,7 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(name: "SodiumKit", dependencies: ["CSodium"]),
-        .target(name: "OutOfBand"),
+        .target(name: "OutOfBand", dependencies: ["WireJSON"]),
         .target(name: "AuthFlow"),
         // One JSON dialect for every party: Foundation's coders set alike, and a faster writer of the same bytes.
         .target(name: "WireJSON"),
@@ -70,7 +70,7 @@ let package = Package(
         .target(
             name: "PrivacyIDEA",
             dependencies: [
-                "OTP", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "OTP", "WireJSON", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .target(name: "ProcessFigures"),
         // `serve --tls`: a certificate authority of its own and the server certificates it issues, pure.

@@ -1,4 +1,5 @@
 import Foundation
+import WireJSON
 
 /// A dispatch payload in the Nevis out-of-band shape: where to redeem which token.
 /// It carries no session data itself; the phone learns the operation by redeeming the token.
@@ -40,8 +41,8 @@ extension OutOfBandPayload {
     /// Minified JSON with sorted keys, so the same payload always gives the same text.
     public var json: String {
         // the keys in sorted order, nma_data's object written in place
-        "{\"nma_data\":\(Self.minifiedJSON(nmaData)),\"nma_data_content_type\":\(Self.quoted(contentType)),"
-            + "\"nma_data_version\":\(Self.quoted(version))}"
+        "{\"nma_data\":\(Self.minifiedJSON(nmaData)),\"nma_data_content_type\":\(WireJSON.quoted(contentType)),"
+            + "\"nma_data_version\":\(WireJSON.quoted(version))}"
     }
 
     /// The `nma_data` object: the token, where to redeem it, and the attributes.
@@ -55,26 +56,7 @@ extension OutOfBandPayload {
     /// A flat object of strings as minified JSON with sorted keys and unescaped slashes, written
     /// by hand: JSONSerialization took a tenth of a login's CPU building the same text.
     static func minifiedJSON(_ object: [String: String]) -> String {
-        "{" + object.sorted { $0.key < $1.key }.map { quoted($0.key) + ":" + quoted($0.value) }.joined(separator: ",") + "}"
-    }
-
-    /// A JSON string (RFC 8259 §7): quote, backslash and control characters escaped, the rest as is.
-    static func quoted(_ string: String) -> String {
-        var text = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{08}": text += "\\b"
-            case "\u{0C}": text += "\\f"
-            case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text + "\""
+        "{" + object.sorted { $0.key < $1.key }.map { WireJSON.quoted($0.key) + ":" + WireJSON.quoted($0.value) }.joined(separator: ",") + "}"
     }
 
     /// QR text: the JSON, base64url-encoded without padding (shorter codes; padding is optional).

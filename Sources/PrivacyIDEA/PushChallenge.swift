@@ -1,4 +1,5 @@
 import Foundation
+import WireJSON
 
 /// A login request for a push token, as privacyIDEA builds it (`_build_smartphone_data` in its
 /// `lib/tokens/pushtoken.py`) and sends it in an FCM message's data or a poll's answer: all text
@@ -98,27 +99,8 @@ public struct PushChallenge: Sendable, Equatable, Codable {
     /// canonical JSON (keys in UTF-16 order, no spaces), so the signature covers this challenge only.
     static func signedCapabilities(_ capabilities: [String: Bool], nonce: String) -> String {
         let flags = capabilities.sorted { $0.key.utf16.lexicographicallyPrecedes($1.key.utf16) }
-            .map { canonical($0.key) + ":" + ($0.value ? "true" : "false") }
-        return "{\"capabilities\":{" + flags.joined(separator: ",") + "},\"nonce\":" + canonical(nonce) + "}"
-    }
-
-    /// A string as RFC 8785 writes it: only `"`, `\` and control characters escaped.
-    private static func canonical(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+            .map { WireJSON.quoted($0.key) + ":" + ($0.value ? "true" : "false") }
+        return "{\"capabilities\":{" + flags.joined(separator: ",") + "},\"nonce\":" + WireJSON.quoted(nonce) + "}"
     }
 }
 

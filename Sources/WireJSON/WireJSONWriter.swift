@@ -26,6 +26,14 @@ extension WireJSON {
 
     /// `text` as a JSON string, as every string is written: quote, backslash and control
     /// characters escaped, the rest as UTF-8.
+    /// `text` as a JSON string on its own, written as `appendString` writes it (which is also
+    /// RFC 8785's canonical form of a string).
+    public static func quoted(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        appendString(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     public static func appendString(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
