@@ -14,6 +14,7 @@ export const PLAIN_WORDS = {
   NETWORK_ERROR: "Can't reach the server",
   SERVER_CONNECTION_ERROR: "Can't reach the server",
   SERVER_TIMEOUT: "The server did not answer in time",
+  PUSH_CHALLENGE_FORGED: "This request is not signed by privacyIDEA: refused",
 };
 
 /** A backend session's status as a person says it. */

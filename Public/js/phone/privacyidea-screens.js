@@ -4,6 +4,7 @@
 // option the login page shows), then how each ended. The answer goes to the server by POST; the
 // screen follows the request's updates over the WebSocket.
 import { el, postJSON } from "../api.js";
+import { plainWords } from "../plain-words.js";
 import { biometricPrompt } from "./biometric.js";
 import { createPinPad, pinLength, pinMessageBox } from "./pin-pad.js";
 import { actions, button, processingScreen, screenHeader, serverCard } from "./screen-parts.js";
@@ -18,10 +19,8 @@ const OUTCOMES = {
   CANCELLED: { icon: "×", ok: false, title: "Cancelled" },
 };
 
-/** Errors whose server message is not the words the user needs; the code stays under Details. */
-const PLAIN_WORDS = {
-  PUSH_CHALLENGE_FORGED: { title: "Refused", words: "This request is not signed by privacyIDEA: refused" },
-};
+/** A refusal's title where it is not a failure to finish: the request itself was refused. */
+const REFUSED = new Set(["PUSH_CHALLENGE_FORGED"]);
 
 /** `view`: the screen's (screen, phonePath, setBusy, render, toast, goHome). */
 export function renderPrivacyIDEA(request, view) {
@@ -193,8 +192,8 @@ function renderDone(request, view) {
 function renderError(request, view) {
   const e = request.error || {};
   const code = String(e.code || "ERROR");
-  const plain = PLAIN_WORDS[code];
-  const title = plain ? plain.title : request.kind === "ENROLMENT" ? "Token not added" : "Not confirmed";
+  const plain = plainWords(code, null);
+  const title = REFUSED.has(code) ? "Refused" : request.kind === "ENROLMENT" ? "Token not added" : "Not confirmed";
   result(
     view,
     // the flow's error box id: the tests' screen waits read it alike
@@ -202,7 +201,7 @@ function renderError(request, view) {
     false,
     "!",
     title,
-    el("p", { id: "privacyidea-error-words", className: "screen-subtitle", text: plain ? plain.words : e.message || "" }),
+    el("p", { id: "privacyidea-error-words", className: "screen-subtitle", text: plain ?? (e.message || "") }),
     request.question != null ? el("div", { className: "refused-request" }, el("p", { className: "hint", text: "The request said:" }), question(request)) : null,
     tokenLine(request),
     el(
