@@ -8,6 +8,9 @@ public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible 
     public let kind: Kind
     public let code: String
     public let message: String
+    /// The session a refused request was for, where only the backend knows it (a redeem's token
+    /// names no session): the answer says it, so the timeline files the exchange under it.
+    public private(set) var sessionId: String?
 
     public var description: String { "\(code): \(message)" }
 
@@ -15,6 +18,13 @@ public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible 
         self.kind = kind
         self.code = code
         self.message = message
+    }
+
+    /// The same refusal, said to be about `session`.
+    func about(session: String) -> BackendError {
+        var error = self
+        error.sessionId = session
+        return error
     }
 
     static func invalid(_ field: String, _ reason: String) -> BackendError {

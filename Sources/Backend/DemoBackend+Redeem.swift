@@ -25,10 +25,12 @@ extension DemoBackend {
             guard var record = try tx.session(token: request.token) else {
                 throw BackendError.tokenUnknown
             }
-            try record.machine.check(.redeemed, at: time)
-            if let registered = try tx.secondFactor(deviceId: request.deviceId)?.devicePublicKey, registered != deviceKey {
-                throw BackendError.deviceKeyMismatch
-            }
+            do {
+                try record.machine.check(.redeemed, at: time)
+                if let registered = try tx.secondFactor(deviceId: request.deviceId)?.devicePublicKey, registered != deviceKey {
+                    throw BackendError.deviceKeyMismatch
+                }
+            } catch let refusal as BackendError { throw refusal.about(session: record.id) }
             _ = try record.handle(.redeemed, at: time)
             record.deviceId = request.deviceId
             record.devicePublicKey = deviceKey

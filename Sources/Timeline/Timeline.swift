@@ -97,7 +97,9 @@ public final class Timeline: Sendable {
     }
 
     /// The exchange as it is kept: bodies redacted; the session read off the path
-    /// (`…/sessions/{id}/…`) or the redeem's answer; a send's message id off FCM's answer.
+    /// (`…/sessions/{id}/…`) or the redeem's answer (a refusal's too: the backend names the
+    /// token's session, so a refused redeem is on its session's timeline); a send's message id
+    /// off FCM's answer.
     static func record(_ exchange: WireExchange) -> HopRecord {
         let label = exchange.label
         let response = Redaction.keep(exchange.responseBody.map { Data(buffer: $0) }, fields: ["name", "sessionId"])

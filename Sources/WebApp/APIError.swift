@@ -10,7 +10,7 @@ import SQLiteStore
 import WireJSON
 
 /// Every refusal at the HTTP edge: a status, a stable code and a message, answered as
-/// `{"error": {"code", "message", "sdkCode"?, "attempts"?}}`.
+/// `{"error": {"code", "message", "sdkCode"?, "attempts"?}, "sessionId"?}`.
 struct APIError: HTTPResponseError, Equatable {
     let status: HTTPResponse.Status
     let code: String
@@ -20,6 +20,9 @@ struct APIError: HTTPResponseError, Equatable {
     var attempts: [OperationProgress.Attempt]?
     /// When to send the request again (a busy server's 503): the `Retry-After` header.
     var retryAfter: Duration?
+    /// The session a refused redeem's token belongs to: beside the error, where the timeline
+    /// reads a redeem answer's session.
+    var sessionId: String?
 
     init(_ status: HTTPResponse.Status, _ code: String, _ message: String, sdkCode: Int? = nil) {
         self.status = status
@@ -36,9 +39,10 @@ struct APIError: HTTPResponseError, Equatable {
             let attempts: [OperationProgress.Attempt]?
         }
         let error: Detail
+        let sessionId: String?
     }
 
-    var body: Body { Body(error: .init(code: code, message: message, sdkCode: sdkCode, attempts: attempts)) }
+    var body: Body { Body(error: .init(code: code, message: message, sdkCode: sdkCode, attempts: attempts), sessionId: sessionId) }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = try WireResponseEncoder.response(body, status: status)
@@ -61,6 +65,7 @@ struct APIError: HTTPResponseError, Equatable {
             case .insufficientStorage: .insufficientStorage
             }
         self.init(status, error.code, error.message)
+        sessionId = error.sessionId
     }
 
     init(_ error: PhoneError) {

@@ -36,9 +36,11 @@ import Testing
         let account = try await victim.enrol(backend, user: "alice", pin: "260418")
         for _ in 1...3 {
             let session = try await backend.createSession(type: .enrol, userId: "mallory", displayName: nil)
-            await #expect(throws: BackendError.deviceKeyMismatch) {
+            let refused = await #expect(throws: BackendError.self) {
                 try await backend.redeem(stranger.redeemRequest(token: try token(session), deviceId: victim.id))
             }
+            #expect(refused?.code == "DEVICE_KEY_MISMATCH")
+            #expect(refused?.sessionId == session.id)
             #expect(try await backend.session(id: session.id).status == .pending)
         }
         // a redeem signed by another key than the one it presents proves nothing either
@@ -110,9 +112,10 @@ import Testing
         let (session, challenge) = try await victim.confirmedSession(backend, user: "alice", account: account)
         #expect(try await victim.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418").result == .accepted)
         let later = try await backend.createSession(type: .enrol, userId: "mallory", displayName: nil)
-        await #expect(throws: BackendError.deviceKeyMismatch) {
+        let refused = await #expect(throws: BackendError.self) {
             try await backend.redeem(stranger.redeemRequest(token: try token(later), deviceId: victim.id))
         }
+        #expect(refused?.code == "DEVICE_KEY_MISMATCH")
         try await expectNoFailuresCounted(account: account)
     }
 

@@ -4,8 +4,9 @@ import Foundation
 import TestDoubles
 import Testing
 
-/// A token that can no longer start its session is refused by name; an enrolment QR code that
-/// expired or was used says so as nextAuth does (docs/behaviour.md#error-codes, 41).
+/// A token that can no longer start its session is refused by name, and the refusal names the
+/// token's session (the timeline files it there); an enrolment QR code that expired or was used
+/// says so as nextAuth does (docs/behaviour.md#error-codes, 41).
 @Suite struct RedeemRefusalTests {
     let clock = TestClock()
 
@@ -21,11 +22,13 @@ import Testing
         _ = try await device.redeem(backend, used)
         let again = await #expect(throws: BackendError.self) { try await ScriptedDevice().redeem(backend, used) }
         #expect(again?.code == "ENROL_QR_EXPIRED")
+        #expect(again?.sessionId == used.id)
 
         let late = try await backend.createSession(type: .enrol, userId: "bob", displayName: nil)
         clock.advance(301)
         let expired = await #expect(throws: BackendError.self) { try await device.redeem(backend, late) }
         #expect(expired?.code == "ENROL_QR_EXPIRED")
+        #expect(expired?.sessionId == late.id)
         #expect(try await backend.session(id: late.id).status == .expired)
     }
 
@@ -38,10 +41,12 @@ import Testing
         _ = try await device.redeem(backend, used)
         let again = await #expect(throws: BackendError.self) { try await device.redeem(backend, used) }
         #expect(again?.code == "TOKEN_ALREADY_REDEEMED")
+        #expect(again?.sessionId == used.id)
 
         let late = try await backend.createSession(type: .login, userId: "alice", displayName: nil)
         clock.advance(301)
         let expired = await #expect(throws: BackendError.self) { try await device.redeem(backend, late) }
         #expect(expired?.code == "TOKEN_EXPIRED")
+        #expect(expired?.sessionId == late.id)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSTesting
+import OutOfBand
 import PushService
 import Testing
 import Timeline
@@ -115,6 +116,30 @@ import WebApp
             #expect(struck.status == nil)
             #expect(struck.fault?.contains("a fault set on purpose") == true)
             #expect(URL(string: struck.url)?.lastPathComponent == "redeem")
+        }
+    }
+
+    /// A redeem the backend refuses is on the timeline of the token's session, with its refusal;
+    /// a token the backend never issued belongs to no session.
+    @Test func aRefusedRedeemIsOnItsSessionsTimeline() async throws {
+        let app = try await buildApplication(testConfiguration())
+        try await app.test(.live) { client in
+            let first = try await client.createPhone("First")
+            let second = try await client.createPhone("Second")
+            let enrolment = try await client.startSession("enrol", user: "dave")
+            #expect(try await client.send(.post, "/api/phones/\(first.id)/oob", json: ["qr": enrolment.qrText]).status == .accepted)
+            let used = try await client.send(.post, "/api/phones/\(second.id)/oob", json: ["qr": enrolment.qrText])
+            #expect(used.errorCode == "ENROL_QR_EXPIRED")
+            let issued = try OutOfBandDecoder.decode(qrText: enrolment.qrText)
+            let forged = OutOfBandPayload(redeemData: .init(token: "never-issued", redeemURL: issued.redeemData.redeemURL))
+            #expect(try await client.send(.post, "/api/phones/\(second.id)/oob", json: ["qr": forged.qrText]).errorCode == "TOKEN_UNKNOWN")
+
+            let hops = try await client.send(.get, "/api/backend/sessions/\(enrolment.id)/timeline").decode(Answer.self).hops
+            #expect(hops.map(\.phoneId) == [first.id, second.id])
+            #expect(hops.map(\.status) == [200, 410])
+            let secondPhones = try await client.send(.get, "/api/phones/\(second.id)/timeline").decode(Answer.self).hops
+            #expect(secondPhones.map(\.status) == [410, 404])
+            #expect(secondPhones.map(\.sessionId) == [enrolment.id, nil])
         }
     }
 

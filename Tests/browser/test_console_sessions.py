@@ -1,6 +1,6 @@
 """Browser test of what a session started on the console asks of the phone: a transaction whose
 exact text the phone shows and the user signs, the strings and logo the phone announces, and the
-steps a login skips.
+steps a login skips; and the card's timeline of a session whose every attempt was refused.
 
 The server is started by the caller (scripts/browser-test.sh); pages.py has the helpers.
 """
@@ -10,10 +10,12 @@ import uuid
 
 from selenium.webdriver.common.by import By
 
+from client import payload_of
+from device import Device
 from pages import (
-    PIN, TIMEOUT, backend_session, click, create_phone, enrol_by_qr, enter_pin, find, flow_log_text, go_home,
-    open_console, open_payload, screenshot, start_session, visible, wait_console_status, wait_for, wait_screen,
-    wait_visible,
+    PIN, TIMEOUT, backend_session, call, click, create_phone, enrol_by_qr, enter_pin, find, flow_log_text, go_home,
+    new_phone, open_console, open_payload, screenshot, start_session, visible, wait_console_status, wait_for,
+    wait_screen, wait_visible,
 )
 
 # A red 1×1 PNG.
@@ -127,3 +129,26 @@ def test_the_console_skips_steps_per_session(driver, windows):
     wait_screen(driver, "DONE")
     driver.switch_to.window(windows["console"])
     wait_console_status(driver, sid, "loggedin")
+
+
+def test_the_cards_timeline_shows_refused_redeems(driver, windows):
+    """An enrolment QR code another device used first: each of the phone's tries is refused, and
+    the card's timeline lists those refusals instead of saying "No exchanges yet"."""
+    suffix = uuid.uuid4().hex[:10]
+    driver.set_script_timeout(TIMEOUT)
+    open_console(driver, windows)
+    sid, qr = start_session(driver, "enrol", f"kim-{suffix}", "Kim Example")
+    # a device of the test's own, not one of this server's phones: its redeem is on no timeline
+    taken = call(driver, "POST", "/api/backend/redeem", Device(None).redeeming(payload_of(qr)["nma_data"]["token"]))
+    assert taken.get("sessionId") == sid, taken
+    phone = new_phone(driver, f"Too late {suffix}")
+    for _ in range(3):
+        refused = call(driver, "POST", f"/api/phones/{phone['id']}/oob", {"qr": qr})
+        assert refused.get("error", {}).get("code") == "ENROL_QR_EXPIRED", refused
+
+    wait_for(driver, lambda d: find(d, "#session-timeline").get_attribute("data-count") == "3",
+             "the card's timeline does not show the three refused redeems")
+    hops = driver.find_elements(By.CSS_SELECTOR, "#session-timeline .tl-hop")
+    assert [(h.get_attribute("data-from"), h.get_attribute("data-to"), h.get_attribute("data-ok")) for h in hops] == [("phone", "backend", "false")] * 3
+    assert [h.find_element(By.CSS_SELECTOR, ".tl-status").text for h in hops] == ["410"] * 3
+    assert not visible(driver, "#session-timeline .tl-empty"), "the timeline still says there are no exchanges"
