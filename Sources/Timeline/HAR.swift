@@ -2,7 +2,8 @@ import Foundation
 
 /// A timeline as an HTTP Archive (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/), so
 /// browser devtools and HTTP tools open it: one entry per exchange, oldest first, with the
-/// redacted bodies. What HAR has no field for (which parts, the attempt, the fault) is in the
+/// redacted bodies. What HAR has no field for (which parts, the attempt, the fault, the auto-answer
+/// rule that caused it) is in the
 /// entry's `comment` and in custom `_authphone` fields, as the format allows.
 public struct HAR: Encodable, Sendable {
     struct NameValue: Encodable, Sendable {
@@ -54,6 +55,7 @@ public struct HAR: Encodable, Sendable {
         let error: String?
         let sessionId: String?
         let phoneId: String?
+        let automaticRule: String?
     }
     struct Entry: Encodable, Sendable {
         let startedDateTime: String
@@ -92,6 +94,7 @@ public struct HAR: Encodable, Sendable {
                 let request = hop.request ?? ""
                 let response = hop.response ?? ""
                 let fault = hop.fault.map { ", fault: \($0)" } ?? ""
+                let automatic = hop.automaticRule.map { ", automatic (rule \($0))" } ?? ""
                 return Entry(
                     startedDateTime: hop.at.formatted(dateFormat), time: hop.durationMs,
                     request: Request(
@@ -103,10 +106,10 @@ public struct HAR: Encodable, Sendable {
                         content: Content(size: response.utf8.count, mimeType: hop.response == nil ? "" : json, text: hop.response),
                         bodySize: hop.status == nil ? -1 : response.utf8.count),
                     timings: Timings(wait: hop.durationMs),
-                    comment: "\(hop.from) → \(hop.to), attempt \(hop.attempt)\(fault)",
+                    comment: "\(hop.from) → \(hop.to), attempt \(hop.attempt)\(fault)\(automatic)",
                     authphone: Parts(
                         from: hop.from, to: hop.to, attempt: hop.attempt, fault: hop.fault, error: hop.error, sessionId: hop.sessionId,
-                        phoneId: hop.phoneId))
+                        phoneId: hop.phoneId, automaticRule: hop.automaticRule))
             }, comment: title)
     }
 }

@@ -40,6 +40,13 @@ import WebApp
             let hops = try await client.send(.get, "/api/backend/sessions/\(login.id)/timeline").decode(Hops.self).hops
             let marked = hops.filter { $0.automaticRule == rule.id }.map { URL(string: $0.url)?.lastPathComponent ?? "" }
             #expect(marked == ["confirm", "verify"])
+            // and so does the HAR a test keeps of it
+            let har = try await client.send(.get, "/api/backend/sessions/\(login.id)/timeline?format=har")
+            let entries = try #require(
+                ((try JSONSerialization.jsonObject(with: har.body) as? [String: Any])?["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+            let automatic = entries.filter { ($0["_authphone"] as? [String: Any])?["automaticRule"] as? String == rule.id }
+            #expect(automatic.count == 2)
+            #expect(automatic.allSatisfy { ($0["comment"] as? String)?.hasSuffix("automatic (rule \(rule.id))") == true })
             // used up
             #expect(
                 try await client.send(.get, "/api/phones/\(phoneId)/auto-answer").decode([String: [AutoAnswerRule]].self)["rules"]?.isEmpty == true)
