@@ -13,7 +13,6 @@ The phone is the Python client's (clients/python; its pytest plugin gives `phone
 are started by the caller (scripts/browser-test.sh).
 """
 
-from client import BASE_URL, Api, enrolled_token
 from pages import click, find, wait_for
 from privacyidea_server import REALM, USER_PASSWORD
 
@@ -27,7 +26,9 @@ def test_privacyideas_web_login_goes_through_when_the_phones_rule_accepts_the_pu
     with privacyidea.firebase_push("authphone"), \
             admin.policy("web-login-by-token", "webui", {"login_mode": "privacyIDEA"}, user=user), \
             admin.policy("web-login-password-as-pin", "authentication", {"otppin": "userstore"}, user=user):
-        enrolled_token(Api(BASE_URL), privacyidea, {"id": phone.id}, user)
+        _, qr_text = admin.init_push_token(user)
+        assert phone.scan(qr_text).privacy_idea["state"] == "WAIT_FOR_INPUT", "the phone did not ask to trust privacyIDEA"
+        assert phone.answer_privacy_idea(True)["outcome"] == "ENROLLED"
         phone.auto_answer("confirm", server=privacyidea.url, count=1)
 
         windows["privacyidea"] = driver.current_window_handle
