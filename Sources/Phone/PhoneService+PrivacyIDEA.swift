@@ -65,7 +65,7 @@ extension PhoneService {
         case .enrolment(let enrolment):
             guard presence == nil else { throw .invalid("presence", "goes only with a challenge that asks for it") }
             guard declineReason == nil else { throw .invalid("declineReason", "goes only with a declined challenge") }
-            if let unlock { throw .invalid(unlock.field, "goes only with the accept of a challenge that asks to unlock") }
+            try await checkUnlock(unlock, accept: accept, offered: nil, phone: phone)
             guard accept else {
                 finish(phoneId) { $0.outcome = .cancelled }
                 return privacyIDEAScreens[phoneId]!

@@ -29,6 +29,7 @@ extension PhoneService {
 
     /// The unlock an accept must carry where the challenge asks for one, checked on the phone
     /// before anything is sent: a wrong PIN or an unrecognised finger leaves the request waiting.
+    /// Where none is asked (`offered` nil: an enrolment, or a challenge without it), an unlock is refused.
     func checkUnlock(_ unlock: Unlock?, accept: Bool, offered: [UnlockFactor]?, phone: PhoneRecord) async throws(PhoneError) {
         guard let offered, accept else {
             if let unlock { throw .invalid(unlock.field, "goes only with the accept of a challenge that asks to unlock") }
