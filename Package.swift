@@ -33,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["JSON", "YAML"]),
+        // the stores' second engine: several instances sharing one PostgreSQL
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -59,7 +61,13 @@ let package = Package(
         .target(name: "StrictJSON"),
         // The export file's shape, sealed with a passphrase; the stores map their rows to it.
         .target(name: "StateExport", dependencies: ["SodiumKit", "StrictJSON"]),
-        .target(name: "SQLiteStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        // Every part's store on the engine chosen at start: SQLite through GRDB, or PostgreSQL through postgres-nio.
+        .target(
+            name: "Storage",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         .target(name: "Retry"),
         // Work that holds a thread for long, on threads of its own with a bound per kind.
         .target(name: "BlockingWork", dependencies: [.product(name: "NIOPosix", package: "swift-nio")]),
@@ -85,20 +93,20 @@ let package = Package(
             dependencies: [
                 "AuthFlow", "BlockingWork", "BackendAPI", "Broadcast", "Faults", "Identifiers", "OTP", "OutOfBand", "PrivacyIDEA", "Retry",
                 "SodiumKit",
-                "SQLiteStore", "StateExport", "WireJSON", .product(name: "GRDB", package: "GRDB.swift"),
+                "Storage", "StateExport", "WireJSON", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .target(
             name: "Backend",
             dependencies: [
-                "BackendAPI", "Broadcast", "Faults", "Identifiers", "OTP", "OutOfBand", "Retry", "SodiumKit", "CQRencode", "SQLiteStore",
+                "BackendAPI", "Broadcast", "Faults", "Identifiers", "OTP", "OutOfBand", "Retry", "SodiumKit", "CQRencode", "Storage",
                 "StateExport", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
             name: "PushService",
             dependencies: [
-                "Broadcast", "Faults", "Identifiers", "OutOfBand", "StrictJSON", "SQLiteStore",
+                "Broadcast", "Faults", "Identifiers", "OutOfBand", "StrictJSON", "Storage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -106,7 +114,7 @@ let package = Package(
         .target(
             name: "Timeline",
             dependencies: [
-                "BackendAPI", "Broadcast", "SQLiteStore", "StrictJSON", "WireJSON",
+                "BackendAPI", "Broadcast", "Storage", "StrictJSON", "WireJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -116,7 +124,7 @@ let package = Package(
             dependencies: [
                 "Phone", "Backend", "BackendAPI", "BlockingWork", "Broadcast", "PushService", "Timeline", "AuthFlow", "Faults", "OutOfBand",
                 "LocalAuthority", "PrivacyIDEA",
-                "ProcessFigures", "Retry", "SodiumKit", "SQLiteStore", "StateExport", "StrictJSON", "WireJSON", "CZbar", "CPNG", "CTurboJPEG",
+                "ProcessFigures", "Retry", "SodiumKit", "Storage", "StateExport", "StrictJSON", "WireJSON", "CZbar", "CPNG", "CTurboJPEG",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -159,14 +167,14 @@ let package = Package(
         .target(
             name: "TestDoubles",
             dependencies: [
-                "Backend", "BackendAPI", "OutOfBand", "SodiumKit", .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "Backend", "BackendAPI", "OutOfBand", "SodiumKit", "Storage", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/TestDoubles"),
         // Micro benchmarks of the hot paths; `make bench` runs them in release.
         .executableTarget(
             name: "authphone-bench",
             dependencies: [
-                "AuthFlow", "Backend", "BackendAPI", "OTP", "OutOfBand", "ProcessFigures", "Retry", "SodiumKit", "SQLiteStore", "TestDoubles",
+                "AuthFlow", "Backend", "BackendAPI", "OTP", "OutOfBand", "ProcessFigures", "Retry", "SodiumKit", "Storage", "TestDoubles",
                 "WireJSON", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -190,12 +198,12 @@ let package = Package(
         .testTarget(
             name: "PhoneTests",
             dependencies: [
-                "Phone", "AuthFlow", "BackendAPI", "BlockingWork", "OTP", "OutOfBand", "Retry", "SodiumKit", "SQLiteStore", "TestDoubles",
+                "Phone", "AuthFlow", "BackendAPI", "BlockingWork", "OTP", "OutOfBand", "Retry", "SodiumKit", "Storage", "TestDoubles",
                 "WireJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "TimelineTests", dependencies: ["Timeline", "BackendAPI"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "TimelineTests", dependencies: ["Timeline", "BackendAPI", "TestDoubles"]),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
         .testTarget(name: "WireJSONTests", dependencies: ["WireJSON", "TestDoubles"]),
         .testTarget(name: "IdentifiersTests", dependencies: ["Identifiers"]),

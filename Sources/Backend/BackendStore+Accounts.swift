@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SQLiteStore
+import Storage
 
 /// Accounts, devices, the Second Factor Server's records and the server's settings. Cached
 /// statements serve what a login runs (see BackendStore+Sessions.swift).

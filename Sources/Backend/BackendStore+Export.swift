@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import SQLiteStore
 import StateExport
+import Storage
 
 /// The backend's side of an export: accounts, devices, the Second Factor Server's records, the
 /// console's policy and flags, and the server key the phones pinned. Sessions stay behind.

@@ -1,7 +1,7 @@
 import BackendAPI
 import Foundation
 import GRDB
-import SQLiteStore
+import Storage
 
 public enum SessionStatus: String, Codable, Sendable, DatabaseValueConvertible {
     /// `verified`: a management flow's factor was accepted and its change may follow;

@@ -1,7 +1,7 @@
 import BackendAPI
 import Foundation
 import GRDB
-import SQLiteStore
+import Storage
 
 /// The sessions' reads and writes. The ones every login out of band runs use cached statements:
 /// GRDB's query interface builds and prepares its SQL again on each call.

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
-import SQLiteStore
+import Storage
 
 /// The demo backend's own database: sessions, accounts, the server key and the Second Factor
 /// Server's counters. It shares no table with the phones. Every read and write goes through
 /// the named operations of a `Transaction`, so the flows hold no SQL.
-public struct BackendStore: SQLiteStore {
+public struct BackendStore: Store {
+    public static let postgresMigrations: [PostgresMigration] = []  // TRANSITIONAL (issue 33)
     public let database: StoreDatabase
 
     public init(database: StoreDatabase) { self.database = database }

@@ -4,8 +4,8 @@ import Faults
 import Foundation
 import OutOfBand
 import Retry
-import SQLiteStore
 import SodiumKit
+import Storage
 
 /// The demo authentication server with its Second Factor Server. Phones reach it only through
 /// its HTTP routes; the console reads sessions and watches `events`.

@@ -1,7 +1,7 @@
 import AuthFlow
 import Foundation
 import GRDB
-import SQLiteStore
+import Storage
 
 // The rows of `PhoneStore`: a phone (the device, its settings and secrets), its accounts, and its
 // OTP accounts.

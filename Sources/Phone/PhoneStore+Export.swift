@@ -3,8 +3,8 @@ import BackendAPI
 import Foundation
 import GRDB
 import OTP
-import SQLiteStore
 import StateExport
+import Storage
 
 /// The phones as `authphone export` writes them and `import` (or `serve --seed`) loads them: the
 /// rows turned into the export's shape and back, in one read and one write transaction.

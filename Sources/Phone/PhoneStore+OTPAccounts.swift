@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SQLiteStore
+import Storage
 
 /// The phones' OTP accounts (otpauth:// key URIs), read and written here only.
 extension PhoneStore {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SQLiteStore
+import Storage
 
 /// A privacyIDEA push token the phone enrolled: its own key (a secret, kept as the accounts'
 /// keys are) and the key privacyIDEA signs its challenges with.

@@ -1,13 +1,14 @@
 import AuthFlow
 import Foundation
 import GRDB
-import SQLiteStore
+import Storage
 
 /// The simulated phones' own storage: the device, its accounts and their keys, and its OTP accounts,
 /// read and written through the named operations below (and PhoneStore+OTPAccounts.swift's) and
 /// nowhere else. It shares no table with the backend, as a real phone shares no storage with its
 /// server.
-public struct PhoneStore: SQLiteStore {
+public struct PhoneStore: Store {
+    public static let postgresMigrations: [PostgresMigration] = []  // TRANSITIONAL (issue 33)
     public let database: StoreDatabase
 
     public init(database: StoreDatabase) { self.database = database }

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SQLiteStore
+import Storage
 
 /// The push log's operations: one insert per message received, outcome updates by id, reads
 /// newest first with filters, and a bound on its size.
@@ -12,38 +12,38 @@ extension PushStore {
         /// A message's new outcome.
         case outcome(id: String, PushOutcome)
 
-        func apply(_ db: Database) throws {
+        func apply(_ sql: any StoreSQL) throws {
             switch self {
             case .insert(let entry, let limit):
-                try PushLogRecord.insertion.run(entry, db)
+                let seq = try PushLogRecord.insertion.run(entry, sql) ?? 0
                 // seq grows by one per entry: everything `limit` behind the newest is past the bound.
-                try db.cachedStatement(sql: "DELETE FROM pushLog WHERE seq <= ?").execute(arguments: [db.lastInsertedRowID - Int64(limit)])
+                try sql.execute("DELETE FROM pushLog WHERE seq <= ?", [seq - Int64(limit)])
             case .outcome(let id, let outcome):
-                try db.cachedStatement(sql: "UPDATE pushLog SET outcome = ? WHERE id = ?").execute(arguments: [outcome.rawValue, id])
+                try sql.execute("UPDATE pushLog SET outcome = ? WHERE id = ?", [outcome.rawValue, id])
             }
         }
     }
 
     func writeLog(_ change: LogWrite) async throws {
-        try await commits.write { db in try change.apply(db) }
+        try await write { sql in try change.apply(sql) }
     }
 
     /// Newest first; nil filters take everything.
     func log(target: String?, outcome: PushOutcome?, limit: Int) async throws -> [PushLogEntry] {
-        try await writer.read { db in
-            try PushLogRecord.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT * FROM pushLog WHERE (?1 IS NULL OR target = ?1) AND (?2 IS NULL OR outcome = ?2)
-                        ORDER BY seq DESC LIMIT ?3
-                        """),
-                arguments: [target, outcome?.rawValue, limit]
+        try await readAll { sql in
+            try sql.fetchAll(
+                PushLogRecord.self,
+                """
+                SELECT * FROM pushLog WHERE (CAST(? AS TEXT) IS NULL OR target = ?) AND (CAST(? AS TEXT) IS NULL OR outcome = ?)
+                ORDER BY seq DESC LIMIT ?
+                """,
+                [target, target, outcome?.rawValue, outcome?.rawValue, limit]
             ).map(\.entry)
         }
     }
 
     func clearLog() async throws {
-        try await commits.write { db in try db.execute(sql: "DELETE FROM pushLog") }
+        try await write { sql in try sql.execute("DELETE FROM pushLog", []) }
     }
 }
 
@@ -59,9 +59,9 @@ struct PushLogRecord: Codable, FetchableRecord, PersistableRecord, StoredDatesRe
 }
 
 extension PushLogRecord {
-    /// Every message received; `seq` is numbered by SQLite.
+    /// Every message received; `seq` is numbered by the database.
     static let insertion = NamedInsert<PushLogEntry>(
-        into: databaseTableName,
+        into: databaseTableName, numbering: "seq",
         [
             "id": { $0.id }, "receivedAt": { StoredDate($0.receivedAt) }, "sender": { $0.sender }, "target": { $0.target },
             "outcome": { $0.outcome.rawValue }, "name": { $0.name }, "error": { $0.error }, "rule": { $0.rule?.rawValue },

@@ -1,21 +1,21 @@
 import Foundation
 import GRDB
-import SQLiteStore
+import Storage
 import _CryptoExtras
 
 /// The senders' service accounts: one per project, its key made once and kept.
 extension PushStore {
     /// The project's account, nil before anyone asked for it.
-    func serviceAccount(project: String) throws -> ServiceAccount? {
-        try readHere { db in try ServiceAccountRecord.find(project, db) }
+    func serviceAccount(project: String) async throws -> ServiceAccount? {
+        try await read { sql in try ServiceAccountRecord.find(project, sql) }
     }
 
     /// Keeps `account` unless the project has one already, and returns the one kept: two first
     /// asks at once both get the same key.
     func keep(_ account: ServiceAccount) async throws -> ServiceAccount {
-        try await commits.write { db in
-            if let kept = try ServiceAccountRecord.find(account.project, db) { return kept }
-            try ServiceAccountRecord.insertion.run(ServiceAccountRecord(account), db)
+        try await write { sql in
+            if let kept = try ServiceAccountRecord.find(account.project, sql) { return kept }
+            try ServiceAccountRecord.insertion.run(ServiceAccountRecord(account), sql)
             return account
         }
     }
@@ -44,8 +44,8 @@ struct ServiceAccountRecord: Decodable, FetchableRecord {
         createdAt = account.createdAt
     }
 
-    static func find(_ project: String, _ db: Database) throws -> ServiceAccount? {
-        try fetchOne(db.cachedStatement(sql: "SELECT * FROM serviceAccount WHERE project = ?"), arguments: [project])?.account()
+    static func find(_ project: String, _ sql: any StoreSQL) throws -> ServiceAccount? {
+        try sql.fetchOne(Self.self, "SELECT * FROM serviceAccount WHERE project = ?", [project])?.account()
     }
 
     func account() throws -> ServiceAccount {

@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
 import OutOfBand
-import SQLiteStore
+import Storage
 
 /// The push service's storage: registrations, inboxes, each token's rate window and the senders'
 /// service accounts, read and written through the named operations below and nowhere else.
-public struct PushStore: SQLiteStore {
+public struct PushStore: Store {
     public let database: StoreDatabase
 
     public init(database: StoreDatabase) { self.database = database }
@@ -69,34 +69,59 @@ public struct PushStore: SQLiteStore {
         return migrator
     }
 
+    /// The tables `migrator` makes, as PostgreSQL's: dates as the same text, booleans as 0 or 1.
+    public static let postgresMigrations = [
+        PostgresMigration(
+            "push-v1",
+            [
+                "CREATE TABLE registration (token TEXT PRIMARY KEY, createdAt TEXT NOT NULL, retiredAt TEXT)",
+                """
+                CREATE TABLE inbox (id TEXT PRIMARY KEY, token TEXT NOT NULL REFERENCES registration ON DELETE CASCADE,
+                    name TEXT NOT NULL, message TEXT NOT NULL, receivedAt TEXT NOT NULL)
+                """,
+                "CREATE INDEX inbox_on_token ON inbox (token)",
+                "CREATE TABLE recentSend (token TEXT NOT NULL, sentAt DOUBLE PRECISION NOT NULL)",
+                "CREATE INDEX recentSend_on_token ON recentSend (token)",
+                """
+                CREATE TABLE pushLog (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+                    receivedAt TEXT NOT NULL, sender TEXT NOT NULL, target TEXT, outcome TEXT NOT NULL, name TEXT, error TEXT,
+                    rule TEXT, payloadToken TEXT, request TEXT NOT NULL, truncated BIGINT NOT NULL)
+                """,
+                "CREATE INDEX pushLog_on_target ON pushLog (target)",
+                "CREATE TABLE composerState (console TEXT PRIMARY KEY, state TEXT NOT NULL, updatedAt TEXT NOT NULL)",
+                """
+                CREATE TABLE serviceAccount (project TEXT PRIMARY KEY, keyId TEXT NOT NULL, clientId TEXT NOT NULL,
+                    privateKey BYTEA NOT NULL, createdAt TEXT NOT NULL)
+                """,
+            ])
+    ]
+
     func register(tokens: [String], at time: Date) async throws {
-        try await commits.write { db in
-            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO registration (token, createdAt) VALUES (?, ?)")
-            for token in tokens { try insert.execute(arguments: [token, StoredDate(time)]) }
+        try await write { sql in
+            for token in tokens {
+                try sql.execute("INSERT INTO registration (token, createdAt) VALUES (?, ?) ON CONFLICT DO NOTHING", [token, StoredDate(time)])
+            }
         }
     }
 
     func retire(token: String, at time: Date) async throws {
-        try await commits.write { db in
-            try db.execute(sql: "UPDATE registration SET retiredAt = ? WHERE token = ? AND retiredAt IS NULL", arguments: [StoredDate(time), token])
+        try await write { sql in
+            try sql.execute("UPDATE registration SET retiredAt = ? WHERE token = ? AND retiredAt IS NULL", [StoredDate(time), token])
         }
     }
 
     /// A token the service issued and has not retired.
     func isRegistered(token: String) async throws -> Bool {
-        try readHere { db in
-            try Bool.fetchOne(db.cachedStatement(sql: "SELECT retiredAt IS NULL FROM registration WHERE token = ?"), arguments: [token]) ?? false
-        }
+        try await read { sql in try sql.fetchOne(Bool.self, "SELECT retiredAt IS NULL FROM registration WHERE token = ?", [token]) ?? false }
     }
 
     /// The live token that carries the FID (`FID:…`), found on the token's own index: every such
     /// token sorts between `FID:` and `FID;` (the next character), and a FID has no colon.
     func registeredToken(fid: String) async throws -> String? {
         precondition(FirebaseInstallationID.isWellFormed(fid), "a FID is checked before it is looked up")
-        return try readHere { db in
-            try String.fetchOne(
-                db.cachedStatement(sql: "SELECT token FROM registration WHERE token > ? AND token < ? AND retiredAt IS NULL LIMIT 1"),
-                arguments: [fid + ":", fid + ";"])
+        return try await read { sql in
+            try sql.fetchOne(
+                String.self, "SELECT token FROM registration WHERE token > ? AND token < ? AND retiredAt IS NULL LIMIT 1", [fid + ":", fid + ";"])
         }
     }
 
@@ -104,52 +129,53 @@ public struct PushStore: SQLiteStore {
     /// window holds `limit` sends already: then the seconds until its oldest send leaves it.
     func admit(token: String, at time: Date, window: TimeInterval, limit: Int) async throws -> TimeInterval? {
         let seconds = time.timeIntervalSince1970
-        return try await commits.write { db in
-            try db.cachedStatement(sql: "DELETE FROM recentSend WHERE token = ? AND sentAt <= ?").execute(arguments: [token, seconds - window])
-            let (count, oldest) =
-                try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT COUNT(*), MIN(sentAt) FROM recentSend WHERE token = ?"), arguments: [token]
-                ).map { ($0[0] as Int, $0[1] as Double?) } ?? (0, nil)
-            guard count < limit else { return (oldest ?? seconds) + window - seconds }
-            try db.cachedStatement(sql: "INSERT INTO recentSend (token, sentAt) VALUES (?, ?)").execute(arguments: [token, seconds])
-            return nil
+        return try await write { sql in
+            try sql.execute("DELETE FROM recentSend WHERE token = ? AND sentAt <= ?", [token, seconds - window])
+            let sent = try sql.fetchOne(RateWindow.self, "SELECT COUNT(*) AS sends, MIN(sentAt) AS oldest FROM recentSend WHERE token = ?", [token])
+            guard let sent, sent.sends >= limit else {
+                try sql.execute("INSERT INTO recentSend (token, sentAt) VALUES (?, ?)", [token, seconds])
+                return nil
+            }
+            return (sent.oldest ?? seconds) + window - seconds
         }
+    }
+
+    /// What a token's rate window holds.
+    private struct RateWindow: Decodable, FetchableRecord {
+        var sends: Int
+        var oldest: Double?
     }
 
     /// Puts a message in the inbox and, in the same transaction, its outcome in the log: a new
     /// entry, or the outcome of the one made when it was held back.
     func deliver(_ message: PushService.InboxMessage, to token: String, log: PushStore.LogWrite?) async throws {
-        try await commits.write { db in
-            try InboxRecord.insertion.run(InboxRecord(message, token: token), db)
-            try log?.apply(db)
+        try await write { sql in
+            try InboxRecord.insertion.run(InboxRecord(message, token: token), sql)
+            try log?.apply(sql)
         }
     }
 
     /// The token's waiting messages, oldest first.
     func inbox(token: String) async throws -> [PushService.InboxMessage] {
-        try readHere { db in
-            try InboxRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM inbox WHERE token = ? ORDER BY receivedAt, id"), arguments: [token])
-                .map(\.inboxMessage)
+        try await read { sql in
+            try sql.fetchAll(InboxRecord.self, "SELECT * FROM inbox WHERE token = ? ORDER BY receivedAt, id", [token]).map(\.inboxMessage)
         }
     }
 
     /// Removes one message (it was opened) and returns it; nil when there is no such message.
     func take(token: String, id: String) async throws -> PushService.InboxMessage? {
-        try await commits.write { db in
-            guard
-                let record = try InboxRecord.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM inbox WHERE token = ? AND id = ?"),
-                    arguments: [token, id])
-            else { return nil }
-            // By its key alone: GRDB's `delete` would encode the whole record, message and all.
-            try db.cachedStatement(sql: "DELETE FROM inbox WHERE id = ?").execute(arguments: [record.id])
-            try LogWrite.outcome(id: id, .opened).apply(db)
+        try await write { sql in
+            guard let record = try sql.fetchOne(InboxRecord.self, "SELECT * FROM inbox WHERE token = ? AND id = ?", [token, id]) else {
+                return nil
+            }
+            try sql.execute("DELETE FROM inbox WHERE id = ?", [record.id])
+            try LogWrite.outcome(id: id, .opened).apply(sql)
             return record.inboxMessage
         }
     }
 
     func clearInbox(token: String) async throws {
-        try await commits.write { db in try db.execute(sql: "DELETE FROM inbox WHERE token = ?", arguments: [token]) }
+        try await write { sql in try sql.execute("DELETE FROM inbox WHERE token = ?", [token]) }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import SQLiteStore
+import Storage
+import Synchronization
 
 /// One exchange as the timeline keeps it: redacted bodies, and the session and phone it belongs
 /// to (a delivery's phone by its push token, its session by the message the backend sent).
@@ -27,7 +28,7 @@ struct HopRecord: Codable, FetchableRecord, MutablePersistableRecord, StoredDate
 
     /// Every exchange recorded; `id` is numbered by SQLite.
     static let insertion = NamedInsert<HopRecord>(
-        into: databaseTableName,
+        into: databaseTableName, numbering: "id",
         [
             "at": { StoredDate($0.at) }, "source": { $0.source }, "target": { $0.target }, "method": { $0.method }, "url": { $0.url },
             "status": { $0.status }, "durationMs": { $0.durationMs }, "attempt": { $0.attempt }, "fault": { $0.fault },
@@ -39,7 +40,7 @@ struct HopRecord: Codable, FetchableRecord, MutablePersistableRecord, StoredDate
 
 /// The timeline's storage, read and written through the named operations below and nowhere
 /// else. Each session and each phone keeps its newest exchanges up to its bound.
-public struct TimelineStore: SQLiteStore {
+public struct TimelineStore: Store {
     public let database: StoreDatabase
 
     public init(database: StoreDatabase) { self.database = database }
@@ -77,32 +78,53 @@ public struct TimelineStore: SQLiteStore {
         return migrator
     }
 
+    /// The table `migrator` makes, as PostgreSQL's: dates as the same text.
+    public static let postgresMigrations = [
+        PostgresMigration(
+            "timeline-v1",
+            [
+                """
+                CREATE TABLE hop (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, at TEXT NOT NULL, source TEXT NOT NULL,
+                    target TEXT NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL, status BIGINT, durationMs DOUBLE PRECISION NOT NULL,
+                    attempt BIGINT NOT NULL, fault TEXT, error TEXT, requestBody TEXT, responseBody TEXT, sessionId TEXT, phoneId TEXT,
+                    pushToken TEXT, messageId TEXT, automaticRule TEXT)
+                """,
+                "CREATE INDEX hop_session ON hop (sessionId, id)",
+                "CREATE INDEX hop_phone ON hop (phoneId, id)",
+                "CREATE INDEX hop_token ON hop (pushToken, id)",
+                "CREATE INDEX hop_message ON hop (messageId)",
+            ])
+    ]
+
     /// Writes one batch in one transaction, oldest first: a delivery takes the session of the
     /// send that carried its message (whichever is written first), then every session, phone
     /// and push token of the batch is cut back to its bound. Returns the batch as stored.
-    /// `drain` hands the batch over inside the transaction, so batches are written in order.
+    /// `drain` hands the batch over inside the transaction, so batches are written in order; a
+    /// transaction run again (a lost race) writes the batch it drained first.
     func append(bounds: TimelineBounds, _ drain: @escaping @Sendable () -> [HopRecord]) async throws -> [HopRecord] {
-        try await writer.write { db in
-            var batch = drain()
-            let sessionOfMessage = try db.cachedStatement(
-                sql: "SELECT sessionId FROM hop WHERE messageId = ? AND sessionId IS NOT NULL LIMIT 1")
-            let adopt = try db.cachedStatement(sql: "UPDATE hop SET sessionId = ? WHERE messageId = ? AND sessionId IS NULL")
+        let drained = Mutex<[HopRecord]?>(nil)
+        return try await write { sql in
+            var batch = drained.withLock { taken in
+                if taken == nil { taken = drain() }
+                return taken ?? []
+            }
             for index in batch.indices {
                 if batch[index].sessionId == nil, let message = batch[index].messageId {
-                    batch[index].sessionId = try String.fetchOne(sessionOfMessage, arguments: [message])
+                    batch[index].sessionId = try sql.fetchOne(
+                        String.self, "SELECT sessionId FROM hop WHERE messageId = ? AND sessionId IS NOT NULL LIMIT 1", [message])
                 }
-                batch[index].id = try HopRecord.insertion.run(batch[index], db)
+                batch[index].id = try HopRecord.insertion.run(batch[index], sql)
                 if let session = batch[index].sessionId, let message = batch[index].messageId {
-                    try adopt.execute(arguments: [session, message])
+                    try sql.execute("UPDATE hop SET sessionId = ? WHERE messageId = ? AND sessionId IS NULL", [session, message])
                 }
             }
             for (column, bound) in [("sessionId", bounds.perSession), ("phoneId", bounds.perPhone), ("pushToken", bounds.perPhone)] {
-                let keep = try db.cachedStatement(
-                    sql: """
-                        DELETE FROM hop WHERE \(column) = ? AND id <= (SELECT id FROM hop WHERE \(column) = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
-                        """)
                 let keys = Set(batch.compactMap { hop in column == "sessionId" ? hop.sessionId : column == "phoneId" ? hop.phoneId : hop.pushToken })
-                for key in keys { try keep.execute(arguments: [key, key, bound]) }
+                for key in keys {
+                    try sql.execute(
+                        "DELETE FROM hop WHERE \(column) = ? AND id <= (SELECT id FROM hop WHERE \(column) = ? ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                        [key, key, bound])
+                }
             }
             return batch
         }
@@ -111,16 +133,13 @@ public struct TimelineStore: SQLiteStore {
     /// A session's exchanges, oldest first (by when each began: a delivery is recorded by
     /// whoever hears of it, maybe before the send that made it is).
     func hops(sessionId: String) async throws -> [HopRecord] {
-        try await writer.read { db in
-            try HopRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM hop WHERE sessionId = ? ORDER BY at, id"), arguments: [sessionId])
-        }
+        try await readAll { sql in try sql.fetchAll(HopRecord.self, "SELECT * FROM hop WHERE sessionId = ? ORDER BY at, id", [sessionId]) }
     }
 
     /// A phone's exchanges (its requests, and the pushes to its token), oldest first.
     func hops(phoneId: String, pushToken: String) async throws -> [HopRecord] {
-        try await writer.read { db in
-            try HopRecord.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM hop WHERE phoneId = ? OR pushToken = ? ORDER BY at, id"), arguments: [phoneId, pushToken])
+        try await readAll { sql in
+            try sql.fetchAll(HopRecord.self, "SELECT * FROM hop WHERE phoneId = ? OR pushToken = ? ORDER BY at, id", [phoneId, pushToken])
         }
     }
 }

@@ -6,7 +6,7 @@ import GRDB
 import Hummingbird
 import OutOfBand
 import Phone
-import SQLiteStore
+import Storage
 import WireJSON
 
 /// Every refusal at the HTTP edge: a status, a stable code and a message, answered as

@@ -1,7 +1,7 @@
 import Faults
 import Foundation
 import Hummingbird
-import SQLiteStore
+import Storage
 
 /// What an operator and an orchestrator ask of the process: `/health` (it answers), `/ready`
 /// (its databases answer too; with the version and the uptime) and `/metrics` (Prometheus text).

@@ -30,10 +30,13 @@ struct SenderCredentialsController {
         }
         router.post("/oauth2/token") { request, context -> Response in
             let answer: Result<AccessTokenGrant, OAuthError>
-            do {
-                let form = try await request.body.collect(upTo: context.maxUploadSize)
-                answer = Result { () throws(OAuthError) in try push.issueAccessToken(form: Array(buffer: form), tokenEndpoint: tokenEndpoint) }
-            } catch {
+            if let form = try? await request.body.collect(upTo: context.maxUploadSize) {
+                do throws(OAuthError) {
+                    answer = .success(try await push.issueAccessToken(form: Array(buffer: form), tokenEndpoint: tokenEndpoint))
+                } catch {
+                    answer = .failure(error)
+                }
+            } else {
                 answer = .failure(.invalidRequest("the body is larger than \(context.maxUploadSize) bytes"))
             }
             // RFC 6749 §5.1: a token, or a refusal of one, is never cached (its Pragma RFC 9111 retired)

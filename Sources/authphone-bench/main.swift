@@ -6,8 +6,8 @@ import GRDB
 import OTP
 import OutOfBand
 import Retry
-import SQLiteStore
 import SodiumKit
+import Storage
 import TestDoubles
 import WireJSON
 

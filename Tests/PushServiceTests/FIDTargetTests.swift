@@ -16,9 +16,9 @@ import Testing
         return try await service.send(project: "demo", body: Array(body.utf8)).name
     }
 
-    func makeService() throws -> PushService {
+    func makeService(on engine: TestEngine) async throws -> PushService {
         let clock = clock
-        return PushService(store: try .inMemory(), configuration: .init(project: "demo", rateLimit: 3), now: { clock.now() })
+        return PushService(store: try await engine.open(PushStore.self), configuration: .init(project: "demo", rateLimit: 3), now: { clock.now() })
     }
 
     @Test func aTokenCarriesItsFID() {
@@ -47,7 +47,7 @@ import Testing
 
     @Test(arguments: refused)
     func badFIDTargetsAreInvalidArgument(_ target: String, _ mentions: String) async throws {
-        let service = try makeService()
+        let service = try await makeService(on: .sqlite)
         try await service.register(token: Self.token)
         do {
             _ = try await Self.send(service, target)
@@ -60,8 +60,8 @@ import Testing
         #expect(try await service.inbox(token: Self.token).isEmpty)
     }
 
-    @Test func aSendToAFIDReachesTheTokensInbox() async throws {
-        let service = try makeService()
+    @Test(arguments: TestEngine.available) func aSendToAFIDReachesTheTokensInbox(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine)
         // neighbours whose FIDs start with this one's (or it with theirs) must not be reached,
         // whether they sort before the colon (digits, '-') or after it
         let neighbours = ["0", "-", "x"].map { "\(Self.fid)\($0):APA91bOther" } + ["\(Self.fid.dropLast()):APA91bThird"]
@@ -72,8 +72,8 @@ import Testing
         for neighbour in neighbours { #expect(try await service.inbox(token: neighbour).isEmpty, "\(neighbour)") }
     }
 
-    @Test func aRetiredTokensFIDIsUnregistered() async throws {
-        let service = try makeService()
+    @Test(arguments: TestEngine.available) func aRetiredTokensFIDIsUnregistered(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine)
         await #expect(throws: FCMError.unregisteredInstallation(Self.fid)) { try await Self.send(service, #""fid": "\#(Self.fid)""#) }
         try await service.register(token: Self.token)
         try await service.retire(token: Self.token)
@@ -81,8 +81,8 @@ import Testing
     }
 
     /// The push bombing guard counts per app instance: sends by FID and by token share a window.
-    @Test func fidAndTokenShareTheRateWindow() async throws {
-        let service = try makeService()
+    @Test(arguments: TestEngine.available) func fidAndTokenShareTheRateWindow(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine)
         try await service.register(token: Self.token)
         _ = try await Self.send(service, #""fid": "\#(Self.fid)""#)
         _ = try await Self.send(service, #""token": "\#(Self.token)""#)

@@ -13,12 +13,12 @@ import Testing
     let payload = OutOfBandPayload(redeemData: .init(token: "redeem-me", redeemURL: URL(string: "http://127.0.0.1:8080/api/backend/redeem")!))
 
     func makeService(
-        rateLimit: Int = 30, logLimit: Int = 1000, faults: FaultInjector? = nil,
+        on engine: TestEngine, rateLimit: Int = 30, logLimit: Int = 1000, faults: FaultInjector? = nil,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { _ in }
-    ) throws -> PushService {
+    ) async throws -> PushService {
         let clock = clock
         return PushService(
-            store: try .inMemory(), configuration: .init(project: "demo", rateLimit: rateLimit, logLimit: logLimit),
+            store: try await engine.open(PushStore.self), configuration: .init(project: "demo", rateLimit: rateLimit, logLimit: logLimit),
             now: { clock.now() }, faults: faults, sleep: sleep)
     }
 
@@ -35,8 +35,8 @@ import Testing
         return try #require(try await service.messages().first)
     }
 
-    @Test func everyOutcomeIsLoggedWithSenderTargetAndRequest() async throws {
-        let service = try makeService(rateLimit: 1)
+    @Test(arguments: TestEngine.available) func everyOutcomeIsLoggedWithSenderTargetAndRequest(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine, rateLimit: 1)
         try await service.register(tokens: ["t1", "t2"])
         let waiting = try await sendAndLog(service, body(to: "t1"))
         #expect(waiting.outcome == .inbox)
@@ -60,8 +60,8 @@ import Testing
         #expect(try await service.messages().count == 6)
     }
 
-    @Test func aScreenThatIsOpenGetsABannerAndOpeningUpdatesTheEntry() async throws {
-        let service = try makeService()
+    @Test(arguments: TestEngine.available) func aScreenThatIsOpenGetsABannerAndOpeningUpdatesTheEntry(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine)
         try await service.register(token: "t1")
         let screen = service.deliveries.subscribe("t1")
         let shown = try await sendAndLog(service, body(to: "t1"))
@@ -71,12 +71,12 @@ import Testing
         withExtendedLifetime(screen) {}
     }
 
-    @Test func faultsOnDemandShowAsDroppedAndDelayed() async throws {
+    @Test(arguments: TestEngine.available) func faultsOnDemandShowAsDroppedAndDelayed(on engine: TestEngine) async throws {
         let clock = clock
         let faults = FaultInjector(now: { clock.now() })
         // the delay lasts until the test ends it
         let (delay, endDelay) = AsyncStream<Void>.makeStream()
-        let service = try makeService(faults: faults) { _ in for await _ in delay { return } }
+        let service = try await makeService(on: engine, faults: faults) { _ in for await _ in delay { return } }
         try await service.register(token: "t1")
         _ = try faults.add(target: .push, kind: .dropPush, count: 1, lifetime: 60)
         #expect(try await sendAndLog(service, body(to: "t1")).outcome == .dropped)
@@ -90,8 +90,8 @@ import Testing
         #expect(try await service.messages().map(\.outcome) == [.inbox, .dropped])
     }
 
-    @Test func theLogKeepsItsNewestEntriesNewestFirst() async throws {
-        let service = try makeService(logLimit: 3)
+    @Test(arguments: TestEngine.available) func theLogKeepsItsNewestEntriesNewestFirst(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine, logLimit: 3)
         try await service.register(token: "t1")
         var names: [String] = []
         for index in 0..<5 {
@@ -101,8 +101,8 @@ import Testing
         #expect(try await service.messages().compactMap(\.name) == names.suffix(3).reversed())
     }
 
-    @Test func filtersByTargetAndOutcomeAndClears() async throws {
-        let service = try makeService()
+    @Test(arguments: TestEngine.available) func filtersByTargetAndOutcomeAndClears(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine)
         try await service.register(tokens: ["t1", "t2"])
         for token in ["t1", "t2", "t1", "nobody"] { _ = try? await service.send(project: "demo", body: body(to: token)) }
         #expect(try await service.messages(target: "t1").count == 2)
@@ -114,8 +114,8 @@ import Testing
     }
 
     /// A request past the stored length keeps its first bytes and says so.
-    @Test func aHugeRequestIsStoredTruncated() async throws {
-        let service = try makeService()
+    @Test(arguments: TestEngine.available) func aHugeRequestIsStoredTruncated(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine)
         let huge = body(to: "t1", data: #"{"k": "\#(String(repeating: "x", count: PushLogEntry.requestLimit))"}"#)
         let entry = try await sendAndLog(service, huge)
         #expect(entry.truncated)
@@ -126,9 +126,9 @@ import Testing
 
 /// A console's composer state is kept as sent; only the consoles saved last are kept.
 @Suite struct ComposerStoreTests {
-    @Test func theConsolesSavedLastAreKept() async throws {
+    @Test(arguments: TestEngine.available) func theConsolesSavedLastAreKept(on engine: TestEngine) async throws {
         let clock = TestClock()
-        let service = PushService(store: try .inMemory(), now: { clock.now() })
+        let service = PushService(store: try await engine.open(PushStore.self), now: { clock.now() })
         for index in 0...100 {
             clock.advance(1)
             try await service.saveComposerState(console: "c\(index)", json: #"{"templates": {}, "last": {"n": \#(index)}}"#)

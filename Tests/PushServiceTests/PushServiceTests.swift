@@ -72,7 +72,7 @@ import Testing
         #expect(violations.map(\.description) == [rule.description])
     }
 
-    @Test func theDataLimitIs4096Bytes() throws {
+    @Test(arguments: TestEngine.available) func theDataLimitIs4096Bytes(on engine: TestEngine) async throws {
         let fits = String(repeating: "a", count: 4096 - 1)
         _ = try FCMSendRequest.parse(Self.body(#"{"token": "t", "data": {"k": "\#(fits)"}}"#))
         #expect(throws: FCMError.self) {
@@ -85,9 +85,10 @@ import Testing
     let clock = TestClock()
     let payload = OutOfBandPayload(redeemData: .init(token: "tok", redeemURL: URL(string: "http://127.0.0.1:8080/api/backend/redeem")!))
 
-    func makeService(rateLimit: Int = 30) throws -> PushService {
+    func makeService(on engine: TestEngine, rateLimit: Int = 30) async throws -> PushService {
         let clock = clock
-        return PushService(store: try .inMemory(), configuration: .init(project: "demo", rateLimit: rateLimit), now: { clock.now() })
+        return PushService(
+            store: try await engine.open(PushStore.self), configuration: .init(project: "demo", rateLimit: rateLimit), now: { clock.now() })
     }
 
     func send(_ service: PushService, to token: String, project: String = "demo", validateOnly: Bool = false) async throws(FCMError) -> String {
@@ -97,8 +98,8 @@ import Testing
         return try await service.send(project: project, body: Array(body.utf8)).name
     }
 
-    @Test func aMessageWaitsInTheInboxAndCarriesThePayload() async throws {
-        let service = try makeService()
+    @Test(arguments: TestEngine.available) func aMessageWaitsInTheInboxAndCarriesThePayload(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine)
         try await service.register(token: "t1")
         let name = try await send(service, to: "t1")
         #expect(name.hasPrefix("projects/demo/messages/"))
@@ -111,8 +112,8 @@ import Testing
         #expect(try await service.inbox(token: "t1").isEmpty)
     }
 
-    @Test func unknownAndRetiredTokensAreUnregistered() async throws {
-        let service = try makeService()
+    @Test(arguments: TestEngine.available) func unknownAndRetiredTokensAreUnregistered(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine)
         await #expect(throws: FCMError.unregistered("nobody")) { try await send(service, to: "nobody") }
         try await service.register(token: "t1")
         try await service.retire(token: "t1")
@@ -125,22 +126,22 @@ import Testing
         }
     }
 
-    @Test func anotherProjectIsASenderIdMismatch() async throws {
-        let service = try makeService()
+    @Test(arguments: TestEngine.available) func anotherProjectIsASenderIdMismatch(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine)
         try await service.register(token: "t1")
         await #expect(throws: FCMError.senderIdMismatch("other")) { try await send(service, to: "t1", project: "other") }
         #expect(try await service.inbox(token: "t1").isEmpty)
     }
 
-    @Test func validateOnlyDeliversNothing() async throws {
-        let service = try makeService()
+    @Test(arguments: TestEngine.available) func validateOnlyDeliversNothing(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine)
         try await service.register(token: "t1")
         _ = try await send(service, to: "t1", validateOnly: true)
         #expect(try await service.inbox(token: "t1").isEmpty)
     }
 
-    @Test func pushBombingIsThrottledPerToken() async throws {
-        let service = try makeService(rateLimit: 3)
+    @Test(arguments: TestEngine.available) func pushBombingIsThrottledPerToken(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine, rateLimit: 3)
         try await service.register(token: "t1")
         try await service.register(token: "t2")
         for _ in 0..<3 { _ = try await send(service, to: "t1") }
@@ -157,10 +158,27 @@ import Testing
         #expect(try await service.inbox(token: "t1").count == 4)
     }
 
+    /// Sends that arrive at once, through two instances on one database, are counted exactly:
+    /// the limit's worth are taken, every other one is refused.
+    @Test(arguments: TestEngine.available) func concurrentSendsThroughTwoInstancesKeepTheLimit(on engine: TestEngine) async throws {
+        let store = try await engine.open(PushStore.self)
+        let clock = clock
+        let instances = [store, try await engine.otherInstance(of: store)].map {
+            PushService(store: $0, configuration: .init(project: "demo", rateLimit: 3), now: { clock.now() })
+        }
+        try await instances[0].register(token: "t1")
+        let sent = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<20 { group.addTask { (try? await self.send(instances[index % 2], to: "t1")) != nil } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(sent == 3)
+        #expect(try await instances[1].inbox(token: "t1").count == 3)
+    }
+
     /// A send counts for `rateWindow` seconds after it, the last of them included: 59 s later it
     /// still fills the window, 60 s later it has left it; a refused send counts for nothing.
-    @Test func theWindowEndsSixtySecondsAfterASend() async throws {
-        let service = try makeService(rateLimit: 2)
+    @Test(arguments: TestEngine.available) func theWindowEndsSixtySecondsAfterASend(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine, rateLimit: 2)
         try await service.register(token: "t1")
         // a refusal says, as FCM's Retry-After, when the window's oldest send leaves it
         func outcome() async -> String {
@@ -202,8 +220,8 @@ import Testing
         _ = try await send(restarted, to: "t1")
     }
 
-    @Test func aSubscriberGetsNewMessages() async throws {
-        let service = try makeService()
+    @Test(arguments: TestEngine.available) func aSubscriberGetsNewMessages(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine)
         try await service.register(token: "t1")
         let stream = service.deliveries.subscribe("t1")
         let name = try await send(service, to: "t1")

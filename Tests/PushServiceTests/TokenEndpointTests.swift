@@ -24,8 +24,8 @@ import Testing
         sender = try GoogleAuthSender(privateKeyPEM: file.privateKey, keyId: file.privateKeyId, clientEmail: file.clientEmail)
     }
 
-    func request(_ assertion: String) throws(OAuthError) -> AccessTokenGrant {
-        try service.issueAccessToken(form: GoogleAuthSender.tokenRequest(assertion), tokenEndpoint: Self.endpoint)
+    func request(_ assertion: String) async throws(OAuthError) -> AccessTokenGrant {
+        try await service.issueAccessToken(form: GoogleAuthSender.tokenRequest(assertion), tokenEndpoint: Self.endpoint)
     }
 
     /// An assertion google-auth would sign now, with `changes` made to its header and claims:
@@ -82,11 +82,11 @@ import Testing
         #expect(other.keyId != first.keyId)
     }
 
-    @Test func anAssertionAsGoogleAuthSignsItGetsATokenForItsProject() throws {
-        let grant = try request(try assertion())
+    @Test func anAssertionAsGoogleAuthSignsItGetsATokenForItsProject() async throws {
+        let grant = try await request(try assertion())
         #expect(grant.tokenType == "Bearer" && grant.expiresIn == 3600)
         #expect(service.standing(ofAccessToken: grant.accessToken) == .live(project: "privacyidea-push"))
-        #expect(try request(try assertion()).accessToken != grant.accessToken)
+        #expect(try await request(try assertion()).accessToken != grant.accessToken)
         clock.advance(3599)
         #expect(service.standing(ofAccessToken: grant.accessToken).isLive)
         clock.advance(1)
@@ -96,12 +96,12 @@ import Testing
 
     /// The token_uri as the audience (other Google clients), an audience list, no kid, and
     /// parameters the endpoint does not know (RFC 6749 §3.2: ignored).
-    @Test func otherClientsWaysAreTaken() throws {
-        _ = try request(try assertion(claims: ["aud": #""\#(Self.endpoint)""#]))
-        _ = try request(try assertion(claims: ["aud": #"["https://elsewhere.example", "\#(Self.endpoint)"]"#]))
-        _ = try request(try assertion(header: ["kid": nil, "typ": nil]))
+    @Test func otherClientsWaysAreTaken() async throws {
+        _ = try await request(try assertion(claims: ["aud": #""\#(Self.endpoint)""#]))
+        _ = try await request(try assertion(claims: ["aud": #"["https://elsewhere.example", "\#(Self.endpoint)"]"#]))
+        _ = try await request(try assertion(header: ["kid": nil, "typ": nil]))
         let form = GoogleAuthSender.form([("scope", "x"), ("grant_type", GoogleAuthSender.jwtBearer), ("assertion", try assertion()), ("scope", "y")])
-        _ = try service.issueAccessToken(form: form, tokenEndpoint: Self.endpoint)
+        _ = try await service.issueAccessToken(form: form, tokenEndpoint: Self.endpoint)
     }
 
     static let refusedAssertions: [(String, [String: String?], [String: String?], OAuthError.Code, String)] = [
@@ -126,16 +126,17 @@ import Testing
     ]
 
     @Test(arguments: refusedAssertions)
-    func assertionsRefused(_ what: String, header: [String: String?], claims: [String: String?], code: OAuthError.Code, mentions: String) throws {
+    func assertionsRefused(_ what: String, header: [String: String?], claims: [String: String?], code: OAuthError.Code, mentions: String) async throws
+    {
         let assertion = try assertion(header: header, claims: claims)
-        let refusal = #expect(throws: OAuthError.self, "\(what)") { try request(assertion) }
+        let refusal = await #expect(throws: OAuthError.self, "\(what)") { try await request(assertion) }
         #expect(refusal?.code == code, "\(what)")
         #expect(refusal?.description.contains(mentions) == true, "\(what): \(refusal?.description ?? "")")
         #expect(refusal.map { !$0.description.contains(assertion.prefix(20)) } == true, "\(what): the assertion is echoed")
     }
 
     /// Signed by another key, or altered after signing, or not a JWT at all.
-    @Test func forgedAndMalformedAssertionsAreRefused() throws {
+    @Test func forgedAndMalformedAssertionsAreRefused() async throws {
         let forger = try sender.withAnotherKey()
         let signed = try assertion()
         let parts = signed.split(separator: ".").map(String.init)
@@ -152,7 +153,7 @@ import Testing
             ([parts[0], duplicateClaim, parts[2]].joined(separator: "."), "claims set is not JSON"),
         ]
         for (assertion, mentions) in cases {
-            let refusal = #expect(throws: OAuthError.self, "\(mentions)") { try request(assertion) }
+            let refusal = await #expect(throws: OAuthError.self, "\(mentions)") { try await request(assertion) }
             #expect(refusal?.code == .invalidGrant)
             #expect(refusal?.description.contains(mentions) == true, "\(refusal?.description ?? "")")
         }
@@ -169,8 +170,10 @@ import Testing
     ]
 
     @Test(arguments: refusedForms)
-    func formsRefused(_ form: String, code: OAuthError.Code, mentions: String) {
-        let refusal = #expect(throws: OAuthError.self) { try service.issueAccessToken(form: Array(form.utf8), tokenEndpoint: Self.endpoint) }
+    func formsRefused(_ form: String, code: OAuthError.Code, mentions: String) async {
+        let refusal = await #expect(throws: OAuthError.self) {
+            try await service.issueAccessToken(form: Array(form.utf8), tokenEndpoint: Self.endpoint)
+        }
         #expect(refusal?.code == code)
         #expect(refusal?.status == 400)
         #expect(refusal?.description.contains(mentions) == true, "\(refusal?.description ?? "")")

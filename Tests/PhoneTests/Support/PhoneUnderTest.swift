@@ -4,8 +4,8 @@ import BlockingWork
 import Foundation
 import Phone
 import Retry
-import SQLiteStore
 import SodiumKit
+import Storage
 import Synchronization
 import TestDoubles
 import Testing

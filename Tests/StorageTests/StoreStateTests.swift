@@ -1,17 +1,18 @@
 import GRDB
 import Testing
 
-@testable import SQLiteStore
+@testable import Storage
 
 /// What `/ready` reads of a store: a store whose writes fail for want of space is failing, though
 /// it still reads, until a write succeeds again; a write refused for its own reasons is no failure.
 @Suite struct StoreStateTests {
-    struct NoteStore: SQLiteStore {
+    struct NoteStore: Store {
         static var migrator: DatabaseMigrator {
             var migrator = DatabaseMigrator()
             migrator.registerMigration("notes") { db in try db.execute(sql: "CREATE TABLE note (data BLOB)") }
             return migrator
         }
+        static let postgresMigrations = [PostgresMigration("notes", ["CREATE TABLE note (data BYTEA)"])]
         let database: StoreDatabase
     }
 
@@ -27,20 +28,20 @@ import Testing
         #expect(await store.state().status == .ok)
 
         await #expect(throws: Refused.self) {
-            try await store.commits.write { _ in throw Refused() }
+            try await store.write { _ in throw Refused() }
         }
         #expect(await store.state().status == .ok, "the caller's own refusal says nothing of the storage")
 
         try await Self.limitPages(store, to: 2)
         await #expect(throws: DatabaseError.self) {
-            try await store.commits.write { db in try db.execute(sql: "INSERT INTO note (data) VALUES (zeroblob(1000000))") }
+            try await store.write { sql in try sql.execute("INSERT INTO note (data) VALUES (zeroblob(1000000))", []) }
         }
         let full = await store.state()
         #expect(full.status == .failing)
         #expect(full.message?.contains("full") == true, "\(full)")
 
         try await Self.limitPages(store, to: 10_000)
-        try await store.commits.write { db in try db.execute(sql: "INSERT INTO note (data) VALUES (zeroblob(1000000))") }
+        try await store.write { sql in try sql.execute("INSERT INTO note (data) VALUES (zeroblob(1000000))", []) }
         #expect(await store.state().status == .ok)
     }
 }

@@ -3,7 +3,7 @@ import GRDB
 import Synchronization
 import Testing
 
-@testable import SQLiteStore
+@testable import Storage
 
 /// Counts the transactions the database commits.
 final class CommitCounter: TransactionObserver, Sendable {

@@ -3,7 +3,7 @@ import GRDB
 
 /// The INSERT of one table's rows, each column named beside the value it takes from the record,
 /// so the two cannot drift apart. Its SQL is written once and its statement prepared once per
-/// connection: GRDB's `insert` builds a dictionary of the columns and writes the SQL anew for
+/// connection (on either engine): GRDB's `insert` builds a dictionary of the columns and writes the SQL anew for
 /// every row, which under load was nearly 3 % of the server's CPU for a login's dozen inserts.
 /// `columnsLeftOut` lets a test hold the list against the migrated table, so a column added
 /// later cannot be forgotten here.
@@ -14,22 +14,29 @@ public struct NamedInsert<Record>: Sendable {
     public let columns: [String]
     private let values: [Value]
     private let sql: String
+    /// The key the database numbers itself, which `run` returns (`RETURNING`, on both engines).
+    private let numberedKey: String?
 
-    public init(into table: String, _ columns: KeyValuePairs<String, Value>) {
+    public init(into table: String, numbering numberedKey: String? = nil, _ columns: KeyValuePairs<String, Value>) {
         self.table = table
         self.columns = columns.map(\.key)
+        self.numberedKey = numberedKey
         values = columns.map(\.value)
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         sql =
-            "INSERT INTO \(table.quotedDatabaseIdentifier) (\(self.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(placeholders))"
+            "INSERT INTO \(table) (\(self.columns.joined(separator: ", "))) VALUES (\(placeholders))"
+            + (numberedKey.map { " RETURNING \($0)" } ?? "")
     }
 
-    /// Inserts `record`; returns the row's id (an auto-incremented key's value).
+    /// Inserts `record`; returns the number the database gave its row, for a table that numbers them.
     @discardableResult
-    public func run(_ record: Record, _ db: Database) throws -> Int64 {
+    public func run(_ record: Record, _ sql: any StoreSQL) throws -> Int64? {
         let row: [(any DatabaseValueConvertible)?] = try values.map { try $0(record) }
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(row))
-        return db.lastInsertedRowID
+        guard numberedKey != nil else {
+            try sql.execute(self.sql, row)
+            return nil
+        }
+        return try sql.fetchOne(Int64.self, self.sql, row)
     }
 
     /// The table's columns this insert does not write, but for a key SQLite numbers itself.

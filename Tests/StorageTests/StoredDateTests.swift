@@ -3,7 +3,7 @@ import GRDB
 import TestDoubles
 import Testing
 
-@testable import SQLiteStore
+@testable import Storage
 
 /// `StoredDate` must write GRDB's own text, byte for byte: rows written before it and after it
 /// are compared and ordered as text in SQL (`expiresAt > ?`).

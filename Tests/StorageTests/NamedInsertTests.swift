@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 
-@testable import SQLiteStore
+@testable import Storage
 
 /// A named INSERT leaves the row GRDB's own `insert` leaves, value for value, so GRDB reads it
 /// back; and it tells which of the table's columns it leaves out.
@@ -18,7 +18,7 @@ import Testing
         var done: Bool
 
         static let insertion = NamedInsert<Note>(
-            into: databaseTableName,
+            into: databaseTableName, numbering: "id",
             [
                 "text": { $0.text }, "at": { StoredDate($0.at) }, "until": { $0.until.map(StoredDate.init) }, "body": { $0.body },
                 "tags": { try jsonText($0.tags) }, "done": { $0.done },

@@ -1,0 +1,133 @@
+import Foundation
+import Logging
+import NIOPosix
+import PostgresNIO
+
+/// One part's store on a shared PostgreSQL: its tables in a schema of its own (the part's
+/// name), as on SQLite they are in a file of their own, reached through a pool of connections
+/// whose `search_path` is that schema, so the stores' SQL names its tables alone on both engines.
+///
+/// A transaction's statements wait for their answers on a thread of the store's own (as GRDB's
+/// do on its queue), so the stores' operations, written once as synchronous code, run on
+/// either engine. Writes run at SERIALIZABLE: a counter read and then changed (wrong PINs, an
+/// OTP's step, a token's rate window) is exact across every instance that shares the database,
+/// and a write that loses a race to another runs again, as `GroupCommit` runs one again on
+/// SQLite. A write must therefore change nothing but the database.
+public final class PostgresDatabase: Sendable {
+    public let schema: String
+    private let client: PostgresClient
+    private let threads: NIOThreadPool
+    private let running: Task<Void, Never>
+    private let logger: Logger
+
+    /// How many connections (and threads) one store keeps at most.
+    public static let defaultConnections = 8
+    /// How often a write that lost a serialization race runs again before the loss is its error.
+    static let attempts = 20
+
+    public init(_ location: PostgresLocation, schema: String, connections: Int = defaultConnections, logger: Logger) {
+        var configuration = location.configuration
+        configuration.options.maximumConnections = connections
+        configuration.options.additionalStartupParameters = [("search_path", schema), ("application_name", "authphone")]
+        self.schema = schema
+        self.logger = logger
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        threads = NIOThreadPool(numberOfThreads: connections)
+        threads.start()
+        running = Task { await client.run() }
+    }
+
+    deinit {
+        running.cancel()
+        threads.shutdownGracefully { _ in }
+    }
+
+    /// `body` in one SERIALIZABLE transaction, run again while it loses to a concurrent one.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+            } catch let error as PSQLError where Self.isLostRace(error) && attempt < Self.attempts {
+                attempt += 1
+                // apart, so that the writers that collided do not collide again at once
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...(500 * attempt))))
+            }
+        }
+    }
+
+    /// `body` in one read-only transaction: its reads see one moment.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
+        try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    /// Runs the migrations not yet run, in order, each once however many instances start
+    /// together: the first to take the schema's lock runs them, the others find them done.
+    public func migrate(_ migrations: [PostgresMigration]) async throws {
+        let schema = schema
+        try await transaction("BEGIN") { sql in
+            let quoted = "\"\(schema)\""
+            try sql.execute("SELECT pg_advisory_xact_lock(hashtext(?))", ["authphone migrations " + schema])
+            try sql.execute("CREATE SCHEMA IF NOT EXISTS \(quoted)", [])
+            try sql.execute("SET LOCAL search_path TO \(quoted)", [])
+            try sql.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, appliedAt TEXT NOT NULL)", [])
+            let done = Set(try sql.fetchAll(String.self, "SELECT name FROM schema_migrations", []))
+            for migration in migrations where !done.contains(migration.name) {
+                for statement in migration.statements { try sql.execute(statement, []) }
+                try sql.execute("INSERT INTO schema_migrations (name, appliedAt) VALUES (?, ?)", [migration.name, StoredDate(Date())])
+            }
+        }
+    }
+
+    /// Empties every table of the schema but `keeping` and the migrations' record, at once.
+    public func erase(keeping: Set<String>) async throws {
+        let kept = Set(keeping.map { $0.lowercased() }).union(["schema_migrations"])
+        try await write { sql in
+            let tables = try sql.fetchAll(String.self, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()", [])
+                .filter { !kept.contains($0) }
+            guard !tables.isEmpty else { return }
+            try sql.execute("TRUNCATE \(tables.map { "\"\($0)\"" }.joined(separator: ", "))", [])
+        }
+    }
+
+    /// Ends the pool's connections.
+    public func close() {
+        running.cancel()
+    }
+
+    private func transaction<T: Sendable>(_ begin: String, _ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
+        let logger = logger
+        return try await client.withConnection { connection in
+            try await threads.runIfActive {
+                let sql = PostgresSQL(connection: connection, logger: logger)
+                try sql.run(begin)
+                let value: T
+                do {
+                    value = try body(sql)
+                } catch {
+                    try? sql.run("ROLLBACK")
+                    throw error
+                }
+                try sql.run("COMMIT")
+                return value
+            }
+        }
+    }
+
+    /// A serialization failure or a deadlock: the transaction lost to another and changed nothing.
+    static func isLostRace(_ error: PSQLError) -> Bool {
+        ["40001", "40P01"].contains(error.serverInfo?[.sqlState])
+    }
+}
+
+/// A migration of a store's PostgreSQL schema: named once, never changed after it shipped.
+public struct PostgresMigration: Sendable {
+    public let name: String
+    public let statements: [String]
+
+    public init(_ name: String, _ statements: [String]) {
+        self.name = name
+        self.statements = statements
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Logging
+import Storage
+
+/// The engines a store suite runs on: SQLite always, and PostgreSQL when the test run has one
+/// (`AUTHPHONE_TEST_POSTGRES_URL`, which `scripts/unit-test.sh` sets after starting a throwaway
+/// cluster). Each store a test opens is its own: an SQLite database in memory, or a schema of
+/// its own on the shared PostgreSQL.
+public enum TestEngine: String, Sendable, CaseIterable, CustomStringConvertible {
+    case sqlite, postgres
+
+    public var description: String { rawValue }
+
+    /// The PostgreSQL the tests share, when there is one.
+    public static let postgresURL = ProcessInfo.processInfo.environment["AUTHPHONE_TEST_POSTGRES_URL"]
+
+    /// What a store suite takes as its arguments.
+    public static let available: [TestEngine] = postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
+
+    /// A store of `Kind` on this engine, empty and migrated.
+    public func open<Kind: Store>(_ kind: Kind.Type) async throws -> Kind {
+        switch self {
+        case .sqlite: return try Kind.inMemory()
+        case .postgres: return try await Kind.open(try sharedSchema(Self.freshSchemaName()))
+        }
+    }
+
+    /// The same store as another instance sees it: on PostgreSQL a pool of its own on the same
+    /// schema; on SQLite, whose file one process holds, the store itself.
+    public func otherInstance<Kind: Store>(of store: Kind) async throws -> Kind {
+        guard case .postgres(let postgres) = store.database.engine else { return store }
+        return try await Kind.open(try sharedSchema(postgres.schema))
+    }
+
+    /// A second connection to the same schema, as another instance has: what a test of two
+    /// instances opens besides the first.
+    public func sharedSchema(_ schema: String) throws -> PostgresDatabase {
+        guard let url = Self.postgresURL else { preconditionFailure("only a PostgreSQL has schemas to share") }
+        return PostgresDatabase(try PostgresLocation(url: url), schema: schema, connections: 4, logger: Logger(label: "test-postgres"))
+    }
+
+    /// A schema no other test uses.
+    public static func freshSchemaName() -> String {
+        "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+    }
+}
