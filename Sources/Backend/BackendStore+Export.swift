@@ -38,7 +38,7 @@ extension BackendStore {
         try Self.check(state)
         do {
             try await write { tx in
-                if replacing { try Self.erase(tx.db) }
+                if replacing { try tx.db.emptyTables(keeping: []) }
                 try tx.load(state, at: time)
             }
         } catch { throw .storage("the backend could not be stored (nothing was changed): \(error)") }

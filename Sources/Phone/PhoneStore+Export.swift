@@ -70,7 +70,7 @@ extension PhoneStore {
         let rows = try Self.rows(of: state)
         do {
             try await writer.write { db in
-                if replacing { try Self.erase(db) }
+                if replacing { try db.emptyTables(keeping: []) }
                 for (phone, accounts, otpAccounts) in rows {
                     try phone.insert(db)
                     for account in accounts { try account.insert(db) }

@@ -80,17 +80,6 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
-    /// Empties every table of the schema but `keeping` and the migrations' record, at once.
-    public func erase(keeping: Set<String>) async throws {
-        let kept = Set(keeping.map { $0.lowercased() }).union(["schema_migrations"])
-        try await write { sql in
-            let tables = try sql.fetchAll(String.self, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()", [])
-                .filter { !kept.contains($0) }
-            guard !tables.isEmpty else { return }
-            try sql.execute("TRUNCATE \(tables.map { "\"\($0)\"" }.joined(separator: ", "))", [])
-        }
-    }
-
     /// Ends the pool's connections.
     public func close() {
         running.cancel()

@@ -49,6 +49,14 @@ struct PostgresSQL: StoreSQL {
         return Value.fromDatabaseValue(try Self.value(row.makeRandomAccess()[0]))
     }
 
+    func emptyTables(keeping: Set<String>) throws {
+        let kept = Set(keeping.map { $0.lowercased() }).union(["schema_migrations"])
+        let tables = try fetchAll(String.self, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()", [])
+            .filter { !kept.contains($0) }
+        guard !tables.isEmpty else { return }
+        try execute("TRUNCATE \(tables.map { "\"\($0)\"" }.joined(separator: ", "))", [])
+    }
+
     /// Statements without arguments: a transaction's BEGIN and COMMIT, a migration's DDL.
     func run(_ sql: String) throws {
         _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()

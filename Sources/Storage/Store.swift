@@ -148,21 +148,6 @@ extension Store {
     /// Empties every table but `keeping` (and the migrations' record), in one transaction: the
     /// schema stays, so the store works on at once (`POST /api/reset`, `authphone reset`).
     public func erase(keeping: Set<String> = []) async throws {
-        switch database.engine {
-        case .sqlite(let writer, _): try await writer.write { db in try Self.erase(db, keeping: keeping) }
-        case .postgres(let postgres): try await postgres.erase(keeping: keeping)
-        }
-    }
-
-    /// The same inside a transaction of the caller's, which fills the tables again (an import
-    /// with `--replace`): a failure later in it leaves the old rows.
-    public static func erase(_ db: Database, keeping: Set<String> = []) throws {
-        // rows of one table may point into another: checked once all are gone
-        try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-        let tables = try String.fetchAll(
-            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'")
-        for table in tables where !keeping.contains(table) {
-            try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier)")
-        }
+        try await write { try $0.emptyTables(keeping: keeping) }
     }
 }

@@ -20,6 +20,9 @@ public protocol StoreSQL {
     /// The first column of the first row; nil when there is no row or its value is NULL.
     func fetchOne<Value: DatabaseValueConvertible>(_ type: Value.Type, _ sql: String, _ arguments: [(any DatabaseValueConvertible)?])
         throws -> Value?
+    /// Empties every table of the store but `keeping` (and the migrations' record): a reset, or
+    /// an import with `--replace` that fills them again in the same transaction.
+    func emptyTables(keeping: Set<String>) throws
 }
 
 /// SQLite's side: GRDB's own connection, every statement prepared once per connection.
@@ -52,5 +55,15 @@ extension Database: StoreSQL {
         throws -> Value?
     {
         try Value.fetchOne(cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+    }
+
+    public func emptyTables(keeping: Set<String>) throws {
+        // rows of one table may point into another: checked once all are gone
+        try execute(sql: "PRAGMA defer_foreign_keys = ON")
+        let tables = try String.fetchAll(
+            self, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'")
+        for table in tables where !keeping.contains(table) {
+            try execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier)")
+        }
     }
 }

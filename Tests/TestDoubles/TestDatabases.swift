@@ -44,3 +44,27 @@ public enum TestEngine: String, Sendable, CaseIterable, CustomStringConvertible 
         "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
     }
 }
+
+/// A store's two schemas side by side: every SQLite table and column has its PostgreSQL twin.
+public enum SchemaTwins {
+    /// `table.column` names one engine has and the other lacks (PostgreSQL's folded to lower case).
+    public static func differences<Kind: Store>(of kind: Kind.Type) async throws -> [String] {
+        let sqlite = try Kind.inMemory()
+        let sqliteColumns = try await sqlite.readAll { sql in
+            try sql.fetchAll(
+                String.self,
+                "SELECT m.name || '.' || p.name FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name != 'grdb_migrations'",
+                [])
+        }
+        let postgres = try await TestEngine.postgres.open(kind)
+        let postgresColumns = try await postgres.readAll { sql in
+            try sql.fetchAll(
+                String.self,
+                "SELECT table_name || '.' || column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name != 'schema_migrations'",
+                [])
+        }
+        let one = Set(sqliteColumns.map { $0.lowercased() })
+        let other = Set(postgresColumns)
+        return one.symmetricDifference(other).sorted()
+    }
+}
