@@ -157,7 +157,7 @@ let package = Package(
         .executableTarget(
             name: "authphone",
             dependencies: [
-                "WebApp", "Backend", "BackendAPI", "LoadGenerator", "OutOfBand", "PushService", "SodiumKit", "StateExport",
+                "WebApp", "Backend", "BackendAPI", "LoadGenerator", "OutOfBand", "PushService", "SodiumKit", "StateExport", "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOPosix
 import PostgresNIO
+import Synchronization
 
 /// One part's store on a shared PostgreSQL: its tables in a schema of its own (the part's
 /// name), as on SQLite they are in a file of their own, reached through a pool of connections
@@ -15,6 +16,10 @@ import PostgresNIO
 /// SQLite. A write must therefore change nothing but the database.
 public final class PostgresDatabase: Sendable {
     public let schema: String
+    /// Where the server is, without its password.
+    public let location: String
+    /// How long a transaction waits for a connection before it is refused.
+    public let leaseTimeout: Duration
     private let client: PostgresClient
     private let threads: NIOThreadPool
     private let running: Task<Void, Never>
@@ -25,8 +30,12 @@ public final class PostgresDatabase: Sendable {
     /// How often a write that lost a serialization race runs again before the loss is its error.
     static let attempts = 20
 
-    public init(_ location: PostgresLocation, schema: String, connections: Int = defaultConnections, logger: Logger) {
+    public init(
+        _ location: PostgresLocation, schema: String, connections: Int = defaultConnections, leaseTimeout: Duration = .seconds(5), logger: Logger
+    ) {
         var configuration = location.configuration
+        self.location = location.description
+        self.leaseTimeout = leaseTimeout
         configuration.options.maximumConnections = connections
         configuration.options.additionalStartupParameters = [("search_path", schema), ("application_name", "authphone")]
         self.schema = schema
@@ -87,8 +96,8 @@ public final class PostgresDatabase: Sendable {
 
     private func transaction<T: Sendable>(_ begin: String, _ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
         let logger = logger
-        return try await client.withConnection { connection in
-            try await threads.runIfActive {
+        return try await withConnection { connection in
+            try await self.threads.runIfActive {
                 let sql = PostgresSQL(connection: connection, logger: logger)
                 try sql.run(begin)
                 let value: T
@@ -101,6 +110,34 @@ public final class PostgresDatabase: Sendable {
                 try sql.run("COMMIT")
                 return value
             }
+        }
+    }
+
+    /// A connection of the pool for `body`, or `StorageUnavailable` when none comes within
+    /// `leaseTimeout`: the pool would wait for ever while the server is down, retrying in the
+    /// background, and a request must be answered (503) instead. Once `body` has its
+    /// connection it runs to its end.
+    private func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let leased = LeaseMark()
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await self.client.withConnection { connection in
+                    leased.mark()
+                    return try await body(connection)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: self.leaseTimeout)
+                guard leased.isMarked else { throw StorageUnavailable(database: self.location, waited: self.leaseTimeout) }
+                return nil
+            }
+            while let finished = try await group.next() {
+                if let value = finished {
+                    group.cancelAll()
+                    return value
+                }
+            }
+            preconditionFailure("the connection's task ends with a value or an error")
         }
     }
 
@@ -119,4 +156,19 @@ public struct PostgresMigration: Sendable {
         self.name = name
         self.statements = statements
     }
+}
+
+/// Whether a transaction has its connection yet, as its deadline asks.
+private final class LeaseMark: Sendable {
+    private let marked = Atomic(false)
+    var isMarked: Bool { marked.load(ordering: .acquiring) }
+    func mark() { marked.store(true, ordering: .releasing) }
+}
+
+/// The database gave no connection in time: it is down, or unreachable, or every connection is
+/// busy. Nothing was done; the request may be sent again.
+public struct StorageUnavailable: Error, CustomStringConvertible {
+    public let database: String
+    public let waited: Duration
+    public var description: String { "the PostgreSQL at \(database) gave no connection within \(waited)" }
 }

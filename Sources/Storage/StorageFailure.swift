@@ -16,6 +16,7 @@ public func isStorageFull(_ error: any Error) -> Bool {
 /// a store unready, and what the edge answers with 503.
 public func isStorageFailure(_ error: any Error) -> Bool {
     switch error {
+    case is StorageUnavailable: true
     case let sqlite as DatabaseError:
         [.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_NOMEM, .SQLITE_PERM]
             .contains(sqlite.resultCode)
@@ -29,4 +30,10 @@ public func isStorageFailure(_ error: any Error) -> Bool {
         }
     default: false
     }
+}
+
+/// An error of either engine or of the way to it, whatever its cause: what the edge answers
+/// with 503 when no part put it in its own words.
+public func isStoreError(_ error: any Error) -> Bool {
+    error is DatabaseError || error is PSQLError || error is StorageUnavailable
 }

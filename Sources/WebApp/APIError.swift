@@ -98,9 +98,9 @@ struct APIError: HTTPResponseError, Equatable {
         case let error as PhoneError: APIError(error)
         case let error as OutOfBandError: APIError(error)
         // a store's own failure that no part put in its words (the push service's, the timeline's)
-        case let error as DatabaseError where isStorageFull(error):
+        case let error where isStorageFull(error):
             APIError(.insufficientStorage, "STORAGE_FULL", "the disk holding AuthPhone's data is full: nothing was changed")
-        case is DatabaseError: APIError(.serviceUnavailable, "STORAGE_ERROR", "AuthPhone's storage failed")
+        case let error where isStoreError(error): APIError(.serviceUnavailable, "STORAGE_ERROR", "AuthPhone's storage failed")
         case let error as HTTPError where error.status == .notFound:
             APIError(.notFound, "NOT_FOUND", "no such route or resource")
         case let error as HTTPError where error.status == .methodNotAllowed:

@@ -4,6 +4,7 @@ import Foundation
 import PushService
 import SodiumKit
 import StateExport
+import Storage
 
 /// Everything `authphone serve` can be told, with the defaults a user gets from `make run`.
 public struct AppConfiguration: Sendable {
@@ -25,6 +26,9 @@ public struct AppConfiguration: Sendable {
     /// Folder for `phones.sqlite`, `backend.sqlite`, `push.sqlite` and `timeline.sqlite`; nil keeps everything in memory (tests).
     public var dataDirectory: String? = defaultDataDirectory
     public static let defaultDataDirectory = "authphone-data"
+    /// A PostgreSQL that holds the stores instead of the data folder's SQLite files: every
+    /// instance started with the same one shares them.
+    public var postgres: PostgresLocation?
     public var publicDirectory: String
     public var templatesDirectory: String
     /// The backend the phones use; nil: this server's own backend.

@@ -33,7 +33,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     }
     let startedAt = configuration.now()
     let monitor = ServiceMonitor(logger: logger)
-    let (phoneStore, backendStore, pushStore, timelineStore) = try openDatabases(configuration)
+    let (phoneStore, backendStore, pushStore, timelineStore) = try await openDatabases(configuration, logger: logger)
     let tls = try configuration.tls.map {
         try ServerTLS.load(
             $0, names: Doors.hostNames(listenHost: listenHost, publicURL: configuration.publicURL).sorted(),

@@ -5,6 +5,7 @@ import Phone
 import PushService
 import SodiumKit
 import StateExport
+import Storage
 import Timeline
 
 // A data folder's databases as the command line sees them with no server running: erased
@@ -108,8 +109,33 @@ private enum DatabaseFile {
     static let all = [phones, backend, push, timeline]
 }
 
-/// One SQLite file per part, as if they ran on three machines, and one for the timeline that
-/// watches the wire between them (a record to look at: it is not synced at every batch).
+/// The parts' schemas on a shared PostgreSQL.
+private enum PostgresSchema {
+    static let phones = "phones"
+    static let backend = "backend"
+    static let push = "push"
+    static let timeline = "timeline"
+}
+
+/// The parts' stores where the server keeps its data: a schema each on a shared PostgreSQL, or
+/// else one SQLite file per part, as if they ran on three machines, and one for the timeline
+/// that watches the wire between them (a record to look at: it is not synced at every batch).
+func openDatabases(_ configuration: AppConfiguration, logger: Logger) async throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
+    if let postgres = configuration.postgres {
+        func schema(_ name: String) -> PostgresDatabase { PostgresDatabase(postgres, schema: name, logger: logger) }
+        do {
+            return (
+                try await .open(schema(PostgresSchema.phones)), try await .open(schema(PostgresSchema.backend)),
+                try await .open(schema(PostgresSchema.push)), try await .open(schema(PostgresSchema.timeline))
+            )
+        } catch {
+            throw DataFolderError(message: "the stores could not be opened on PostgreSQL: \(error)")
+        }
+    }
+    return try openDatabases(configuration)
+}
+
+/// The data folder's SQLite files, or databases in memory when the server keeps no folder.
 func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
     guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory(), try .inMemory()) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

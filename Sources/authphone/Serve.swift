@@ -50,6 +50,11 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Keep all data in memory; nothing survives a restart. [AUTHPHONE_IN_MEMORY]") var inMemory = false
     @Option(
         help:
+            "A PostgreSQL to keep the phones, backend, push and timeline in instead of SQLite files, shared by every instance given the same URL: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]. [AUTHPHONE_DATABASE]"
+    )
+    var database: String?
+    @Option(
+        help:
             "An `authphone export` file to start from when the data holds no phones and no backend accounts; its passphrase from --seed-passphrase-file or AUTHPHONE_EXPORT_PASSPHRASE. [AUTHPHONE_SEED]"
     )
     var seed: String?

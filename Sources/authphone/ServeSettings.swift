@@ -6,6 +6,7 @@ import Logging
 import PushService
 import SodiumKit
 import StateExport
+import Storage
 import WebApp
 
 /// `serve`'s options with every source read (flag, then `AUTHPHONE_NAME`, then the config
@@ -43,6 +44,10 @@ struct ServeSettings {
         let inMemory = try await sources.bool("inMemory", flags.inMemory ? true : nil) ?? false
         let dataDir = try await sources.string("dataDir", flags.dataDir) ?? AppConfiguration.defaultDataDirectory
         configuration.dataDirectory = inMemory ? nil : dataDir
+        if let database = try await sources.string("database", flags.database) {
+            guard !inMemory else { throw ValidationError("--database and --in-memory exclude each other: the data is kept in one place") }
+            do { configuration.postgres = try PostgresLocation(url: database) } catch { throw ValidationError("--database: \(error)") }
+        }
         if let seed = try await sources.string("seed", flags.seed) {
             let passphraseFile = try await sources.string("seedPassphraseFile", flags.seedPassphraseFile)
             do { configuration.seed = try StateCommand.open(seed, passphrase: Passphrase.read(file: passphraseFile)) } catch {
