@@ -20,20 +20,24 @@ public final class PostgresDatabase: Sendable {
     public let location: String
     /// How long a transaction waits for a connection before it is refused.
     public let leaseTimeout: Duration
-    private let client: PostgresClient
+    /// This pool's own name in the notices it announces, so that it does not hear them again.
+    let instance = UUID().uuidString
+    let client: PostgresClient
+    let logger: Logger
     private let threads: NIOThreadPool
     private let running: Task<Void, Never>
-    private let logger: Logger
 
     /// How many connections (and threads) one store keeps at most.
     public static let defaultConnections = 8
     /// How often a write that lost a serialization race runs again before the loss is its error.
     static let attempts = 20
 
+    /// `schema` is a plain lower-case name (letters, digits, `_`), as it names the channel too.
     public init(
         _ location: PostgresLocation, schema: String, connections: Int = defaultConnections, leaseTimeout: Duration = .seconds(5), logger: Logger
     ) {
         var configuration = location.configuration
+        precondition(schema.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }, "a schema's name is plain")
         self.location = location.description
         self.leaseTimeout = leaseTimeout
         configuration.options.maximumConnections = connections
@@ -95,10 +99,10 @@ public final class PostgresDatabase: Sendable {
     }
 
     private func transaction<T: Sendable>(_ begin: String, _ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
-        let logger = logger
+        let (logger, channel, instance) = (logger, channel, instance)
         return try await withConnection { connection in
             try await self.threads.runIfActive {
-                let sql = PostgresSQL(connection: connection, logger: logger)
+                let sql = PostgresSQL(connection: connection, logger: logger, channel: channel, instance: instance)
                 try sql.run(begin)
                 let value: T
                 do {

@@ -12,6 +12,9 @@ import PostgresNIO
 struct PostgresSQL: StoreSQL {
     let connection: PostgresConnection
     let logger: Logger
+    /// Where `announce` tells, and who tells (`PostgresDatabase.notices()`).
+    let channel: String
+    let instance: String
 
     @discardableResult
     func execute(_ sql: String, _ arguments: [(any DatabaseValueConvertible)?]) throws -> Int {
@@ -47,6 +50,10 @@ struct PostgresSQL: StoreSQL {
     {
         guard let row = try run(sql, arguments).rows.first else { return nil }
         return Value.fromDatabaseValue(try Self.value(row.makeRandomAccess()[0]))
+    }
+
+    func announce(_ notice: StoreNotice) throws {
+        try execute("SELECT pg_notify(?, ?)", [channel, "\(instance) \(notice.topic) \(notice.id)"])
     }
 
     func emptyTables(keeping: Set<String>) throws {

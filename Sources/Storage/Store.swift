@@ -49,6 +49,13 @@ public struct StoreDatabase: Sendable {
         try writer.read { try body($0) }
     }
 
+    /// What the other instances sharing the database change, as they commit it; nil for SQLite,
+    /// whose file one process holds.
+    public func notices() -> AsyncStream<StoreHearing>? {
+        guard case .postgres(let postgres) = engine else { return nil }
+        return postgres.notices()
+    }
+
     /// Whole tables (an export): on SQLite on the database's queue, so the caller's thread is not held.
     public func readAll<T: Sendable>(_ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
         switch engine {

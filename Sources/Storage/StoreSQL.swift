@@ -23,6 +23,9 @@ public protocol StoreSQL {
     /// Empties every table of the store but `keeping` (and the migrations' record): a reset, or
     /// an import with `--replace` that fills them again in the same transaction.
     func emptyTables(keeping: Set<String>) throws
+    /// Tells the other instances sharing the database of `notice` once this transaction commits,
+    /// and not at all if it does not. One process alone on its SQLite file has no one to tell.
+    func announce(_ notice: StoreNotice) throws
 }
 
 /// SQLite's side: GRDB's own connection, every statement prepared once per connection.
@@ -56,6 +59,8 @@ extension Database: StoreSQL {
     {
         try Value.fetchOne(cachedStatement(sql: sql), arguments: StatementArguments(arguments))
     }
+
+    public func announce(_ notice: StoreNotice) throws {}
 
     public func emptyTables(keeping: Set<String>) throws {
         // rows of one table may point into another: checked once all are gone

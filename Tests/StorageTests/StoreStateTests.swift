@@ -6,7 +6,7 @@ import Testing
 /// What `/ready` reads of a store: a store whose writes fail for want of space is failing, though
 /// it still reads, until a write succeeds again; a write refused for its own reasons is no failure.
 @Suite struct StoreStateTests {
-    struct NoteStore: Store {
+    struct NoteStore: Store, Sendable {
         static var migrator: DatabaseMigrator {
             var migrator = DatabaseMigrator()
             migrator.registerMigration("notes") { db in try db.execute(sql: "CREATE TABLE note (data BLOB)") }
