@@ -85,6 +85,11 @@ public final class KeyedBroadcaster<Key: Hashable & Sendable, Element: Sendable>
         return channel
     }
 
+    /// The keys someone listens for now (the phones whose screens are open here).
+    public var subscribedKeys: [Key] {
+        channels.withLock { $0.filter { $0.value.subscriberCount > 0 }.map(\.key) }
+    }
+
     /// Whether anyone listens for the key now (a phone's screen is open to show its pushes).
     public func hasSubscribers(_ key: Key) -> Bool {
         channels.withLock { ($0[key]?.subscriberCount ?? 0) > 0 }

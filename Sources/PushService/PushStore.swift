@@ -152,6 +152,17 @@ public struct PushStore: Store {
         try await write { sql in
             try InboxRecord.insertion.run(InboxRecord(message, token: token), sql)
             try log?.apply(sql)
+            try sql.announce(StoreNotice(Self.inboxTopic, message.id))
+        }
+    }
+
+    /// What `deliver` announces: a message is waiting in a phone's inbox.
+    static let inboxTopic = "inbox"
+
+    /// A waiting message and its token, by the message's id; nil once it was opened.
+    func inboxMessage(id: String) async throws -> (token: String, message: PushService.InboxMessage)? {
+        try await read { sql in
+            try sql.fetchOne(InboxRecord.self, "SELECT * FROM inbox WHERE id = ?", [id]).map { ($0.token, $0.inboxMessage) }
         }
     }
 

@@ -123,7 +123,9 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     StreamController(phones: phones, backend: backend, push: push, faults: faults, monitor: monitor).addRoutes(to: webSocketRouter)
     timelineRoutes.addStream(to: webSocketRouter)
 
-    var services: [any Service] = [PushOpener(platform: platform, logger: logger), DeferredPushSender(backend: backend), lanes, events]
+    var services: [any Service] = [
+        PushOpener(platform: platform, logger: logger), DeferredPushSender(backend: backend), OtherInstances(push: push), lanes, events,
+    ]
     if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }
     if let wireClient { services.append(HTTPClientShutdown(client: wireClient)) }
     let sslContext = try tls.map { try NIOSSLContext(configuration: $0.serverConfiguration) }

@@ -175,6 +175,22 @@ import Testing
         #expect(try await instances[1].inbox(token: "t1").count == 3)
     }
 
+    /// A push the FCM endpoint of one instance takes reaches the phone's screen open on another.
+    @Test(.enabled(if: TestEngine.postgresURL != nil), .timeLimit(.minutes(1))) func aPushTakenByOneInstanceReachesAScreenOnAnother() async throws {
+        let store = try await TestEngine.postgres.open(PushStore.self)
+        let clock = clock
+        let (taking, showing) = (
+            PushService(store: store, configuration: .init(project: "demo"), now: { clock.now() }),
+            PushService(store: try await TestEngine.postgres.otherInstance(of: store), configuration: .init(project: "demo"), now: { clock.now() })
+        )
+        try await taking.register(token: "t1")
+        var screen = showing.deliveries.subscribe("t1").makeAsyncIterator()
+        let relay = Task { await showing.relayOtherInstancesDeliveries() }
+        defer { relay.cancel() }
+        let name = try await send(taking, to: "t1")
+        #expect(await screen.next()?.name == name)
+    }
+
     /// A send counts for `rateWindow` seconds after it, the last of them included: 59 s later it
     /// still fills the window, 60 s later it has left it; a refused send counts for nothing.
     @Test(arguments: TestEngine.available) func theWindowEndsSixtySecondsAfterASend(on engine: TestEngine) async throws {

@@ -1,0 +1,12 @@
+import PushService
+import ServiceLifecycle
+
+/// What the other instances sharing the PostgreSQL change, brought to the pages connected here:
+/// the pushes they take for phones whose screens are open on this one. Nothing runs on SQLite.
+struct OtherInstances: Service {
+    let push: PushService
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await push.relayOtherInstancesDeliveries() }
+    }
+}
