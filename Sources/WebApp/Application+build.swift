@@ -124,8 +124,9 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     timelineRoutes.addStream(to: webSocketRouter)
 
     var services: [any Service] = [
-        PushOpener(platform: platform, logger: logger), DeferredPushSender(backend: backend), OtherInstances(push: push), lanes, events,
+        PushOpener(platform: platform, logger: logger), DeferredPushSender(backend: backend), lanes, events,
     ]
+    if configuration.postgres != nil { services.append(OtherInstances(push: push)) }
     if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }
     if let wireClient { services.append(HTTPClientShutdown(client: wireClient)) }
     let sslContext = try tls.map { try NIOSSLContext(configuration: $0.serverConfiguration) }

@@ -8,21 +8,47 @@ import StateExport
 import Storage
 import Timeline
 
-// A data folder's databases as the command line sees them with no server running: erased
-// (`authphone reset`), written out (`export`) and loaded (`import`), and the seed a server loads
-// at start (`serve --seed`).
+// A server's stores as the command line sees them with no server running: erased (`authphone
+// reset`), written out (`export`) and loaded (`import`), and the seed a server loads at start
+// (`serve --seed`).
 
-/// `authphone reset --data-dir`: a data folder's databases erased as `POST /api/reset` erases
-/// them (the backend keeps its key, the push service its senders' service accounts). A folder
-/// that holds none of them is refused, not created.
-public func resetDatabases(in directory: String) async throws {
-    let files = DatabaseFile.all
-    guard files.contains(where: { FileManager.default.fileExists(atPath: directory + "/" + $0) }) else {
-        throw DataFolderError(message: "\(directory) holds no AuthPhone database (\(files.joined(separator: ", ")))")
+/// Where a server keeps its stores, as a command names them: a data folder's SQLite files, or a
+/// PostgreSQL (`--database`).
+public enum StoresLocation: Sendable, CustomStringConvertible {
+    case folder(String)
+    case postgres(PostgresLocation)
+
+    public var description: String {
+        switch self {
+        case .folder(let directory): directory
+        case .postgres(let location): location.description
+        }
     }
-    var configuration = AppConfiguration()
-    configuration.dataDirectory = directory
-    let (phones, backend, push, timeline) = try openDatabases(configuration)
+
+    /// The stores, opened as a server would open them; a folder is made if missing.
+    fileprivate func open() async throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
+        var configuration = AppConfiguration()
+        switch self {
+        case .folder(let directory): configuration.dataDirectory = directory
+        case .postgres(let location): configuration.postgres = location
+        }
+        return try await openDatabases(configuration, logger: Logger(label: "authphone"))
+    }
+
+    /// A folder that holds none of `files` is refused, not made; a PostgreSQL is always there.
+    fileprivate func mustHold(_ files: [String], _ what: String) throws {
+        guard case .folder(let directory) = self, !files.contains(where: { FileManager.default.fileExists(atPath: directory + "/" + $0) })
+        else { return }
+        throw DataFolderError(message: "\(directory) holds no AuthPhone \(what) (\(files.joined(separator: ", ")))")
+    }
+}
+
+/// `authphone reset`: a server's stores erased as `POST /api/reset` erases them (the backend
+/// keeps its key, the push service its senders' service accounts). A folder that holds none of
+/// them is refused, not created.
+public func resetDatabases(in location: StoresLocation) async throws {
+    try location.mustHold(DatabaseFile.all, "database")
+    let (phones, backend, push, timeline) = try await location.open()
     try await phones.erase()
     try await backend.eraseTestData()
     try await push.eraseDeliveries()
@@ -35,10 +61,12 @@ public struct DataFolderError: Error, CustomStringConvertible {
 }
 
 /// `authphone export`: the phones and the backend's side of them, as the export file's bytes.
+/// A folder needs both databases, or it is refused.
 public func exportState(
-    from directory: String, passphrase: GuardedBytes, cost: PassphraseBox.Cost = .interactive, now: Date = Date()
+    from location: StoresLocation, passphrase: GuardedBytes, cost: PassphraseBox.Cost = .interactive, now: Date = Date()
 ) async throws -> Data {
-    let (phones, backend) = try openStateDatabases(directory)
+    for file in [DatabaseFile.phones, DatabaseFile.backend] { try location.mustHold([file], "phones and backend") }
+    let (phones, backend, _, _) = try await location.open()
     let phonePart = try await phones.exported()
     let backendPart = try await backend.exported()
     let state = ExportedState(
@@ -52,10 +80,8 @@ public func exportState(
 /// `authphone import`: the state into a folder that holds no phone and no backend account, or,
 /// `replacing`, into any folder as if `reset` had run first. The file is checked whole before a
 /// store is written; each store is written in one transaction.
-public func importState(_ state: ExportedState, into directory: String, replacing: Bool, now: Date = Date()) async throws {
-    var configuration = AppConfiguration()
-    configuration.dataDirectory = directory
-    let (phones, backend, push, timeline) = try openDatabases(configuration)
+public func importState(_ state: ExportedState, into location: StoresLocation, replacing: Bool, now: Date = Date()) async throws {
+    let (phones, backend, push, timeline) = try await location.open()
     if !replacing, let held = try await heldState(phones: phones, backend: backend) { throw StateExportError.notEmpty(held) }
     try await load(state, phones: phones, backend: backend, replacing: replacing, now: now)
     if replacing {
@@ -89,15 +115,6 @@ private func heldState(phones: PhoneStore, backend: BackendStore) async throws(S
     if !(try await phones.isEmpty()) { return "phones" }
     if !(try await backend.isEmpty()) { return "backend accounts" }
     return nil
-}
-
-/// The phones' and the backend's databases of a folder that has them; a folder without is refused, not created.
-private func openStateDatabases(_ directory: String) throws -> (PhoneStore, BackendStore) {
-    let files = [DatabaseFile.phones, DatabaseFile.backend]
-    guard files.allSatisfy({ FileManager.default.fileExists(atPath: directory + "/" + $0) }) else {
-        throw DataFolderError(message: "\(directory) holds no AuthPhone phones and backend (\(files.joined(separator: ", ")))")
-    }
-    return (try .open(path: directory + "/" + DatabaseFile.phones), try .open(path: directory + "/" + DatabaseFile.backend))
 }
 
 /// The parts' database files in a data folder.

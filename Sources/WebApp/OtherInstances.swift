@@ -2,7 +2,8 @@ import PushService
 import ServiceLifecycle
 
 /// What the other instances sharing the PostgreSQL change, brought to the pages connected here:
-/// the pushes they take for phones whose screens are open on this one. Nothing runs on SQLite.
+/// the pushes they take for phones whose screens are open on this one. Only a server on
+/// PostgreSQL runs it (a service that ends would stop the server).
 struct OtherInstances: Service {
     let push: PushService
 

@@ -10,28 +10,29 @@ import WebApp
 /// 64: a usage error.
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write a data folder's phones, accounts, keys and backend accounts to one JSON file, secrets sealed with a passphrase.")
+        abstract: "Write a stopped server's phones, accounts, keys and backend accounts to one JSON file, secrets sealed with a passphrase.")
 
-    @Option(help: "The stopped server's data folder.") var dataDir = AppConfiguration.defaultDataDirectory
+    @OptionGroup var stores: StoresOption
     @Option(help: "The file to write (replaced if it exists, readable by its owner only).") var out: String
     @OptionGroup var passphrase: PassphraseSource
 
     func run() async throws {
         try await StateCommand.refusing {
-            let data = try await exportState(from: dataDir, passphrase: try passphrase.read())
+            let location = try stores.location()
+            let data = try await exportState(from: location, passphrase: try passphrase.read())
             guard FileManager.default.createFile(atPath: out, contents: data, attributes: [.posixPermissions: 0o600]) else {
                 throw StateExportError.storage("cannot write \(out)")
             }
-            print("exported \(dataDir) to \(out)")
+            print("exported \(location) to \(out)")
         }
     }
 }
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Load an export into a data folder: one with no phones and no backend accounts, or any with --replace.")
+        abstract: "Load an export into a stopped server's stores: ones with no phones and no backend accounts, or any with --replace.")
 
-    @Option(help: "The stopped server's data folder (made if missing).") var dataDir = AppConfiguration.defaultDataDirectory
+    @OptionGroup var stores: StoresOption
     @Option(name: .customLong("in"), help: "The export to load.") var input: String
     @Flag(help: "Erase the folder's phones, backend accounts and sessions, pushes and timeline first (as `reset`).") var replace = false
     @OptionGroup var passphrase: PassphraseSource
@@ -39,8 +40,9 @@ struct Import: AsyncParsableCommand {
     func run() async throws {
         try await StateCommand.refusing {
             let state = try StateCommand.open(input, passphrase: try passphrase.read())
-            try await importState(state, into: dataDir, replacing: replace)
-            print("imported \(state.phones.count) phones and \(state.backend.accounts.count) backend accounts into \(dataDir)")
+            let location = try stores.location()
+            try await importState(state, into: location, replacing: replace)
+            print("imported \(state.phones.count) phones and \(state.backend.accounts.count) backend accounts into \(location)")
         }
     }
 }

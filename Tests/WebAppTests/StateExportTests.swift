@@ -27,13 +27,13 @@ import WebApp
     static func exportedState() async throws -> (folder: String, file: Data, state: ExportedState) {
         let folder = try folder()
         try await withEnrolledPhone(testConfiguration(dataDirectory: folder)) { _, _, _ in }
-        let file = try await exportState(from: folder, passphrase: guarded(), cost: .minimum)
+        let file = try await exportState(from: .folder(folder), passphrase: guarded(), cost: .minimum)
         return (folder, file, try StateFile.read(file, passphrase: guarded()))
     }
 
     /// What a folder holds, as an export sees it.
     static func contents(_ folder: String) async throws -> ExportedState {
-        try StateFile.read(try await exportState(from: folder, passphrase: guarded(), cost: .minimum), passphrase: guarded())
+        try StateFile.read(try await exportState(from: .folder(folder), passphrase: guarded(), cost: .minimum), passphrase: guarded())
     }
 
     @Test func aSeededServerLogsTheSamePhonesIn() async throws {
@@ -83,7 +83,7 @@ import WebApp
             refused.phones[0].name = "Changed"
             refused.backend.accounts[0].userId = "changed"
             change(&refused)
-            let error = await #expect(throws: StateExportError.self) { try await importState(refused, into: folder, replacing: true) }
+            let error = await #expect(throws: StateExportError.self) { try await importState(refused, into: .folder(folder), replacing: true) }
             #expect(error?.code == "EXPORT_INVALID" && error?.message.contains(field) == true, "\(field): \(String(describing: error))")
             #expect(try await Self.contents(folder) == state, "\(field)")
         }
@@ -91,10 +91,10 @@ import WebApp
         // a folder with phones is not written unless asked to replace them
         var other = state
         other.backend.accounts[0].displayName = "Changed"
-        let notEmpty = await #expect(throws: StateExportError.self) { try await importState(other, into: folder, replacing: false) }
+        let notEmpty = await #expect(throws: StateExportError.self) { try await importState(other, into: .folder(folder), replacing: false) }
         #expect(notEmpty?.code == "EXPORT_TARGET_NOT_EMPTY")
         #expect(try await Self.contents(folder) == state)
-        try await importState(other, into: folder, replacing: true)
+        try await importState(other, into: .folder(folder), replacing: true)
         #expect(try await Self.contents(folder) == other)
     }
 
@@ -114,7 +114,7 @@ import WebApp
 
     @Test func anExportNeedsAFolderWithTheDatabases() async throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("authphone-none-\(UUID())").path
-        await #expect(throws: DataFolderError.self) { try await exportState(from: missing, passphrase: Self.guarded()) }
+        await #expect(throws: DataFolderError.self) { try await exportState(from: .folder(missing), passphrase: Self.guarded()) }
         #expect(!FileManager.default.fileExists(atPath: missing))
     }
 }
