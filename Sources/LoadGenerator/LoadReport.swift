@@ -13,7 +13,7 @@ public struct LoadReport: Codable, Sendable {
     }
 
     public var mode: String
-    public var url: String
+    public var urls: [String]
     public var phones: Int
     /// logins a second asked for (0: as fast as possible)
     public var targetRate: Double
@@ -48,7 +48,7 @@ public struct LoadReport: Codable, Sendable {
         generator: CPUSample?
     ) {
         self.mode = mode.rawValue
-        url = options.url
+        urls = options.urls
         phones = options.phones
         targetRate = mode == .sockets && options.rate == 0 ? 10 : options.rate
         seconds = elapsed
@@ -76,7 +76,7 @@ public struct LoadReport: Codable, Sendable {
         let what = mode == "logins" ? "logins" : "logins beside \(phones) open phone WebSockets"
         let latencyName = mode == "logins" ? "end-to-end latency" : "input → FlowUpdate latency"
         var lines = [
-            "AuthPhone load: \(mode) against \(url) on \(cores) cores",
+            "AuthPhone load: \(mode) against \(urls.joined(separator: ", ")) on \(cores) cores",
             "  setup: \(phones) phones in \(Self.format(setupSeconds)) s"
                 + (setupFailures.isEmpty ? "" : ", failed: " + Self.list(setupFailures)),
             "  \(completed) \(what) in \(Self.format(seconds)) s: \(Self.format(perSecond))/s"
@@ -88,7 +88,7 @@ public struct LoadReport: Codable, Sendable {
         for (code, example) in errorExamples.sorted(by: { $0.key < $1.key }) { lines.append("    \(code): \(example.prefix(300))") }
         if let server {
             lines.append(
-                "  server (its /metrics): RSS \(Self.format(server.rssMiB)) MiB during the run, peak \(Self.format(server.peakRSSMiB)) MiB, "
+                "  \(urls.count > 1 ? "servers (their /metrics, added up)" : "server (its /metrics)"): RSS \(Self.format(server.rssMiB)) MiB during the run, peak \(Self.format(server.peakRSSMiB)) MiB, "
                     + "CPU \(Self.format(server.cpuPercent)) % (100 % = one core)")
         } else {
             lines.append("  server: RSS and CPU not seen (its /metrics did not answer with them)")

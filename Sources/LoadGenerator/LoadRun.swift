@@ -15,7 +15,9 @@ public struct LoadOptions: Sendable {
         case sockets
     }
 
-    public var url: String
+    /// The instances to drive (one, or several sharing one PostgreSQL): phone N is served by
+    /// the instance N mod their count, its screen, its API calls and its logins' sessions alike.
+    public var urls: [String]
     public var mode: Mode = .logins
     public var phones = 100
     /// Logins a second started on schedule (open loop); 0: each phone logs in again at once (closed loop).
@@ -33,13 +35,14 @@ public struct LoadOptions: Sendable {
     /// Progress lines on standard error, once a second.
     public var progress = true
 
-    public init(url: String) {
-        self.url = url
+    public init(urls: [String]) {
+        self.urls = urls
     }
 
     public func validated() throws -> LoadOptions {
-        guard WireHTTPClient.sendableURL(url)?.scheme?.lowercased() == "http" else {
-            throw LoadFailure("INVALID_OPTION", "--url must be an http:// address (port 1 to 65535) of a running AuthPhone")
+        guard (1...64).contains(urls.count) else { throw LoadFailure("INVALID_OPTION", "give 1 to 64 --url") }
+        for url in urls where WireHTTPClient.sendableURL(url)?.scheme?.lowercased() != "http" {
+            throw LoadFailure("INVALID_OPTION", "--url \(url) must be an http:// address (port 1 to 65535) of a running AuthPhone")
         }
         guard (1...20_000).contains(phones) else { throw LoadFailure("INVALID_OPTION", "--phones must be between 1 and 20000") }
         guard rate >= 0, rate <= 100_000 else { throw LoadFailure("INVALID_OPTION", "--rate must be between 0 and 100000 a second") }
@@ -49,7 +52,7 @@ public struct LoadOptions: Sendable {
             throw LoadFailure("INVALID_OPTION", "--login-phones must be between 1 and --phones")
         }
         var options = self
-        options.url = url.hasSuffix("/") ? String(url.dropLast()) : url
+        options.urls = urls.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         return options
     }
 }
@@ -65,14 +68,14 @@ public enum LoadRun {
         // and 5 s failed one phone in six (getConnectionFromPoolTimeout).
         configuration.timeout = .init(connect: .seconds(60), read: .seconds(60))
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let api = ServerAPI(base: options.url, http: http, timeout: .seconds(60))
+        let apis = options.urls.map { ServerAPI(base: $0, http: http, timeout: .seconds(60)) }
         let report: Result<LoadReport, any Error>
         do {
-            _ = try await api.call(.GET, "/health")
+            for api in apis { _ = try await api.call(.GET, "/health") }
             report = .success(
                 options.mode == .logins
-                    ? await logins(options, api: api)
-                    : await sockets(options, api: api))
+                    ? await logins(options, apis: apis)
+                    : await sockets(options, apis: apis))
         } catch {
             report = .failure(error)
         }
@@ -81,9 +84,9 @@ public enum LoadRun {
     }
 
     /// N phones enrol, then all log in until the schedule ends.
-    static func logins(_ options: LoadOptions, api: ServerAPI) async -> LoadReport {
+    static func logins(_ options: LoadOptions, apis: [ServerAPI]) async -> LoadReport {
         let schedule = Schedule(rate: options.rate, duration: options.duration, count: options.count)
-        return await run(.logins, options, api: api, schedule: schedule) { phone, _, recorder in
+        return await run(.logins, options, apis: apis, schedule: schedule) { phone, api, _, recorder in
             while let intended = await schedule.next() {
                 if await attempt(options, recorder, { try await phone.login(api) }) { recorder.succeeded(since: intended) }
             }
@@ -92,9 +95,9 @@ public enum LoadRun {
 
     /// N phone WebSockets held open while a few phones log in on schedule; each input's
     /// FlowUpdate is timed from the page's side.
-    static func sockets(_ options: LoadOptions, api: ServerAPI) async -> LoadReport {
+    static func sockets(_ options: LoadOptions, apis: [ServerAPI]) async -> LoadReport {
         let schedule = Schedule(rate: options.rate > 0 ? options.rate : 10, duration: options.duration, count: options.count)
-        return await run(.sockets, options, api: api, schedule: schedule) { phone, index, recorder in
+        return await run(.sockets, options, apis: apis, schedule: schedule) { phone, api, index, recorder in
             guard index < options.loginPhones else {
                 // an idle screen: holds its connection until the run ends
                 await schedule.finished()
@@ -109,10 +112,10 @@ public enum LoadRun {
     }
 
     /// Sets up N phones, each with its screen's WebSocket open (enrolled if it will log in),
-    /// starts the schedule once all are ready, and runs `work` for each while the server is watched.
+    /// starts the schedule once all are ready, and runs `work` for each while the servers are watched.
     private static func run(
-        _ mode: LoadOptions.Mode, _ options: LoadOptions, api: ServerAPI, schedule: Schedule,
-        work: @escaping @Sendable (ScriptedPhone, Int, Recorder) async -> Void
+        _ mode: LoadOptions.Mode, _ options: LoadOptions, apis: [ServerAPI], schedule: Schedule,
+        work: @escaping @Sendable (ScriptedPhone, ServerAPI, Int, Recorder) async -> Void
     ) async -> LoadReport {
         let recorder = Recorder()
         let gate = SetupGate(expected: options.phones, concurrency: options.setupConcurrency)
@@ -120,6 +123,7 @@ public enum LoadRun {
         let progress = options.progress ? Task { await Self.report(progress: recorder, gate: gate, schedule: schedule) } : nil
         let sample = await withTaskGroup(of: Watched?.self) { group -> Watched? in
             for index in 0..<options.phones {
+                let api = apis[index % apis.count]
                 group.addTask {
                     do {
                         try await ScriptedPhone.withNewPhone(api, name: "\(label) \(index)", user: "\(label)-\(index)", pin: options.pin) { phone in
@@ -127,7 +131,7 @@ public enum LoadRun {
                             try await gate.setUp { if logsIn { try await phone.enrol(api) } }
                             guard await gate.allReady() else { return }
                             await schedule.start()
-                            await work(phone, index, recorder)
+                            await work(phone, api, index, recorder)
                         }
                     } catch let failure as LoadFailure {
                         await gate.failed(failure)
@@ -137,7 +141,7 @@ public enum LoadRun {
                     return nil
                 }
             }
-            group.addTask { await Self.watch(api, gate: gate, schedule: schedule) }
+            group.addTask { await Self.watch(apis, gate: gate, schedule: schedule) }
             return await group.reduce(into: nil) { found, sample in found = found ?? sample }
         }
         progress?.cancel()
@@ -165,19 +169,19 @@ public enum LoadRun {
         var generator: CPUSample?
     }
 
-    /// The server's RSS (highest seen) and CPU while the run lasts, read off its `/metrics`,
-    /// every connection still open, and the load generator's own CPU over the same time.
-    private static func watch(_ api: ServerAPI, gate: SetupGate, schedule: Schedule) async -> Watched? {
+    /// The servers' RSS (highest seen) and CPU while the run lasts, read off their `/metrics` and
+    /// added up, every connection still open, and the load generator's own CPU over the same time.
+    private static func watch(_ apis: [ServerAPI], gate: SetupGate, schedule: Schedule) async -> Watched? {
         guard await gate.allReady() else { return nil }
         await schedule.start()
         let ownStart = ProcessReading.generator()
-        let start = await ProcessReading.server(api)
+        let start = await ProcessReading.servers(apis)
         var highest = start?.rssBytes ?? 0
         while await schedule.isRunning {
             try? await Task.sleep(for: .milliseconds(250))
-            highest = max(highest, await ProcessReading.server(api)?.rssBytes ?? 0)
+            highest = max(highest, await ProcessReading.servers(apis)?.rssBytes ?? 0)
         }
-        let end = await ProcessReading.server(api)
+        let end = await ProcessReading.servers(apis)
         let ownEnd = ProcessReading.generator()
         var watched = Watched()
         if let ownStart, let ownEnd { watched.generator = CPUSample(from: ownStart, to: ownEnd) }

@@ -17,6 +17,19 @@ struct ProcessReading: Sendable {
         }
     }
 
+    /// Several servers' added up (the instances sharing one PostgreSQL: their memory and CPU
+    /// together); nil when one of them cannot be read.
+    static func servers(_ apis: [ServerAPI]) async -> ProcessReading? {
+        var total = ProcessReading(at: .now, rssBytes: 0, peakRSSBytes: 0, cpuSeconds: 0)
+        for api in apis {
+            guard let reading = await server(api) else { return nil }
+            total = ProcessReading(
+                at: .now, rssBytes: total.rssBytes + reading.rssBytes, peakRSSBytes: total.peakRSSBytes + reading.peakRSSBytes,
+                cpuSeconds: total.cpuSeconds + reading.cpuSeconds)
+        }
+        return total
+    }
+
     /// The server's, from its Prometheus text; nil when the server cannot be read or reports none.
     static func server(_ api: ServerAPI) async -> ProcessReading? {
         guard let text = try? await api.text("/metrics") else { return nil }

@@ -19,7 +19,11 @@ struct Load: AsyncParsableCommand {
             for many logins a second, --pin-kdf fast.
             """)
 
-    @Option(help: "Base URL of the running AuthPhone (only this address is contacted).") var url = "http://127.0.0.1:8080"
+    @Option(
+        help:
+            "Base URL of the running AuthPhone (only the given addresses are contacted); several instances sharing one PostgreSQL: one --url each, phone N on the Nth mod their count (default: http://127.0.0.1:8080)."
+    )
+    var url: [String] = []
     @Option(help: "logins or sockets.") var mode = "logins"
     @Option(help: "Phones to create.") var phones = 100
     @Option(help: "Logins started a second (0: as fast as possible).") var rate: Double = 0
@@ -33,7 +37,7 @@ struct Load: AsyncParsableCommand {
 
     func run() async throws {
         guard let mode = LoadOptions.Mode(rawValue: mode) else { throw ValidationError("--mode must be logins or sockets") }
-        var options = LoadOptions(url: url)
+        var options = LoadOptions(urls: url.isEmpty ? ["http://127.0.0.1:8080"] : url)
         options.mode = mode
         options.phones = phones
         options.rate = rate
