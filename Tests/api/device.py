@@ -140,13 +140,13 @@ class Device:
         return offline_otp(key, payload_of(session["qrText"])["nma_data"]["token"], reference,
                            otp_step() if step is None else step)
 
-    def verify(self, session_id, account, example, right=True):
+    def verify(self, session_id, account, example, right=True, expect=200):
         message = f"authphone/v1 pin\n{session_id}\n{self.challenges[session_id]}\n{account}".encode()
         pin_seed = self.pin_seed if right else secrets.token_bytes(32)
         merge = {"deviceId": self.id, "accountId": account,
                  "accountSignature": b64(ed25519.sign(self.account_seeds[account], message)),
                  "pinSignature": b64(ed25519.sign(pin_seed, message))}
-        _, answer = self.api.call("verifyPin", example, path={"id": session_id}, merge=merge, expect=200)
+        _, answer = self.api.call("verifyPin", example, path={"id": session_id}, merge=merge, expect=expect)
         if "challenge" in answer:
             self.challenges[session_id] = answer["challenge"]
         return answer

@@ -1,0 +1,115 @@
+"""Two AuthPhone instances on two ports sharing one PostgreSQL (docs/operating.md, "More than one
+instance"): a phone made on one enrols through a session started on the other's console; a login
+pushed through one's FCM endpoint reaches the phone's screen open on the other and is confirmed
+there; 20 wrong PINs sent at once through both block the PIN after exactly 3.
+
+Both instances are given the same public URL, as instances behind one load balancer are: the QR
+codes, the phones' backend and the backend's push endpoint all name it.
+
+Environment: AUTHPHONE_BINARY, and AUTHPHONE_TEST_POSTGRES_URL, a PostgreSQL the test may create
+databases on (scripts/api-test.sh starts a throwaway one and sets it).
+"""
+
+import concurrent.futures
+import contextlib
+import copy
+import os
+import subprocess
+import urllib.parse
+import uuid
+
+import pytest
+
+from client import PIN, TIMEOUT, Api, new_phone, new_session, open_on_screen
+from device import Device
+from servers import free_port, serving
+
+POSTGRES = os.environ.get("AUTHPHONE_TEST_POSTGRES_URL")
+pytestmark = pytest.mark.skipif(POSTGRES is None, reason="needs AUTHPHONE_TEST_POSTGRES_URL (scripts/api-test.sh sets it)")
+
+
+def fresh_database():
+    """A database of the test's own on the test PostgreSQL, as a URL."""
+    name = "instances_" + uuid.uuid4().hex[:12]
+    subprocess.run(["psql", POSTGRES, "-qc", f'CREATE DATABASE "{name}"'], check=True, capture_output=True, timeout=TIMEOUT)
+    return urllib.parse.urlunsplit(urllib.parse.urlsplit(POSTGRES)._replace(path="/" + name))
+
+
+@contextlib.contextmanager
+def two_instances(tmp_path):
+    """Instances A and B on one fresh database, A's address their public URL; yields their clients."""
+    database = fresh_database()
+    port = free_port()
+    public = f"http://127.0.0.1:{port}"
+    shared = ["--database", database, "--pin-kdf", "fast", "--public-url", public]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with serving(tmp_path / "a", ["--port", str(port), "--data-dir", str(tmp_path / "a"), *shared], port=port) as (_, a, _), \
+            serving(tmp_path / "b", ["--data-dir", str(tmp_path / "b"), *shared]) as (_, b, _):
+        yield Api(a), Api(b)
+
+
+def test_a_phone_made_on_one_enrols_through_a_session_started_on_the_other(tmp_path):
+    with two_instances(tmp_path) as (a, b):
+        phone = new_phone(a)
+        session = new_session(b, "enrol", "alice")
+        screen = open_on_screen(a, phone, session)
+        screen.until(lambda m: m["type"] == "flowUpdate" and "secondFactorInfo" in m["flow"].get("currentInteraction", {}),
+                     "the PIN pad")
+        screen.send({"action": "inputSecondFactor", "pin": PIN})
+        assert screen.flow("DONE")
+        screen.close()
+        enrolled = b.call("getSession", path={"id": session["id"]}, expect=200)[1]
+        assert enrolled["status"] == "DONE" and enrolled["accountId"]
+        assert [p["id"] for p in b.call("listPhones", expect=200)[1]["phones"]] == [phone["id"]]
+
+
+def test_a_login_pushed_through_one_is_confirmed_on_the_screen_served_by_the_other(tmp_path):
+    with two_instances(tmp_path) as (a, b):
+        phone = new_phone(b)
+        screen = open_on_screen(b, phone, new_session(a, "enrol", "bob"))
+        screen.until(lambda m: m["type"] == "flowUpdate" and "secondFactorInfo" in m["flow"].get("currentInteraction", {}),
+                     "the PIN pad")
+        screen.send({"action": "inputSecondFactor", "pin": PIN})
+        screen.flow("DONE")
+
+        login = a.call("createSession", body={"type": "login", "userId": "bob", "delivery": "push"}, expect=201)[1]
+        arrived = screen.until(lambda m: m["type"] == "notification", "the push taken by the other instance")["notification"]
+        b.call("openInboxMessage", path={"id": phone["id"], "message": arrived["id"]}, expect=202)
+        assert screen.flow("WAIT_FOR_INPUT", "CONFIRM")["session"]["id"] == login["id"]
+        screen.send({"action": "confirmSession"})
+        screen.until(lambda m: m["type"] == "flowUpdate" and "secondFactorInfo" in m["flow"].get("currentInteraction", {}),
+                     "the PIN pad")
+        screen.send({"action": "inputSecondFactor", "pin": PIN})
+        screen.flow("DONE")
+        screen.close()
+        assert a.call("getSession", path={"id": login["id"]}, expect=200)[1]["status"] == "DONE"
+
+
+def test_twenty_wrong_pins_through_both_block_the_pin_after_exactly_three(tmp_path):
+    with two_instances(tmp_path) as (a, b):
+        device = Device(a)
+        account = device.enrol_user("carol", examples=False)
+        sessions = []
+        for _ in range(20):
+            login = new_session(a, "login", "carol")
+            device.redeem(login, None)
+            device.confirm(login["id"], None, account)
+            sessions.append(login["id"])
+        through_b = copy.copy(device)
+        through_b.api = b
+
+        def wrong_pin(index):
+            return (device if index % 2 else through_b).verify(sessions[index], account, None, right=False, expect=None)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=20) as pool:
+            answers = list(pool.map(wrong_pin, range(20)))
+        counted = sorted(answer["secondFactor"]["failedAttempts"] for answer in answers if answer.get("result") == "rejected")
+        assert counted == [1, 2, 3], answers
+        # every other attempt was refused without being counted, and the PIN is blocked: the right one too
+        assert all(answer.get("code") for answer in answers if answer.get("result") != "rejected"), answers
+        last = new_session(b, "login", "carol")
+        device.redeem(last, None)
+        device.confirm(last["id"], None, account)
+        refused = device.verify(last["id"], account, None, expect=None)
+        assert refused.get("result") != "loggedin" and refused.get("code") == "PIN_BLOCKED", refused
