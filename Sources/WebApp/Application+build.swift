@@ -126,7 +126,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     var services: [any Service] = [
         PushOpener(platform: platform, logger: logger), DeferredPushSender(backend: backend), lanes, events,
     ]
-    if configuration.postgres != nil { services.append(OtherInstances(push: push)) }
+    if configuration.postgres != nil { services.append(OtherInstances(push: push, backend: backend)) }
     if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }
     if let wireClient { services.append(HTTPClientShutdown(client: wireClient)) }
     let sslContext = try tls.map { try NIOSSLContext(configuration: $0.serverConfiguration) }

@@ -1,13 +1,21 @@
+import Backend
 import PushService
 import ServiceLifecycle
 
 /// What the other instances sharing the PostgreSQL change, brought to the pages connected here:
-/// the pushes they take for phones whose screens are open on this one. Only a server on
-/// PostgreSQL runs it (a service that ends would stop the server).
+/// the pushes they take for phones whose screens are open on this one, the sessions they change
+/// for the consoles watching this one. Only a server on PostgreSQL runs it (a service that ends
+/// would stop the server).
 struct OtherInstances: Service {
     let push: PushService
+    let backend: DemoBackend
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await push.relayOtherInstancesDeliveries() }
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await push.relayOtherInstancesDeliveries() }
+                group.addTask { await backend.relayOtherInstancesSessions() }
+            }
+        }
     }
 }
