@@ -27,7 +27,10 @@ extension BackendStore {
     public func isEmpty() async throws(StateExportError) -> Bool {
         do {
             return try await read { tx in
-                try AccountRecord.fetchCount(tx.db) + DeviceRecord.fetchCount(tx.db) + SecondFactorRecord.fetchCount(tx.db) == 0
+                try tx.sql.fetchOne(
+                    Bool.self,
+                    "SELECT NOT EXISTS (SELECT 1 FROM account) AND NOT EXISTS (SELECT 1 FROM device) AND NOT EXISTS (SELECT 1 FROM secondFactorAccount)",
+                    []) ?? false
             }
         } catch { throw .storage("the backend could not be read: \(error)") }
     }
@@ -38,7 +41,7 @@ extension BackendStore {
         try Self.check(state)
         do {
             try await write { tx in
-                if replacing { try tx.db.emptyTables(keeping: []) }
+                if replacing { try tx.sql.emptyTables(keeping: []) }
                 try tx.load(state, at: time)
             }
         } catch { throw .storage("the backend could not be stored (nothing was changed): \(error)") }
@@ -75,10 +78,12 @@ extension BackendStore {
 
 extension BackendStore.Transaction {
     fileprivate func exported() throws -> BackendStore.Exported {
-        guard let key = try ServerKeyRecord.fetchOne(db, key: 1) else { throw StateExportError.invalid("the backend has no server key yet") }
-        let accounts = try AccountRecord.order(Column("createdAt"), Column("id")).fetchAll(db)
-        let factors = try SecondFactorRecord.order(Column("deviceId")).fetchAll(db)
-        let policy = try SecondFactorPolicyRecord.fetchOne(db, key: 1)
+        guard let key = try sql.fetchOne(ServerKeyRecord.self, "SELECT * FROM serverKey WHERE id = 1", []) else {
+            throw StateExportError.invalid("the backend has no server key yet")
+        }
+        let accounts = try sql.fetchAll(AccountRecord.self, "SELECT * FROM account ORDER BY createdAt, id", [])
+        let factors = try sql.fetchAll(SecondFactorRecord.self, "SELECT * FROM secondFactorAccount ORDER BY deviceId", [])
+        let policy = try sql.fetchOne(SecondFactorPolicyRecord.self, "SELECT * FROM secondFactorPolicy WHERE id = 1", [])
         return BackendStore.Exported(
             backend: ExportedState.Backend(
                 accounts: accounts.map {
@@ -86,7 +91,7 @@ extension BackendStore.Transaction {
                         id: $0.id, userId: $0.userId, displayName: $0.displayName, deviceId: $0.deviceId, publicKey: $0.publicKey,
                         createdAt: $0.createdAt, otpReference: $0.otpReference, otpFailures: $0.otpFailures, otpLastStep: $0.otpLastStep)
                 },
-                devices: try DeviceRecord.order(Column("deviceId")).fetchAll(db).map {
+                devices: try sql.fetchAll(DeviceRecord.self, "SELECT * FROM device ORDER BY deviceId", []).map {
                     ExportedState.Device(deviceId: $0.deviceId, name: $0.name, fcmToken: $0.fcmToken, updatedAt: $0.updatedAt)
                 },
                 secondFactors: factors.map {
@@ -95,7 +100,7 @@ extension BackendStore.Transaction {
                         updatedAt: $0.updatedAt, biometricPublicKey: $0.biometricPublicKey, devicePublicKey: $0.devicePublicKey)
                 },
                 policy: policy.map { ExportedState.Policy(maxAttempts: $0.maxAttempts, penalties: $0.penalties, updatedAt: $0.updatedAt) },
-                serverFlags: try ServerFlagRecord.order(Column("name")).fetchAll(db).map {
+                serverFlags: try serverFlags().map {
                     ExportedState.ServerFlag(name: $0.name, enabled: $0.enabled, updatedAt: $0.updatedAt)
                 }),
             serverSecretKey: key.secretKey,
@@ -106,30 +111,32 @@ extension BackendStore.Transaction {
     fileprivate func load(_ state: ExportedState, at time: Date) throws {
         let backend = state.backend
         let secrets = state.secrets
-        try ServerKeyRecord(id: 1, secretKey: secrets.serverSecretKey, createdAt: time).save(db)
+        try sql.save(ServerKeyRecord(id: 1, secretKey: secrets.serverSecretKey, createdAt: time), key: ["id"])
         for account in backend.accounts {
-            try AccountRecord(
-                id: account.id, userId: account.userId, displayName: account.displayName, deviceId: account.deviceId,
-                publicKey: account.publicKey, createdAt: account.createdAt, otpReference: account.otpReference,
-                otpKey: secrets.backendOTPKeys[account.id], otpFailures: account.otpFailures, otpLastStep: account.otpLastStep
-            ).insert(db)
+            try sql.insert(
+                AccountRecord(
+                    id: account.id, userId: account.userId, displayName: account.displayName, deviceId: account.deviceId,
+                    publicKey: account.publicKey, createdAt: account.createdAt, otpReference: account.otpReference,
+                    otpKey: secrets.backendOTPKeys[account.id], otpFailures: account.otpFailures, otpLastStep: account.otpLastStep))
         }
         for device in backend.devices {
-            try DeviceRecord(deviceId: device.deviceId, name: device.name, fcmToken: device.fcmToken, updatedAt: device.updatedAt).insert(db)
+            try sql.insert(DeviceRecord(deviceId: device.deviceId, name: device.name, fcmToken: device.fcmToken, updatedAt: device.updatedAt))
         }
         for factor in backend.secondFactors {
             guard let pinPublicKey = secrets.pinPublicKeys[factor.deviceId] else {
                 throw StateExportError.invalid("device \(factor.deviceId) has no PIN key")
             }
-            try SecondFactorRecord(
-                deviceId: factor.deviceId, pinPublicKey: pinPublicKey, failedAttempts: factor.failedAttempts, isBlocked: factor.isBlocked,
-                penalisedUntil: factor.penalisedUntil, updatedAt: factor.updatedAt, biometricPublicKey: factor.biometricPublicKey,
-                devicePublicKey: factor.devicePublicKey
-            ).insert(db)
+            try sql.insert(
+                SecondFactorRecord(
+                    deviceId: factor.deviceId, pinPublicKey: pinPublicKey, failedAttempts: factor.failedAttempts, isBlocked: factor.isBlocked,
+                    penalisedUntil: factor.penalisedUntil, updatedAt: factor.updatedAt, biometricPublicKey: factor.biometricPublicKey,
+                    devicePublicKey: factor.devicePublicKey))
         }
         if let policy = backend.policy {
-            try SecondFactorPolicyRecord(maxAttempts: policy.maxAttempts, penalties: policy.penalties, updatedAt: policy.updatedAt).save(db)
+            try save(SecondFactorPolicy(maxAttempts: policy.maxAttempts, penalties: policy.penalties), at: policy.updatedAt)
         }
-        for flag in backend.serverFlags { try ServerFlagRecord(name: flag.name, enabled: flag.enabled, updatedAt: flag.updatedAt).save(db) }
+        for flag in backend.serverFlags {
+            try sql.save(ServerFlagRecord(name: flag.name, enabled: flag.enabled, updatedAt: flag.updatedAt), key: ["name"])
+        }
     }
 }

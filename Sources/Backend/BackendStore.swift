@@ -6,7 +6,6 @@ import Storage
 /// Server's counters. It shares no table with the phones. Every read and write goes through
 /// the named operations of a `Transaction`, so the flows hold no SQL.
 public struct BackendStore: Store {
-    public static let postgresMigrations: [PostgresMigration] = []  // TRANSITIONAL (issue 33)
     public let database: StoreDatabase
 
     public init(database: StoreDatabase) { self.database = database }
@@ -14,22 +13,22 @@ public struct BackendStore: Store {
     /// The operations of one database transaction: whatever a flow checks and changes inside
     /// `write` is atomic, as the Second Factor Server's counting needs.
     struct Transaction {
-        let db: Database
+        let sql: any StoreSQL
     }
 
     /// Runs `body` in one write transaction; a thrown error rolls it back.
     func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
-        try await commits.write { db in try body(Transaction(db: db)) }
+        try await database.write { sql in try body(Transaction(sql: sql)) }
     }
 
-    /// A few rows, on the caller's thread (`readHere`).
+    /// A few rows (`StoreDatabase.read`).
     func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
-        try readHere { db in try body(Transaction(db: db)) }
+        try await database.read { sql in try body(Transaction(sql: sql)) }
     }
 
-    /// Whole tables (an export), on the database's queue, so the caller's thread is not held.
+    /// Whole tables (an export), so the caller's thread is not held (`StoreDatabase.readAll`).
     func readAll<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
-        try await writer.read { db in try body(Transaction(db: db)) }
+        try await database.readAll { sql in try body(Transaction(sql: sql)) }
     }
 
     /// Every session, account, device, counter, flag and policy gone; the server's key stays, so
@@ -39,12 +38,16 @@ public struct BackendStore: Store {
     }
 
     /// The server's signing key: the stored one, or else the one `generate` makes, stored now.
-    func serverSecretKey(now: Date, generate: () throws -> [UInt8]) throws -> [UInt8] {
-        try writer.write { db in
-            if let stored = try ServerKeyRecord.fetchOne(db, key: 1) { return Array(stored.secretKey) }
-            let secretKey = try generate()
-            try ServerKeyRecord(id: 1, secretKey: Data(secretKey), createdAt: now).insert(db)
-            return secretKey
+    /// Instances that start together on one database all end with the first one stored.
+    func serverSecretKey(now: Date, generate: @escaping @Sendable () throws -> [UInt8]) async throws -> [UInt8] {
+        try await write { tx in
+            let stored = { try tx.sql.fetchOne(Data.self, "SELECT secretKey FROM serverKey WHERE id = 1", []) }
+            if let key = try stored() { return Array(key) }
+            try tx.sql.execute(
+                "INSERT INTO serverKey (id, secretKey, createdAt) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING",
+                [Data(try generate()), StoredDate(now)])
+            guard let key = try stored() else { preconditionFailure("the key was stored, or another instance's was") }
+            return Array(key)
         }
     }
 
@@ -163,4 +166,41 @@ public struct BackendStore: Store {
         }
         return migrator
     }
+
+    /// The tables `migrator` makes, as PostgreSQL's: dates as the same text, booleans as 0 or 1.
+    public static let postgresMigrations = [
+        PostgresMigration(
+            "backend-pg-v1",
+            [
+                "CREATE TABLE serverKey (id BIGINT PRIMARY KEY CHECK (id = 1), secretKey BYTEA NOT NULL, createdAt TEXT NOT NULL)",
+                """
+                CREATE TABLE session (id TEXT PRIMARY KEY, type TEXT NOT NULL, userId TEXT NOT NULL, displayName TEXT NOT NULL,
+                    token TEXT NOT NULL UNIQUE, status TEXT NOT NULL, challenge TEXT NOT NULL, deviceId TEXT, accountId TEXT,
+                    failure TEXT, otplogin BIGINT NOT NULL DEFAULT 0, createdAt TEXT NOT NULL, expiresAt TEXT NOT NULL,
+                    updatedAt TEXT NOT NULL, delivery TEXT NOT NULL DEFAULT 'qr', dispatch TEXT, transactionText TEXT,
+                    transactionSignature TEXT, userInput TEXT, devicePublicKey BYTEA, announceInfo TEXT, announceLogo TEXT,
+                    skipConfirmation BIGINT NOT NULL DEFAULT 0, skipSecondFactor BIGINT NOT NULL DEFAULT 0, pushRetryAt TEXT)
+                """,
+                "CREATE INDEX session_on_createdAt ON session (createdAt)",
+                """
+                CREATE TABLE account (id TEXT PRIMARY KEY, userId TEXT NOT NULL, displayName TEXT NOT NULL, deviceId TEXT NOT NULL,
+                    publicKey BYTEA NOT NULL, createdAt TEXT NOT NULL, otpReference BIGINT, otpKey BYTEA,
+                    otpFailures BIGINT NOT NULL DEFAULT 0, otpLastStep BIGINT)
+                """,
+                "CREATE INDEX account_on_userId ON account (userId)",
+                "CREATE INDEX account_on_deviceId ON account (deviceId)",
+                "CREATE UNIQUE INDEX account_otpReference ON account (otpReference)",
+                """
+                CREATE TABLE secondFactorAccount (deviceId TEXT PRIMARY KEY, pinPublicKey BYTEA NOT NULL,
+                    failedAttempts BIGINT NOT NULL, isBlocked BIGINT NOT NULL, penalisedUntil TEXT, updatedAt TEXT NOT NULL,
+                    biometricPublicKey BYTEA, devicePublicKey BYTEA)
+                """,
+                "CREATE TABLE device (deviceId TEXT PRIMARY KEY, name TEXT NOT NULL, fcmToken TEXT, updatedAt TEXT NOT NULL)",
+                """
+                CREATE TABLE secondFactorPolicy (id BIGINT PRIMARY KEY CHECK (id = 1), maxAttempts BIGINT NOT NULL,
+                    penalties TEXT NOT NULL, updatedAt TEXT NOT NULL)
+                """,
+                "CREATE TABLE serverFlag (name TEXT PRIMARY KEY, enabled BIGINT NOT NULL, updatedAt TEXT NOT NULL)",
+            ])
+    ]
 }

@@ -26,8 +26,3 @@ extension DemoBackend {
     /// How many of the newest sessions a console is sent again after the listener's break.
     static let sessionsResent = 100
 }
-
-extension BackendStore {
-    /// What a session's insert or update announces: the session with this id changed.
-    static let sessionTopic = "session"
-}

@@ -67,7 +67,7 @@ public final class DemoBackend: Sendable {
         wire: WireHTTPClient = WireHTTPClient(),
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         faults: FaultInjector? = nil
-    ) throws {
+    ) async throws {
         self.store = store
         self.wire = wire
         self.faults = faults
@@ -76,7 +76,7 @@ public final class DemoBackend: Sendable {
         self.configuration = configuration
         self.baseURL = baseURL
         self.now = now
-        serverKey = try Ed25519.KeyPair(secretKey: store.serverSecretKey(now: now()) { try Ed25519.KeyPair.generate().exportSecretKey() })
+        serverKey = try Ed25519.KeyPair(secretKey: await store.serverSecretKey(now: now()) { try Ed25519.KeyPair.generate().exportSecretKey() })
     }
 
     /// `POST /api/reset`: the backend as new, with its own key.

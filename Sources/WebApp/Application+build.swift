@@ -51,7 +51,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let faults = FaultInjector(now: configuration.now, random: configuration.random)
     var backendConfiguration = configuration.backend
     backendConfiguration.retryObserver = { monitor.retried("push") }
-    let backend = try DemoBackend(
+    let backend = try await DemoBackend(
         store: backendStore, configuration: backendConfiguration,
         baseURL: { selfURL.get() }, now: configuration.now,
         wire: WireHTTPClient(

@@ -122,7 +122,7 @@ try measure("offline OTP: parse and check two steps") {
 /// cost (with a file, one sync each); many at once show what a busy server takes, whose writes
 /// share commits (GroupCommit).
 @MainActor func otpLogins(_ database: BackendStore, label: String, inFlight: Int) async throws {
-    let backend = try DemoBackend(store: database, configuration: .init(sessionLifetime: 3600), baseURL: { "http://127.0.0.1:8080" })
+    let backend = try await DemoBackend(store: database, configuration: .init(sessionLifetime: 3600), baseURL: { "http://127.0.0.1:8080" })
     _ = try await backend.setServerFlags(["ENABLE_OTP": true])
     let device = ScriptedDevice()
     let total = quick ? 200 : 2000

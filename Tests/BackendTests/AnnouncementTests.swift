@@ -11,12 +11,12 @@ import Testing
     /// A red 1×1 PNG.
     static let logo = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
 
-    func makeBackend() throws -> DemoBackend {
-        try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" })
+    func makeBackend(on engine: TestEngine) async throws -> DemoBackend {
+        try await DemoBackend(store: try await engine.open(BackendStore.self), baseURL: { "http://127.0.0.1:8080" })
     }
 
-    @Test func aSessionsOwnAnnouncementReachesThePhone() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func aSessionsOwnAnnouncementReachesThePhone(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         let announced = try await backend.createSession(
             type: .enrol, userId: "alice", displayName: nil, announceInfo: ["Shop": "ACME Ltd", "Order": "42"], announceLogo: Self.logo)
@@ -45,7 +45,7 @@ import Testing
 
     @Test(arguments: refused)
     func whatAPhoneCouldNotShowIsRefusedAndStartsNothing(info: [String: String]?, logo: String?, field: String) async throws {
-        let backend = try makeBackend()
+        let backend = try await makeBackend(on: .sqlite)
         let error = await #expect(throws: BackendError.self) {
             try await backend.createSession(type: .login, userId: "alice", displayName: nil, announceInfo: info, announceLogo: logo)
         }
@@ -54,8 +54,8 @@ import Testing
         #expect(try await backend.recentSessions().isEmpty)
     }
 
-    @Test func aGIFLogoIsTaken() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func aGIFLogoIsTaken(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         _ = try await backend.createSession(type: .enrol, userId: "alice", displayName: nil, announceLogo: Self.gif)
         #expect(try await backend.recentSessions().count == 1)
     }

@@ -10,9 +10,9 @@ import Testing
 @Suite struct DeviceInformationTests {
     let clock = TestClock()
 
-    func makeBackend() throws -> DemoBackend {
+    func makeBackend(on engine: TestEngine) async throws -> DemoBackend {
         let clock = clock
-        return try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+        return try await DemoBackend(store: try await engine.open(BackendStore.self), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
     }
 
     func change(
@@ -26,8 +26,8 @@ import Testing
         return request
     }
 
-    @Test func nameTokenAndDisablingPushes() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func nameTokenAndDisablingPushes(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         var info = try await backend.changeDeviceInformation(change(device, account: account, name: "Alice's phone", token: "token-2"))
@@ -40,8 +40,8 @@ import Testing
         #expect(info.pushNotifications && info.fcmToken == "token-3")
     }
 
-    @Test func aNameIsUniqueAmongTheUsersDevices() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func aNameIsUniqueAmongTheUsersDevices(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let first = ScriptedDevice()
         let second = ScriptedDevice()
         let stranger = ScriptedDevice()
@@ -60,8 +60,8 @@ import Testing
         #expect(try await backend.changeDeviceInformation(change(first, account: a1, name: "Work phone")).name == "Work phone")
     }
 
-    @Test func refusalsChangeNothing() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func refusalsChangeNothing(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         let refused: [(DeviceInformationChangeRequest, String)] = [

@@ -15,9 +15,9 @@ import Testing
     let victim = ScriptedDevice()
     let stranger = ScriptedDevice()
 
-    init() throws {
+    init() async throws {
         database = try .inMemory()
-        backend = try DemoBackend(store: database, baseURL: { "http://127.0.0.1:8080" })
+        backend = try await DemoBackend(store: database, baseURL: { "http://127.0.0.1:8080" })
     }
 
     func token(_ session: BackendSession) throws -> String {

@@ -10,8 +10,8 @@ import Testing
 /// PIN. The key must prove itself over the enrolment's bytes, and a device whose PIN is already
 /// registered adds biometrics only with ADD_BIOMETRICS.
 @Suite struct EnrolBiometricsTests {
-    func makeBackend() throws -> DemoBackend {
-        try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" })
+    func makeBackend(on engine: TestEngine) async throws -> DemoBackend {
+        try await DemoBackend(store: try await engine.open(BackendStore.self), baseURL: { "http://127.0.0.1:8080" })
     }
 
     /// Redeems and confirms an enrolment; the request that would enrol with `biometric`.
@@ -38,8 +38,8 @@ import Testing
         )
     }
 
-    @Test func aBiometricKeyThatDoesNotProveItselfIsRefusedAndEnrolsNothing() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func aBiometricKeyThatDoesNotProveItselfIsRefusedAndEnrolsNothing(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         let (session, forged) = try await enrolment(
             backend, device, user: "alice", biometric: try .generate(), signedBy: try .generate())
@@ -54,8 +54,8 @@ import Testing
         #expect(try await backend.session(id: session).status == .confirmed)
     }
 
-    @Test func aDeviceWithAPinAddsBiometricsOnlyWithAddBiometrics() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func aDeviceWithAPinAddsBiometricsOnlyWithAddBiometrics(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         _ = try await device.enrol(backend, user: "alice", pin: "260418")
         let (session, request) = try await enrolment(backend, device, user: "bob", biometric: try .generate())

@@ -17,10 +17,10 @@ private let k: TimeInterval = 1_800_000_000
     let clock = TestClock(Date(timeIntervalSince1970: k))
     static let pin = "260418"
 
-    func makeBackend(maxOTPFailures: Int = OTPFailureLimit.maximum, enabled: Bool = true) async throws -> DemoBackend {
+    func makeBackend(on engine: TestEngine, maxOTPFailures: Int = OTPFailureLimit.maximum, enabled: Bool = true) async throws -> DemoBackend {
         let clock = clock
-        let backend = try DemoBackend(
-            store: .inMemory(), configuration: .init(sessionLifetime: 3600, maxOTPFailures: maxOTPFailures),
+        let backend = try await DemoBackend(
+            store: try await engine.open(BackendStore.self), configuration: .init(sessionLifetime: 3600, maxOTPFailures: maxOTPFailures),
             baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
         if enabled { _ = try await backend.setServerFlags(["ENABLE_OTP": true]) }
         return backend
@@ -72,8 +72,8 @@ private let k: TimeInterval = 1_800_000_000
         }
     }
 
-    @Test func aRightCodeLogsTheSessionInMarkedOTPLogin() async throws {
-        let backend = try await makeBackend()
+    @Test(arguments: TestEngine.available) func aRightCodeLogsTheSessionInMarkedOTPLogin(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let phone = try await OTPDevice.enrol(backend)
         let session = try await login(backend)
         let done = try await backend.otpLogin(sessionId: session.id, otp: try phone.code(for: session, at: k))
@@ -89,7 +89,7 @@ private let k: TimeInterval = 1_800_000_000
         (k - 121, k, false), (k, k + 240, false), (k - 1, k + 120, false), (k + 120, k + 119, false),
     ])
     func stepBoundaries(generatedAt: TimeInterval, checkedAt: TimeInterval, accepted: Bool) async throws {
-        let backend = try await makeBackend()
+        let backend = try await makeBackend(on: .sqlite)
         let phone = try await OTPDevice.enrol(backend)
         let session = try await login(backend)
         clock.advance(checkedAt - clock.now().timeIntervalSince1970)
@@ -100,8 +100,8 @@ private let k: TimeInterval = 1_800_000_000
     /// Each value is bound to its session, so the replay rule is one success per account and step
     /// (RFC 6238 §5.2): after a login at step k, another live session's code of step k, or of the
     /// step before, is refused, while the next step's is fine.
-    @Test func aStepIsUsedOnceEvenByAnotherLiveSession() async throws {
-        let backend = try await makeBackend()
+    @Test(arguments: TestEngine.available) func aStepIsUsedOnceEvenByAnotherLiveSession(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let phone = try await OTPDevice.enrol(backend)
         let (first, second, third) = (try await login(backend), try await login(backend), try await login(backend))
         let code = try phone.code(for: first, at: k)
@@ -116,8 +116,8 @@ private let k: TimeInterval = 1_800_000_000
         _ = try await backend.otpLogin(sessionId: second.id, otp: try phone.code(for: second, at: k + 120))
     }
 
-    @Test func aCodeIsBoundToItsSession() async throws {
-        let backend = try await makeBackend()
+    @Test(arguments: TestEngine.available) func aCodeIsBoundToItsSession(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let phone = try await OTPDevice.enrol(backend)
         let a = try await login(backend)
         let b = try await login(backend)
@@ -126,8 +126,8 @@ private let k: TimeInterval = 1_800_000_000
         _ = try await backend.otpLogin(sessionId: a.id, otp: try phone.code(for: a, at: k))
     }
 
-    @Test func onlyWhileTheServerFlagIsSet() async throws {
-        let backend = try await makeBackend(enabled: false)
+    @Test(arguments: TestEngine.available) func onlyWhileTheServerFlagIsSet(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine, enabled: false)
         #expect(try await backend.serverFlags() == ["ENABLE_OTP": false, "SKIP_CONFIRMATION": false, "SKIP_SECOND_FACTOR": false])
         let phone = try await OTPDevice.enrol(backend)
         let session = try await login(backend)
@@ -141,16 +141,16 @@ private let k: TimeInterval = 1_800_000_000
         #expect(await refusal { try await backend.otpLogin(sessionId: next.id, otp: try phone.code(for: next, at: k)) } == "OTP_DISABLED")
     }
 
-    @Test func anUnknownFlagChangesNothing() async throws {
-        let backend = try await makeBackend(enabled: false)
+    @Test(arguments: TestEngine.available) func anUnknownFlagChangesNothing(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine, enabled: false)
         await #expect(throws: BackendError.self) { try await backend.setServerFlags(["ENABLE_OTP": true, "ENABLE_MAGIC": true]) }
         #expect(try await backend.serverFlags() == ["ENABLE_OTP": false, "SKIP_CONFIRMATION": false, "SKIP_SECOND_FACTOR": false])
     }
 
     /// NIST 800-63B §5.2.2: the 101st attempt after 100 wrong ones is refused even when right; an
     /// online login with the PIN unlocks it.
-    @Test func wrongCodesAreLimitedPerAccount() async throws {
-        let backend = try await makeBackend()
+    @Test(arguments: TestEngine.available) func wrongCodesAreLimitedPerAccount(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let phone = try await OTPDevice.enrol(backend)
         let other = try await OTPDevice.enrol(backend, user: "bob")
         let session = try await login(backend)
@@ -169,8 +169,36 @@ private let k: TimeInterval = 1_800_000_000
         #expect(try await backend.otpLogin(sessionId: session.id, otp: right).otplogin)
     }
 
-    @Test func concurrentWrongCodesCountExactlyToTheLimit() async throws {
-        let backend = try await makeBackend(maxOTPFailures: 5)
+    /// One step's codes of ten live sessions, sent at once through two instances sharing one
+    /// database (on SQLite, one): exactly one logs in, the step is used (RFC 6238 §5.2).
+    @Test(arguments: TestEngine.available) func concurrentCodesOfOneStepThroughTwoInstancesLogInOnce(on engine: TestEngine) async throws {
+        let store = try await engine.open(BackendStore.self)
+        let clock = clock
+        var instances: [DemoBackend] = []
+        for database in [store, try await engine.otherInstance(of: store)] {
+            instances.append(
+                try await DemoBackend(
+                    store: database, configuration: .init(sessionLifetime: 3600), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() }))
+        }
+        let (first, second) = (instances[0], instances[1])
+        _ = try await first.setServerFlags(["ENABLE_OTP": true])
+        let phone = try await OTPDevice.enrol(first)
+        var sessions: [BackendSession] = []
+        for _ in 0..<10 { sessions.append(try await login(first)) }
+        let codes = try sessions.map { try phone.code(for: $0, at: k) }
+        let refusals = await withTaskGroup(of: String?.self) { group in
+            for (index, session) in sessions.enumerated() {
+                let backend = index % 2 == 0 ? first : second
+                group.addTask { await refusal { try await backend.otpLogin(sessionId: session.id, otp: codes[index]) } }
+            }
+            return await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(refusals.filter { $0 == nil }.count == 1)
+        #expect(refusals.filter { $0 == "OTP_REJECTED" }.count == 9)
+    }
+
+    @Test(arguments: TestEngine.available) func concurrentWrongCodesCountExactlyToTheLimit(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine, maxOTPFailures: 5)
         let phone = try await OTPDevice.enrol(backend)
         let session = try await login(backend)
         let right = try phone.code(for: session, at: k)
@@ -184,8 +212,8 @@ private let k: TimeInterval = 1_800_000_000
         #expect(await refusal { try await backend.otpLogin(sessionId: session.id, otp: right) } == "OTP_LOCKED")
     }
 
-    @Test func refusalsNameTheProblemAndChangeNothing() async throws {
-        let backend = try await makeBackend(maxOTPFailures: 1)
+    @Test(arguments: TestEngine.available) func refusalsNameTheProblemAndChangeNothing(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine, maxOTPFailures: 1)
         let phone = try await OTPDevice.enrol(backend)
         let bob = try await OTPDevice.enrol(backend, user: "bob")
         let legacy = ScriptedDevice()
@@ -217,8 +245,8 @@ private let k: TimeInterval = 1_800_000_000
                 == "SESSION_EXPIRED")
     }
 
-    @Test func lookAlikesAndSeparatorsAreReadAsCrockfordSays() async throws {
-        let backend = try await makeBackend()
+    @Test(arguments: TestEngine.available) func lookAlikesAndSeparatorsAreReadAsCrockfordSays(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let phone = try await OTPDevice.enrol(backend)
         let session = try await login(backend)
         let code = try phone.code(for: session, at: k)

@@ -10,13 +10,13 @@ import Testing
 @Suite struct RedeemRefusalTests {
     let clock = TestClock()
 
-    func makeBackend() throws -> DemoBackend {
+    func makeBackend(on engine: TestEngine) async throws -> DemoBackend {
         let clock = clock
-        return try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+        return try await DemoBackend(store: try await engine.open(BackendStore.self), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
     }
 
-    @Test func anExpiredOrUsedEnrolmentQRCodeIsEnrolQRExpired() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func anExpiredOrUsedEnrolmentQRCodeIsEnrolQRExpired(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         let used = try await backend.createSession(type: .enrol, userId: "alice", displayName: nil)
         _ = try await device.redeem(backend, used)
@@ -32,8 +32,8 @@ import Testing
         #expect(try await backend.session(id: late.id).status == .expired)
     }
 
-    @Test func anExpiredOrUsedLoginTokenKeepsItsNevisName() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func anExpiredOrUsedLoginTokenKeepsItsNevisName(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         #expect(!account.isEmpty)

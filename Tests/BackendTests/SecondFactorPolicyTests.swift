@@ -7,15 +7,16 @@ import Testing
 @Suite struct SecondFactorPolicyTests {
     let clock = TestClock()
 
-    func makeBackend(_ database: BackendStore? = nil) throws -> DemoBackend {
+    func makeBackend(on engine: TestEngine, _ database: BackendStore? = nil) async throws -> DemoBackend {
         let clock = clock
-        return try DemoBackend(store: database ?? .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+        let store = if let database { database } else { try await engine.open(BackendStore.self) }
+        return try await DemoBackend(store: store, baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
     }
 
     /// The Nevis Access App's table, set at run time: no wait after the 1st and 2nd failure, 60 s
     /// after the 3rd, 180 s after the 4th, blocked at the 5th.
-    @Test func theNevisPresetWaitsAfterTheThirdAndFourthAndBlocksAtTheFifth() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func theNevisPresetWaitsAfterTheThirdAndFourthAndBlocksAtTheFifth(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         #expect(try await backend.secondFactorPolicy() == .nextAuth)
         #expect(try await backend.setSecondFactorPolicy(.nevis) == .nevis)
         let device = ScriptedDevice()
@@ -49,7 +50,7 @@ import Testing
     /// Two wrong PINs, the policy changed between them, on a backend over the file at `path`;
     /// the backend is gone when this returns.
     func twoWrongPinsAroundAPolicyChange(_ device: ScriptedDevice, path: String, to custom: SecondFactorPolicy) async throws -> String {
-        let backend = try makeBackend(try BackendStore.open(path: path))
+        let backend = try await makeBackend(on: .sqlite, try BackendStore.open(path: path))
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
         let first = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
@@ -63,7 +64,7 @@ import Testing
         return account
     }
 
-    @Test func aChangedPolicyAppliesFromTheNextPinAndOutlivesARestart() async throws {
+    @Test(arguments: TestEngine.available) func aChangedPolicyAppliesFromTheNextPinAndOutlivesARestart(on engine: TestEngine) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let device = ScriptedDevice()
@@ -72,7 +73,7 @@ import Testing
         // SQLite removes the write-ahead log when the last connection closes: the first backend is shut.
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
 
-        let reopened = try makeBackend(try BackendStore.open(path: path))
+        let reopened = try await makeBackend(on: engine, try BackendStore.open(path: path))
         #expect(try await reopened.secondFactorPolicy() == custom)
         // the counters and the penalty survived too: the right PIN waits out the 30 s
         let (session, challenge) = try await device.confirmedSession(reopened, user: "alice", account: account)
@@ -94,7 +95,7 @@ import Testing
         (SecondFactorPolicy(maxAttempts: 5, penalties: [86_401]), "entry 1"),
     ])
     func aPolicyThatCannotApplyIsRefusedAndChangesNothing(policy: SecondFactorPolicy, named: String) async throws {
-        let backend = try makeBackend()
+        let backend = try await makeBackend(on: .sqlite)
         _ = try await backend.setSecondFactorPolicy(.nevis)
         let error = await #expect(throws: BackendError.self) { try await backend.setSecondFactorPolicy(policy) }
         #expect(error?.code == "INVALID_FIELD")

@@ -9,15 +9,15 @@ import Testing
 @Suite struct SecondFactorServerTests {
     let clock = TestClock()
 
-    func makeBackend(_ policy: SecondFactorPolicy = .nextAuth) throws -> DemoBackend {
+    func makeBackend(on engine: TestEngine, _ policy: SecondFactorPolicy = .nextAuth) async throws -> DemoBackend {
         let clock = clock
-        return try DemoBackend(
-            store: .inMemory(), configuration: .init(secondFactorPolicy: policy),
+        return try await DemoBackend(
+            store: try await engine.open(BackendStore.self), configuration: .init(secondFactorPolicy: policy),
             baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
     }
 
-    @Test func wrongWrongRightResetsTheCount() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func wrongWrongRightResetsTheCount(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         var (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
@@ -46,8 +46,8 @@ import Testing
         return (device, account)
     }
 
-    @Test func blockedAfterThreeAndTheRightPinIsStillRefused() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func blockedAfterThreeAndTheRightPinIsStillRefused(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let (device, account) = try await enrolAliceAndBlockHerPin(backend)
         let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
         let answer = try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "260418")
@@ -56,28 +56,35 @@ import Testing
         #expect(answer.secondFactor.failedAttempts == 3)
     }
 
-    /// Ten wrong PINs at once from ten sessions: exactly three are counted (security figure 2).
-    @Test func concurrentWrongPinsCannotGetMoreTriesThanTheLimit() async throws {
-        let backend = try makeBackend()
+    /// Twenty wrong PINs at once from twenty sessions, through two instances sharing one
+    /// database (on SQLite, one): exactly three are counted (security figure 2).
+    @Test(arguments: TestEngine.available) func concurrentWrongPinsCannotGetMoreTriesThanTheLimit(on engine: TestEngine) async throws {
+        let store = try await engine.open(BackendStore.self)
+        let clock = clock
+        var backends: [DemoBackend] = []
+        for instance in [store, try await engine.otherInstance(of: store)] {
+            backends.append(try await DemoBackend(store: instance, baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() }))
+        }
         let device = ScriptedDevice()
-        let account = try await device.enrol(backend, user: "alice", pin: "260418")
+        let account = try await device.enrol(backends[0], user: "alice", pin: "260418")
         var logins: [(String, String)] = []
-        for _ in 0..<10 { logins.append(try await device.confirmedSession(backend, user: "alice", account: account)) }
+        for _ in 0..<20 { logins.append(try await device.confirmedSession(backends[0], user: "alice", account: account)) }
         let answers = try await withThrowingTaskGroup(of: SecondFactorResponse.self) { group in
-            for (session, challenge) in logins {
+            for (index, (session, challenge)) in logins.enumerated() {
+                let backend = backends[index % 2]
                 group.addTask { try await device.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000") }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(answers.allSatisfy { $0.result == .rejected })
         #expect(Set(answers.map(\.secondFactor.failedAttempts)) == [1, 2, 3])
-        #expect(answers.filter { $0.secondFactor.isBlocked }.count == 8)  // the third failure and the seven refused after it
+        #expect(answers.filter { $0.secondFactor.isBlocked }.count == 18)  // the third failure and the seventeen refused after it
         #expect(answers.map(\.secondFactor.failedAttempts).max() == 3)
     }
 
     /// During a penalty an input is refused and nothing is counted (security figure 3).
-    @Test func aPenaltyRefusesInputWithoutCounting() async throws {
-        let backend = try makeBackend(SecondFactorPolicy(maxAttempts: 5, penalties: [0, 60]))
+    @Test(arguments: TestEngine.available) func aPenaltyRefusesInputWithoutCounting(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine, SecondFactorPolicy(maxAttempts: 5, penalties: [0, 60]))
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         let (session, firstChallenge) = try await device.confirmedSession(backend, user: "alice", account: account)
@@ -103,8 +110,8 @@ import Testing
         #expect(answer.secondFactor.failedAttempts == 0)
     }
 
-    @Test func signaturesAreBoundToTheSessionAndItsChallenge() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func signaturesAreBoundToTheSessionAndItsChallenge(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         let (sessionA, challengeA) = try await device.confirmedSession(backend, user: "alice", account: account)
@@ -126,8 +133,8 @@ import Testing
         }
     }
 
-    @Test func tokensAreSingleUseAndExpire() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func tokensAreSingleUseAndExpire(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         let session = try await backend.createSession(type: .enrol, userId: "alice", displayName: nil)
         _ = try await device.redeem(backend, session)
@@ -139,8 +146,8 @@ import Testing
         await #expect(throws: BackendError.self) { try await device.redeem(backend, late) }
     }
 
-    @Test func theAdministratorUnblocksABlockedPin() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func theAdministratorUnblocksABlockedPin(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let (device, account) = try await enrolAliceAndBlockHerPin(backend)
         #expect(try await backend.unblockPin(userId: "alice") == 1)
         let (session, challenge) = try await device.confirmedSession(backend, user: "alice", account: account)
@@ -150,8 +157,8 @@ import Testing
         #expect(try await backend.unblockPin(userId: "alice") == 0)
     }
 
-    @Test func unblockingAUserWithNoAccountIsRefused() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func unblockingAUserWithNoAccountIsRefused(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let error = await #expect(throws: BackendError.self) { _ = try await backend.unblockPin(userId: "nobody") }
         #expect(error?.code == "USER_NOT_ENROLLED")
     }
@@ -161,9 +168,10 @@ import Testing
 @Suite struct PendingOperationsTests {
     let clock = TestClock()
 
-    @Test func onlyAFreshRequestSignedByTheAccountGetsAnAnswer() async throws {
+    @Test(arguments: TestEngine.available) func onlyAFreshRequestSignedByTheAccountGetsAnAnswer(on engine: TestEngine) async throws {
         let clock = clock
-        let backend = try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+        let backend = try await DemoBackend(
+            store: try await engine.open(BackendStore.self), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         let login = try await backend.createSession(type: .login, userId: "alice", displayName: nil)

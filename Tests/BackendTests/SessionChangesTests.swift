@@ -17,7 +17,7 @@ import Testing
 
     @Test func everyChangeIsHeardAsTheConsoleSeesIt() async throws {
         let clock = TestClock()
-        let backend = try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: clock.now)
+        let backend = try await DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: clock.now)
         let views = Heard<BackendSession>()
         let changes = Heard<SessionChange>()
         let watching = [backend.events.forward(views.append), backend.changes.forward(changes.append)]

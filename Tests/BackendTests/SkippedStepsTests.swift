@@ -9,12 +9,12 @@ import Testing
 /// might be skipped". The backend sets it per session or by its server flags' defaults, and a
 /// login whose second factor is skipped ends with its confirmation.
 @Suite struct SkippedStepsTests {
-    func makeBackend() throws -> DemoBackend {
-        try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" })
+    func makeBackend(on engine: TestEngine) async throws -> DemoBackend {
+        try await DemoBackend(store: try await engine.open(BackendStore.self), baseURL: { "http://127.0.0.1:8080" })
     }
 
-    @Test func aLoginWithoutSecondFactorIsLoggedInByItsConfirmation() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func aLoginWithoutSecondFactorIsLoggedInByItsConfirmation(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         let created = try await backend.createSession(type: .login, userId: "alice", displayName: nil, skipSecondFactor: true)
@@ -36,8 +36,8 @@ import Testing
         #expect(try await backend.session(id: usual).status == .confirmed)
     }
 
-    @Test func theServerFlagsAreTheDefaultsOfTheSessionsThatDoNotSay() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func theServerFlagsAreTheDefaultsOfTheSessionsThatDoNotSay(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         _ = try await device.enrol(backend, user: "alice", pin: "260418")
         _ = try await backend.setServerFlags(["SKIP_CONFIRMATION": true, "SKIP_SECOND_FACTOR": true])
@@ -60,7 +60,7 @@ import Testing
             (WireSessionType.enrol, true, nil), (.enrol, nil, true), (.transaction, nil, true), (.upgrade, true, nil),
         ] as [(WireSessionType, Bool?, Bool?)])
     func aStepThatCannotBeSkippedIsRefusedAndStartsNothing(type: WireSessionType, confirmation: Bool?, secondFactor: Bool?) async throws {
-        let backend = try makeBackend()
+        let backend = try await makeBackend(on: .sqlite)
         _ = try await ScriptedDevice().enrol(backend, user: "alice", pin: "260418")
         let before = try await backend.recentSessions().count
         let error = await #expect(throws: BackendError.self) {

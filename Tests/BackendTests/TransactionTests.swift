@@ -12,9 +12,9 @@ import Testing
     let clock = TestClock()
     static let text = "Pay 120.00 EUR to ACME Ltd, IBAN CH93 0076 2011 6238 5295 7"
 
-    func makeBackend() throws -> DemoBackend {
+    func makeBackend(on engine: TestEngine) async throws -> DemoBackend {
         let clock = clock
-        return try DemoBackend(store: .inMemory(), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
+        return try await DemoBackend(store: try await engine.open(BackendStore.self), baseURL: { "http://127.0.0.1:8080" }, now: { clock.now() })
     }
 
     func sign(_ device: ScriptedDevice, _ session: String, _ challenge: String, _ account: String, _ text: String) -> String {
@@ -25,8 +25,8 @@ import Testing
                     accountId: account, text: text)))
     }
 
-    @Test func onlyTheSignedTextOfTheSessionIsAccepted() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func onlyTheSignedTextOfTheSessionIsAccepted(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         let device = ScriptedDevice()
         let account = try await device.enrol(backend, user: "alice", pin: "260418")
         let (session, challenge) = try await device.confirmedSession(
@@ -88,7 +88,7 @@ import Testing
         ("nul\u{0}", "must not contain control or invisible formatting characters"),
     ])
     func anUnreadableTextIsRefused(_ text: String, _ reason: String) async throws {
-        let backend = try makeBackend()
+        let backend = try await makeBackend(on: .sqlite)
         _ = try await ScriptedDevice().enrol(backend, user: "alice", pin: "260418")
         let before = try await backend.recentSessions().map(\.id)
         let error = await #expect(throws: BackendError.self) {
@@ -99,8 +99,8 @@ import Testing
         #expect(try await backend.recentSessions().map(\.id) == before)
     }
 
-    @Test func aTransactionNeedsItsTextAndALoginOrTransactionAnEnrolledUser() async throws {
-        let backend = try makeBackend()
+    @Test(arguments: TestEngine.available) func aTransactionNeedsItsTextAndALoginOrTransactionAnEnrolledUser(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: engine)
         _ = try await ScriptedDevice().enrol(backend, user: "alice", pin: "260418")
         let refusals: [(WireSessionType, String, String?, String)] = [
             (.transaction, "alice", nil, "INVALID_FIELD"),
@@ -121,7 +121,7 @@ import Testing
     /// same user on the same device cannot confirm it, and the refusal changes nothing.
     @Test(arguments: [WireSessionType.login, .transaction])
     func aPreselectedAccountMustBeTheUsersAndIsTheOnlyOneThatConfirms(_ type: WireSessionType) async throws {
-        let backend = try makeBackend()
+        let backend = try await makeBackend(on: .sqlite)
         let device = ScriptedDevice()
         let alice = try await device.enrol(backend, user: "alice", pin: "260418")
         let aliceAgain = try await device.enrol(backend, user: "alice", pin: "260418")

@@ -192,7 +192,7 @@ import WebApp
 
     /// How the push of a new enrolment went, sent by a backend whose FCM endpoint is `pushURL`.
     static func dispatch(to pushURL: String, sleeper: SleepRecorder) async throws -> String? {
-        let backend = try DemoBackend(
+        let backend = try await DemoBackend(
             store: .inMemory(), configuration: .init(pushURL: pushURL),
             baseURL: { "http://127.0.0.1:8080" }, sleep: { sleeper.sleep($0) })
         return try await backend.createSession(type: .enrol, userId: "alice", displayName: nil, delivery: .push(token: "t")).dispatch
