@@ -36,7 +36,7 @@ public enum TestEngine: String, Sendable, CaseIterable, CustomStringConvertible 
     /// instances opens besides the first.
     public func sharedSchema(_ schema: String) throws -> PostgresDatabase {
         guard let url = Self.postgresURL else { preconditionFailure("only a PostgreSQL has schemas to share") }
-        return PostgresDatabase(try PostgresLocation(url: url), schema: schema, connections: 4, logger: Logger(label: "test-postgres"))
+        return PostgresDatabase(try PostgresLocation(url: url), schema: schema, connections: 2, leaseTimeout: .seconds(60), logger: Logger(label: "test-postgres"))
     }
 
     /// A schema no other test uses.
