@@ -37,4 +37,29 @@ import Testing
         #expect(changes.all.filter { $0.id == refused.id }.map(\.status) == [.pending])
         #expect(Set(changes.all.map(\.type)) == ["enrol", "login"])
     }
+
+    /// A console watching one instance sees the sessions another instance on the same
+    /// PostgreSQL creates and changes; that instance's counts (`changes`) stay its own.
+    @Test(.enabled(if: TestEngine.postgresURL != nil), .timeLimit(.minutes(1)))
+    func aConsoleSeesTheSessionsAnotherInstanceChanges() async throws {
+        let store = try await TestEngine.postgres.open(BackendStore.self)
+        let changing = try await DemoBackend(store: store, baseURL: { "http://127.0.0.1:8080" })
+        let watched = try await DemoBackend(store: try await TestEngine.postgres.otherInstance(of: store), baseURL: { "http://127.0.0.1:8080" })
+        var console = watched.events.subscribe().makeAsyncIterator()
+        let counted = Heard<SessionChange>()
+        let counting = watched.changes.forward(counted.append)
+        defer { counting.cancel() }
+        let relay = Task { await watched.relayOtherInstancesSessions() }
+        defer { relay.cancel() }
+
+        let session = try await changing.createSession(type: .enrol, userId: "alice", displayName: nil)
+        let device = ScriptedDevice()
+        _ = try await device.redeem(changing, session)
+        var statuses: [SessionStatus] = []
+        while statuses.last != .redeemed, let seen = await console.next() {
+            if seen.id == session.id { statuses.append(seen.status) }
+        }
+        #expect(statuses.last == .redeemed)
+        #expect(counted.all.isEmpty)
+    }
 }
