@@ -5,7 +5,9 @@
 #                                   Tests/api/privacyidea_server.py)
 #   start_server NAME PORT ARGS…   (serves in the background, waits until /health answers;
 #                                   its pid in $server_data/NAME.pid)
-#   stop_servers_named NAME; free_port; print_server_logs
+#   stop_servers_named NAME; print_server_logs; free_port (from exit-handlers.sh)
+
+source scripts/lib/exit-handlers.sh
 
 binary=${AUTHPHONE_BINARY:-.build/debug/authphone} # a copy keeps a test run apart from a rebuild
 [[ -x "$binary" ]] || { echo "build first: swift build --build-tests" >&2; exit 1; }
@@ -17,7 +19,7 @@ stop_servers() {
   for pid in "${server_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$server_data"
 }
-trap stop_servers EXIT
+at_exit stop_servers
 
 prepare_venv() {
   python3 -m venv .venv >/dev/null
@@ -45,8 +47,6 @@ stop_servers_named() {
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 print_server_logs() {
   for log in "$server_data"/*.log; do echo "--- $(basename "$log" .log) server log ---"; cat "$log"; done
