@@ -1,6 +1,7 @@
 # Shared by the Python test runners: a venv with the test's packages, and AuthPhone servers on
 # free ports with throw-away data that stop whatever happens. Source it from the repository root.
 #   prepare_venv REQUIREMENTS_FILE
+#   venv_is_current, remember_venv_inputs (a venv kept while what it was made from is unchanged)
 #   prepare_privacyidea_venv       (privacyIDEA from PyPI in $privacyidea_venv, for
 #                                   Tests/api/privacyidea_server.py)
 #   start_server NAME PORT ARGS…   (serves in the background, waits until /health answers;
@@ -26,19 +27,32 @@ prepare_venv() {
   .venv/bin/pip install -q --disable-pip-version-check -r "$1" pytest
 }
 
+# pip takes seconds even when all is there, so a venv holding copies of the files it was made
+# from (in VENV/made-from), all unchanged, is kept as it is.
+#   venv_is_current VENV FILE…; remember_venv_inputs VENV FILE… (once it is made)
+venv_is_current() {
+  local venv=$1 file
+  shift
+  for file in "$@"; do cmp -s "$file" "$venv/made-from/${file//\//_}" 2>/dev/null || return 1; done
+}
+remember_venv_inputs() {
+  local venv=$1 file
+  shift
+  mkdir -p "$venv/made-from"
+  for file in "$@"; do cp "$file" "$venv/made-from/${file//\//_}"; done
+}
+
 # privacyIDEA pins its own dependencies' versions, so it gets a venv apart from the tests' one.
-# pip takes seconds even when all is there, so a venv holding the requirements it was made with
-# (a copy beside it) is kept as it is.
 privacyidea_venv=.venv-privacyidea
 privacyidea_requirements=Tests/api/requirements-privacyidea.txt
 prepare_privacyidea_venv() {
-  cmp -s "$privacyidea_requirements" "$privacyidea_venv/requirements.txt" 2>/dev/null && return 0
+  venv_is_current "$privacyidea_venv" "$privacyidea_requirements" && return 0
   python3 -m venv "$privacyidea_venv" >/dev/null
   if ! "$privacyidea_venv/bin/pip" install -q --disable-pip-version-check -r "$privacyidea_requirements"; then
     echo "could not install privacyIDEA from PyPI ($privacyidea_requirements): the privacyIDEA tests need it" >&2
     exit 1
   fi
-  cp "$privacyidea_requirements" "$privacyidea_venv/requirements.txt"
+  remember_venv_inputs "$privacyidea_venv" "$privacyidea_requirements"
 }
 
 stop_servers_named() {
