@@ -13,7 +13,7 @@ run: setup
 
 test: setup-test lint
 	swift build --build-tests
-	swift test --skip-build
+	scripts/unit-test.sh
 	scripts/fuzz.sh 10
 	scripts/api-test.sh
 	scripts/browser-test.sh
@@ -33,9 +33,10 @@ lint:
 format:
 	swift format --in-place --recursive --parallel $(SWIFT_SOURCES)
 
-unit-test: setup
+# The Swift tests, with a throw-away PostgreSQL (so PostgreSQL must be installed: setup-test).
+unit-test: setup-test
 	swift build --build-tests
-	swift test --skip-build
+	scripts/unit-test.sh
 
 api-test: setup-test
 	swift build --build-tests

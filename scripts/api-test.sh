@@ -3,13 +3,17 @@
 # throw-away variants (sessions that expire after 10 s; phones whose backend is down) for the
 # examples only they can answer, checks Public/openapi.yaml against them with pytest, and stops
 # them again whatever happens. Tests/api/test_durability.py starts and kills servers of its own;
-# the privacyIDEA tests start privacyIDEA (installed here from PyPI) once for the run.
+# the privacyIDEA tests start privacyIDEA (installed here from PyPI) once for the run. A
+# throw-away PostgreSQL (scripts/lib/postgres.sh) runs beside them, its URL in
+# AUTHPHONE_TEST_POSTGRES_URL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/test-servers.sh
+source scripts/lib/postgres.sh
 
 prepare_venv Tests/api/requirements.txt
 prepare_privacyidea_venv
+start_postgres
 port=$(free_port)
 start_server main "$port" --pin-kdf fast --data-dir "$server_data/db"
 expiry_port=$(free_port)

@@ -1,11 +1,14 @@
 # Shared by the Python test runners: a venv with the test's packages, and AuthPhone servers on
 # free ports with throw-away data that stop whatever happens. Source it from the repository root.
 #   prepare_venv REQUIREMENTS_FILE
+#   venv_is_current, remember_venv_inputs (a venv kept while what it was made from is unchanged)
 #   prepare_privacyidea_venv       (privacyIDEA from PyPI in $privacyidea_venv, for
 #                                   Tests/api/privacyidea_server.py)
 #   start_server NAME PORT ARGS…   (serves in the background, waits until /health answers;
 #                                   its pid in $server_data/NAME.pid)
-#   stop_servers_named NAME; free_port; print_server_logs
+#   stop_servers_named NAME; print_server_logs; free_port (from exit-handlers.sh)
+
+source scripts/lib/exit-handlers.sh
 
 binary=${AUTHPHONE_BINARY:-.build/debug/authphone} # a copy keeps a test run apart from a rebuild
 [[ -x "$binary" ]] || { echo "build first: swift build --build-tests" >&2; exit 1; }
@@ -17,26 +20,39 @@ stop_servers() {
   for pid in "${server_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$server_data"
 }
-trap stop_servers EXIT
+at_exit stop_servers
 
 prepare_venv() {
   python3 -m venv .venv >/dev/null
   .venv/bin/pip install -q --disable-pip-version-check -r "$1" pytest
 }
 
+# pip takes seconds even when all is there, so a venv holding copies of the files it was made
+# from (in VENV/made-from), all unchanged, is kept as it is.
+#   venv_is_current VENV FILE…; remember_venv_inputs VENV FILE… (once it is made)
+venv_is_current() {
+  local venv=$1 file
+  shift
+  for file in "$@"; do cmp -s "$file" "$venv/made-from/${file//\//_}" 2>/dev/null || return 1; done
+}
+remember_venv_inputs() {
+  local venv=$1 file
+  shift
+  mkdir -p "$venv/made-from"
+  for file in "$@"; do cp "$file" "$venv/made-from/${file//\//_}"; done
+}
+
 # privacyIDEA pins its own dependencies' versions, so it gets a venv apart from the tests' one.
-# pip takes seconds even when all is there, so a venv holding the requirements it was made with
-# (a copy beside it) is kept as it is.
 privacyidea_venv=.venv-privacyidea
 privacyidea_requirements=Tests/api/requirements-privacyidea.txt
 prepare_privacyidea_venv() {
-  cmp -s "$privacyidea_requirements" "$privacyidea_venv/requirements.txt" 2>/dev/null && return 0
+  venv_is_current "$privacyidea_venv" "$privacyidea_requirements" && return 0
   python3 -m venv "$privacyidea_venv" >/dev/null
   if ! "$privacyidea_venv/bin/pip" install -q --disable-pip-version-check -r "$privacyidea_requirements"; then
     echo "could not install privacyIDEA from PyPI ($privacyidea_requirements): the privacyIDEA tests need it" >&2
     exit 1
   fi
-  cp "$privacyidea_requirements" "$privacyidea_venv/requirements.txt"
+  remember_venv_inputs "$privacyidea_venv" "$privacyidea_requirements"
 }
 
 stop_servers_named() {
@@ -45,8 +61,6 @@ stop_servers_named() {
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 print_server_logs() {
   for log in "$server_data"/*.log; do echo "--- $(basename "$log" .log) server log ---"; cat "$log"; done
