@@ -20,6 +20,24 @@ def collect(folder, names):
     results["targets"] = measure_targets(results)
     (folder / "results.json").write_text(json.dumps(results, indent=2, sort_keys=True))
     print_targets(results["targets"])
+    print_sharing(results)
+
+
+# The same load on SQLite and on one and two instances sharing a PostgreSQL: no target (two
+# instances on two cores cannot be faster than one), the cost of sharing written down.
+SHARING = ["logins-1000-at-200", "logins-1000-at-200-postgres-1", "logins-1000-at-200-postgres-2"]
+
+
+def print_sharing(results):
+    runs = [(name, results["runs"][name]["figures"]) for name in SHARING if name in results["runs"]]
+    if not runs:
+        return
+    print(f"\n{'1,000 phones at 200 logins/s':<34} {'logins/s':>9} {'p99 ms':>8} {'servers ms CPU':>15} {'PostgreSQL ms CPU':>18}")
+    for name, f in runs:
+        cpu = f["cpuMsPerLogin"]
+        postgres = f"{cpu['postgres']:.2f}" if cpu.get("postgres") is not None else "—"
+        server = f"{cpu['server']:.2f}" if cpu.get("server") is not None else "—"
+        print(f"{name:<34} {f['perSecond']:>9.1f} {f['latencyMs']['p99']:>8.1f} {server:>15} {postgres:>18}")
 
 
 # The performance targets, each number once: (name, run, how its figure is read from that run, unit,

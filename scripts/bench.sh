@@ -79,5 +79,41 @@ port=$(free_port)
 start_server interactive "$port" --in-memory --push-rate-limit 10000
 record logins-100-interactive-kdf "$binary" load --url "http://127.0.0.1:$port" --phones 100 --duration "$short" --quiet
 
+stop_servers_named interactive
+
+# One instance, then two, on a PostgreSQL of their own (a throw-away cluster): what keeping the
+# state in a shared database costs, beside the SQLite rows above. Phone N is driven through
+# instance N mod 2, its sessions and pushes too; the cluster's own CPU is counted beside the
+# servers' (cpuMsPerLogin.postgres).
+source scripts/lib/postgres.sh
+start_postgres
+for instances in 1 2; do
+  database="${AUTHPHONE_TEST_POSTGRES_URL%/*}/bench_$instances"
+  psql -q "$AUTHPHONE_TEST_POSTGRES_URL" -c "CREATE DATABASE bench_$instances"
+  urls=()
+  for instance in $(seq 1 "$instances"); do
+    port=$(free_port)
+    start_server "postgres-$instances-$instance" "$port" --database "$database" --data-dir "$server_data/postgres-$instances-$instance" \
+      --pin-kdf fast --push-rate-limit 10000 --session-lifetime 600
+    urls+=(--url "http://127.0.0.1:$port")
+  done
+  name="logins-1000-at-200-postgres-$instances"
+  before=$(postgres_cpu_seconds)
+  record "$name" "$binary" load "${urls[@]}" --phones 1000 --rate 200 --duration "$short" --quiet
+  python3 - "$out/$name.json" "$before" "$(postgres_cpu_seconds)" <<'PY'
+import json
+import pathlib
+import sys
+
+path = pathlib.Path(sys.argv[1])
+figures = json.loads(path.read_text())
+seconds = float(sys.argv[3]) - float(sys.argv[2])
+figures["postgresCpuSeconds"] = seconds
+figures["cpuMsPerLogin"]["postgres"] = 1000 * seconds / figures["completed"] if figures["completed"] else None
+path.write_text(json.dumps(figures, indent=2, sort_keys=True))
+PY
+  for instance in $(seq 1 "$instances"); do stop_servers_named "postgres-$instances-$instance"; done
+done
+
 python3 scripts/bench-compare.py --collect "$out" "${results[@]}"
 echo "results: $out/results.json"

@@ -7,6 +7,7 @@
 #   restart_postgres  (for a test of reconnecting; works in a child process from the exported
 #                      folder: bash -c 'source scripts/lib/postgres.sh && restart_postgres')
 #   stop_postgres     (stops it at once and removes the folder)
+#   postgres_cpu_seconds  (the cluster's CPU time so far, ended backends included: for figures)
 # initdb and postgres refuse to run as root, so as root the cluster belongs to the postgres
 # user Debian's package makes; otherwise to the current user.
 
@@ -81,4 +82,28 @@ stop_postgres() {
       --mode=immediate --wait >/dev/null 2>&1 || true
   fi
   rm -rf "$AUTHPHONE_TEST_POSTGRES_DIR"
+}
+
+# The cluster's user and system CPU seconds so far: the postmaster's own, the children it reaped
+# (backends of closed connections) and its live children's.
+postgres_cpu_seconds() {
+  python3 - "$AUTHPHONE_TEST_POSTGRES_DIR/data/postmaster.pid" <<'PY'
+import os
+import sys
+
+def stat(pid):  # the fields after the command's name: state, ppid, ... utime (12th), stime, cutime, cstime
+    with open(f"/proc/{pid}/stat") as file:
+        return file.read().rsplit(")", 1)[1].split()
+
+postmaster = int(open(sys.argv[1]).readline())
+ticks = sum(int(value) for value in stat(postmaster)[11:15])
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        fields = stat(pid)
+    except OSError:
+        continue
+    if int(fields[1]) == postmaster:
+        ticks += int(fields[11]) + int(fields[12])
+print(ticks / os.sysconf("SC_CLK_TCK"))
+PY
 }
