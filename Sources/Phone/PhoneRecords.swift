@@ -6,7 +6,7 @@ import Storage
 // The rows of `PhoneStore`: a phone (the device, its settings and secrets), its accounts, and its
 // OTP accounts.
 
-struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
+struct PhoneRecord: Codable, Sendable, FetchableRecord {
     static let databaseTableName = "phone"
     var id: String
     var name: String
@@ -42,7 +42,7 @@ struct PhoneRecord: Codable, Sendable, FetchableRecord, PersistableRecord, Store
     var pinPublicKey: Data?
 }
 
-struct AccountRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
+struct AccountRecord: Codable, Sendable, FetchableRecord {
     static let databaseTableName = "account"
     var id: String
     var phoneId: String
@@ -76,3 +76,33 @@ struct OTPAccountRecord: Codable, Sendable, FetchableRecord {
 }
 
 extension FlowOptions.PinChangeStyle: DatabaseValueConvertible {}
+
+extension PhoneRecord {
+    static let insertion = NamedInsert<PhoneRecord>(
+        into: databaseTableName,
+        [
+            "id": { $0.id }, "name": { $0.name }, "deviceId": { $0.deviceId }, "fcmToken": { $0.fcmToken }, "pinLength": { $0.pinLength },
+            "pinSalt": { $0.pinSalt }, "createdAt": { StoredDate($0.createdAt) }, "openPushesAtOnce": { $0.openPushesAtOnce },
+            "biometricSensor": { $0.biometricSensor }, "biometricsDisabled": { $0.biometricsDisabled },
+            "legacyBioAddFlow": { $0.legacyBioAddFlow }, "disallowPinChangeWithBiometric": { $0.disallowPinChangeWithBiometric },
+            "maxNumberSecondFactorWithoutPIN": { $0.maxNumberSecondFactorWithoutPIN },
+            "maxTimeSecondFactorWithoutPIN": { $0.maxTimeSecondFactorWithoutPIN }, "showVisualHash": { $0.showVisualHash },
+            "pinChangeStyle": { $0.pinChangeStyle }, "enrolledFeatures": { $0.enrolledFeatures },
+            "featureSetVersion": { $0.featureSetVersion }, "biometricSecretKey": { $0.biometricSecretKey },
+            "biometricKeySetVersion": { $0.biometricKeySetVersion }, "biometricUsesSinceLastPin": { $0.biometricUsesSinceLastPin },
+            "lastPinAt": { $0.lastPinAt.map(StoredDate.init) }, "pushNotificationsDisabled": { $0.pushNotificationsDisabled },
+            "otpCountdown": { $0.otpCountdown }, "pollPushTokens": { $0.pollPushTokens }, "unlockPushTokens": { $0.unlockPushTokens },
+            "deviceKeySeed": { $0.deviceKeySeed }, "pinPublicKey": { $0.pinPublicKey },
+        ])
+}
+
+extension AccountRecord {
+    static let insertion = NamedInsert<AccountRecord>(
+        into: databaseTableName,
+        [
+            "id": { $0.id }, "phoneId": { $0.phoneId }, "userId": { $0.userId }, "displayName": { $0.displayName },
+            "serverName": { $0.serverName }, "serverURL": { $0.serverURL }, "serverPublicKey": { $0.serverPublicKey },
+            "secretKey": { $0.secretKey }, "createdAt": { StoredDate($0.createdAt) }, "otpReference": { $0.otpReference },
+            "otpKey": { $0.otpKey },
+        ])
+}

@@ -1,7 +1,6 @@
 import AuthFlow
 import BackendAPI
 import Foundation
-import GRDB
 import Identifiers
 import OTP
 import OutOfBand

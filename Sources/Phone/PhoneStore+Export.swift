@@ -1,7 +1,6 @@
 import AuthFlow
 import BackendAPI
 import Foundation
-import GRDB
 import OTP
 import StateExport
 import Storage
@@ -24,13 +23,13 @@ extension PhoneStore {
     public func exported() async throws(StateExportError) -> Exported {
         let rows: [(PhoneRecord, [AccountRecord], [OTPAccountRecord])]
         do {
-            rows = try await writer.read { db in
+            rows = try await database.readAll { sql in
                 // all accounts in one query each, each phone's kept in their order
                 let accounts = Dictionary(
-                    grouping: try AccountRecord.fetchAll(db, sql: "SELECT * FROM account ORDER BY createdAt, id"), by: \.phoneId)
+                    grouping: try sql.fetchAll(AccountRecord.self, "SELECT * FROM account ORDER BY createdAt, id", []), by: \.phoneId)
                 let otpAccounts = Dictionary(
-                    grouping: try OTPAccountRecord.fetchAll(db, sql: "SELECT * FROM otpAccount ORDER BY createdAt, id"), by: \.phoneId)
-                return try PhoneRecord.fetchAll(db, sql: "SELECT * FROM phone ORDER BY createdAt, id").map {
+                    grouping: try sql.fetchAll(OTPAccountRecord.self, "SELECT * FROM otpAccount ORDER BY createdAt, id", []), by: \.phoneId)
+                return try sql.fetchAll(PhoneRecord.self, "SELECT * FROM phone ORDER BY createdAt, id", []).map {
                     ($0, accounts[$0.id] ?? [], otpAccounts[$0.id] ?? [])
                 }
             }
@@ -50,7 +49,7 @@ extension PhoneStore {
 
     /// Whether any phone is stored: an import into a folder with phones must be asked to replace them.
     public func isEmpty() async throws(StateExportError) -> Bool {
-        do { return try await writer.read { db in try PhoneRecord.fetchCount(db) == 0 } } catch {
+        do { return try await database.read { sql in try sql.fetchOne(Bool.self, "SELECT 1 FROM phone LIMIT 1", []) == nil } } catch {
             throw .storage("the phones could not be read: \(error)")
         }
     }
@@ -69,12 +68,12 @@ extension PhoneStore {
     public func load(_ state: ExportedState, replacing: Bool) async throws(StateExportError) {
         let rows = try Self.rows(of: state)
         do {
-            try await writer.write { db in
-                if replacing { try db.emptyTables(keeping: []) }
+            try await database.write { sql in
+                if replacing { try sql.emptyTables(keeping: []) }
                 for (phone, accounts, otpAccounts) in rows {
-                    try phone.insert(db)
-                    for account in accounts { try account.insert(db) }
-                    for account in otpAccounts { try OTPAccountRecord.insertion.run(account, db) }
+                    try PhoneRecord.insertion.run(phone, sql)
+                    for account in accounts { try AccountRecord.insertion.run(account, sql) }
+                    for account in otpAccounts { try OTPAccountRecord.insertion.run(account, sql) }
                 }
             }
         } catch { throw .storage("the phones could not be stored (nothing was changed): \(error)") }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Storage
 
 /// The phones' OTP accounts (otpauth:// key URIs), read and written here only.
@@ -7,50 +6,48 @@ extension PhoneStore {
     /// A new OTP account, unless the phone keeps one with the same secret, issuer and label: then
     /// nothing is written and that account is answered.
     func insert(_ account: OTPAccountRecord) async throws(PhoneError) -> OTPAccountRecord? {
-        try await write { db in
-            let kept = try OTPAccountRecord.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM otpAccount WHERE phoneId = ? AND secret = ? AND issuer = ? AND label = ?"),
-                arguments: [account.phoneId, account.secret, account.issuer, account.label])
-            if kept == nil { try OTPAccountRecord.insertion.run(account, db) }
+        try await write { sql in
+            let kept = try sql.fetchOne(
+                OTPAccountRecord.self, "SELECT * FROM otpAccount WHERE phoneId = ? AND secret = ? AND issuer = ? AND label = ?",
+                [account.phoneId, account.secret, account.issuer, account.label])
+            if kept == nil { try OTPAccountRecord.insertion.run(account, sql) }
             return kept
         }
     }
 
     /// A phone's OTP accounts, oldest first.
     func otpAccounts(phoneId: String) async throws(PhoneError) -> [OTPAccountRecord] {
-        try await read { db in
-            try OTPAccountRecord.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM otpAccount WHERE phoneId = ? ORDER BY createdAt, id"), arguments: [phoneId])
+        try await read { sql in
+            try sql.fetchAll(OTPAccountRecord.self, "SELECT * FROM otpAccount WHERE phoneId = ? ORDER BY createdAt, id", [phoneId])
         }
     }
 
     func otpAccount(_ id: String, phoneId: String) async throws(PhoneError) -> OTPAccountRecord? {
-        try await read { db in try Self.otpAccount(id, phoneId: phoneId, db) }
+        try await read { sql in try Self.otpAccount(id, phoneId: phoneId, sql) }
     }
 
     /// HOTP's next code: the counter moved on by one, unless it is at the end of what the column
     /// holds; the account as it is then, and whether it moved. A TOTP account has no counter to move.
     func advanceCounter(of id: String, phoneId: String) async throws(PhoneError) -> (account: OTPAccountRecord, advanced: Bool)? {
-        try await write { db in
-            try db.cachedStatement(sql: "UPDATE otpAccount SET counter = counter + 1 WHERE id = ? AND phoneId = ? AND counter < ?")
-                .execute(arguments: [id, phoneId, Int64.max])
-            let advanced = db.changesCount > 0
-            return try Self.otpAccount(id, phoneId: phoneId, db).map { ($0, advanced) }
+        try await write { sql in
+            let advanced =
+                try sql.execute("UPDATE otpAccount SET counter = counter + 1 WHERE id = ? AND phoneId = ? AND counter < ?", [id, phoneId, Int64.max])
+                > 0
+            return try Self.otpAccount(id, phoneId: phoneId, sql).map { ($0, advanced) }
         }
     }
 
     /// Removes the OTP account; the account as it was, nil when there was none.
     func deleteOTPAccount(_ id: String, phoneId: String) async throws(PhoneError) -> OTPAccountRecord? {
-        try await write { db in
-            let account = try Self.otpAccount(id, phoneId: phoneId, db)
-            try db.execute(sql: "DELETE FROM otpAccount WHERE id = ? AND phoneId = ?", arguments: [id, phoneId])
+        try await write { sql in
+            let account = try Self.otpAccount(id, phoneId: phoneId, sql)
+            try sql.execute("DELETE FROM otpAccount WHERE id = ? AND phoneId = ?", [id, phoneId])
             return account
         }
     }
 
-    private static func otpAccount(_ id: String, phoneId: String, _ db: Database) throws -> OTPAccountRecord? {
-        try OTPAccountRecord.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM otpAccount WHERE id = ? AND phoneId = ?"), arguments: [id, phoneId])
+    private static func otpAccount(_ id: String, phoneId: String, _ sql: any StoreSQL) throws -> OTPAccountRecord? {
+        try sql.fetchOne(OTPAccountRecord.self, "SELECT * FROM otpAccount WHERE id = ? AND phoneId = ?", [id, phoneId])
     }
 }
 

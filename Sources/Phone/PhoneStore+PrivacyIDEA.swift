@@ -4,7 +4,7 @@ import Storage
 
 /// A privacyIDEA push token the phone enrolled: its own key (a secret, kept as the accounts'
 /// keys are) and the key privacyIDEA signs its challenges with.
-struct PushTokenRecord: Codable, Sendable, FetchableRecord, PersistableRecord, StoredDatesRecord {
+struct PushTokenRecord: Codable, Sendable, FetchableRecord {
     static let databaseTableName = "privacyIDEAToken"
     var phoneId: String
     var serial: String
@@ -59,63 +59,71 @@ extension PhoneStore {
     }
 
     func pushTokens(phoneId: String) async throws(PhoneError) -> [PushTokenRecord] {
-        try await read { db in
-            try PushTokenRecord.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM privacyIDEAToken WHERE phoneId = ? ORDER BY createdAt"), arguments: [phoneId])
+        try await read { sql in
+            try sql.fetchAll(PushTokenRecord.self, "SELECT * FROM privacyIDEAToken WHERE phoneId = ? ORDER BY createdAt", [phoneId])
         }
     }
 
     func pushToken(phoneId: String, serial: String) async throws(PhoneError) -> PushTokenRecord? {
-        try await read { db in try PushTokenRecord.fetchOne(db, key: ["phoneId": phoneId, "serial": serial]) }
+        try await read { sql in
+            try sql.fetchOne(PushTokenRecord.self, "SELECT * FROM privacyIDEAToken WHERE phoneId = ? AND serial = ?", [phoneId, serial])
+        }
     }
 
     /// A new token, or one enrolled again with the same serial (privacyIDEA's rollover).
     func keep(_ token: PushTokenRecord) async throws(PhoneError) {
-        try await write { db in try token.save(db) }
+        try await write { sql in try PushTokenRecord.insertion.run(token, sql) }
     }
 
     /// The FCM token privacyIDEA now knows for each of the phone's push tokens.
     func setFCMToken(_ fcmToken: String, ofPushTokensOf phoneId: String) async throws(PhoneError) {
-        try await write { db in
-            try db.execute(sql: "UPDATE privacyIDEAToken SET fcmToken = ? WHERE phoneId = ?", arguments: [fcmToken, phoneId])
-        }
+        try await write { sql in try sql.execute("UPDATE privacyIDEAToken SET fcmToken = ? WHERE phoneId = ?", [fcmToken, phoneId]) }
     }
 
     func deletePushToken(phoneId: String, serial: String) async throws(PhoneError) -> Bool {
-        try await write { db in try PushTokenRecord.deleteOne(db, key: ["phoneId": phoneId, "serial": serial]) }
+        try await write { sql in try sql.execute("DELETE FROM privacyIDEAToken WHERE phoneId = ? AND serial = ?", [phoneId, serial]) > 0 }
     }
 
     func isAccepted(origin: String, phoneId: String) async throws(PhoneError) -> Bool {
-        try await read { db in
-            try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM privacyIDEAOrigin WHERE phoneId = ? AND origin = ?"), arguments: [phoneId, origin])
-                ?? false
+        try await read { sql in
+            try sql.fetchOne(Bool.self, "SELECT 1 FROM privacyIDEAOrigin WHERE phoneId = ? AND origin = ?", [phoneId, origin]) ?? false
         }
     }
 
     func accept(origin: String, phoneId: String, at time: Date) async throws(PhoneError) {
-        try await write { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO privacyIDEAOrigin (phoneId, origin, acceptedAt) VALUES (?, ?, ?)",
-                arguments: [phoneId, origin, StoredDate(time)])
+        try await write { sql in
+            try sql.execute(
+                "INSERT INTO privacyIDEAOrigin (phoneId, origin, acceptedAt) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [phoneId, origin, StoredDate(time)])
         }
     }
 
     /// Notes an answered challenge; false when it was answered before (a replay).
     func noteAnswered(phoneId: String, serial: String, nonce: String, at time: Date) async throws(PhoneError) -> Bool {
-        try await write { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO privacyIDEAAnswer (phoneId, serial, nonce, answeredAt) VALUES (?, ?, ?, ?)",
-                arguments: [phoneId, serial, nonce, StoredDate(time)])
-            return db.changesCount == 1
+        try await write { sql in
+            try sql.execute(
+                "INSERT INTO privacyIDEAAnswer (phoneId, serial, nonce, answeredAt) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [phoneId, serial, nonce, StoredDate(time)]) == 1
         }
     }
 
     func wasAnswered(phoneId: String, serial: String, nonce: String) async throws(PhoneError) -> Bool {
-        try await read { db in
-            try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM privacyIDEAAnswer WHERE phoneId = ? AND serial = ? AND nonce = ?"),
-                arguments: [phoneId, serial, nonce]) ?? false
+        try await read { sql in
+            try sql.fetchOne(
+                Bool.self, "SELECT 1 FROM privacyIDEAAnswer WHERE phoneId = ? AND serial = ? AND nonce = ?", [phoneId, serial, nonce])
+                ?? false
         }
     }
+}
+
+extension PushTokenRecord {
+    /// Writes a token enrolled again with the same serial over the one it replaces.
+    static let insertion = NamedInsert<PushTokenRecord>(
+        into: databaseTableName, replacingOn: ["phoneId", "serial"],
+        [
+            "phoneId": { $0.phoneId }, "serial": { $0.serial }, "label": { $0.label }, "issuer": { $0.issuer }, "url": { $0.url },
+            "origin": { $0.origin }, "sslVerify": { $0.sslVerify }, "pollOnly": { $0.pollOnly }, "requiresUnlock": { $0.requiresUnlock },
+            "tokenKey": { $0.tokenKey }, "serverKey": { $0.serverKey }, "fcmToken": { $0.fcmToken },
+            "createdAt": { StoredDate($0.createdAt) },
+        ])
 }

@@ -8,7 +8,6 @@ import Storage
 /// nowhere else. It shares no table with the backend, as a real phone shares no storage with its
 /// server.
 public struct PhoneStore: Store {
-    public static let postgresMigrations: [PostgresMigration] = []  // TRANSITIONAL (issue 33)
     public let database: StoreDatabase
 
     public init(database: StoreDatabase) { self.database = database }
@@ -114,20 +113,68 @@ public struct PhoneStore: Store {
         return migrator
     }
 
+    /// The schema the SQLite migrations add up to, in PostgreSQL's types: booleans as 0 or 1
+    /// and dates as GRDB's text, so the records read back as they do from SQLite.
+    public static let postgresMigrations = [
+        PostgresMigration(
+            "phone-pg-v1",
+            [
+                """
+                CREATE TABLE phone (id TEXT PRIMARY KEY, name TEXT NOT NULL, deviceId TEXT NOT NULL UNIQUE, fcmToken TEXT NOT NULL UNIQUE,
+                    pinLength BIGINT NOT NULL, pinSalt BYTEA, createdAt TEXT NOT NULL, openPushesAtOnce BIGINT NOT NULL DEFAULT 0,
+                    biometricSensor BIGINT NOT NULL DEFAULT 1, biometricsDisabled BIGINT NOT NULL DEFAULT 0,
+                    legacyBioAddFlow BIGINT NOT NULL DEFAULT 0, disallowPinChangeWithBiometric BIGINT NOT NULL DEFAULT 0,
+                    maxNumberSecondFactorWithoutPIN BIGINT NOT NULL DEFAULT 0, maxTimeSecondFactorWithoutPIN BIGINT NOT NULL DEFAULT 0,
+                    showVisualHash BIGINT NOT NULL DEFAULT 1, pinChangeStyle TEXT NOT NULL DEFAULT 'nextAuth',
+                    enrolledFeatures BIGINT NOT NULL DEFAULT 1, featureSetVersion BIGINT NOT NULL DEFAULT 1, biometricSecretKey BYTEA,
+                    biometricKeySetVersion BIGINT, biometricUsesSinceLastPin BIGINT NOT NULL DEFAULT 0, lastPinAt TEXT,
+                    pushNotificationsDisabled BIGINT NOT NULL DEFAULT 0, otpCountdown BIGINT NOT NULL DEFAULT 60,
+                    deviceKeySeed BYTEA NOT NULL DEFAULT '', pinPublicKey BYTEA, pollPushTokens BIGINT NOT NULL DEFAULT 1,
+                    unlockPushTokens BIGINT NOT NULL DEFAULT 0)
+                """,
+                """
+                CREATE TABLE account (id TEXT PRIMARY KEY, phoneId TEXT NOT NULL REFERENCES phone ON DELETE CASCADE,
+                    userId TEXT NOT NULL, displayName TEXT NOT NULL, serverName TEXT NOT NULL, serverURL TEXT NOT NULL,
+                    serverPublicKey BYTEA NOT NULL, secretKey BYTEA NOT NULL, createdAt TEXT NOT NULL, otpReference BIGINT, otpKey BYTEA)
+                """,
+                "CREATE INDEX account_on_phoneId ON account (phoneId)",
+                """
+                CREATE TABLE otpAccount (id TEXT PRIMARY KEY, phoneId TEXT NOT NULL REFERENCES phone ON DELETE CASCADE,
+                    issuer TEXT NOT NULL, label TEXT NOT NULL, algorithm TEXT NOT NULL, digits BIGINT NOT NULL, period BIGINT,
+                    counter BIGINT, secret BYTEA NOT NULL, createdAt TEXT NOT NULL, CHECK ((period IS NULL) <> (counter IS NULL)),
+                    UNIQUE (phoneId, secret, issuer, label))
+                """,
+                """
+                CREATE TABLE privacyIDEAToken (phoneId TEXT NOT NULL REFERENCES phone ON DELETE CASCADE, serial TEXT NOT NULL,
+                    label TEXT NOT NULL, issuer TEXT NOT NULL, url TEXT NOT NULL, origin TEXT NOT NULL, sslVerify BIGINT NOT NULL,
+                    pollOnly BIGINT NOT NULL, requiresUnlock BIGINT NOT NULL, tokenKey BYTEA NOT NULL, serverKey TEXT NOT NULL,
+                    fcmToken TEXT NOT NULL, createdAt TEXT NOT NULL, PRIMARY KEY (phoneId, serial))
+                """,
+                """
+                CREATE TABLE privacyIDEAOrigin (phoneId TEXT NOT NULL REFERENCES phone ON DELETE CASCADE, origin TEXT NOT NULL,
+                    acceptedAt TEXT NOT NULL, PRIMARY KEY (phoneId, origin))
+                """,
+                """
+                CREATE TABLE privacyIDEAAnswer (phoneId TEXT NOT NULL REFERENCES phone ON DELETE CASCADE, serial TEXT NOT NULL,
+                    nonce TEXT NOT NULL, answeredAt TEXT NOT NULL, PRIMARY KEY (phoneId, serial, nonce))
+                """,
+            ])
+    ]
+
     // MARK: phones
 
     func insert(_ phone: PhoneRecord) async throws(PhoneError) {
-        try await write { db in try phone.insert(db) }
+        try await write { sql in try PhoneRecord.insertion.run(phone, sql) }
     }
 
     /// Every phone, oldest first.
     func phones() async throws(PhoneError) -> [PhoneRecord] {
-        try await readAll { db in try PhoneRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM phone ORDER BY createdAt")) }
+        try await readAll { sql in try sql.fetchAll(PhoneRecord.self, "SELECT * FROM phone ORDER BY createdAt", []) }
     }
 
     /// Removes the phone and its accounts; false when there was none.
     func delete(phoneId: String) async throws(PhoneError) -> Bool {
-        try await write { db in try PhoneRecord.deleteOne(db, key: phoneId) }
+        try await write { sql in try sql.execute("DELETE FROM phone WHERE id = ?", [phoneId]) > 0 }
     }
 
     /// A phone and its accounts, oldest first: what every step of a flow starts from.
@@ -141,13 +188,9 @@ public struct PhoneStore: Store {
     }
 
     private func phoneAndAccounts(where column: String, is value: String) async throws(PhoneError) -> (PhoneRecord, [AccountRecord])? {
-        try await read { db -> (PhoneRecord, [AccountRecord])? in
-            guard
-                let phone = try PhoneRecord.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM phone WHERE \(column) = ?"), arguments: [value])
-            else { return nil }
-            let accounts = try AccountRecord.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM account WHERE phoneId = ? ORDER BY createdAt"), arguments: [phone.id])
+        try await read { sql -> (PhoneRecord, [AccountRecord])? in
+            guard let phone = try sql.fetchOne(PhoneRecord.self, "SELECT * FROM phone WHERE \(column) = ?", [value]) else { return nil }
+            let accounts = try sql.fetchAll(AccountRecord.self, "SELECT * FROM account WHERE phoneId = ? ORDER BY createdAt", [phone.id])
             return (phone, accounts)
         }
     }
@@ -159,56 +202,58 @@ public struct PhoneStore: Store {
         case one(String)
     }
 
-    /// The phone as changed, and in the same transaction its accounts removed, if asked.
+    /// The phone as changed, and in the same transaction its accounts removed, if asked; a phone
+    /// removed meanwhile is not found, and nothing is changed.
     func update(_ phone: PhoneRecord, removing accounts: Accounts? = nil) async throws(PhoneError) {
-        try await write { db in
-            try phone.update(db)
+        let found = try await write { sql in
+            guard try PhoneRecord.insertion.update(phone, key: "id", sql) > 0 else { return false }
             switch accounts {
             case nil: break
-            case .all: try db.execute(sql: "DELETE FROM account WHERE phoneId = ?", arguments: [phone.id])
-            case .ofUser(let userId):
-                try db.execute(sql: "DELETE FROM account WHERE phoneId = ? AND userId = ?", arguments: [phone.id, userId])
-            case .one(let accountId): try db.execute(sql: "DELETE FROM account WHERE phoneId = ? AND id = ?", arguments: [phone.id, accountId])
+            case .all: try sql.execute("DELETE FROM account WHERE phoneId = ?", [phone.id])
+            case .ofUser(let userId): try sql.execute("DELETE FROM account WHERE phoneId = ? AND userId = ?", [phone.id, userId])
+            case .one(let accountId): try sql.execute("DELETE FROM account WHERE phoneId = ? AND id = ?", [phone.id, accountId])
             }
+            return true
         }
+        guard found else { throw .phoneNotFound(phone.id) }
     }
 
     // MARK: second factors
 
     /// The phone's PIN salt, set with its first or a changed PIN.
     func setPinSalt(phoneId: String, _ salt: Data) async throws(PhoneError) {
-        try await write { db in try db.execute(sql: "UPDATE phone SET pinSalt = ? WHERE id = ?", arguments: [salt, phoneId]) }
+        try await write { sql in try sql.execute("UPDATE phone SET pinSalt = ? WHERE id = ?", [salt, phoneId]) }
     }
 
     /// An accepted PIN restarts the PIN-less counts (docs/behaviour.md#biometrics); its key's
     /// public half is the phone's PIN key from now on.
     func pinAccepted(phoneId: String, at time: Date, pinPublicKey: Data) async throws(PhoneError) {
-        try await write { db in
-            try db.cachedStatement(sql: "UPDATE phone SET biometricUsesSinceLastPin = 0, lastPinAt = ?, pinPublicKey = ? WHERE id = ?")
-                .execute(arguments: [StoredDate(time), pinPublicKey, phoneId])
+        try await write { sql in
+            try sql.execute(
+                "UPDATE phone SET biometricUsesSinceLastPin = 0, lastPinAt = ?, pinPublicKey = ? WHERE id = ?",
+                [StoredDate(time), pinPublicKey, phoneId])
         }
     }
 
     func countBiometricUse(phoneId: String) async throws(PhoneError) {
-        try await write { db in
-            try db.cachedStatement(sql: "UPDATE phone SET biometricUsesSinceLastPin = biometricUsesSinceLastPin + 1 WHERE id = ?")
-                .execute(arguments: [phoneId])
+        try await write { sql in
+            try sql.execute("UPDATE phone SET biometricUsesSinceLastPin = biometricUsesSinceLastPin + 1 WHERE id = ?", [phoneId])
         }
     }
 
     /// The biometric key, bound to the enrolled features of now; its PIN-less count starts afresh.
     func keepBiometricKey(phoneId: String, _ secret: Data, featureSetVersion: Int) async throws(PhoneError) {
-        try await write { db in
-            try db.execute(
-                sql: "UPDATE phone SET biometricSecretKey = ?, biometricKeySetVersion = ?, biometricUsesSinceLastPin = 0 WHERE id = ?",
-                arguments: [secret, featureSetVersion, phoneId])
+        try await write { sql in
+            try sql.execute(
+                "UPDATE phone SET biometricSecretKey = ?, biometricKeySetVersion = ?, biometricUsesSinceLastPin = 0 WHERE id = ?",
+                [secret, featureSetVersion, phoneId])
         }
     }
 
     /// Biometrics off: the key is gone (removed, or invalidated by a new fingerprint).
     func dropBiometricKey(phoneId: String) async throws(PhoneError) {
-        try await write { db in
-            try db.execute(sql: "UPDATE phone SET biometricSecretKey = NULL, biometricKeySetVersion = NULL WHERE id = ?", arguments: [phoneId])
+        try await write { sql in
+            try sql.execute("UPDATE phone SET biometricSecretKey = NULL, biometricKeySetVersion = NULL WHERE id = ?", [phoneId])
         }
     }
 
@@ -217,38 +262,38 @@ public struct PhoneStore: Store {
     /// A new account, with the phone's first PIN salt when the enrolment set the PIN, and the
     /// public half of the PIN key the enrolment proved.
     func insert(_ account: AccountRecord, pinSalt: Data?, pinPublicKey: Data) async throws(PhoneError) {
-        try await write { db in
-            try account.insert(db)
-            if let pinSalt { try db.execute(sql: "UPDATE phone SET pinSalt = ? WHERE id = ?", arguments: [pinSalt, account.phoneId]) }
-            try db.execute(sql: "UPDATE phone SET pinPublicKey = ? WHERE id = ?", arguments: [pinPublicKey, account.phoneId])
+        try await write { sql in
+            try AccountRecord.insertion.run(account, sql)
+            if let pinSalt { try sql.execute("UPDATE phone SET pinSalt = ? WHERE id = ?", [pinSalt, account.phoneId]) }
+            try sql.execute("UPDATE phone SET pinPublicKey = ? WHERE id = ?", [pinPublicKey, account.phoneId])
         }
     }
 
     /// The server moved (another port or host): its accounts remember where it is now.
     func moveAccounts(_ ids: [String], to serverURL: String) async throws(PhoneError) {
-        try await write { db in
-            for id in ids { try db.execute(sql: "UPDATE account SET serverURL = ? WHERE id = ?", arguments: [serverURL, id]) }
+        try await write { sql in
+            for id in ids { try sql.execute("UPDATE account SET serverURL = ? WHERE id = ?", [serverURL, id]) }
         }
     }
 
     /// HEADLESS_UPGRADE: the account's new key.
     func replaceAccountKey(accountId: String, _ secret: Data) async throws(PhoneError) {
-        try await write { db in try db.execute(sql: "UPDATE account SET secretKey = ? WHERE id = ?", arguments: [secret, accountId]) }
+        try await write { sql in try sql.execute("UPDATE account SET secretKey = ? WHERE id = ?", [secret, accountId]) }
     }
 
     // MARK: transactions
 
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
-        do { return try await commits.write(body) } catch { throw isStorageFull(error) ? .storageFull : .storageFailed }
+    func write<T: Sendable>(_ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws(PhoneError) -> T {
+        do { return try await database.write(body) } catch { throw isStorageFull(error) ? .storageFull : .storageFailed }
     }
 
-    /// A few rows, on the caller's thread (`readHere`).
-    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
-        do { return try readHere(body) } catch { throw .storageFailed }
+    /// A few rows (`StoreDatabase.read`).
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws(PhoneError) -> T {
+        do { return try await database.read(body) } catch { throw .storageFailed }
     }
 
-    /// A whole table, on the database's queue: ten thousand phones would hold the caller's thread.
-    func readAll<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(PhoneError) -> T {
-        do { return try await writer.read(body) } catch { throw .storageFailed }
+    /// A whole table (`StoreDatabase.readAll`): ten thousand phones would hold the caller's thread.
+    func readAll<T: Sendable>(_ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws(PhoneError) -> T {
+        do { return try await database.readAll(body) } catch { throw .storageFailed }
     }
 }

@@ -17,14 +17,21 @@ public struct NamedInsert<Record>: Sendable {
     /// The key the database numbers itself, which `run` returns (`RETURNING`, on both engines).
     private let numberedKey: String?
 
-    public init(into table: String, numbering numberedKey: String? = nil, _ columns: KeyValuePairs<String, Value>) {
+    /// With `replacingOn` (a unique key's columns), a record whose key is stored already is
+    /// written over that row instead (`ON CONFLICT … DO UPDATE`, on both engines).
+    public init(
+        into table: String, numbering numberedKey: String? = nil, replacingOn conflictKey: [String] = [],
+        _ columns: KeyValuePairs<String, Value>
+    ) {
         self.table = table
         self.columns = columns.map(\.key)
         self.numberedKey = numberedKey
         values = columns.map(\.value)
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let replacing = self.columns.filter { !conflictKey.contains($0) }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         sql =
             "INSERT INTO \(table) (\(self.columns.joined(separator: ", "))) VALUES (\(placeholders))"
+            + (conflictKey.isEmpty ? "" : " ON CONFLICT (\(conflictKey.joined(separator: ", "))) DO UPDATE SET \(replacing)")
             + (numberedKey.map { " RETURNING \($0)" } ?? "")
     }
 
@@ -37,6 +44,16 @@ public struct NamedInsert<Record>: Sendable {
             return nil
         }
         return try sql.fetchOne(Int64.self, self.sql, row)
+    }
+
+    /// Writes every column of `record` over the row whose `key` (one of the columns) is the
+    /// record's: a whole record changed at once, its columns named once, here. Answers how many
+    /// rows changed, 0 when there was no such row.
+    public func update(_ record: Record, key: String, _ sql: any StoreSQL) throws -> Int {
+        guard let keyIndex = columns.firstIndex(of: key) else { preconditionFailure("\(key) is not a column of \(table)'s insert") }
+        let row: [(any DatabaseValueConvertible)?] = try values.map { try $0(record) }
+        let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
+        return try sql.execute("UPDATE \(table) SET \(assignments) WHERE \(key) = ?", row + [row[keyIndex]])
     }
 
     /// The table's columns this insert does not write, but for a key SQLite numbers itself.

@@ -2,6 +2,7 @@ import BackendAPI
 import Foundation
 import Phone
 import Retry
+import TestDoubles
 import Testing
 
 /// The SDK's DeviceInformationChange (docs/behaviour.md#device-information-and-fcm-token-changes):
@@ -12,8 +13,8 @@ import Testing
 
     /// A connection error is tried again after the policy's wait; the signed change lands on the
     /// second attempt and the phone keeps it.
-    @Test func aChangeIsRetriedOnItsScheduleAndKeptOnceTheBackendHasIt() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aChangeIsRetriedOnItsScheduleAndKeptOnceTheBackendHasIt(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let (id, enrolment) = try await phone.enrolledPhone()
         phone.backend.expect(Self.devices, failingWith: .serverConnection("connection refused"))
         phone.backend.expect(Self.devices, DeviceInformationChangeRequest.self) { request in
@@ -35,8 +36,8 @@ import Testing
     }
 
     /// A refusal cannot succeed later: it is not tried again, and the phone keeps its old name.
-    @Test func aRefusalIsNotRetriedAndChangesNothing() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aRefusalIsNotRetriedAndChangesNothing(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.enrolledPhone().id
         phone.backend.expect(Self.devices, failingWith: PhoneError(.forbidden, "SIGNATURE_INVALID", "the signature does not verify"))
 
@@ -52,8 +53,8 @@ import Testing
 
     /// When no attempt gets through, the change fails with error 70, every attempt listed, and
     /// the phone keeps its old name.
-    @Test func whenNoAttemptGetsThroughTheChangeFails() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func whenNoAttemptGetsThroughTheChangeFails(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.enrolledPhone().id
         for _ in 1...2 { phone.backend.expect(Self.devices, failingWith: .serverConnection("connection refused")) }
 

@@ -4,14 +4,15 @@ import BlockingWork
 import Foundation
 import OutOfBand
 import Phone
+import TestDoubles
 import Testing
 
 /// The flows as the phone runs them against a scripted backend: what it sends at each step, and
 /// where each answer leaves the flow.
 @Suite struct FlowTests {
     /// Redeem, confirm, a new PIN: the account the backend accepted is kept, with its server.
-    @Test func anEnrolmentKeepsTheAccountTheBackendAccepted() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func anEnrolmentKeepsTheAccountTheBackendAccepted(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let (id, enrolment) = try await phone.enrolledPhone()
 
         let detail = try await phone.phones.phone(id: id)
@@ -28,8 +29,8 @@ import Testing
 
     /// A login signs the confirmation with the account key and proves the PIN with the PIN key
     /// it registered at enrolment (the same salt, the same derivation).
-    @Test func aLoginProvesThePinWithTheKeysItEnrolled() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aLoginProvesThePinWithTheKeysItEnrolled(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let (id, enrolment) = try await phone.enrolledPhone()
 
         try await phone.login(id, enrolment)
@@ -42,8 +43,8 @@ import Testing
 
     /// A rejected PIN asks again, showing the failure the backend counted; the next proof signs
     /// the challenge that came with the rejection.
-    @Test func aWrongPinIsAskedAgainWithTheFailureCounted() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aWrongPinIsAskedAgainWithTheFailureCounted(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let (id, enrolment) = try await phone.enrolledPhone()
         let (session, challenge) = try await phone.loginUntilThePin(id, enrolment)
         phone.expectPinProof(session.sessionId, challenge: challenge, enrolment)
@@ -62,9 +63,9 @@ import Testing
 
     /// PINs derive their keys on the PIN lane: a full lane refuses the PIN before the flow moves
     /// (nothing derived, nothing sent), and the PIN goes through once there is room.
-    @Test func aPinIsRefusedAtOnceWhileThePinLaneIsFull() async throws {
+    @Test(arguments: TestEngine.available) func aPinIsRefusedAtOnceWhileThePinLaneIsFull(on engine: TestEngine) async throws {
         let lane = WorkLane(name: "pins", threads: 1, capacity: 1, retryAfter: .seconds(1))
-        let phone = try PhoneUnderTest(pinLane: lane)
+        let phone = try await PhoneUnderTest(on: engine, pinLane: lane)
         let (id, enrolment) = try await phone.enrolledPhone()
         let (session, challenge) = try await phone.loginUntilThePin(id, enrolment)
         let release = DispatchSemaphore(value: 0)
@@ -86,8 +87,8 @@ import Testing
     }
 
     /// The rejection that blocks the PIN ends the flow, and the backend hears why, signed by the device.
-    @Test func aBlockedPinEndsTheFlowAndTheBackendHearsWhy() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aBlockedPinEndsTheFlowAndTheBackendHearsWhy(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let (id, enrolment) = try await phone.enrolledPhone()
         let (session, challenge) = try await phone.loginUntilThePin(id, enrolment)
         phone.expectPinProof(session.sessionId, challenge: challenge, enrolment, failuresBefore: 2)
@@ -102,8 +103,8 @@ import Testing
     }
 
     /// Cancelling ends the flow on the phone and the session at the backend.
-    @Test func cancellingEndsTheSessionAtTheBackendToo() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func cancellingEndsTheSessionAtTheBackendToo(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.enrolledPhone().id
         let session = phone.server.session(.login)
         phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
@@ -118,8 +119,8 @@ import Testing
     }
 
     /// The phone signs the very text the screen showed, with the account's key.
-    @Test func aTransactionIsSignedAsShown() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aTransactionIsSignedAsShown(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let (id, enrolment) = try await phone.enrolledPhone()
         let text = "Pay 120.00 EUR to Bob"
         let session = phone.server.session(.transaction, transaction: text)
@@ -146,8 +147,8 @@ import Testing
 
     /// A push as a backend sends it to FCM, decoded as the app decodes a notification, starts
     /// the session it carries with the phone's account at that server on offer.
-    @Test func aPushStartsTheSessionItCarries() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aPushStartsTheSessionItCarries(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let (id, enrolment) = try await phone.enrolledPhone()
         let payload = phone.server.payload(token: "pushed-token")
         let send: [String: Any] = [

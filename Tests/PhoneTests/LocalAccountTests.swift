@@ -1,13 +1,14 @@
 import BackendAPI
 import Foundation
 import Phone
+import TestDoubles
 import Testing
 
 /// The SDK's LocalData (docs/behaviour.md#local-data) and the ways accounts leave the phone:
 /// here only, at the backend first, or all at once with a new device identity.
 @Suite struct LocalAccountTests {
-    @Test func localDataListsTheAccountAndItsAuthenticators() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func localDataListsTheAccountAndItsAuthenticators(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let (id, enrolment) = try await phone.enrolledPhone()
 
         let local = try await phone.phones.localData(phoneId: id)
@@ -22,8 +23,8 @@ import Testing
 
     /// Nevis's deleteAuthenticator for the PIN removes the user's accounts from this phone only:
     /// the backend is not asked. An unknown user changes nothing.
-    @Test func deletingThePinAuthenticatorRemovesTheUsersAccountsHereOnly() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func deletingThePinAuthenticatorRemovesTheUsersAccountsHereOnly(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.enrolledPhone().id
         let sentBefore = phone.backend.sent.count
 
@@ -42,8 +43,8 @@ import Testing
 
     /// Removing an account asks its backend first, signed by the account's key: while the
     /// backend cannot be reached the account stays.
-    @Test func removingAnAccountTellsItsBackendFirst() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func removingAnAccountTellsItsBackendFirst(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let (id, enrolment) = try await phone.enrolledPhone()
         let removal = TestServer.url + BackendRoutes.accountRemoval
         phone.backend.expect(removal, failingWith: .serverConnection("connection refused"))
@@ -66,8 +67,8 @@ import Testing
     }
 
     /// Local data changes wait while a flow may be using them.
-    @Test func localDataWaitsForTheFlowToEnd() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func localDataWaitsForTheFlowToEnd(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let (id, enrolment) = try await phone.enrolledPhone()
         let session = phone.server.session(.login)
         phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
@@ -87,8 +88,8 @@ import Testing
 
     /// Removing all accounts resets the SDK: no PIN, and a new device identity, so the server's
     /// counters for the old one stay behind.
-    @Test func removingAllAccountsGivesTheDeviceANewIdentity() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func removingAllAccountsGivesTheDeviceANewIdentity(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.enrolledPhone().id
         let before = try await phone.phones.phone(id: id)
 

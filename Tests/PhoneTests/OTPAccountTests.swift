@@ -1,7 +1,8 @@
 import Foundation
-import GRDB
 import OTP
 import StateExport
+import Storage
+import TestDoubles
 import Testing
 
 @testable import Phone
@@ -15,8 +16,8 @@ import Testing
     static let totp = "otpauth://totp/ACME:alice?secret=\(secret)&issuer=ACME"
     static let hotp = "otpauth://hotp/bob?secret=\(secret)&counter=3"
 
-    @Test func aTOTPAccountShowsTheCodeOfThePhonesClock() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aTOTPAccountShowsTheCodeOfThePhonesClock(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
 
         let account = try await phone.phones.importOTPAccount(phoneId: id, uri: Self.totp)
@@ -32,8 +33,8 @@ import Testing
         #expect(try await phone.phones.otpCode(phoneId: id, accountId: account.id).code == "050219")
     }
 
-    @Test func anHOTPAccountMovesOnlyWhenAskedForTheNextCode() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func anHOTPAccountMovesOnlyWhenAskedForTheNextCode(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         let account = try await phone.phones.importOTPAccount(phoneId: id, uri: Self.hotp)
         #expect(account.kind == .hotp && account.issuer == nil && account.counter == 3 && account.period == nil)
@@ -44,8 +45,8 @@ import Testing
         #expect(try await phone.phones.otpAccounts(phoneId: id).first?.counter == 4)
     }
 
-    @Test func aTOTPAccountHasNoNextCode() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aTOTPAccountHasNoNextCode(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         let account = try await phone.phones.importOTPAccount(phoneId: id, uri: Self.totp)
         let error = await #expect(throws: PhoneError.self) { try await phone.phones.nextOTPCode(phoneId: id, accountId: account.id) }
@@ -54,8 +55,8 @@ import Testing
 
     /// The same key for the same issuer and label is one account: a second import is refused and
     /// names the one kept. Another label with the same key is another account.
-    @Test func theSameAccountIsImportedOnce() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func theSameAccountIsImportedOnce(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         let account = try await phone.phones.importOTPAccount(phoneId: id, uri: Self.totp)
 
@@ -72,8 +73,8 @@ import Testing
         #expect(try await phone.phones.otpAccounts(phoneId: id).count == 2)
     }
 
-    @Test func aRefusedKeyURIChangesNothing() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aRefusedKeyURIChangesNothing(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         for (uri, code) in [
             ("otpauth://totp/x?secret=GEZDGNBV1", "OTPAUTH_INVALID_SECRET"),
@@ -86,8 +87,8 @@ import Testing
         #expect(try await phone.phones.otpAccounts(phoneId: id).isEmpty)
     }
 
-    @Test func unknownPhonesAndAccountsAreNotFound() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func unknownPhonesAndAccountsAreNotFound(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         let noPhone = await #expect(throws: PhoneError.self) { try await phone.phones.importOTPAccount(phoneId: "nope", uri: Self.totp) }
         #expect(noPhone?.code == "PHONE_NOT_FOUND")
@@ -106,8 +107,8 @@ import Testing
         #expect(try await phone.phones.otpAccounts(phoneId: id) == [account])
     }
 
-    @Test func deletedAccountsAndPhonesTakeTheirKeysWithThem() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func deletedAccountsAndPhonesTakeTheirKeysWithThem(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         let account = try await phone.phones.importOTPAccount(phoneId: id, uri: Self.totp)
         try await phone.phones.deleteOTPAccount(phoneId: id, accountId: account.id)
@@ -115,13 +116,13 @@ import Testing
 
         _ = try await phone.phones.importOTPAccount(phoneId: id, uri: Self.hotp)
         _ = try await phone.phones.deletePhone(id: id)
-        #expect(try await phone.store.writer.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM otpAccount") } == 0)
+        #expect(try await phone.store.readAll { try $0.fetchOne(Int.self, "SELECT count(*) FROM otpAccount", []) } == 0)
     }
 
     /// The SDK's reset (remove all accounts) is the nextAuth accounts': the OTP accounts, another
     /// app's on a real phone, stay.
-    @Test func removingAllAccountsLeavesTheOTPAccounts() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func removingAllAccountsLeavesTheOTPAccounts(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.enrolledPhone().id
         let account = try await phone.phones.importOTPAccount(phoneId: id, uri: Self.totp)
         #expect(try await phone.phones.removeAllAccounts(phoneId: id).accounts.isEmpty)
@@ -129,8 +130,8 @@ import Testing
     }
 
     /// The screen hears of every change (its list and its flow log), with the account and never its key.
-    @Test func theScreenIsToldOfEachChange() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func theScreenIsToldOfEachChange(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         var events = phone.phones.events.subscribe(id).makeAsyncIterator()
 
@@ -148,8 +149,8 @@ import Testing
         }
     }
 
-    @Test func theStateExportCarriesTheKeysSealed() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func theStateExportCarriesTheKeysSealed(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         let plain = try await phone.newPhone()
         let totp = try await phone.phones.importOTPAccount(phoneId: id, uri: Self.totp)
@@ -167,14 +168,14 @@ import Testing
             secrets: .init(
                 phones: exported.phoneSecrets, accounts: exported.accountSecrets, serverSecretKey: Data(count: 64), backendOTPKeys: [:],
                 pinPublicKeys: [:], otpSecrets: exported.otpSecrets))
-        let loaded = try PhoneStore.inMemory()
+        let loaded = try await engine.open(PhoneStore.self)
         try await loaded.load(state, replacing: false)
         #expect(try await loaded.otpAccounts(phoneId: id).map(\.account) == [totp, hotp])
         #expect(try await loaded.otpAccounts(phoneId: id).map(\.secret) == [key, key])
     }
 
-    @Test func anExportedAccountIsHeldToTheKeyURIsBounds() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func anExportedAccountIsHeldToTheKeyURIsBounds(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         let account = try await phone.phones.importOTPAccount(phoneId: id, uri: Self.totp)
         let exported = try await phone.store.exported()
@@ -196,10 +197,5 @@ import Testing
             #expect(error?.code == "EXPORT_INVALID" && error?.message.contains("OTP account \(account.id)") == true)
             #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
         }
-    }
-
-    @Test func theNamedInsertWritesEveryColumn() throws {
-        let store = try PhoneStore.inMemory()
-        #expect(try store.writer.read { try OTPAccountRecord.insertion.columnsLeftOut($0) } == [])
     }
 }

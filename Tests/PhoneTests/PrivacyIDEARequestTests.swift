@@ -1,6 +1,7 @@
 import Foundation
 import PrivacyIDEA
 import SodiumKit
+import TestDoubles
 import Testing
 
 @testable import Phone
@@ -15,10 +16,8 @@ struct PrivacyIDEARequestTests {
     static let otherKey = try! PushTokenKey.generate()
     static let origin = "http://127.0.0.1:5001"
 
-    let phone = try! PhoneUnderTest()
-
     /// A phone holding the push token PIPU1 of the test's privacyIDEA.
-    func phoneWithToken(requiresUnlock: Bool = false) async throws -> String {
+    func phoneWithToken(_ phone: PhoneUnderTest, requiresUnlock: Bool = false) async throws -> String {
         let id = try await phone.newPhone()
         try await phone.store.keep(
             PushTokenRecord(
@@ -40,16 +39,18 @@ struct PrivacyIDEARequestTests {
         return fields
     }
 
-    @Test func aSignedChallengeWaitsForTheUser() async throws {
-        let id = try await phoneWithToken()
+    @Test(arguments: TestEngine.available) func aSignedChallengeWaitsForTheUser(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
+        let id = try await phoneWithToken(phone)
         let shown = try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge())
         #expect((shown.kind, shown.state, shown.question, shown.nonce) == (.challenge, .waitForInput, "Log in?", "NONCE1"))
     }
 
     /// A rule for the challenge's server and text answers it as the user would (here a decline,
     /// sent to a privacyIDEA that is not there); one whose text it lacks leaves it waiting.
-    @Test func aRuleForTheServerAndTextAnswersAChallenge() async throws {
-        let id = try await phoneWithToken()
+    @Test(arguments: TestEngine.available) func aRuleForTheServerAndTextAnswersAChallenge(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
+        let id = try await phoneWithToken(phone)
         _ = try await phone.phones.addAutoAnswerRule(phoneId: id, .init(server: "127.0.0.1", text: "Pay", answer: .decline))
         #expect(try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge()).state == .waitForInput)
         _ = try await phone.phones.addAutoAnswerRule(phoneId: id, .init(server: Self.origin, text: "Log in", answer: .decline))
@@ -58,8 +59,9 @@ struct PrivacyIDEARequestTests {
         #expect(try await phone.store.wasAnswered(phoneId: id, serial: "PIPU1", nonce: "NONCE1"))
     }
 
-    @Test func anAlteredQuestionIsShownAsForgedAndCannotBeAnswered() async throws {
-        let id = try await phoneWithToken()
+    @Test(arguments: TestEngine.available) func anAlteredQuestionIsShownAsForgedAndCannotBeAnswered(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
+        let id = try await phoneWithToken(phone)
         let error = await #expect(throws: PhoneError.self) {
             try await phone.phones.receivePushChallenge(phoneId: id, fields: try Self.challenge(question: "Pay 1000 EUR?"))
         }
@@ -69,24 +71,27 @@ struct PrivacyIDEARequestTests {
         await #expect(throws: PhoneError.self) { try await phone.phones.answerPrivacyIDEA(phoneId: id, accept: true, presence: nil) }
     }
 
-    @Test func aChallengeSignedByAnotherKeyOrNamingAnotherServerIsForged() async throws {
-        let id = try await phoneWithToken()
+    @Test(arguments: TestEngine.available) func aChallengeSignedByAnotherKeyOrNamingAnotherServerIsForged(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
+        let id = try await phoneWithToken(phone)
         for fields in [try Self.challenge(signer: Self.otherKey), try Self.challenge(url: "http://evil.test/ttype/push")] {
             let error = await #expect(throws: PhoneError.self) { try await phone.phones.receivePushChallenge(phoneId: id, fields: fields) }
             #expect(error?.code == "PUSH_CHALLENGE_FORGED")
         }
     }
 
-    @Test func anAnsweredChallengeIsAReplay() async throws {
-        let id = try await phoneWithToken()
+    @Test(arguments: TestEngine.available) func anAnsweredChallengeIsAReplay(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
+        let id = try await phoneWithToken(phone)
         #expect(try await phone.store.noteAnswered(phoneId: id, serial: "PIPU1", nonce: "NONCE1", at: phone.clock.now()))
         let error = await #expect(throws: PhoneError.self) { try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge()) }
         #expect(error?.code == "CHALLENGE_REPLAYED")
         #expect(await phone.phones.privacyIDEARequest(phoneId: id) == nil)
     }
 
-    @Test func anAnswerAfterTheChallengesLifetimeIsRefusedWithoutAsking() async throws {
-        let id = try await phoneWithToken()
+    @Test(arguments: TestEngine.available) func anAnswerAfterTheChallengesLifetimeIsRefusedWithoutAsking(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
+        let id = try await phoneWithToken(phone)
         _ = try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge())
         phone.clock.advance(121)
         let error = await #expect(throws: PhoneError.self) { try await phone.phones.answerPrivacyIDEA(phoneId: id, accept: true, presence: nil) }
@@ -96,13 +101,15 @@ struct PrivacyIDEARequestTests {
         #expect(try await !phone.store.wasAnswered(phoneId: id, serial: "PIPU1", nonce: "NONCE1"))
     }
 
-    @Test func aChallengeForATokenThePhoneDoesNotHoldIsRefused() async throws {
+    @Test(arguments: TestEngine.available) func aChallengeForATokenThePhoneDoesNotHoldIsRefused(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         let error = await #expect(throws: PhoneError.self) { try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge()) }
         #expect(error?.code == "UNKNOWN_SERIAL")
     }
 
-    @Test func anUnreachablePrivacyIDEAIsTriedAgainUnderThePolicyThenAnError() async throws {
+    @Test(arguments: TestEngine.available) func anUnreachablePrivacyIDEAIsTriedAgainUnderThePolicyThenAnError(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         let closed = "http%3A//127.0.0.1%3A9/ttype/push"
         let text = "otpauth://pipush/PIPU2?url=\(closed)&v=1&serial=PIPU2&enrollment_credential=c&sslverify=1"
@@ -121,16 +128,19 @@ struct PrivacyIDEARequestTests {
     }
 
     /// The phone's PIN as an enrolment leaves it: its salt, and its key's public half.
-    func setPin(_ pin: String, on id: String) async throws {
+    func setPin(_ pin: String, on id: String, of phone: PhoneUnderTest) async throws {
         let salt = [UInt8](repeating: 7, count: 16)
         let key = try await phone.phones.derivePinKey(try GuardedBytes(copying: pin.utf8), salt: salt, phoneId: id)
         try await phone.store.setPinSalt(phoneId: id, Data(salt))
         try await phone.store.pinAccepted(phoneId: id, at: phone.clock.now(), pinPublicKey: Data(key.publicKey))
     }
 
-    @Test func aTokenThatAsksToUnlockTakesThePhonesPinOrABiometricBeforeAnAcceptIsSent() async throws {
-        let id = try await phoneWithToken(requiresUnlock: true)
-        try await setPin("260418", on: id)
+    @Test(arguments: TestEngine.available) func aTokenThatAsksToUnlockTakesThePhonesPinOrABiometricBeforeAnAcceptIsSent(on engine: TestEngine)
+        async throws
+    {
+        let phone = try await PhoneUnderTest(on: engine)
+        let id = try await phoneWithToken(phone, requiresUnlock: true)
+        try await setPin("260418", on: id, of: phone)
         let shown = try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge())
         #expect(shown.unlockWith == [.pin, .biometric])
         let refusals: [(Unlock?, String)] = [
@@ -152,8 +162,11 @@ struct PrivacyIDEARequestTests {
         #expect(try await phone.store.wasAnswered(phoneId: id, serial: "PIPU1", nonce: "NONCE1"))
     }
 
-    @Test func theSettingAsksToUnlockEveryTokenAndAPhoneWithNeitherFactorCannotAccept() async throws {
-        let id = try await phoneWithToken()
+    @Test(arguments: TestEngine.available) func theSettingAsksToUnlockEveryTokenAndAPhoneWithNeitherFactorCannotAccept(on engine: TestEngine)
+        async throws
+    {
+        let phone = try await PhoneUnderTest(on: engine)
+        let id = try await phoneWithToken(phone)
         _ = try await phone.phones.update(phoneId: id, settings: PhoneSettingsChange(biometricSensor: false, unlockPushTokens: true))
         #expect(try await phone.phones.receivePushChallenge(phoneId: id, fields: Self.challenge()).unlockWith == [])
         let error = await #expect(throws: PhoneError.self) {

@@ -3,6 +3,7 @@ import Foundation
 import OutOfBand
 import Phone
 import SodiumKit
+import TestDoubles
 import Testing
 
 /// What the phone checks before a session becomes a flow: where a payload may send it, and that
@@ -15,7 +16,7 @@ import Testing
         (TestServer.url + BackendRoutes.pending, "REDEEM_URL_NOT_ALLOWED"),
     ])
     func aPayloadGoesOnlyToAnAllowedRedeemRoute(redeemURL: String, code: String) async throws {
-        let phone = try PhoneUnderTest()
+        let phone = try await PhoneUnderTest(on: .sqlite)
         let id = try await phone.newPhone()
         let payload = OutOfBandPayload(redeemData: .init(token: "token", redeemURL: try #require(URL(string: redeemURL))))
 
@@ -28,8 +29,8 @@ import Testing
     }
 
     /// A session whose signature is not the server's own key's starts no flow (error 48).
-    @Test func aSessionNotSignedByTheServersKeyStartsNoFlow() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aSessionNotSignedByTheServersKeyStartsNoFlow(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         let forged = phone.server.session(.enrol, signedBy: try Ed25519.KeyPair.generate())
         phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in forged }
@@ -46,8 +47,8 @@ import Testing
 
     /// The URL the phone enrolled at, answering with another key, is an impostor (or a server
     /// reset since): the login is refused, whatever the new key signed.
-    @Test func theEnrolledURLWithAnotherKeyIsRefused() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func theEnrolledURLWithAnotherKeyIsRefused(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.enrolledPhone().id
         let impostor = try TestServer()
         phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in impostor.session(.login) }

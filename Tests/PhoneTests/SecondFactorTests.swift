@@ -3,6 +3,7 @@ import BackendAPI
 import Foundation
 import Phone
 import Synchronization
+import TestDoubles
 import Testing
 
 /// The PIN as the phone takes it: refused before anything when it cannot be right, and changed
@@ -10,8 +11,8 @@ import Testing
 @Suite struct SecondFactorTests {
     /// A PIN of the wrong shape derives no key, sends nothing and leaves the flow as it was,
     /// still waiting for the PIN; the refusal does not repeat it.
-    @Test func aPinOfTheWrongShapeIsRefusedAndNothingIsSent() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aPinOfTheWrongShapeIsRefusedAndNothingIsSent(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let (id, enrolment) = try await phone.enrolledPhone()
         _ = try await phone.loginUntilThePin(id, enrolment)
         let sentBefore = phone.backend.sent.count
@@ -30,8 +31,8 @@ import Testing
 
     /// A new PIN that is too easy to guess is refused when first typed (`checkNewPin`) and when
     /// given, before the enrolment is sent; a good one then enrols.
-    @Test func aCommonNewPinIsRefusedBeforeTheEnrolmentIsSent() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aCommonNewPinIsRefusedBeforeTheEnrolmentIsSent(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         let session = phone.server.session(.enrol)
         phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
@@ -58,8 +59,8 @@ import Testing
 
     /// CHANGE_PIN (nextAuth's way): the old PIN proven, then a new PIN key registered, signed by
     /// the account and by itself; the next login proves the new PIN with that key.
-    @Test func aPinChangeProvesTheOldPinThenRegistersTheNewOne() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aPinChangeProvesTheOldPinThenRegistersTheNewOne(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let (id, enrolment) = try await phone.enrolledPhone()
         let change = "change-session"
         phone.backend.expect(TestServer.url + BackendRoutes.management, ManagementRequest.self) { request in

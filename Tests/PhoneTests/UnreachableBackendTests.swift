@@ -5,6 +5,7 @@ import OTP
 import OutOfBand
 import Phone
 import Retry
+import TestDoubles
 import Testing
 
 /// A scanned session whose backend cannot be reached (docs/behaviour.md#offline-otp): the caller
@@ -15,8 +16,8 @@ import Testing
 
     /// After the planned wait (the waits are recorded, not slept) the phone fetches the session
     /// again by itself, and the flow starts when it arrives.
-    @Test func theSessionIsFetchedAgainAfterThePlannedWait() async throws {
-        let phone = try PhoneUnderTest(sessionFetchRetry: .constant(maxRetries: 2, delay: .seconds(3)))
+    @Test(arguments: TestEngine.available) func theSessionIsFetchedAgainAfterThePlannedWait(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine, sessionFetchRetry: .constant(maxRetries: 2, delay: .seconds(3)))
         let id = try await phone.newPhone()
         _ = try await phone.enrol(id, otpReference: 7)
         let session = phone.server.session(.login)
@@ -50,8 +51,8 @@ import Testing
 
     /// The OTP generated while the backend is away is the one the backend derives from its half
     /// of the key agreed at enrolment; generating it ends the session.
-    @Test func theOfflineOTPIsTheOneTheBackendExpects() async throws {
-        let phone = try PhoneUnderTest(sessionFetchRetry: .none)
+    @Test(arguments: TestEngine.available) func theOfflineOTPIsTheOneTheBackendExpects(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine, sessionFetchRetry: .none)
         let id = try await phone.newPhone()
         let enrolment = try await phone.enrol(id, otpReference: 7)
         let payload = try await scanWhileUnreachable(phone, id)
@@ -68,9 +69,9 @@ import Testing
 
     /// Online, the screen offers the OTP after the phone's countdown; a phone that knows it has
     /// no network offers it at once.
-    @Test(arguments: [false, true])
-    func theOTPIsOfferedAtOnceOnlyWhenThePhoneIsOffline(offline: Bool) async throws {
-        let phone = try PhoneUnderTest(sessionFetchRetry: .none)
+    @Test(arguments: TestEngine.available, [false, true])
+    func theOTPIsOfferedAtOnceOnlyWhenThePhoneIsOffline(on engine: TestEngine, offline: Bool) async throws {
+        let phone = try await PhoneUnderTest(on: engine, sessionFetchRetry: .none)
         let id = try await phone.newPhone()
         _ = try await phone.enrol(id, otpReference: 7)
         if offline { phone.backend.takeOffline(id) }
@@ -85,8 +86,8 @@ import Testing
     }
 
     /// A refusal is an answer: the session stops with its code, and nothing is tried again.
-    @Test func aRefusalStopsTheSessionWithoutRetrying() async throws {
-        let phone = try PhoneUnderTest()
+    @Test(arguments: TestEngine.available) func aRefusalStopsTheSessionWithoutRetrying(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
         let id = try await phone.newPhone()
         _ = try await phone.enrol(id, otpReference: 7)
         phone.backend.expect(TestServer.redeemURL, failingWith: PhoneError(.gone, "SESSION_EXPIRED", "the session expired"))

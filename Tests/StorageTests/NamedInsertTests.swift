@@ -67,4 +67,32 @@ import Testing
         #expect(try Self.database().read { try Note.insertion.columnsLeftOut($0) } == [])
         #expect(try Self.database(extraColumn: "colour").read { try Note.insertion.columnsLeftOut($0) } == ["colour"])
     }
+
+    struct Tally: Codable, Equatable, FetchableRecord {
+        var name: String
+        var count: Int
+
+        static let insertion = NamedInsert<Tally>(into: "tally", replacingOn: ["name"], ["name": { $0.name }, "count": { $0.count }])
+    }
+
+    /// A record whose key is stored already is written over that row, by an insert that replaces
+    /// on its key or by an update through the key; an update of a key not stored changes nothing.
+    @Test func aRecordIsWrittenOverItsRowOnItsKey() throws {
+        let queue = try DatabaseQueue()
+        func tallies() throws -> [Tally] { try queue.read { try Tally.fetchAll($0, sql: "SELECT * FROM tally") } }
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE tally (name TEXT PRIMARY KEY, count INTEGER NOT NULL)")
+            try Tally.insertion.run(Tally(name: "a", count: 1), db)
+            try Tally.insertion.run(Tally(name: "a", count: 2), db)
+        }
+        #expect(try tallies() == [Tally(name: "a", count: 2)])
+        let changed = try queue.write { db in
+            [
+                try Tally.insertion.update(Tally(name: "a", count: 3), key: "name", db),
+                try Tally.insertion.update(Tally(name: "b", count: 4), key: "name", db),
+            ]
+        }
+        #expect(changed == [1, 0])
+        #expect(try tallies() == [Tally(name: "a", count: 3)])
+    }
 }

@@ -10,7 +10,8 @@ import Synchronization
 import TestDoubles
 import Testing
 
-/// The phones with every part real but the network: SQLite in memory, libsodium with the fast
+/// The phones with every part real but the network: the store on the test's engine (SQLite in
+/// memory, or a schema of its own on the test PostgreSQL), libsodium with the fast
 /// PIN key derivation, a clock the test moves, waits recorded instead of slept, jitter one half,
 /// and the backend scripted by the test.
 struct PhoneUnderTest {
@@ -23,9 +24,11 @@ struct PhoneUnderTest {
     let store: PhoneStore
     let phones: PhoneService
 
-    init(sessionFetchRetry: RetryPolicy = PhoneService.Configuration.defaultSessionFetchRetry, pinLane: WorkLane? = nil) throws {
+    init(
+        on engine: TestEngine, sessionFetchRetry: RetryPolicy = PhoneService.Configuration.defaultSessionFetchRetry, pinLane: WorkLane? = nil
+    ) async throws {
         server = try TestServer()
-        store = try .inMemory()
+        store = try await engine.open(PhoneStore.self)
         let sleeps = sleeps
         let clock = clock
         var configuration = PhoneService.Configuration(

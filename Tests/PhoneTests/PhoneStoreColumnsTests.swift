@@ -1,0 +1,20 @@
+import TestDoubles
+import Testing
+
+@testable import Phone
+
+/// The named inserts write every column of their tables: a column a migration adds must be added
+/// there too; and the PostgreSQL schema has every table and column the SQLite one has.
+@Suite struct PhoneStoreColumnsTests {
+    @Test func phoneAccountOTPAccountAndPushTokenInsertsWriteEveryColumn() throws {
+        let store = try PhoneStore.inMemory()
+        #expect(try store.writer.read { try PhoneRecord.insertion.columnsLeftOut($0) } == [])
+        #expect(try store.writer.read { try AccountRecord.insertion.columnsLeftOut($0) } == [])
+        #expect(try store.writer.read { try OTPAccountRecord.insertion.columnsLeftOut($0) } == [])
+        #expect(try store.writer.read { try PushTokenRecord.insertion.columnsLeftOut($0) } == [])
+    }
+
+    @Test(.enabled(if: TestEngine.postgresURL != nil)) func bothEnginesHaveTheSameColumns() async throws {
+        #expect(try await SchemaTwins.differences(of: PhoneStore.self) == [])
+    }
+}
