@@ -29,7 +29,7 @@ extension BackendStore.Transaction {
     }
 
     func insert(_ account: AccountRecord) throws {
-        try sql.insert(account)
+        try AccountRecord.insertion.run(account, sql)
     }
 
     func update(_ account: AccountRecord) throws {
@@ -72,7 +72,7 @@ extension BackendStore.Transaction {
     }
 
     func save(_ device: DeviceRecord) throws {
-        try sql.save(device, key: ["deviceId"])
+        try DeviceRecord.insertion.run(device, sql)
     }
 
     // MARK: the Second Factor Server
@@ -82,7 +82,7 @@ extension BackendStore.Transaction {
     }
 
     func insert(_ secondFactor: SecondFactorRecord) throws {
-        try sql.insert(secondFactor)
+        try SecondFactorRecord.insertion.run(secondFactor, sql)
     }
 
     func update(_ secondFactor: SecondFactorRecord) throws {
@@ -104,7 +104,8 @@ extension BackendStore.Transaction {
     }
 
     func save(_ policy: SecondFactorPolicy, at time: Date) throws {
-        try sql.save(SecondFactorPolicyRecord(maxAttempts: policy.maxAttempts, penalties: policy.penalties, updatedAt: time), key: ["id"])
+        try SecondFactorPolicyRecord.insertion.run(
+            SecondFactorPolicyRecord(maxAttempts: policy.maxAttempts, penalties: policy.penalties, updatedAt: time), sql)
     }
 
     // MARK: server flags
@@ -118,6 +119,6 @@ extension BackendStore.Transaction {
     }
 
     func setServerFlags(_ change: [String: Bool], at time: Date) throws {
-        for (name, enabled) in change { try sql.save(ServerFlagRecord(name: name, enabled: enabled, updatedAt: time), key: ["name"]) }
+        for (name, enabled) in change { try ServerFlagRecord.insertion.run(ServerFlagRecord(name: name, enabled: enabled, updatedAt: time), sql) }
     }
 }

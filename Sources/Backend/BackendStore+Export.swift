@@ -111,22 +111,22 @@ extension BackendStore.Transaction {
     fileprivate func load(_ state: ExportedState, at time: Date) throws {
         let backend = state.backend
         let secrets = state.secrets
-        try sql.save(ServerKeyRecord(id: 1, secretKey: secrets.serverSecretKey, createdAt: time), key: ["id"])
+        try ServerKeyRecord.insertion.run(ServerKeyRecord(id: 1, secretKey: secrets.serverSecretKey, createdAt: time), sql)
         for account in backend.accounts {
-            try sql.insert(
+            try insert(
                 AccountRecord(
                     id: account.id, userId: account.userId, displayName: account.displayName, deviceId: account.deviceId,
                     publicKey: account.publicKey, createdAt: account.createdAt, otpReference: account.otpReference,
                     otpKey: secrets.backendOTPKeys[account.id], otpFailures: account.otpFailures, otpLastStep: account.otpLastStep))
         }
         for device in backend.devices {
-            try sql.insert(DeviceRecord(deviceId: device.deviceId, name: device.name, fcmToken: device.fcmToken, updatedAt: device.updatedAt))
+            try save(DeviceRecord(deviceId: device.deviceId, name: device.name, fcmToken: device.fcmToken, updatedAt: device.updatedAt))
         }
         for factor in backend.secondFactors {
             guard let pinPublicKey = secrets.pinPublicKeys[factor.deviceId] else {
                 throw StateExportError.invalid("device \(factor.deviceId) has no PIN key")
             }
-            try sql.insert(
+            try insert(
                 SecondFactorRecord(
                     deviceId: factor.deviceId, pinPublicKey: pinPublicKey, failedAttempts: factor.failedAttempts, isBlocked: factor.isBlocked,
                     penalisedUntil: factor.penalisedUntil, updatedAt: factor.updatedAt, biometricPublicKey: factor.biometricPublicKey,
@@ -136,7 +136,7 @@ extension BackendStore.Transaction {
             try save(SecondFactorPolicy(maxAttempts: policy.maxAttempts, penalties: policy.penalties), at: policy.updatedAt)
         }
         for flag in backend.serverFlags {
-            try sql.save(ServerFlagRecord(name: flag.name, enabled: flag.enabled, updatedAt: flag.updatedAt), key: ["name"])
+            try ServerFlagRecord.insertion.run(ServerFlagRecord(name: flag.name, enabled: flag.enabled, updatedAt: flag.updatedAt), sql)
         }
     }
 }

@@ -121,3 +121,53 @@ struct ServerKeyRecord: Codable, Sendable, FetchableRecord, PersistableRecord, S
     var secretKey: Data
     var createdAt: Date
 }
+
+// Each table's INSERT, its columns named beside their values once; a setting's (a device, the
+// policy, a flag, the server key) writes over the row with its key.
+extension AccountRecord {
+    static let insertion = NamedInsert<AccountRecord>(
+        into: databaseTableName,
+        [
+            "id": { $0.id }, "userId": { $0.userId }, "displayName": { $0.displayName }, "deviceId": { $0.deviceId },
+            "publicKey": { $0.publicKey }, "createdAt": { StoredDate($0.createdAt) }, "otpReference": { $0.otpReference },
+            "otpKey": { $0.otpKey }, "otpFailures": { $0.otpFailures }, "otpLastStep": { $0.otpLastStep },
+        ])
+}
+
+extension DeviceRecord {
+    static let insertion = NamedInsert<DeviceRecord>(
+        into: databaseTableName, replacingOn: ["deviceId"],
+        ["deviceId": { $0.deviceId }, "name": { $0.name }, "fcmToken": { $0.fcmToken }, "updatedAt": { StoredDate($0.updatedAt) }])
+}
+
+extension SecondFactorRecord {
+    static let insertion = NamedInsert<SecondFactorRecord>(
+        into: databaseTableName,
+        [
+            "deviceId": { $0.deviceId }, "pinPublicKey": { $0.pinPublicKey }, "failedAttempts": { $0.failedAttempts },
+            "isBlocked": { $0.isBlocked }, "penalisedUntil": { $0.penalisedUntil.map(StoredDate.init) },
+            "updatedAt": { StoredDate($0.updatedAt) }, "biometricPublicKey": { $0.biometricPublicKey },
+            "devicePublicKey": { $0.devicePublicKey },
+        ])
+}
+
+extension SecondFactorPolicyRecord {
+    static let insertion = NamedInsert<SecondFactorPolicyRecord>(
+        into: databaseTableName, replacingOn: ["id"],
+        [
+            "id": { $0.id }, "maxAttempts": { $0.maxAttempts }, "penalties": { try jsonText($0.penalties) },
+            "updatedAt": { StoredDate($0.updatedAt) },
+        ])
+}
+
+extension ServerFlagRecord {
+    static let insertion = NamedInsert<ServerFlagRecord>(
+        into: databaseTableName, replacingOn: ["name"],
+        ["name": { $0.name }, "enabled": { $0.enabled }, "updatedAt": { StoredDate($0.updatedAt) }])
+}
+
+extension ServerKeyRecord {
+    static let insertion = NamedInsert<ServerKeyRecord>(
+        into: databaseTableName, replacingOn: ["id"],
+        ["id": { $0.id }, "secretKey": { $0.secretKey }, "createdAt": { StoredDate($0.createdAt) }])
+}

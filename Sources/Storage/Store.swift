@@ -114,6 +114,13 @@ extension Store {
         return Self(database: StoreDatabase(engine: .postgres(postgres)))
     }
 
+    /// SQLite's own writer, for what only SQLite has (its pragmas, its schema's introspection);
+    /// nil on PostgreSQL.
+    public var sqliteWriter: (any DatabaseWriter)? {
+        guard case .sqlite(let writer, _) = database.engine else { return nil }
+        return writer
+    }
+
     /// Runs `body` in a write transaction shared with the writes that arrived with it (`StoreDatabase.write`).
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
         try await database.write(body)

@@ -88,7 +88,7 @@ import Testing
     /// PIN binds the key it uses; from then on only that key may redeem for it.
     @Test func aDeviceWithoutAKeyIsBoundByItsNextRightPin() async throws {
         let account = try await victim.enrol(backend, user: "alice", pin: "260418")
-        try await database.writer.write { db in try db.execute(sql: "UPDATE secondFactorAccount SET devicePublicKey = NULL") }
+        try await database.write { sql in try sql.execute("UPDATE secondFactorAccount SET devicePublicKey = NULL", []) }
         for _ in 1...3 {
             let session = try await backend.createSession(type: .enrol, userId: "mallory", displayName: nil)
             let redeemed = try await backend.redeem(stranger.redeemRequest(token: try token(session), deviceId: victim.id))

@@ -8,10 +8,10 @@ import Testing
 @Suite struct PhoneStoreColumnsTests {
     @Test func phoneAccountOTPAccountAndPushTokenInsertsWriteEveryColumn() throws {
         let store = try PhoneStore.inMemory()
-        #expect(try store.writer.read { try PhoneRecord.insertion.columnsLeftOut($0) } == [])
-        #expect(try store.writer.read { try AccountRecord.insertion.columnsLeftOut($0) } == [])
-        #expect(try store.writer.read { try OTPAccountRecord.insertion.columnsLeftOut($0) } == [])
-        #expect(try store.writer.read { try PushTokenRecord.insertion.columnsLeftOut($0) } == [])
+        #expect(try #require(store.sqliteWriter).read { try PhoneRecord.insertion.columnsLeftOut($0) } == [])
+        #expect(try #require(store.sqliteWriter).read { try AccountRecord.insertion.columnsLeftOut($0) } == [])
+        #expect(try #require(store.sqliteWriter).read { try OTPAccountRecord.insertion.columnsLeftOut($0) } == [])
+        #expect(try #require(store.sqliteWriter).read { try PushTokenRecord.insertion.columnsLeftOut($0) } == [])
     }
 
     @Test(.enabled(if: TestEngine.postgresURL != nil)) func bothEnginesHaveTheSameColumns() async throws {

@@ -8,9 +8,9 @@ import Testing
 @Suite struct PushStoreColumnsTests {
     @Test func inboxLogAndServiceAccountInsertsWriteEveryColumn() throws {
         let store = try PushStore.inMemory()
-        #expect(try store.writer.read { try InboxRecord.insertion.columnsLeftOut($0) } == [])
-        #expect(try store.writer.read { try PushLogRecord.insertion.columnsLeftOut($0) } == [])
-        #expect(try store.writer.read { try ServiceAccountRecord.insertion.columnsLeftOut($0) } == [])
+        #expect(try #require(store.sqliteWriter).read { try InboxRecord.insertion.columnsLeftOut($0) } == [])
+        #expect(try #require(store.sqliteWriter).read { try PushLogRecord.insertion.columnsLeftOut($0) } == [])
+        #expect(try #require(store.sqliteWriter).read { try ServiceAccountRecord.insertion.columnsLeftOut($0) } == [])
     }
 
     @Test(.enabled(if: TestEngine.postgresURL != nil)) func bothEnginesHaveTheSameColumns() async throws {

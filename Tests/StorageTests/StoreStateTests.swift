@@ -17,7 +17,7 @@ import Testing
     }
 
     static func limitPages(_ store: NoteStore, to extra: Int) async throws {
-        try await store.writer.writeWithoutTransaction { db in
+        try await #require(store.sqliteWriter).writeWithoutTransaction { db in
             let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
             try db.execute(sql: "PRAGMA max_page_count = \(pages + extra)")
         }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct TimelineStoreColumnsTests {
     @Test func hopInsertWritesEveryColumn() throws {
         let store = try TimelineStore.inMemory()
-        #expect(try store.writer.read { try HopRecord.insertion.columnsLeftOut($0) } == [])
+        #expect(try #require(store.sqliteWriter).read { try HopRecord.insertion.columnsLeftOut($0) } == [])
     }
 
     @Test(.enabled(if: TestEngine.postgresURL != nil)) func bothEnginesHaveTheSameColumns() async throws {

@@ -112,9 +112,9 @@ final class LogCapture: Sendable {
         let backend = try BackendStore.open(path: directory + "/backend.sqlite")
         let push = try PushStore.open(path: directory + "/push.sqlite")
         let phones = try PhoneStore.open(path: directory + "/phones.sqlite")
-        #expect(try await phones.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
-        #expect(try await backend.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
-        #expect(try await push.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
+        #expect(try await #require(phones.sqliteWriter).write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
+        #expect(try await #require(backend.sqliteWriter).write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
+        #expect(try await #require(push.sqliteWriter).write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
     }
 
     /// A phone of its own, talking to the live server's backend over HTTP as `--backend-url`
