@@ -46,7 +46,8 @@ extension PostgresDatabase {
                     }
                 } catch {
                     if Task.isCancelled { break }
-                    logger.notice("The store's change listener lost its connection; listening again", metadata: ["error": "\(error)"])
+                    logger.notice(
+                        "The store's change listener lost its connection; listening again", metadata: ["error": "\(String(reflecting: error))"])
                     try? await Task.sleep(for: .milliseconds(200))
                 }
             }
