@@ -1,6 +1,5 @@
 import BackendAPI
 import Foundation
-import GRDB
 import OutOfBand
 import TestDoubles
 import Testing
@@ -10,14 +9,11 @@ import Testing
 /// A device id is public (sessions and pages show it): knowing it must let a stranger neither
 /// count wrong PINs against that device nor end its sessions (security figure 27).
 @Suite struct DeviceProofTests {
-    let backend: DemoBackend
-    let database: BackendStore
     let victim = ScriptedDevice()
     let stranger = ScriptedDevice()
 
-    init() async throws {
-        database = try .inMemory()
-        backend = try await DemoBackend(store: database, baseURL: { "http://127.0.0.1:8080" })
+    func makeBackend(on store: BackendStore) async throws -> DemoBackend {
+        try await DemoBackend(store: store, baseURL: { "http://127.0.0.1:8080" })
     }
 
     func token(_ session: BackendSession) throws -> String {
@@ -25,14 +21,15 @@ import Testing
     }
 
     /// The victim's next wrong PIN is counted as its first: nothing before it was.
-    func expectNoFailuresCounted(account: String) async throws {
+    func expectNoFailuresCounted(_ backend: DemoBackend, account: String) async throws {
         let (session, challenge) = try await victim.confirmedSession(backend, user: "alice", account: account)
         let answer = try await victim.provePin(backend, session: session, challenge: challenge, account: account, pin: "111000")
         #expect(answer.result == .rejected)
         #expect(answer.secondFactor.failedAttempts == 1)
     }
 
-    @Test func enrolmentsRedeemedWithAnotherDevicesIdAreRefused() async throws {
+    @Test(arguments: TestEngine.available) func enrolmentsRedeemedWithAnotherDevicesIdAreRefused(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: try await engine.open(BackendStore.self))
         let account = try await victim.enrol(backend, user: "alice", pin: "260418")
         for _ in 1...3 {
             let session = try await backend.createSession(type: .enrol, userId: "mallory", displayName: nil)
@@ -48,10 +45,11 @@ import Testing
         var forged = stranger.redeemRequest(token: try token(session))
         forged.devicePublicKey = Base64URL.encode(victim.deviceKey.publicKey)
         await #expect(throws: BackendError.invalidSignature) { try await backend.redeem(forged) }
-        try await expectNoFailuresCounted(account: account)
+        try await expectNoFailuresCounted(backend, account: account)
     }
 
-    @Test func aStrangerCannotProveAPinInTheVictimsOwnSession() async throws {
+    @Test(arguments: TestEngine.available) func aStrangerCannotProveAPinInTheVictimsOwnSession(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: try await engine.open(BackendStore.self))
         let account = try await victim.enrol(backend, user: "alice", pin: "260418")
         let session = try await backend.createSession(type: .enrol, userId: "alice", displayName: nil)
         let redeemed = try await backend.redeem(victim.redeemRequest(token: try token(session)))
@@ -81,14 +79,16 @@ import Testing
             }
         }
         #expect(try await backend.session(id: session.id).status == .confirmed)
-        try await expectNoFailuresCounted(account: account)
+        try await expectNoFailuresCounted(backend, account: account)
     }
 
     /// A device registered before devices had keys: its wrong PINs are not counted until a right
     /// PIN binds the key it uses; from then on only that key may redeem for it.
-    @Test func aDeviceWithoutAKeyIsBoundByItsNextRightPin() async throws {
+    @Test(arguments: TestEngine.available) func aDeviceWithoutAKeyIsBoundByItsNextRightPin(on engine: TestEngine) async throws {
+        let store = try await engine.open(BackendStore.self)
+        let backend = try await makeBackend(on: store)
         let account = try await victim.enrol(backend, user: "alice", pin: "260418")
-        try await database.write { sql in try sql.execute("UPDATE secondFactorAccount SET devicePublicKey = NULL", []) }
+        try await store.database.write { sql in try sql.execute("UPDATE secondFactorAccount SET devicePublicKey = NULL", []) }
         for _ in 1...3 {
             let session = try await backend.createSession(type: .enrol, userId: "mallory", displayName: nil)
             let redeemed = try await backend.redeem(stranger.redeemRequest(token: try token(session), deviceId: victim.id))
@@ -116,10 +116,11 @@ import Testing
             try await backend.redeem(stranger.redeemRequest(token: try token(later), deviceId: victim.id))
         }
         #expect(refused?.code == "DEVICE_KEY_MISMATCH")
-        try await expectNoFailuresCounted(account: account)
+        try await expectNoFailuresCounted(backend, account: account)
     }
 
-    @Test func onlyTheDeviceEndsItsSessionAndOnlyWithAPhonesReason() async throws {
+    @Test(arguments: TestEngine.available) func onlyTheDeviceEndsItsSessionAndOnlyWithAPhonesReason(on engine: TestEngine) async throws {
+        let backend = try await makeBackend(on: try await engine.open(BackendStore.self))
         let account = try await victim.enrol(backend, user: "alice", pin: "260418")
         let (session, _) = try await victim.confirmedSession(backend, user: "alice", account: account)
         let blocked = SignedMessage.abandon(sessionId: session, code: "PIN_BLOCKED")
