@@ -189,7 +189,8 @@ let package = Package(
         .testTarget(
             name: "BackendTests",
             dependencies: [
-                "Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift"),
+                "Backend", "BackendAPI", "OTP", "OutOfBand", "SodiumKit", "StateExport", "TestDoubles",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "OTPTests", dependencies: ["OTP"]),
         .testTarget(name: "PrivacyIDEATests", dependencies: ["PrivacyIDEA"]),
