@@ -1,7 +1,8 @@
 """Two AuthPhone instances on two ports sharing one PostgreSQL (docs/operating.md, "More than one
 instance"): a phone made on one enrols through a session started on the other's console; a login
 pushed through one's FCM endpoint reaches the phone's screen open on the other and is confirmed
-there; 20 wrong PINs sent at once through both block the PIN after exactly 3.
+there; 20 wrong PINs sent at once through both block the PIN after exactly 3; one instance killed
+with SIGKILL loses nothing it acknowledged, and the other carries its phones on.
 
 Both instances are given the same public URL, as instances behind one load balancer are: the QR
 codes, the phones' backend and the backend's push endpoint all name it.
@@ -14,6 +15,7 @@ import concurrent.futures
 import contextlib
 import copy
 import os
+import signal
 import subprocess
 import urllib.parse
 import uuid
@@ -44,13 +46,13 @@ def two_instances(tmp_path):
     shared = ["--database", database, "--pin-kdf", "fast", "--public-url", public]
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    with serving(tmp_path / "a", ["--port", str(port), "--data-dir", str(tmp_path / "a"), *shared], port=port) as (_, a, _), \
+    with serving(tmp_path / "a", ["--port", str(port), "--data-dir", str(tmp_path / "a"), *shared], port=port) as (process, a, _), \
             serving(tmp_path / "b", ["--data-dir", str(tmp_path / "b"), *shared]) as (_, b, _):
-        yield Api(a), Api(b)
+        yield Api(a), Api(b), process
 
 
 def test_a_phone_made_on_one_enrols_through_a_session_started_on_the_other(tmp_path):
-    with two_instances(tmp_path) as (a, b):
+    with two_instances(tmp_path) as (a, b, _):
         phone = new_phone(a)
         session = new_session(b, "enrol", "alice")
         screen = open_on_screen(a, phone, session)
@@ -65,7 +67,7 @@ def test_a_phone_made_on_one_enrols_through_a_session_started_on_the_other(tmp_p
 
 
 def test_a_login_pushed_through_one_is_confirmed_on_the_screen_served_by_the_other(tmp_path):
-    with two_instances(tmp_path) as (a, b):
+    with two_instances(tmp_path) as (a, b, _):
         phone = new_phone(b)
         screen = open_on_screen(b, phone, new_session(a, "enrol", "bob"))
         screen.until(lambda m: m["type"] == "flowUpdate" and "secondFactorInfo" in m["flow"].get("currentInteraction", {}),
@@ -87,7 +89,7 @@ def test_a_login_pushed_through_one_is_confirmed_on_the_screen_served_by_the_oth
 
 
 def test_twenty_wrong_pins_through_both_block_the_pin_after_exactly_three(tmp_path):
-    with two_instances(tmp_path) as (a, b):
+    with two_instances(tmp_path) as (a, b, _):
         device = Device(a)
         account = device.enrol_user("carol", examples=False)
         sessions = []
@@ -114,3 +116,22 @@ def test_twenty_wrong_pins_through_both_block_the_pin_after_exactly_three(tmp_pa
         device.confirm(last["id"], None, account)
         refused = device.verify(last["id"], account, None, expect=None)
         assert refused["result"] == "rejected" and refused["secondFactor"]["isBlocked"], "the right PIN is refused too"
+
+
+def test_a_killed_instance_loses_nothing_acknowledged(tmp_path):
+    with two_instances(tmp_path) as (a, b, process_a):
+        device = Device(a)
+        account = device.enrol_user("dora", examples=False)
+        login = new_session(a, "login", "dora")
+        device.redeem(login, None)
+        device.confirm(login["id"], None, account)
+        assert device.verify(login["id"], account, None, right=False)["secondFactor"]["failedAttempts"] == 1
+        phone = new_phone(a)
+        a.call("sendPush", "send", path={"project": "authphone"}, merge={"message": {"token": phone["fcmToken"]}}, expect=200)
+
+        # A killed mid-run: B carries its phones and accounts on, with everything A acknowledged
+        process_a.send_signal(signal.SIGKILL)
+        process_a.wait(TIMEOUT)
+        device.api = b
+        assert len(b.call("getInbox", path={"id": phone["id"]}, expect=200)[1]["messages"]) == 1
+        assert device.verify(login["id"], account, None, right=False)["secondFactor"]["failedAttempts"] == 2
