@@ -17,6 +17,7 @@ public struct BackendStore: Store {
     }
 
     /// Runs `body` in one write transaction; a thrown error rolls it back.
+    @discardableResult
     func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
         try await database.write { sql in try body(Transaction(sql: sql)) }
     }

@@ -193,6 +193,7 @@ public final class DemoBackend: Sendable {
 
     /// Runs a write transaction; a thrown BackendError rolls it back and passes through, any
     /// other failure becomes a 503 with the reason.
+    @discardableResult
     func write<T: Sendable>(_ body: @escaping @Sendable (BackendStore.Transaction) throws -> T) async throws(BackendError) -> T {
         do {
             return try await store.write(body)

@@ -283,6 +283,7 @@ public struct PhoneStore: Store {
 
     // MARK: transactions
 
+    @discardableResult
     func write<T: Sendable>(_ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws(PhoneError) -> T {
         do { return try await database.write(body) } catch { throw isStorageFull(error) ? .storageFull : .storageFailed }
     }

@@ -50,6 +50,7 @@ public final class GroupCommit: Sendable {
     /// Runs `body` in a transaction shared with the writes that arrived with it; a thrown error
     /// rolls back `body`'s changes only, and is thrown here. When SQLite loses the batch's
     /// transaction, `body` runs again in one of its own: it must change nothing but the database.
+    @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             let value = try await enqueue(body)

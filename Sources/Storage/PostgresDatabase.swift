@@ -57,6 +57,7 @@ public final class PostgresDatabase: Sendable {
     }
 
     /// `body` in one SERIALIZABLE transaction, run again while it loses to a concurrent one.
+    @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
         var attempt = 1
         while true {

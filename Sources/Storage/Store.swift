@@ -26,6 +26,7 @@ public struct StoreDatabase: Sendable {
     /// `body` in one write transaction; a thrown error rolls back its changes and is thrown here.
     /// It may run more than once (SQLite's lost batch, PostgreSQL's lost race): it must change
     /// nothing but the database.
+    @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
         switch engine {
         case .sqlite(_, let commits): try await commits.write { try body($0) }
@@ -122,6 +123,7 @@ extension Store {
     }
 
     /// Runs `body` in a write transaction shared with the writes that arrived with it (`StoreDatabase.write`).
+    @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
         try await database.write(body)
     }
