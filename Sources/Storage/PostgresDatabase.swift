@@ -94,11 +94,6 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
-    /// Ends the pool's connections.
-    public func close() {
-        running.cancel()
-    }
-
     private func transaction<T: Sendable>(_ begin: String, _ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
         let (logger, channel, instance) = (logger, channel, instance)
         return try await withConnection { connection in

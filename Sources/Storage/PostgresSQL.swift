@@ -3,6 +3,7 @@ import GRDB
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// PostgreSQL's side of `StoreSQL`: one leased connection inside a transaction, on a thread of
 /// the store's own pool, where waiting for an answer holds no event loop and no task. The SQL is
@@ -72,7 +73,7 @@ struct PostgresSQL: StoreSQL {
     private func run(_ sql: String, _ arguments: [(any DatabaseValueConvertible)?]) throws -> PostgresQueryResult {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments { Self.bind(argument?.databaseValue ?? .null, into: &bindings) }
-        return try connection.query(PostgresQuery(unsafeSQL: Self.numberingPlaceholders(sql), binds: bindings), logger: logger).wait()
+        return try connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: bindings), logger: logger).wait()
     }
 
     private static func bind(_ value: DatabaseValue, into bindings: inout PostgresBindings) {
@@ -109,6 +110,17 @@ struct PostgresSQL: StoreSQL {
             return Int64(text)?.databaseValue ?? Double(text)?.databaseValue ?? text.databaseValue
         default: return try cell.decode(String.self).databaseValue
         }
+    }
+
+    /// The stores' statements numbered once each: they are a fixed set, written in their code,
+    /// and every query would otherwise walk its SQL again.
+    private static let numberedStatements = Mutex<[String: String]>([:])
+
+    static func numbered(_ sql: String) -> String {
+        if let known = numberedStatements.withLock({ $0[sql] }) { return known }
+        let numbered = numberingPlaceholders(sql)
+        numberedStatements.withLock { $0[sql] = numbered }
+        return numbered
     }
 
     /// `?` becomes `$1`, `$2`, …, but inside a quoted string or name, where it is itself.

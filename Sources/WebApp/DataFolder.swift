@@ -149,11 +149,6 @@ func openDatabases(_ configuration: AppConfiguration, logger: Logger) async thro
             throw DataFolderError(message: "the stores could not be opened on PostgreSQL: \(error)")
         }
     }
-    return try openDatabases(configuration)
-}
-
-/// The data folder's SQLite files, or databases in memory when the server keeps no folder.
-func openDatabases(_ configuration: AppConfiguration) throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
     guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory(), try .inMemory()) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return (

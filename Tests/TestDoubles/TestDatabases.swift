@@ -34,7 +34,7 @@ public enum TestEngine: String, Sendable, CaseIterable, CustomStringConvertible 
 
     /// A second connection to the same schema, as another instance has: what a test of two
     /// instances opens besides the first.
-    public func sharedSchema(_ schema: String) throws -> PostgresDatabase {
+    private func sharedSchema(_ schema: String) throws -> PostgresDatabase {
         guard let url = Self.postgresURL else { preconditionFailure("only a PostgreSQL has schemas to share") }
         return PostgresDatabase(
             try PostgresLocation(url: url), schema: schema, connections: 2, leaseTimeout: Self.leaseTimeout, logger: Logger(label: "test-postgres"))
@@ -46,7 +46,7 @@ public enum TestEngine: String, Sendable, CaseIterable, CustomStringConvertible 
     static let leaseTimeout = Duration.seconds(60)
 
     /// A schema no other test uses.
-    public static func freshSchemaName() -> String {
+    private static func freshSchemaName() -> String {
         "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
     }
 }
