@@ -18,8 +18,7 @@ public final class PostgresDatabase: Sendable {
     public let schema: String
     /// Where the server is, without its password.
     public let location: String
-    /// How long a transaction waits for a connection before it is refused.
-    public let leaseTimeout: Duration
+    public let limits: Limits
     /// This pool's own name in the notices it announces, so that it does not hear them again.
     let instance = UUID().uuidString
     let client: PostgresClient
@@ -27,26 +26,36 @@ public final class PostgresDatabase: Sendable {
     private let threads: NIOThreadPool
     private let running: Task<Void, Never>
 
-    /// How many connections (and threads) one store keeps at most.
-    public static let defaultConnections = 8
+    /// How much of the server one store may take, and how long a request waits on it.
+    public struct Limits: Sendable, Equatable {
+        /// Connections (and threads) the store keeps at most.
+        public var connections: Int
+        /// How long a transaction waits for a connection, and then for its statements' answers,
+        /// before it is given up as `StorageUnavailable` (a 503 at the edge).
+        public var timeout: Duration
+
+        public init(connections: Int = 8, timeout: Duration = .seconds(5)) {
+            self.connections = connections
+            self.timeout = timeout
+        }
+    }
+
     /// How often a write that lost a serialization race runs again before the loss is its error.
     static let attempts = 20
 
     /// `schema` is a plain lower-case name (letters, digits, `_`), as it names the channel too.
-    public init(
-        _ location: PostgresLocation, schema: String, connections: Int = defaultConnections, leaseTimeout: Duration = .seconds(5), logger: Logger
-    ) {
+    public init(_ location: PostgresLocation, schema: String, limits: Limits = Limits(), logger: Logger) {
         var configuration = location.configuration
         precondition(schema.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }, "a schema's name is plain")
         self.location = location.description
-        self.leaseTimeout = leaseTimeout
-        configuration.options.maximumConnections = connections
+        self.limits = limits
+        configuration.options.maximumConnections = limits.connections
         configuration.options.additionalStartupParameters = [("search_path", schema), ("application_name", "authphone")]
         self.schema = schema
         self.logger = logger
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
-        threads = NIOThreadPool(numberOfThreads: connections)
+        threads = NIOThreadPool(numberOfThreads: limits.connections)
         threads.start()
         running = Task { await client.run() }
     }
@@ -95,10 +104,12 @@ public final class PostgresDatabase: Sendable {
     }
 
     private func transaction<T: Sendable>(_ begin: String, _ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
-        let (logger, channel, instance) = (logger, channel, instance)
+        let (logger, channel, instance, location, timeout) = (logger, channel, instance, location, limits.timeout)
         return try await withConnection { connection in
             try await self.threads.runIfActive {
-                let sql = PostgresSQL(connection: connection, logger: logger, channel: channel, instance: instance)
+                let sql = PostgresSQL(
+                    connection: connection, logger: logger, channel: channel, instance: instance,
+                    deadline: .now() + .nanoseconds(Int64(timeout / .nanoseconds(1))), location: location)
                 try sql.run(begin)
                 let value: T
                 do {
@@ -113,10 +124,10 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
-    /// A connection of the pool for `body`, or `StorageUnavailable` when none comes within
-    /// `leaseTimeout`: the pool would wait for ever while the server is down, retrying in the
+    /// A connection of the pool for `body`, or `StorageUnavailable` when none comes within the
+    /// timeout: the pool would wait for ever while the server is down, retrying in the
     /// background, and a request must be answered (503) instead. Once `body` has its
-    /// connection it runs to its end.
+    /// connection it runs to its end, which its statements' own deadline bounds.
     private func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let leased = LeaseMark()
         return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -127,8 +138,10 @@ public final class PostgresDatabase: Sendable {
                 }
             }
             group.addTask {
-                try await Task.sleep(for: self.leaseTimeout)
-                guard leased.isMarked else { throw StorageUnavailable(database: self.location, waited: self.leaseTimeout) }
+                try await Task.sleep(for: self.limits.timeout)
+                guard leased.isMarked else {
+                    throw StorageUnavailable(database: self.location, reason: "gave no connection within \(self.limits.timeout)")
+                }
                 return nil
             }
             while let finished = try await group.next() {
@@ -165,10 +178,12 @@ private final class LeaseMark: Sendable {
     func mark() { marked.store(true, ordering: .releasing) }
 }
 
-/// The database gave no connection in time: it is down, or unreachable, or every connection is
-/// busy. Nothing was done; the request may be sent again.
+/// The database gave no connection, or no answer, in time: it is down, or unreachable, or
+/// every connection is busy. A transaction given up before its COMMIT's answer changed nothing;
+/// one given up waiting for that answer may have been committed, but was not acknowledged. The
+/// request may be sent again.
 public struct StorageUnavailable: Error, CustomStringConvertible {
     public let database: String
-    public let waited: Duration
-    public var description: String { "the PostgreSQL at \(database) gave no connection within \(waited)" }
+    public let reason: String
+    public var description: String { "the PostgreSQL at \(database) \(reason)" }
 }

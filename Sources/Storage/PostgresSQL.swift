@@ -16,6 +16,12 @@ struct PostgresSQL: StoreSQL {
     /// Where `announce` tells, and who tells (`PostgresDatabase.notices()`).
     let channel: String
     let instance: String
+    /// When the transaction is given up: a statement whose answer has not come by then never
+    /// gets one on this connection, which is closed (seen when PostgreSQL stopped as a
+    /// statement was sent: postgres-nio 1.33.2 left its answer waiting for ever).
+    let deadline: NIODeadline
+    /// Where the server is, for the error that says it did not answer.
+    let location: String
 
     @discardableResult
     func execute(_ sql: String, _ arguments: [(any DatabaseValueConvertible)?]) throws -> Int {
@@ -67,13 +73,31 @@ struct PostgresSQL: StoreSQL {
 
     /// Statements without arguments: a transaction's BEGIN and COMMIT, a migration's DDL.
     func run(_ sql: String) throws {
-        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+        _ = try answer(PostgresQuery(unsafeSQL: sql))
     }
 
     private func run(_ sql: String, _ arguments: [(any DatabaseValueConvertible)?]) throws -> PostgresQueryResult {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments { Self.bind(argument?.databaseValue ?? .null, into: &bindings) }
-        return try connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: bindings), logger: logger).wait()
+        return try answer(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: bindings))
+    }
+
+    /// `query`'s answer, waited for until the deadline at most.
+    private func answer(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        let eventLoop = connection.eventLoop
+        let answered = eventLoop.makePromise(of: PostgresQueryResult.self)
+        // both run on the connection's event loop, and the later of the two changes nothing
+        let giveUp = eventLoop.scheduleTask(deadline: deadline) { answered.fail(QueryDeadlinePassed()) }
+        connection.query(query, logger: logger).whenComplete { result in
+            giveUp.cancel()
+            answered.completeWith(result)
+        }
+        do {
+            return try answered.futureResult.wait()
+        } catch is QueryDeadlinePassed {
+            connection.close().whenComplete { _ in }
+            throw StorageUnavailable(database: location, reason: "did not answer within the transaction's time")
+        }
     }
 
     private static func bind(_ value: DatabaseValue, into bindings: inout PostgresBindings) {
@@ -146,6 +170,8 @@ struct PostgresSQL: StoreSQL {
         return numbered
     }
 }
+
+private struct QueryDeadlinePassed: Error {}
 
 /// A column whose value is not what the store asked for: a mismatch between a store's SQL and
 /// its PostgreSQL schema, which the store suite would catch.

@@ -29,6 +29,8 @@ public struct AppConfiguration: Sendable {
     /// A PostgreSQL that holds the stores instead of the data folder's SQLite files: every
     /// instance started with the same one shares them.
     public var postgres: PostgresLocation?
+    /// Each store's share of that PostgreSQL, and how long a request waits on it.
+    public var postgresLimits = PostgresDatabase.Limits()
     public var publicDirectory: String
     public var templatesDirectory: String
     /// The backend the phones use; nil: this server's own backend.

@@ -55,6 +55,16 @@ struct Serve: AsyncParsableCommand {
     var database: String?
     @Option(
         help:
+            "With --database: connections each of the four stores keeps at most, 1 to 100 (default: \(defaults.postgresLimits.connections)). [AUTHPHONE_DATABASE_CONNECTIONS]"
+    )
+    var databaseConnections: Int?
+    @Option(
+        help:
+            "With --database: seconds a request waits for a connection, and then for its answers, before a 503, 1 to 300 (default: \(defaults.postgresLimits.timeout.components.seconds)). [AUTHPHONE_DATABASE_TIMEOUT]"
+    )
+    var databaseTimeout: Int?
+    @Option(
+        help:
             "An `authphone export` file to start from when the data holds no phones and no backend accounts; its passphrase from --seed-passphrase-file or AUTHPHONE_EXPORT_PASSPHRASE. [AUTHPHONE_SEED]"
     )
     var seed: String?

@@ -48,6 +48,12 @@ struct ServeSettings {
             guard !inMemory else { throw ValidationError("--database and --in-memory exclude each other: the data is kept in one place") }
             do { configuration.postgres = try PostgresLocation(url: database) } catch { throw ValidationError("--database: \(error)") }
         }
+        let connections = try await sources.int("databaseConnections", flags.databaseConnections) ?? configuration.postgresLimits.connections
+        guard (1...100).contains(connections) else { throw ValidationError("--database-connections must be between 1 and 100") }
+        let timeout = try await sources.int("databaseTimeout", flags.databaseTimeout)
+            ?? Int(configuration.postgresLimits.timeout.components.seconds)
+        guard (1...300).contains(timeout) else { throw ValidationError("--database-timeout must be between 1 and 300 seconds") }
+        configuration.postgresLimits = .init(connections: connections, timeout: .seconds(timeout))
         if let seed = try await sources.string("seed", flags.seed) {
             let passphraseFile = try await sources.string("seedPassphraseFile", flags.seedPassphraseFile)
             do { configuration.seed = try StateCommand.open(seed, passphrase: Passphrase.read(file: passphraseFile)) } catch {

@@ -36,14 +36,14 @@ public enum TestEngine: String, Sendable, CaseIterable, CustomStringConvertible 
     /// instances opens besides the first.
     private func sharedSchema(_ schema: String) throws -> PostgresDatabase {
         guard let url = Self.postgresURL else { preconditionFailure("only a PostgreSQL has schemas to share") }
-        return PostgresDatabase(
-            try PostgresLocation(url: url), schema: schema, connections: 2, leaseTimeout: Self.leaseTimeout, logger: Logger(label: "test-postgres"))
+        return PostgresDatabase(try PostgresLocation(url: url), schema: schema, limits: Self.limits, logger: Logger(label: "test-postgres"))
     }
 
-    /// How long a test's transaction waits for a connection. The whole run shares a few threads,
-    /// which CPU-bound tests (4096-bit RSA keys, Argon2) hold for seconds at a time; a lease
-    /// given up then would fail a test for the machine's load, not for the server being down.
-    static let leaseTimeout = Duration.seconds(60)
+    /// A test store's pool: two connections, and a minute to wait for one or for an answer. The
+    /// whole run shares a few threads, which CPU-bound tests (4096-bit RSA keys, Argon2) hold
+    /// for seconds at a time; a transaction given up then would fail a test for the machine's
+    /// load, not for the server being down.
+    static let limits = PostgresDatabase.Limits(connections: 2, timeout: .seconds(60))
 
     /// A schema no other test uses.
     private static func freshSchemaName() -> String {

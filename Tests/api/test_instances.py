@@ -15,8 +15,11 @@ import concurrent.futures
 import contextlib
 import copy
 import os
+import pathlib
 import signal
 import subprocess
+import threading
+import time
 import urllib.parse
 import uuid
 
@@ -27,6 +30,7 @@ from device import Device
 from servers import free_port, serving
 
 POSTGRES = os.environ.get("AUTHPHONE_TEST_POSTGRES_URL")
+REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(POSTGRES is None, reason="needs AUTHPHONE_TEST_POSTGRES_URL (scripts/api-test.sh sets it)")
 
 
@@ -135,3 +139,47 @@ def test_a_killed_instance_loses_nothing_acknowledged(tmp_path):
         device.api = b
         assert len(b.call("getInbox", path={"id": phone["id"]}, expect=200)[1]["messages"]) == 1
         assert device.verify(login["id"], account, None, right=False)["secondFactor"]["failedAttempts"] == 2
+
+
+def restart_postgres():
+    """PostgreSQL stopped (its connections cut) and started again, by the script that started it."""
+    subprocess.run(["bash", "-c", "source scripts/lib/postgres.sh && restart_postgres"], cwd=REPOSITORY, check=True,
+                   timeout=TIMEOUT * 3)
+
+
+def test_postgresql_restarted_under_load_loses_nothing_acknowledged(tmp_path):
+    with two_instances(tmp_path) as (a, b, _):
+        acknowledged, answers = {"phones": set(), "sessions": set()}, []
+        stop = threading.Event()
+
+        def write_through(api):
+            """Phones and sessions made through `api` until told to stop: what it acknowledged, and how
+            every request was answered."""
+            while not stop.is_set():
+                for op, body, kind in (("createPhone", {"name": "restart"}, "phones"),
+                                       ("createSession", {"type": "enrol", "userId": "erin"}, "sessions")):
+                    response, made = api.call(op, body=body)
+                    answers.append((api.base, op, response.status_code, (made or {}).get("error", {}).get("code")))
+                    if response.status_code == 201:
+                        acknowledged[kind].add(made["id"])
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            writers = [pool.submit(write_through, api) for api in (a, b, a, b)]
+            time.sleep(1)
+            restart_postgres()
+            restarted = len(answers)
+            # both reconnect by themselves: each acknowledges writes again soon after
+            deadline = time.monotonic() + TIMEOUT
+            while not all(any(base == api.base and status == 201 for base, _, status, _ in answers[restarted:]) for api in (a, b)):
+                assert time.monotonic() < deadline, "an instance did not come back after the restart"
+                time.sleep(0.1)
+            stop.set()
+            for writer in writers:
+                writer.result(TIMEOUT)
+
+        refused = [answer for answer in answers if answer[2] != 201]
+        assert all(status == 503 and code in ("STORAGE_ERROR", "DATABASE_ERROR") for _, _, status, code in refused), refused
+        phones = {phone["id"] for phone in b.call("listPhones", expect=200)[1]["phones"]}
+        assert acknowledged["phones"] <= phones, "a phone acknowledged before the restart is gone"
+        for session in acknowledged["sessions"]:
+            a.call("getSession", path={"id": session}, expect=200)
