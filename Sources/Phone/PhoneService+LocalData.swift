@@ -33,7 +33,7 @@ extension PhoneService {
     /// Every phone gone, and everything running for them stopped.
     public func reset() async throws {
         for id in Set(flows.keys).union(sessionStarts.keys).union(operations.keys).union(privacyIDEAScreens.keys) { forget(id) }
-        try await store.erase()
+        try await store.erasePhones()
         autoAnswerRules.removeAll()
     }
 

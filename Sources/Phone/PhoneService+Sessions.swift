@@ -20,6 +20,7 @@ extension PhoneService {
     public struct ReadPhone: Sendable {
         let local: (PhoneRecord, [AccountRecord])
         init(_ local: (PhoneRecord, [AccountRecord])) { self.local = local }
+        public var id: String { local.0.id }
     }
 
     /// The phone a push for `fcmToken` reached, if it opens pushes at once (as an app in the

@@ -110,6 +110,9 @@ public struct PhoneStore: Store {
                 t.add(column: "unlockPushTokens", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("phone-v11-homes") { db in
+            for statement in homesTables { try db.execute(sql: statement) }
+        }
         return migrator
     }
 
@@ -158,7 +161,8 @@ public struct PhoneStore: Store {
                 CREATE TABLE privacyIDEAAnswer (phoneId TEXT NOT NULL REFERENCES phone ON DELETE CASCADE, serial TEXT NOT NULL,
                     nonce TEXT NOT NULL, answeredAt TEXT NOT NULL, PRIMARY KEY (phoneId, serial, nonce))
                 """,
-            ])
+            ]),
+        PostgresMigration("phone-pg-v2-homes", homesTables),
     ]
 
     // MARK: phones

@@ -29,6 +29,9 @@ public struct AppConfiguration: Sendable {
     /// A PostgreSQL that holds the stores instead of the data folder's SQLite files: every
     /// instance started with the same one shares them.
     public var postgres: PostgresLocation?
+    /// Where the other instances on that PostgreSQL reach this one, to hand it the requests of
+    /// the phones whose flows run here; nil: its listen address (instances on one machine).
+    public var instanceURL: String?
     /// Each store's share of that PostgreSQL, and how long a request waits on it.
     public var postgresLimits = PostgresDatabase.Limits()
     public var publicDirectory: String

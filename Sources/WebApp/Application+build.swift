@@ -55,7 +55,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         store: backendStore, configuration: backendConfiguration,
         baseURL: { selfURL.get() }, now: configuration.now,
         wire: WireHTTPClient(
-            http: wireClient ?? WireHTTPClient.noRedirects, authorization: bearer(configuration.pushToken ?? accessKey), observe: observe),
+            http: PhoneForwarding.instancesClient, authorization: bearer(configuration.pushToken ?? accessKey), observe: observe),
         sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
     let lanes = BlockingWorkLanes(configuration)
@@ -73,8 +73,14 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         store: pushStore, configuration: configuration.push, now: configuration.now,
         faults: faults, sleep: configuration.sleep)
     try await push.register(tokens: phones.phones().map(\.fcmToken))
+    // several instances on one PostgreSQL: each phone's flow runs on one, its home
+    let instanceURL = try ServerURL(publicURL: configuration.instanceURL, listenHost: listenHost, port: configuration.port)
+    let homes = configuration.postgres.map { _ in PhoneHomes(store: phoneStore, url: { instanceURL.get() }, now: configuration.now) }
+    let forwarding = homes.map { PhoneForwarding(homes: $0, authorization: accessKey.map { "Bearer \($0)" }, logger: logger) }
+    try await forwarding?.homes.beatOnce()
     let doors = Doors(
-        listenHost: listenHost, publicURL: configuration.publicURL, accessKey: accessKey, pushToken: configuration.pushToken,
+        listenHost: listenHost, publicURL: configuration.publicURL, instanceURL: configuration.instanceURL, accessKey: accessKey,
+        pushToken: configuration.pushToken,
         isIssuedAccessToken: { push.standing(ofAccessToken: $0).isLive })
     monitor.watch(backend: backend, faults: faults)
     let templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
@@ -89,6 +95,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
             .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml")
             .withAdditionalMediaType(MediaType(type: .application, subType: "manifest+json"), mappedToFileExtension: "webmanifest"))
     router.add(middleware: RequestGuardMiddleware())
+    if let forwarding { router.add(middleware: PhoneForwardingMiddleware(forwarding: forwarding)) }
     let scanner = QRImageScanner(lane: lanes.pictures, timeLimit: configuration.pictureScanTimeLimit)
     let platform = PhonePlatform(phones: phones, push: push, monitor: monitor)
     router.addRoutes(PhonesController(phones: phones, platform: platform, scanner: scanner).endpoints, atPath: "/api/phones")
@@ -120,13 +127,17 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let webSocketRouter = Router(context: AppRequestContext.self)
     webSocketRouter.add(middleware: ErrorMappingMiddleware())
     webSocketRouter.add(middleware: DoorMiddleware(doors: doors))
-    StreamController(phones: phones, backend: backend, push: push, faults: faults, monitor: monitor).addRoutes(to: webSocketRouter)
+    StreamController(phones: phones, backend: backend, push: push, faults: faults, monitor: monitor, forwarding: forwarding)
+        .addRoutes(to: webSocketRouter)
     timelineRoutes.addStream(to: webSocketRouter)
 
     var services: [any Service] = [
-        PushOpener(platform: platform, logger: logger), DeferredPushSender(backend: backend), lanes, events,
+        PushOpener(platform: platform, forwarding: forwarding, logger: logger), DeferredPushSender(backend: backend), lanes, events,
     ]
-    if configuration.postgres != nil { services.append(OtherInstances(push: push, backend: backend)) }
+    if let forwarding {
+        services.append(OtherInstances(push: push, backend: backend))
+        services.append(PhoneHomesBeat(homes: forwarding.homes, logger: logger))
+    }
     if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }
     if let wireClient { services.append(HTTPClientShutdown(client: wireClient)) }
     let sslContext = try tls.map { try NIOSSLContext(configuration: $0.serverConfiguration) }
@@ -148,7 +159,10 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         configuration: .init(address: .hostname(listenHost, port: configuration.port), serverName: "AuthPhone"),
         services: services,
         onServerRunning: { channel in
-            if let port = channel.localAddress?.port { selfURL.listening(on: port) }
+            if let port = channel.localAddress?.port {
+                selfURL.listening(on: port)
+                instanceURL.listening(on: port)
+            }
             logger.info("AuthPhone is listening on \(selfURL.get())")
             if let accessKey, configuration.accessKey == nil {
                 logger.notice("Off loopback every route needs the access key: open \(selfURL.get())/?\(Doors.keyParameter)=\(accessKey)")

@@ -49,7 +49,7 @@ public enum StoresLocation: Sendable, CustomStringConvertible {
 public func resetDatabases(in location: StoresLocation) async throws {
     try location.mustHold(DatabaseFile.all, "database")
     let (phones, backend, push, timeline) = try await location.open()
-    try await phones.erase()
+    try await phones.erasePhones()
     try await backend.eraseTestData()
     try await push.eraseDeliveries()
     try await timeline.erase()
@@ -139,7 +139,9 @@ private enum PostgresSchema {
 /// that watches the wire between them (a record to look at: it is not synced at every batch).
 func openDatabases(_ configuration: AppConfiguration, logger: Logger) async throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
     if let postgres = configuration.postgres {
-        func schema(_ name: String) -> PostgresDatabase { PostgresDatabase(postgres, schema: name, limits: configuration.postgresLimits, logger: logger) }
+        func schema(_ name: String) -> PostgresDatabase {
+            PostgresDatabase(postgres, schema: name, limits: configuration.postgresLimits, logger: logger)
+        }
         do {
             return (
                 try await .open(schema(PostgresSchema.phones)), try await .open(schema(PostgresSchema.backend)),

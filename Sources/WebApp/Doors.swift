@@ -29,12 +29,13 @@ struct Doors: Sendable {
     }
 
     /// The listen address (unless it is a wildcard), `localhost` and the loopback addresses,
-    /// and the host of the public URL people use.
+    /// the host of the public URL people use, and that of the URL the other instances use.
     init(
-        listenHost: String, publicURL: String?, accessKey: String?, pushToken: String? = nil,
+        listenHost: String, publicURL: String?, instanceURL: String? = nil, accessKey: String?, pushToken: String? = nil,
         isIssuedAccessToken: @escaping @Sendable (String) -> Bool = { _ in false }
     ) {
         hostNames = Self.hostNames(listenHost: listenHost, publicURL: publicURL)
+            .union(instanceURL.flatMap { URL(string: $0)?.host }.map { [Self.bare($0.lowercased())] } ?? [])
         self.accessKey = accessKey
         self.pushToken = pushToken
         self.isIssuedAccessToken = isIssuedAccessToken

@@ -6,6 +6,8 @@ import ServiceLifecycle
 /// foreground would; the others keep them in the inbox for the user.
 struct PushOpener: Service {
     let platform: PhonePlatform
+    /// With several instances: a phone at home on another has its push opened there.
+    let forwarding: PhoneForwarding?
     let logger: Logger
 
     /// Each arrival is opened in its own task: one phone's slow backend must not hold up the
@@ -24,7 +26,14 @@ struct PushOpener: Service {
 
     /// Opens one message; one that cannot start (a flow is running, a bad payload) stays in the inbox.
     func open(_ message: PushService.InboxMessage, token: String) async {
-        do { _ = try await platform.openAtOnce(message, token: token) } catch {
+        do {
+            if let forwarding, let phoneId = try await platform.phones.phoneOpeningPushesAtOnce(fcmToken: token)?.id,
+                let home = try await forwarding.elsewhere(phoneId, headers: [:])
+            {
+                return try await forwarding.send(.POST, "/api/phones/\(phoneId)/inbox/\(message.id)/open", to: home)
+            }
+            _ = try await platform.openAtOnce(message, token: token)
+        } catch {
             logger.info("a push stays in the inbox", metadata: ["message": "\(message.id)", "reason": "\(error)"])
         }
     }

@@ -17,6 +17,8 @@ struct StreamController {
     let push: PushService
     let faults: FaultInjector
     let monitor: ServiceMonitor
+    /// With several instances: a screen whose phone is at home on another is joined to it there.
+    let forwarding: PhoneForwarding?
     static let maxMessageSize = 16 * 1024
 
     /// What a screen may fall behind by before it loses its oldest messages.
@@ -117,6 +119,9 @@ struct StreamController {
             let id = try context.requestContext.parameters.require("id")
             monitor.webSocketOpened("phone")
             defer { monitor.webSocketClosed("phone") }
+            if let forwarding, let home = try await forwarding.elsewhere(id, headers: context.request.headers) {
+                return try await forwarding.joinScreen(of: id, at: home, inbound: inbound, outbound: outbound, headers: context.request.headers)
+            }
             // One stream and one task carry everything the screen is told; the sources hand
             // their values to it directly. Subscribe before the snapshot so no update falls
             // between the two.

@@ -60,6 +60,11 @@ struct Serve: AsyncParsableCommand {
     var databaseConnections: Int?
     @Option(
         help:
+            "With --database: where the other instances reach this one, http://HOST:PORT, to hand it the requests of the phones whose flows run here (default: the listen address). [AUTHPHONE_INSTANCE_URL]"
+    )
+    var instanceUrl: String?
+    @Option(
+        help:
             "With --database: seconds a request waits for a connection, and then for its answers, before a 503, 1 to 300 (default: \(defaults.postgresLimits.timeout.components.seconds)). [AUTHPHONE_DATABASE_TIMEOUT]"
     )
     var databaseTimeout: Int?

@@ -48,9 +48,17 @@ struct ServeSettings {
             guard !inMemory else { throw ValidationError("--database and --in-memory exclude each other: the data is kept in one place") }
             do { configuration.postgres = try PostgresLocation(url: database) } catch { throw ValidationError("--database: \(error)") }
         }
+        if let instanceURL = try await sources.string("instanceUrl", flags.instanceUrl) {
+            guard configuration.postgres != nil else { throw ValidationError("--instance-url is for instances that share a --database") }
+            guard WireHTTPClient.sendableURL(instanceURL) != nil, instanceURL.lowercased().hasPrefix("http://") else {
+                throw ValidationError("--instance-url must be an absolute http URL with a port from 1 to 65535")
+            }
+            configuration.instanceURL = instanceURL
+        }
         let connections = try await sources.int("databaseConnections", flags.databaseConnections) ?? configuration.postgresLimits.connections
         guard (1...100).contains(connections) else { throw ValidationError("--database-connections must be between 1 and 100") }
-        let timeout = try await sources.int("databaseTimeout", flags.databaseTimeout)
+        let timeout =
+            try await sources.int("databaseTimeout", flags.databaseTimeout)
             ?? Int(configuration.postgresLimits.timeout.components.seconds)
         guard (1...300).contains(timeout) else { throw ValidationError("--database-timeout must be between 1 and 300 seconds") }
         configuration.postgresLimits = .init(connections: connections, timeout: .seconds(timeout))

@@ -72,6 +72,11 @@ def test_a_bad_value_from_any_source_stops_the_start_and_names_its_source(tmp_pa
     assert "is not a configuration file" in refusal(["--config", str(config)])
     assert "cannot read" in refusal(["--config", str(tmp_path / "missing.yaml")])
     assert "--pin-kdf" in refusal(["--pin-kdf", "slow"])
+    database = ["--database", "postgres://authphone@127.0.0.1:1/authphone"]
+    assert "--database-timeout must be between 1 and 300" in refusal([*database, "--database-timeout", "0"])
+    assert "--database-connections must be between 1 and 100" in refusal(database, {"AUTHPHONE_DATABASE_CONNECTIONS": "500"})
+    assert "--instance-url is for instances that share a --database" in refusal(["--instance-url", "http://10.0.0.2:8080"])
+    assert "--instance-url must be an absolute http URL" in refusal([*database, "--instance-url", "ftp://10.0.0.2"])
 
 
 def test_help_names_every_options_variable_and_the_choices():

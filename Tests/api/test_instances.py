@@ -25,7 +25,7 @@ import uuid
 
 import pytest
 
-from client import PIN, TIMEOUT, Api, new_phone, new_session, open_on_screen
+from client import PIN, TIMEOUT, Api, new_phone, new_session, open_on_screen, screen_of
 from device import Device
 from servers import free_port, serving
 
@@ -183,3 +183,53 @@ def test_postgresql_restarted_under_load_loses_nothing_acknowledged(tmp_path):
         assert acknowledged["phones"] <= phones, "a phone acknowledged before the restart is gone"
         for session in acknowledged["sessions"]:
             a.call("getSession", path={"id": session}, expect=200)
+
+
+def test_a_phones_requests_through_either_instance_meet_its_one_flow(tmp_path):
+    with two_instances(tmp_path) as (a, b, _):
+        phone = new_phone(a)
+        screen = screen_of(b, phone)  # the first instance to serve the phone runs its flows: B
+        session = new_session(a, "enrol", "fay")
+        path = {"id": phone["id"]}
+        # scanned and confirmed through A, which hands both to B, where the screen shows them
+        a.call("startOutOfBand", path=path, body={"qr": session["qrText"]}, expect=202)
+        screen.flow("WAIT_FOR_INPUT", "CONFIRM")
+        a.call("takePhoneAction", path=path, body={"action": "confirmSession"}, expect=200)
+        screen.until(lambda m: m["type"] == "flowUpdate" and "secondFactorInfo" in m["flow"].get("currentInteraction", {}),
+                     "the PIN pad")
+        # a second screen, opened on A, is joined to the flow on B
+        second = screen_of(a, phone)
+        second.send({"action": "inputSecondFactor", "pin": PIN})
+        assert second.flow("DONE")
+        assert screen.flow("DONE")
+        second.close()
+        assert a.call("getPhone", path=path, expect=200)[1]["flow"]["state"] == "DONE"
+        assert b.call("getSession", path={"id": session["id"]}, expect=200)[1]["status"] == "enrolled"
+
+        # a push taken by A, for a phone that opens pushes at once, is opened by the phone's flow on B
+        a.call("updatePhoneSettings", path=path, body={"openPushesAtOnce": True}, expect=200)
+        login = a.call("createSession", body={"type": "login", "userId": "fay", "delivery": "push"}, expect=201)[1]
+        assert screen.flow("WAIT_FOR_INPUT", "CONFIRM")["session"]["id"] == login["id"]
+        screen.close()
+
+
+def test_a_killed_instances_phones_are_taken_over_once_it_is_seen_dead(tmp_path):
+    with two_instances(tmp_path) as (a, b, process_a):
+        phone = new_phone(b)
+        screen_of(a, phone).close()  # A runs the phone's flows
+        path = {"id": phone["id"]}
+        process_a.send_signal(signal.SIGKILL)
+        process_a.wait(TIMEOUT)
+
+        # until A is seen dead its phone is refused with a clear 503; then B takes it and serves it
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            response, body = b.call("getPhone", path=path)
+            if response.status_code == 200:
+                break
+            assert (response.status_code, body["error"]["code"]) == (503, "PHONE_HOME_UNREACHABLE"), body
+            assert time.monotonic() < deadline, "B never took over A's phone"
+            time.sleep(0.5)
+        # B runs the phone now: its screen opens there (the backend, at A's address, died with A)
+        screen_of(b, phone).close()
+        b.call("updatePhoneSettings", path=path, body={"openPushesAtOnce": True}, expect=200)
