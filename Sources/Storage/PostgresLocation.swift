@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import NIOSSL
 import PostgresNIO
 
 /// Where a PostgreSQL is, from a URL as libpq takes one:
@@ -6,6 +8,8 @@ import PostgresNIO
 /// Unix socket's folder in `?host=/path`. The password is kept out of every description.
 public struct PostgresLocation: Sendable, CustomStringConvertible {
     let configuration: PostgresClient.Configuration
+    /// The same place for one connection of its own (`probe`).
+    private let single: @Sendable () throws -> PostgresConnection.Configuration
     /// The URL without its password, for logs and `/ready`.
     public let description: String
 
@@ -35,12 +39,45 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
             let port = url.port ?? 5432
             configuration = .init(
                 unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: url.password, database: database)
+            single = { [password = url.password] in
+                .init(unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+            }
             description = "postgres://\(user)@/\(database)?host=\(socketFolder)"
         } else {
             guard let host = url.host, !host.isEmpty else { throw Invalid(description: "the database URL names no host") }
             let port = url.port ?? 5432
             configuration = .init(host: host, port: port, username: user, password: url.password, database: database, tls: tls)
+            let mode = query["sslmode"] ?? "prefer"
+            single = { [password = url.password] in
+                let context = { try NIOSSLContext(configuration: .makeClientConfiguration()) }
+                let tls: PostgresConnection.Configuration.TLS =
+                    switch mode {
+                    case "disable": .disable
+                    case "require": .require(try context())
+                    default: .prefer(try context())
+                    }
+                return .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
+            }
             description = "postgres://\(user)@\(host):\(port)/\(database)"
         }
+    }
+
+    /// One connection made and closed, so that a server that cannot be reached, or refuses the
+    /// user or the database, says why at start (the pool would only keep trying).
+    public func probe(logger: Logger) async throws(Invalid) {
+        do {
+            let connection = try await PostgresConnection.connect(configuration: try single(), id: 0, logger: logger)
+            try? await connection.close()
+        } catch {
+            throw Invalid(description: "\(description) cannot be used: \(Self.cause(of: error))")
+        }
+    }
+
+    /// What went wrong, in the server's words when it said any, without the request's values.
+    static func cause(of error: any Error) -> String {
+        guard let postgres = error as? PSQLError else { return "\(error)" }
+        if let message = postgres.serverInfo?[.message] { return message }
+        if let underlying = postgres.underlying { return "\(underlying)" }
+        return "\(postgres.code)"
     }
 }

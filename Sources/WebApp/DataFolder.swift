@@ -139,6 +139,7 @@ private enum PostgresSchema {
 /// that watches the wire between them (a record to look at: it is not synced at every batch).
 func openDatabases(_ configuration: AppConfiguration, logger: Logger) async throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
     if let postgres = configuration.postgres {
+        do { try await postgres.probe(logger: logger) } catch { throw DataFolderError(message: "\(error)") }
         func schema(_ name: String) -> PostgresDatabase {
             PostgresDatabase(postgres, schema: name, limits: configuration.postgresLimits, logger: logger)
         }

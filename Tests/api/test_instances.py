@@ -27,7 +27,7 @@ import pytest
 
 from client import PIN, TIMEOUT, Api, new_phone, new_session, open_on_screen, screen_of
 from device import Device
-from servers import free_port, serving
+from servers import BINARY, free_port, serving
 
 POSTGRES = os.environ.get("AUTHPHONE_TEST_POSTGRES_URL")
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
@@ -233,3 +233,15 @@ def test_a_killed_instances_phones_are_taken_over_once_it_is_seen_dead(tmp_path)
         # B runs the phone now: its screen opens there (the backend, at A's address, died with A)
         screen_of(b, phone).close()
         b.call("updatePhoneSettings", path=path, body={"openPushesAtOnce": True}, expect=200)
+
+
+def test_a_database_that_cannot_be_used_stops_the_start_with_the_reason(tmp_path):
+    missing = urllib.parse.urlunsplit(urllib.parse.urlsplit(POSTGRES)._replace(path="/no_such_database"))
+    closed = f"postgres://authphone@127.0.0.1:{free_port()}/authphone?sslmode=disable"
+    for url, reason in ((missing, 'database "no_such_database" does not exist'), (closed, "refused")):
+        started = time.monotonic()
+        refused = subprocess.run([BINARY, "serve", "--port", str(free_port()), "--data-dir", str(tmp_path), "--database", url],
+                                 capture_output=True, timeout=TIMEOUT)
+        message = refused.stderr.decode() + refused.stdout.decode()
+        assert refused.returncode != 0 and reason in message.lower(), message
+        assert time.monotonic() - started < 4, "the start waited for the pool instead of saying why at once"
