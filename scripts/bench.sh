@@ -4,6 +4,8 @@
 # that produced it) to artifacts/bench/RUN/results.json; scripts/bench-compare.py compares two.
 #   BENCH_SECONDS   seconds of the long runs (default 60); BENCH_QUICK=1 for a short pass
 #   BENCH_SKIP_10000=1  leaves out the 10,000-socket run (its targets then show "not measured")
+#   BENCH_ONLY=sharing  only what sharing a PostgreSQL costs: the SQLite row at 200 logins/s and
+#                       its PostgreSQL rows (one instance, two)
 # At the end it prints the targets (scripts/bench-compare.py): measured / target / met.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +32,59 @@ record() {
   printf '%s\n' "$*" >"$out/$name.command"
 }
 
+# One instance, then two, on a PostgreSQL of their own (a throw-away cluster): what keeping the
+# state in a shared database costs, beside the SQLite rows. Phone N is driven through
+# instance N mod 2, its sessions and pushes too; the cluster's own CPU is counted beside the
+# servers' (cpuMsPerLogin.postgres).
+postgres_rows() {
+  source scripts/lib/postgres.sh
+  start_postgres
+  for instances in 1 2; do
+    database="${AUTHPHONE_TEST_POSTGRES_URL%/*}/bench_$instances"
+    psql -q "$AUTHPHONE_TEST_POSTGRES_URL" -c "CREATE DATABASE bench_$instances"
+    urls=()
+    for instance in $(seq 1 "$instances"); do
+      port=$(free_port)
+      start_server "postgres-$instances-$instance" "$port" --database "$database" --data-dir "$server_data/postgres-$instances-$instance" \
+        --pin-kdf fast --push-rate-limit 10000 --session-lifetime 600
+      urls+=(--url "http://127.0.0.1:$port")
+    done
+    name="logins-1000-at-200-postgres-$instances"
+    before=$(postgres_cpu_seconds)
+    record "$name" "$binary" load "${urls[@]}" --phones 1000 --rate 200 --duration "$short" --quiet
+    python3 - "$out/$name.json" "$before" "$(postgres_cpu_seconds)" <<'PY'
+import json
+import pathlib
+import sys
+
+path = pathlib.Path(sys.argv[1])
+figures = json.loads(path.read_text())
+seconds = float(sys.argv[3]) - float(sys.argv[2])
+figures["postgresCpuSeconds"] = seconds
+figures["cpuMsPerLogin"]["postgres"] = 1000 * seconds / figures["completed"] if figures["completed"] else None
+path.write_text(json.dumps(figures, indent=2, sort_keys=True))
+PY
+    for instance in $(seq 1 "$instances"); do stop_servers_named "postgres-$instances-$instance"; done
+  done
+}
+
+# One release server on SQLite at 200 logins/s: the row the PostgreSQL rows are read beside.
+sqlite_at_200() {
+  record logins-1000-at-200 "$binary" load --url "$url" --phones 1000 --rate 200 --duration "$short" --quiet
+}
+
+if [[ "${BENCH_ONLY:-}" == sharing ]]; then
+  port=$(free_port)
+  start_server bench "$port" --data-dir "$server_data/db" --pin-kdf fast --push-rate-limit 10000 --session-lifetime 600
+  url="http://127.0.0.1:$port"
+  sqlite_at_200
+  stop_servers_named bench
+  postgres_rows
+  python3 scripts/bench-compare.py --collect "$out" "${results[@]}"
+  echo "results: $out/results.json"
+  exit 0
+fi
+
 record micro "$bench_binary" "${quick[@]}"
 
 # A release server with the load-test KDF profile; pushes are not rate limited here.
@@ -40,7 +95,7 @@ pid=$(cat "$server_data/bench.pid")
 record logins-100 "$binary" load --url "$url" --phones 100 --duration "$short" --quiet
 record logins-1000-max "$binary" load --url "$url" --phones 1000 --duration "$long" --quiet
 record logins-1000-at-1000 "$binary" load --url "$url" --phones 1000 --rate 1000 --duration "$long" --quiet
-record logins-1000-at-200 "$binary" load --url "$url" --phones 1000 --rate 200 --duration "$short" --quiet
+sqlite_at_200
 # The same server pinned to one core (every thread, from now on) and the load generator to another:
 # the target for a machine too small for the whole of 1,000/s.
 if command -v taskset >/dev/null && (( $(nproc) >= 2 )); then
@@ -81,39 +136,7 @@ record logins-100-interactive-kdf "$binary" load --url "http://127.0.0.1:$port" 
 
 stop_servers_named interactive
 
-# One instance, then two, on a PostgreSQL of their own (a throw-away cluster): what keeping the
-# state in a shared database costs, beside the SQLite rows above. Phone N is driven through
-# instance N mod 2, its sessions and pushes too; the cluster's own CPU is counted beside the
-# servers' (cpuMsPerLogin.postgres).
-source scripts/lib/postgres.sh
-start_postgres
-for instances in 1 2; do
-  database="${AUTHPHONE_TEST_POSTGRES_URL%/*}/bench_$instances"
-  psql -q "$AUTHPHONE_TEST_POSTGRES_URL" -c "CREATE DATABASE bench_$instances"
-  urls=()
-  for instance in $(seq 1 "$instances"); do
-    port=$(free_port)
-    start_server "postgres-$instances-$instance" "$port" --database "$database" --data-dir "$server_data/postgres-$instances-$instance" \
-      --pin-kdf fast --push-rate-limit 10000 --session-lifetime 600
-    urls+=(--url "http://127.0.0.1:$port")
-  done
-  name="logins-1000-at-200-postgres-$instances"
-  before=$(postgres_cpu_seconds)
-  record "$name" "$binary" load "${urls[@]}" --phones 1000 --rate 200 --duration "$short" --quiet
-  python3 - "$out/$name.json" "$before" "$(postgres_cpu_seconds)" <<'PY'
-import json
-import pathlib
-import sys
-
-path = pathlib.Path(sys.argv[1])
-figures = json.loads(path.read_text())
-seconds = float(sys.argv[3]) - float(sys.argv[2])
-figures["postgresCpuSeconds"] = seconds
-figures["cpuMsPerLogin"]["postgres"] = 1000 * seconds / figures["completed"] if figures["completed"] else None
-path.write_text(json.dumps(figures, indent=2, sort_keys=True))
-PY
-  for instance in $(seq 1 "$instances"); do stop_servers_named "postgres-$instances-$instance"; done
-done
+postgres_rows
 
 python3 scripts/bench-compare.py --collect "$out" "${results[@]}"
 echo "results: $out/results.json"
