@@ -5,10 +5,15 @@
 # docs/operating.md lists (libsodium, libqrencode, libzbar, libpng, libturbojpeg, libsqlite3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# A scratch folder of its own, so that it and `make bench`'s release build do not undo each other.
-scratch=.build/dist
-swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product authphone
-binary=$scratch/release/authphone
+# DIST_CONFIG=debug packs the tests' debug build instead, relinked with the runtime inside: the
+# packing is the same, and it costs a link, not a second build from nothing (scripts/dist-test.sh).
+config=${DIST_CONFIG:-release}
+[[ "$config" == release || "$config" == debug ]] || { echo "DIST_CONFIG is release or debug" >&2; exit 2; }
+# A release has a scratch folder of its own, so that it and `make bench`'s build do not undo each other.
+scratch=.build
+[[ "$config" == release ]] && scratch=.build/dist
+swift build -c "$config" --static-swift-stdlib --scratch-path "$scratch" --product authphone
+binary=$scratch/$config/authphone
 name="authphone-$("$binary" --version)-linux-$(uname -m)"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
