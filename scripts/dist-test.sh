@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The release as a user gets it: `make dist`'s archive unpacked in an empty folder, served from
 # there (no package beside it), answers with its pages, its static files and /ready; the binary
-# needs no Swift runtime library. It packs the tests' debug build (DIST_CONFIG=release packs the
-# release, as `make dist` does: a second build from nothing, ten minutes and more on a fresh machine).
+# needs no Swift runtime library. It packs a debug build (DIST_CONFIG=release packs the release, as
+# `make dist` does, which on a fresh machine takes twice as long or more).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 archive=$(DIST_CONFIG=${DIST_CONFIG:-debug} scripts/dist.sh | tail -1)

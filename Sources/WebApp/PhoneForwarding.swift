@@ -55,7 +55,7 @@ struct PhoneForwarding: Sendable {
 
     /// `request` sent to the home at `base`, and its answer.
     func forward(_ request: Request, to base: String) async throws -> Response {
-        var outgoing = HTTPClientRequest(url: base + (request.uri.string))
+        var outgoing = HTTPClientRequest(url: base + request.uri.string)
         outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers where !Self.connectionFields.contains(field.name.canonicalName) {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
@@ -104,15 +104,19 @@ struct PhoneForwarding: Sendable {
             try await WebSocketClient.connect(
                 url: url, configuration: .init(maxFrameSize: StreamController.maxMessageSize, additionalHeaders: handedOn), logger: logger
             ) { homeInbound, homeOutbound, _ in
+                // whichever side ends first ends both
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for try await message in homeInbound.messages(maxSize: StreamController.maxMessageSize) {
                             try await outbound.write(Self.frame(message))
                         }
                     }
-                    for try await message in inbound.messages(maxSize: StreamController.maxMessageSize) {
-                        try await homeOutbound.write(Self.frame(message))
+                    group.addTask {
+                        for try await message in inbound.messages(maxSize: StreamController.maxMessageSize) {
+                            try await homeOutbound.write(Self.frame(message))
+                        }
                     }
+                    try await group.next()
                     group.cancelAll()
                 }
             }
