@@ -50,7 +50,7 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Keep all data in memory; nothing survives a restart. [AUTHPHONE_IN_MEMORY]") var inMemory = false
     @Option(
         help:
-            "A PostgreSQL to keep the phones, backend, push and timeline in instead of SQLite files, shared by every instance given the same URL: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]. [AUTHPHONE_DATABASE]"
+            "A PostgreSQL to keep the phones, backend, push and timeline in instead of SQLite files, shared by every instance given the same URL: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]. [AUTHPHONE_DATABASE or AUTHPHONE_DATABASE_URL]"
     )
     var database: String?
     @Option(

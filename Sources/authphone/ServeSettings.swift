@@ -44,7 +44,9 @@ struct ServeSettings {
         let inMemory = try await sources.bool("inMemory", flags.inMemory ? true : nil) ?? false
         let dataDir = try await sources.string("dataDir", flags.dataDir) ?? AppConfiguration.defaultDataDirectory
         configuration.dataDirectory = inMemory ? nil : dataDir
-        if let database = try await sources.string("database", flags.database) {
+        // AUTHPHONE_DATABASE_URL too: the name such a URL often goes by
+        let databaseURL = try await sources.string("databaseUrl", nil)
+        if let database = try await sources.string("database", flags.database) ?? databaseURL {
             guard !inMemory else { throw ValidationError("--database and --in-memory exclude each other: the data is kept in one place") }
             do { configuration.postgres = try PostgresLocation(url: database) } catch { throw ValidationError("--database: \(error)") }
         }

@@ -72,6 +72,8 @@ def test_a_bad_value_from_any_source_stops_the_start_and_names_its_source(tmp_pa
     assert "is not a configuration file" in refusal(["--config", str(config)])
     assert "cannot read" in refusal(["--config", str(tmp_path / "missing.yaml")])
     assert "--pin-kdf" in refusal(["--pin-kdf", "slow"])
+    closed = "postgres://authphone@127.0.0.1:1/authphone?sslmode=disable"
+    assert "127.0.0.1:1/authphone cannot be used" in refusal([], {"AUTHPHONE_DATABASE_URL": closed})
     database = ["--database", "postgres://authphone@127.0.0.1:1/authphone"]
     assert "--database-timeout must be between 1 and 300" in refusal([*database, "--database-timeout", "0"])
     assert "--database-connections must be between 1 and 100" in refusal(database, {"AUTHPHONE_DATABASE_CONNECTIONS": "500"})
