@@ -118,6 +118,7 @@ public struct TimelineStore: Store {
                     try sql.execute("UPDATE hop SET sessionId = ? WHERE messageId = ? AND sessionId IS NULL", [session, message])
                 }
             }
+            for ids in Self.noticeLists(batch.compactMap(\.id)) { try sql.announce(StoreNotice(Self.hopsTopic, ids)) }
             for (column, bound) in [("sessionId", bounds.perSession), ("phoneId", bounds.perPhone), ("pushToken", bounds.perPhone)] {
                 let keys = Set(batch.compactMap { hop in column == "sessionId" ? hop.sessionId : column == "phoneId" ? hop.phoneId : hop.pushToken })
                 for key in keys {
@@ -127,6 +128,34 @@ public struct TimelineStore: Store {
                 }
             }
             return batch
+        }
+    }
+
+    /// What a batch announces to the other instances: its hops' ids, comma-separated, in as
+    /// few notices as NOTIFY's payload (8,000 bytes) allows.
+    static let hopsTopic = "hops"
+
+    static func noticeLists(_ ids: [Int64], limit: Int = 7_000) -> [String] {
+        var lists: [String] = []
+        var current = ""
+        for id in ids {
+            let text = String(id)
+            if !current.isEmpty, current.utf8.count + 1 + text.utf8.count > limit {
+                lists.append(current)
+                current = ""
+            }
+            current += current.isEmpty ? text : "," + text
+        }
+        if !current.isEmpty { lists.append(current) }
+        return lists
+    }
+
+    /// The hops with these ids, oldest first (those another instance announced).
+    func hops(ids: [Int64]) async throws -> [HopRecord] {
+        guard !ids.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        return try await readAll { sql in
+            try sql.fetchAll(HopRecord.self, "SELECT * FROM hop WHERE id IN (\(placeholders)) ORDER BY at, id", ids.map { $0 })
         }
     }
 

@@ -135,7 +135,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         PushOpener(platform: platform, forwarding: forwarding, logger: logger), DeferredPushSender(backend: backend), lanes, events,
     ]
     if let forwarding {
-        services.append(OtherInstances(push: push, backend: backend))
+        services.append(OtherInstances(push: push, backend: backend, timeline: timeline))
         services.append(PhoneHomesBeat(homes: forwarding.homes, logger: logger))
     }
     if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }
