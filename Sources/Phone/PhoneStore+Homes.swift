@@ -38,12 +38,17 @@ extension PhoneStore {
     /// exist is `here`: the request that asked is answered (404) where it is.
     public func home(of phoneId: String, claimingFor instance: String, now: Date) async throws(PhoneError) -> PhoneHome {
         try await write { sql in
-            guard try sql.fetchOne(Int64.self, "SELECT 1 FROM phone WHERE id = ?", [phoneId]) != nil else { return .here }
-            if let holder = try sql.fetchOne(
-                InstanceRow.self,
-                "SELECT instance.id, instance.url, instance.aliveUntil FROM phoneHome JOIN instance ON instance.id = phoneHome.instance WHERE phoneHome.phoneId = ?",
-                [phoneId]), holder.id != instance, holder.aliveUntil.date > now
-            {
+            // one row for a phone (its home's columns null when it has none alive), none for no phone
+            guard
+                let row = try sql.fetchOne(
+                    PhoneHomeRow.self,
+                    """
+                    SELECT instance.id, instance.url, instance.aliveUntil FROM phone
+                    LEFT JOIN phoneHome ON phoneHome.phoneId = phone.id LEFT JOIN instance ON instance.id = phoneHome.instance
+                    WHERE phone.id = ?
+                    """, [phoneId])
+            else { return .here }
+            if let holder = row.holder, holder.id != instance, holder.aliveUntil.date > now {
                 return .elsewhere(instance: holder.id, url: holder.url)
             }
             try Self.homeInsert.run((phoneId, instance), sql)
@@ -82,5 +87,14 @@ private struct InstanceRow: FetchableRecord {
 
     init(row: Row) throws {
         (id, url, aliveUntil) = (row["id"], row["url"], row["aliveUntil"])
+    }
+}
+
+/// A phone's row joined to its home's, which may be missing.
+private struct PhoneHomeRow: FetchableRecord {
+    let holder: InstanceRow?
+
+    init(row: Row) throws {
+        holder = (row["id"] as String?) == nil ? nil : try InstanceRow(row: row)
     }
 }

@@ -7,11 +7,22 @@ import PostgresNIO
 /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]`, or a
 /// Unix socket's folder in `?host=/path`. The password is kept out of every description.
 public struct PostgresLocation: Sendable, CustomStringConvertible {
-    let configuration: PostgresClient.Configuration
-    /// The same place for one connection of its own (`probe`).
-    private let single: @Sendable () throws -> PostgresConnection.Configuration
+    private let endpoint: Endpoint
+    private let user: String
+    private let password: String?
+    private let database: String
+    private let sslmode: SSLMode
     /// The URL without its password, for logs and `/ready`.
     public let description: String
+
+    private enum Endpoint {
+        case tcp(host: String, port: Int)
+        case socket(path: String)
+    }
+
+    private enum SSLMode: String {
+        case disable, prefer, require
+    }
 
     public struct Invalid: Error, CustomStringConvertible {
         public let description: String
@@ -28,37 +39,50 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
         if let unknown = Set(query.keys).subtracting(["sslmode", "host"]).sorted().first {
             throw Invalid(description: "the database URL's option \(unknown) is not one AuthPhone reads (sslmode, host)")
         }
-        let tls: PostgresClient.Configuration.TLS
-        switch query["sslmode"] ?? "prefer" {
-        case "disable": tls = .disable
-        case "prefer": tls = .prefer(.makeClientConfiguration())
-        case "require": tls = .require(.makeClientConfiguration())
-        case let other: throw Invalid(description: "the database URL's sslmode \(other) is not disable, prefer or require")
+        let mode = query["sslmode"] ?? "prefer"
+        guard let sslmode = SSLMode(rawValue: mode) else {
+            throw Invalid(description: "the database URL's sslmode \(mode) is not disable, prefer or require")
         }
+        (self.user, password, self.database, self.sslmode) = (user, url.password, database, sslmode)
+        let port = url.port ?? 5432
         if let socketFolder = query["host"], socketFolder.hasPrefix("/") {
-            let port = url.port ?? 5432
-            configuration = .init(
-                unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: url.password, database: database)
-            single = { [password = url.password] in
-                .init(unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database)
-            }
+            endpoint = .socket(path: "\(socketFolder)/.s.PGSQL.\(port)")
             description = "postgres://\(user)@/\(database)?host=\(socketFolder)"
         } else {
             guard let host = url.host, !host.isEmpty else { throw Invalid(description: "the database URL names no host") }
-            let port = url.port ?? 5432
-            configuration = .init(host: host, port: port, username: user, password: url.password, database: database, tls: tls)
-            let mode = query["sslmode"] ?? "prefer"
-            single = { [password = url.password] in
-                let context = { try NIOSSLContext(configuration: .makeClientConfiguration()) }
-                let tls: PostgresConnection.Configuration.TLS =
-                    switch mode {
-                    case "disable": .disable
-                    case "require": .require(try context())
-                    default: .prefer(try context())
-                    }
-                return .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
-            }
+            endpoint = .tcp(host: host, port: port)
             description = "postgres://\(user)@\(host):\(port)/\(database)"
+        }
+    }
+
+    /// The place for a pool (`PostgresDatabase`).
+    var configuration: PostgresClient.Configuration {
+        switch endpoint {
+        case .socket(let path): return .init(unixSocketPath: path, username: user, password: password, database: database)
+        case .tcp(let host, let port):
+            let tls: PostgresClient.Configuration.TLS =
+                switch sslmode {
+                case .disable: .disable
+                case .prefer: .prefer(.makeClientConfiguration())
+                case .require: .require(.makeClientConfiguration())
+                }
+            return .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
+        }
+    }
+
+    /// The same place for one connection of its own (`probe`).
+    private func singleConnection() throws -> PostgresConnection.Configuration {
+        switch endpoint {
+        case .socket(let path): return .init(unixSocketPath: path, username: user, password: password, database: database)
+        case .tcp(let host, let port):
+            let context = { try NIOSSLContext(configuration: .makeClientConfiguration()) }
+            let tls: PostgresConnection.Configuration.TLS =
+                switch sslmode {
+                case .disable: .disable
+                case .prefer: .prefer(try context())
+                case .require: .require(try context())
+                }
+            return .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
         }
     }
 
@@ -66,7 +90,7 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
     /// user or the database, says why at start (the pool would only keep trying).
     public func probe(logger: Logger) async throws(Invalid) {
         do {
-            let connection = try await PostgresConnection.connect(configuration: try single(), id: 0, logger: logger)
+            let connection = try await PostgresConnection.connect(configuration: try singleConnection(), id: 0, logger: logger)
             try? await connection.close()
         } catch {
             throw Invalid(description: "\(description) cannot be used: \(Self.cause(of: error))")

@@ -36,7 +36,9 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let (phoneStore, backendStore, pushStore, timelineStore) = try await openDatabases(configuration, logger: logger)
     let tls = try configuration.tls.map {
         try ServerTLS.load(
-            $0, names: Doors.hostNames(listenHost: listenHost, publicURL: configuration.publicURL).sorted(),
+            $0,
+            names: Doors.hostNames(listenHost: listenHost, publicURL: configuration.publicURL, instanceURL: configuration.instanceURL)
+                .sorted(),
             dataDirectory: configuration.dataDirectory, now: configuration.now(), logger: logger)
     }
     // the parts reach each other at the server's HTTPS address too
@@ -55,7 +57,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         store: backendStore, configuration: backendConfiguration,
         baseURL: { selfURL.get() }, now: configuration.now,
         wire: WireHTTPClient(
-            http: PhoneForwarding.instancesClient, authorization: bearer(configuration.pushToken ?? accessKey), observe: observe),
+            http: wireClient ?? WireHTTPClient.noRedirects, authorization: bearer(configuration.pushToken ?? accessKey), observe: observe),
         sleep: configuration.sleep, faults: faults)
     let backendURL = configuration.backendURL
     let lanes = BlockingWorkLanes(configuration)

@@ -34,18 +34,19 @@ struct Doors: Sendable {
         listenHost: String, publicURL: String?, instanceURL: String? = nil, accessKey: String?, pushToken: String? = nil,
         isIssuedAccessToken: @escaping @Sendable (String) -> Bool = { _ in false }
     ) {
-        hostNames = Self.hostNames(listenHost: listenHost, publicURL: publicURL)
-            .union(instanceURL.flatMap { URL(string: $0)?.host }.map { [Self.bare($0.lowercased())] } ?? [])
+        hostNames = Self.hostNames(listenHost: listenHost, publicURL: publicURL, instanceURL: instanceURL)
         self.accessKey = accessKey
         self.pushToken = pushToken
         self.isIssuedAccessToken = isIssuedAccessToken
     }
 
     /// The names this server answers to, which its certificate is for too (`serve --tls`).
-    static func hostNames(listenHost: String, publicURL: String?) -> Set<String> {
+    static func hostNames(listenHost: String, publicURL: String?, instanceURL: String? = nil) -> Set<String> {
         var names: Set<String> = ["localhost", "127.0.0.1", "::1"]
         if !wildcards.contains(listenHost) { names.insert(bare(listenHost.lowercased())) }
-        if let host = publicURL.flatMap({ URL(string: $0)?.host }) { names.insert(bare(host.lowercased())) }
+        for url in [publicURL, instanceURL] {
+            if let host = url.flatMap({ URL(string: $0)?.host }) { names.insert(bare(host.lowercased())) }
+        }
         return names
     }
 

@@ -77,14 +77,19 @@ struct PhonePlatform: Sendable {
     /// An arriving push opened at once, for a phone whose settings ask for it (as an app in the
     /// foreground would); nil when the phone keeps its pushes for the user. A privacyIDEA
     /// challenge always goes to the phone at once: privacyIDEA's app lists a push request as it
-    /// arrives, and the notification only leads to it.
-    func openAtOnce(_ message: PushService.InboxMessage, token: String) async throws -> Opened? {
+    /// arrives, and the notification only leads to it. `handOver` may give the message to the
+    /// instance the phone's flow runs on instead (true: it did), before anything is opened here.
+    func openAtOnce(
+        _ message: PushService.InboxMessage, token: String, handOver: (_ phoneId: String) async throws -> Bool = { _ in false }
+    ) async throws -> Opened? {
+        let phone = try await phones.phoneOpeningPushesAtOnce(fcmToken: token)
+        if let phone, try await handOver(phone.id) { return nil }
         if PushChallenge.isChallenge(message.message.data) {
             return try await open(message, token: token) {
                 .privacyIDEA(try await phones.receivePushChallenge(fcmToken: token, fields: message.message.data))
             }
         }
-        guard let phone = try await phones.phoneOpeningPushesAtOnce(fcmToken: token) else { return nil }
+        guard let phone else { return nil }
         return try await open(message, token: token) { .flow(try await phones.startOutOfBand(phone, payload: message.message.payload())) }
     }
 

@@ -27,12 +27,11 @@ struct PushOpener: Service {
     /// Opens one message; one that cannot start (a flow is running, a bad payload) stays in the inbox.
     func open(_ message: PushService.InboxMessage, token: String) async {
         do {
-            if let forwarding, let phoneId = try await platform.phones.phoneOpeningPushesAtOnce(fcmToken: token)?.id,
-                let home = try await forwarding.elsewhere(phoneId, headers: [:])
-            {
-                return try await forwarding.send(.POST, "/api/phones/\(phoneId)/inbox/\(message.id)/open", to: home)
+            _ = try await platform.openAtOnce(message, token: token) { phoneId in
+                guard let forwarding, let home = try await forwarding.elsewhere(phoneId, headers: [:]) else { return false }
+                try await forwarding.send(.POST, "/api/phones/\(phoneId)/inbox/\(message.id)/open", to: home)
+                return true
             }
-            _ = try await platform.openAtOnce(message, token: token)
         } catch {
             logger.info("a push stays in the inbox", metadata: ["message": "\(message.id)", "reason": "\(error)"])
         }

@@ -17,7 +17,8 @@ import tempfile
 
 import pytest
 
-from client import TIMEOUT
+from client import TIMEOUT, Api, new_phone, new_session, uniq
+from device import Device
 from document import check_schema, schema
 from servers import BINARY, free_port, serving
 
@@ -140,3 +141,18 @@ def test_use_your_phone_links_the_https_phone_page_and_the_ca(folder):
                         "certificateAuthority": {"certificate": "/tls/ca.crt", "profile": "/tls/ca.mobileconfig"}}
         response, body, _ = get(port, f"/api/phones/{phone['id']}/link/qr.svg", trusting_the_ca(folder))
         assert response.getheader("Content-Type") == "image/svg+xml" and body.startswith(b"<svg")
+
+
+def test_the_backend_pushes_through_the_servers_own_https(folder):
+    """The backend reaches the push endpoint at the server's own HTTPS address, trusting its CA."""
+    port = free_port()
+    with tls_server(folder, port, "--port", str(port)):
+        api = Api(f"https://127.0.0.1:{port}")
+        api.http.verify = str(folder / "data" / "tls" / "ca.crt")
+        api.http.trust_env = False  # a CA bundle named in the environment would stand in for it
+        phone = new_phone(api, "Pushed over HTTPS")
+        user = uniq("tls")
+        Device(api).enrol_user(user, examples=False)  # a login needs a user with an account
+        session = new_session(api, "login", user)
+        _, pushed = api.call("pushSession", path={"id": session["id"]}, body={"pushToken": phone["fcmToken"]}, expect=200)
+        assert pushed["dispatch"] == "dispatched", pushed
