@@ -10,7 +10,7 @@ import uuid
 
 from selenium.webdriver.common.by import By
 
-from pages import BASE_URL, PIN, call, choose_pin, click, enter_pin, find, open_stage, screenshot, visible, wait_for, wait_screen, wait_visible
+from pages import BASE_URL, PIN, animations_done, call, choose_pin, click, enter_pin, find, open_stage, screenshot, visible, wait_for, wait_screen, wait_visible
 from test_stage import new_phone_on_stage, on_phone, outcome, start
 
 
@@ -137,6 +137,7 @@ def test_the_stage_fits_a_laptop_at_every_step(driver):
     on_phone(driver, phone_id)
     banner = wait_visible(driver, "#push-banner", "the pushed login's banner is not shown")
     assert_in_view(driver, "#push-banner", "login: the banner")
+    wait_for(driver, lambda d: animations_done(d, "#push-banner"), "banner still sliding in")
     banner.click()
     driver.switch_to.default_content()
     phone_step(driver, phone_id, "WAIT_FOR_INPUT", "CONFIRM", "#confirm", "login: log in")
