@@ -85,12 +85,15 @@ def test_faults_from_the_stage_and_a_reset_of_the_demo(driver):
     # the console's faults form, dropped down from the stage's bar
     assert not visible(driver, "#fault-form"), "the faults are not folded away"
     click(driver, "#stage-faults summary")
-    click(driver, "#fault-add")  # the backend unreachable, the form's first choice
-    fault_id = wait_visible(driver, '#faults .fault-row[data-kind="unreachable"]', "the fault is not listed").get_attribute("data-fault-id")
-    assert any(str(f["id"]) == fault_id for f in call(driver, "GET", "/api/faults")["faults"]), "the fault is not in force"
-    row = f'#faults .fault-row[data-fault-id="{fault_id}"]'
-    click(driver, f"{row} .fault-remove")  # the list redraws: found afresh
-    wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, row), "the fault was not removed")
+    try:
+        click(driver, "#fault-add")  # the backend unreachable, the form's first choice
+        fault_id = wait_visible(driver, '#faults .fault-row[data-kind="unreachable"]', "the fault is not listed").get_attribute("data-fault-id")
+        assert any(str(f["id"]) == fault_id for f in call(driver, "GET", "/api/faults")["faults"]), "the fault is not in force"
+        row = f'#faults .fault-row[data-fault-id="{fault_id}"]'
+        click(driver, f"{row} .fault-remove")  # the list redraws: found afresh
+        wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, row), "the fault was not removed")
+    finally:
+        call(driver, "DELETE", "/api/faults")  # a failure here must not leave the backend unreachable for the next test
     click(driver, "#stage-faults summary")
 
     # a reset asks for a second click, then starts the demo again with one new phone

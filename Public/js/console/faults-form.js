@@ -33,7 +33,13 @@ export function initFaultsForm(loadPhones) {
     for (const param of form.querySelectorAll(".fault-param")) param.hidden = param.dataset.kind !== kind.value;
   }
 
+  // Redrawn only when the faults change, so a row (and its Remove button) is not swapped out
+  // under a click by the two-second refresh.
+  let shown = null;
   function render(faults) {
+    const key = JSON.stringify(faults);
+    if (key === shown) return;
+    shown = key;
     clear(list);
     empty.hidden = faults.length > 0;
     for (const f of faults) {
