@@ -41,6 +41,9 @@ public final class PushService: Sendable {
     /// Every new message with its token, for whatever acts on all phones' pushes (the opener,
     /// the timeline): none lost, or a burst of logins would leave pushes unopened.
     public let allDeliveries = Broadcaster<(token: String, message: InboxMessage)>.keepingEvery()
+    /// Every message the other instances on one PostgreSQL deliver, for what tells of each push
+    /// wherever it was taken (the event streams); what acts on a push did so where it was taken.
+    public let otherInstancesDeliveries = Broadcaster<(token: String, message: InboxMessage)>.keepingEvery()
 
     let faults: FaultInjector?
     let sleep: @Sendable (Duration) async throws -> Void

@@ -12,11 +12,14 @@ struct AppRequestContext: RequestContext, WebSocketRequestContext {
     let webSocket: WebSocketHandlerReference<AppRequestContext>
     /// The peer's address, for the push log's "sender".
     let remoteAddress: SocketAddress?
+    /// The request's connection, for a long answer to hear that its client went (`ClientDeparture`).
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 
     var maxUploadSize: Int { 64 * 1024 }

@@ -113,7 +113,9 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
     let events = EventFeed(
         hub: EventHub(history: configuration.eventHistory, maxStreams: configuration.eventStreams), phones: phones, backend: backend, push: push)
-    router.addRoutes(EventsController(feed: events, monitor: monitor, keepAlive: configuration.eventKeepAlive).endpoints, atPath: "/api/events")
+    router.addRoutes(
+        EventsController(feed: events, monitor: monitor, forwarding: forwarding, keepAlive: configuration.eventKeepAlive).endpoints,
+        atPath: "/api/events")
     router.addRoutes(CertificateController(authority: tls?.authority).endpoints, atPath: "/tls")
     ResetController(phones: phones, backend: backend, push: push, faults: faults, timeline: timeline, monitor: monitor).addRoutes(to: router)
     let timelineRoutes = TimelineController(timeline: timeline, backend: backend, phones: phones)

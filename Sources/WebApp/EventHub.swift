@@ -103,7 +103,9 @@ final class EventHub: Sendable {
 }
 
 /// Feeds the journal from where the parts already publish: the phones' flow updates and
-/// privacyIDEA requests, the backend's session changes and the push service's deliveries. It
+/// privacyIDEA requests, the backend's session changes and the push service's deliveries
+/// (with several instances: the sessions and pushes of all, the flows of the phones at home
+/// here, which is why a stream about phones is served by their home). It
 /// follows them from the first stream opened on, so that a server no script listens to (a load
 /// test) pays nothing: the backend builds a session's view only for those who listen, and a
 /// delivery names a push registration, whose phone takes a read to find (one at a time, so that
@@ -145,8 +147,15 @@ final class EventFeed: Service {
     private var following: Bool { sources.withLock { !$0.isEmpty } }
 
     func run() async throws {
-        for await (token, message) in push.allDeliveries.subscribe().cancelOnGracefulShutdown() where following {
-            if let phone = try? await phones.phoneId(fcmToken: token) { hub.publish(.push(phone: phone, message)) }
+        await withDiscardingTaskGroup { group in
+            for deliveries in [push.allDeliveries, push.otherInstancesDeliveries] {
+                let arrivals = deliveries.subscribe()
+                group.addTask { [self] in
+                    for await (token, message) in arrivals.cancelOnGracefulShutdown() where following {
+                        if let phone = try? await phones.phoneId(fcmToken: token) { hub.publish(.push(phone: phone, message)) }
+                    }
+                }
+            }
         }
     }
 }

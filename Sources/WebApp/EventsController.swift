@@ -12,6 +12,8 @@ import ServiceLifecycle
 struct EventsController {
     let feed: EventFeed
     let monitor: ServiceMonitor
+    /// With several instances: a stream about phones is served by their home, where their flows run.
+    let forwarding: PhoneForwarding?
     /// Waits out the time between two `: keep-alive` comments (15 s; a test passes its own).
     let keepAlive: @Sendable () async throws -> Void
 
@@ -35,11 +37,15 @@ struct EventsController {
         let wanted = try EventRequest.parse(query: items, lastEventID: request.headers[.lastEventID])
         for id in wanted.filter.phones { _ = try await feed.phones.phone(id: id) }
         for id in wanted.filter.sessions { _ = try await feed.backend.session(id: id) }
+        if let forwarding, let home = try await forwarding.elsewhere(wanted.filter.phones, headers: request.headers) {
+            return try await forwarding.forward(request, to: home, streamingTo: context.channel)
+        }
         let (outgoing, continuation) = AsyncStream<Outgoing>.makeStream(bufferingPolicy: .bufferingOldest(Self.buffer))
         let (replay, subscription) = try feed.open(wanted) { entry in
             if case .dropped = continuation.yield(.event(entry)) { continuation.finish() }
         }
         monitor.eventStreams(open: feed.hub.openStreams)
+        ClientDeparture.watch(context.channel) { continuation.finish() }
         continuation.onTermination = { [monitor, hub = feed.hub] _ in
             subscription.cancel()
             monitor.eventStreams(open: hub.openStreams)

@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import Phone
+import ServiceLifecycle
 
 /// Hands a phone's requests, and its screen's stream, to the instance its flow runs on
 /// (`PhoneHomes`), so that behind a load balancer without sticky sessions every request for a
@@ -53,8 +54,24 @@ struct PhoneForwarding: Sendable {
         return url
     }
 
-    /// `request` sent to the home at `base`, and its answer.
-    func forward(_ request: Request, to base: String) async throws -> Response {
+    /// Where a stream about `phoneIds` is served: nil here (or when it names none), else their
+    /// home's base URL. Phones at home on different instances have no one place where all their
+    /// flows run, so they are refused together.
+    func elsewhere(_ phoneIds: Set<String>, headers: HTTPFields) async throws -> String? {
+        var homes = Set<String?>()
+        for phoneId in phoneIds { homes.insert(try await elsewhere(phoneId, headers: headers)) }
+        guard homes.count <= 1 else {
+            throw APIError(
+                .conflict, "PHONES_ON_SEVERAL_INSTANCES",
+                "the phones named run their flows on different instances; open one stream for each phone")
+        }
+        return homes.first ?? nil
+    }
+
+    /// `request` sent to the home at `base`, and its answer. An answer that is a stream, which
+    /// the home ends only when its client goes, is handed on until this instance stops or the
+    /// client on `streamingTo` goes, as the home's own streams are.
+    func forward(_ request: Request, to base: String, streamingTo client: (any Channel)? = nil) async throws -> Response {
         var outgoing = HTTPClientRequest(url: base + request.uri.string)
         outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers where !Self.connectionFields.contains(field.name.canonicalName) {
@@ -74,7 +91,25 @@ struct PhoneForwarding: Sendable {
         for (name, value) in answer.headers where !Self.connectionFields.contains(name.lowercased()) {
             if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
         }
-        return Response(status: .init(code: Int(answer.status.code)), headers: fields, body: ResponseBody(asyncSequence: answer.body))
+        guard let client else {
+            return Response(status: .init(code: Int(answer.status.code)), headers: fields, body: ResponseBody(asyncSequence: answer.body))
+        }
+        return Response(
+            status: .init(code: Int(answer.status.code)), headers: fields,
+            body: ResponseBody { writer in
+                // a client that falls behind is let go, as the home lets its own go (it resumes)
+                let (chunks, handOn) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingOldest(EventsController.buffer))
+                let reading = Task {
+                    defer { handOn.finish() }
+                    for try await chunk in answer.body {
+                        if case .dropped = handOn.yield(chunk) { return }
+                    }
+                }
+                defer { reading.cancel() }
+                ClientDeparture.watch(client) { handOn.finish() }
+                for await chunk in chunks.cancelOnGracefulShutdown() { try await writer.write(chunk) }
+                try await writer.finish(nil)
+            })
     }
 
     /// This instance's own request to the home at `base` (a push it took, for the home to open).

@@ -35,7 +35,7 @@ import WebApp
             #expect(await text.next() == ": keep-alive\n\n")
 
             reader.cancel()
-            // the server learns of it at its next write, the keep-alive at the latest
+            // the server hears the close at once (ClientDeparture), or at its next write at the latest
             var open = 1
             for _ in 0..<10 where open > 0 {
                 ticks.continuation.yield()

@@ -10,6 +10,7 @@ The servers are started by the caller (scripts/api-test.sh). Environment:
 import base64
 import copy
 import datetime
+import http.client
 import json
 import os
 import re
@@ -249,6 +250,48 @@ class Screen:
 
     def close(self):
         self.ws.close()
+
+
+class EventStream:
+    """One open `/api/events` stream; each data line checked against the document."""
+
+    def __init__(self, base_url, query=None, last_event_id=None):
+        url = urllib.parse.urlsplit(base_url)
+        self.connection = http.client.HTTPConnection(url.hostname, url.port, timeout=TIMEOUT)
+        headers = {} if last_event_id is None else {"Last-Event-ID": str(last_event_id)}
+        self.connection.request("GET", "/api/events?" + urllib.parse.urlencode(query or {}, doseq=True), headers=headers)
+        self.response = self.connection.getresponse()
+        assert self.response.status == 200, self.response.read()
+        assert self.response.getheader("Content-Type") == "text/event-stream"
+        assert self.response.readline() == b": open\n" and self.response.readline() == b"\n"
+        self.data = schema("EventData")
+
+    def next(self):
+        """The next event as {"id"?, "event", "data"}, comments skipped."""
+        event = {}
+        while True:
+            line = self.response.readline().decode()
+            assert line, "the stream ended"
+            if line == "\n":
+                if event:
+                    return event
+                continue
+            name, _, value = line.rstrip("\n").partition(": ")
+            if name:
+                event[name] = json.loads(value) if name == "data" else value
+                if name == "data":
+                    check_schema(event["data"], self.data, f"an event's data {value[:200]}")
+
+    def until(self, predicate):
+        """Every event up to and with the first that `predicate` accepts."""
+        seen = []
+        while not seen or not predicate(seen[-1]):
+            seen.append(self.next())
+        return seen
+
+    def drop(self):
+        """Goes away mid-stream, as a lost connection does."""
+        self.connection.close()
 
 
 def new_phone(api, name="API test phone"):

@@ -5,54 +5,9 @@ read with http.client as a script would, resumed after a dropped connection with
 Environment: as client.py says.
 """
 
-import http.client
-import json
-import urllib.parse
+import requests
 
-from client import BASE_URL, FOREIGN_ORIGIN, NO_PHONE, NO_SESSION, PIN, TIMEOUT, new_phone, new_session, uniq
-from document import check_schema, schema
-
-
-class EventStream:
-    """One open `/api/events` stream; each data line checked against the document."""
-
-    def __init__(self, query=None, last_event_id=None):
-        url = urllib.parse.urlsplit(BASE_URL)
-        self.connection = http.client.HTTPConnection(url.hostname, url.port, timeout=TIMEOUT)
-        headers = {} if last_event_id is None else {"Last-Event-ID": str(last_event_id)}
-        self.connection.request("GET", "/api/events?" + urllib.parse.urlencode(query or {}, doseq=True), headers=headers)
-        self.response = self.connection.getresponse()
-        assert self.response.status == 200, self.response.read()
-        assert self.response.getheader("Content-Type") == "text/event-stream"
-        assert self.response.readline() == b": open\n" and self.response.readline() == b"\n"
-        self.data = schema("EventData")
-
-    def next(self):
-        """The next event as {"id"?, "event", "data"}, comments skipped."""
-        event = {}
-        while True:
-            line = self.response.readline().decode()
-            assert line, "the stream ended"
-            if line == "\n":
-                if event:
-                    return event
-                continue
-            name, _, value = line.rstrip("\n").partition(": ")
-            if name:
-                event[name] = json.loads(value) if name == "data" else value
-                if name == "data":
-                    check_schema(event["data"], self.data, f"an event's data {value[:200]}")
-
-    def until(self, predicate):
-        """Every event up to and with the first that `predicate` accepts."""
-        seen = []
-        while not seen or not predicate(seen[-1]):
-            seen.append(self.next())
-        return seen
-
-    def drop(self):
-        """Goes away mid-stream, as a lost connection does."""
-        self.connection.close()
+from client import BASE_URL, FOREIGN_ORIGIN, NO_PHONE, NO_SESSION, PIN, TIMEOUT, EventStream, new_phone, new_session, uniq, wait_for
 
 
 def flow_ended(event):
@@ -83,8 +38,8 @@ def test_events_resume_after_a_dropped_connection(api):
     phone = new_phone(api, "Events phone")
     path = {"id": phone["id"]}
     watched = {"phone": phone["id"]}
-    steady = EventStream(watched)
-    dropped = EventStream(watched)
+    steady = EventStream(BASE_URL, watched)
+    dropped = EventStream(BASE_URL, watched)
     session = new_session(api, "enrol", uniq("events"))
     api.call("startOutOfBand", path=path, body={"qr": session["qrText"]}, expect=202)
     before = dropped.until(lambda e: e["event"] == "interaction")
@@ -99,7 +54,7 @@ def test_events_resume_after_a_dropped_connection(api):
              body={"message": {"token": phone["fcmToken"], "data": {"k": "v"}, "notification": {"title": "Hello"}}},
              expect=200)
 
-    resumed = EventStream(watched, last_event_id=before[-1]["id"])
+    resumed = EventStream(BASE_URL, watched, last_event_id=before[-1]["id"])
     after = resumed.until(lambda e: e["event"] == "push")
     everything = steady.until(lambda e: e["event"] == "push")
     ids = [int(e["id"]) for e in before + after]
@@ -123,14 +78,33 @@ def test_events_filters_and_refusals(api):
     api.call("streamEvents", headers={"Origin": FOREIGN_ORIGIN}, expect=403)
 
     session = new_session(api, "enrol", uniq("events-session"))
-    sessions = EventStream({"session": session["id"], "kind": "session"})
+    sessions = EventStream(BASE_URL, {"session": session["id"], "kind": "session"})
     new_session(api, "enrol", uniq("events-other"))  # not this stream's
     api.call("startOutOfBand", path={"id": new_phone(api, "Events scanner")["id"]}, body={"qr": session["qrText"]}, expect=202)
     changed = sessions.next()
     assert changed["event"] == "session" and changed["data"]["session"]["id"] == session["id"]
     assert changed["data"]["session"]["status"] == "redeemed"
-    later = EventStream({"kind": "session"}, last_event_id=10 ** 19)
+    later = EventStream(BASE_URL, {"kind": "session"}, last_event_id=10 ** 19)
     gap = later.next()
     assert gap["event"] == "gap" and "id" not in gap and gap["data"]["oldest"] >= 1
     for stream in (sessions, later):
         stream.drop()
+
+
+def open_streams():
+    """How many event streams the server has open, from its /metrics."""
+    for line in requests.get(f"{BASE_URL}/metrics", timeout=TIMEOUT).text.splitlines():
+        if line.startswith("authphone_event_streams_open "):
+            return float(line.split()[1])
+    return 0
+
+
+def test_a_stream_whose_client_goes_gives_up_its_place_at_once(api):
+    """A stream's place (64 at most) is freed as its client goes, not when a keep-alive (15 s)
+    finds the connection gone: a script that waits on many streams one after the other is not
+    refused for those it closed."""
+    before = open_streams()
+    stream = EventStream(BASE_URL, {"kind": "push"})
+    assert open_streams() == before + 1
+    stream.drop()
+    wait_for(lambda: open_streams() <= before, "the stream's place freed", within=5)

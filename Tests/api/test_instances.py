@@ -25,7 +25,7 @@ import uuid
 
 import pytest
 
-from client import PIN, TIMEOUT, Api, new_phone, new_session, open_on_screen, screen_of
+from client import PIN, TIMEOUT, Api, EventStream, new_phone, new_session, open_on_screen, screen_of, wait_for
 from device import Device
 from servers import BINARY, free_port, serving
 
@@ -211,6 +211,52 @@ def test_a_phones_requests_through_either_instance_meet_its_one_flow(tmp_path):
         login = a.call("createSession", body={"type": "login", "userId": "fay", "delivery": "push"}, expect=201)[1]
         assert screen.flow("WAIT_FOR_INPUT", "CONFIRM")["session"]["id"] == login["id"]
         screen.close()
+
+
+def open_streams(api):
+    """How many event streams the instance serves itself, from its /metrics."""
+    for line in api.http.get(api.base + "/metrics", timeout=TIMEOUT).text.splitlines():
+        if line.startswith("authphone_event_streams_open "):
+            return float(line.split()[1])
+    return 0
+
+
+def test_a_stream_about_a_phone_opened_on_the_other_instance_carries_its_flow_and_pushes(tmp_path):
+    """A script's stream about a phone reaches whichever instance the load balancer picks: it is
+    served by the phone's home, where its flow runs, and carries the pushes another instance took."""
+    with two_instances(tmp_path) as (a, b, _):
+        phone = new_phone(a)
+        path = {"id": phone["id"]}
+        b.call("getPhone", path=path, expect=200)  # B serves it first: B runs its flows
+        stream = EventStream(a.base, {"phone": phone["id"]})
+        assert (open_streams(a), open_streams(b)) == (0, 1), "the stream is not served by the phone's home"
+
+        session = new_session(a, "enrol", "gil")
+        a.call("startOutOfBand", path=path, body={"qr": session["qrText"]}, expect=202)
+        a.call("takePhoneAction", "confirmEnrolment", path=path, expect=200)
+        a.call("takePhoneAction", "setPin", path=path, expect=200)
+        enrolment = stream.until(lambda e: e["event"] == "flowEnded")
+        assert [e["event"] for e in enrolment if e["event"] == "interaction"] == ["interaction", "interaction"], enrolment
+        assert enrolment[-1]["data"]["flow"]["state"] == "DONE", enrolment[-1]
+
+        # the backend (A, the public URL) pushes through A's FCM endpoint: B's stream tells of it
+        login = a.call("createSession", body={"type": "login", "userId": "gil", "delivery": "push"}, expect=201)[1]
+        pushed = stream.until(lambda e: e["event"] == "push")[-1]
+        assert pushed["data"]["phone"] == phone["id"], pushed
+        assert pushed["data"]["message"] in [m["id"] for m in b.call("getInbox", path=path, expect=200)[1]["messages"]]
+        ids = [int(e["id"]) for e in enrolment + [pushed]]
+        assert ids == sorted(set(ids)), ids
+        assert a.call("getSession", path={"id": login["id"]}, expect=200)[1]["status"] == "pending"
+
+        # phones at home on both: no one stream carries them all
+        other = new_phone(a)
+        a.call("getPhone", path={"id": other["id"]}, expect=200)
+        _, refused = a.call("streamEvents", "phonesOnSeveralInstances", query={"phone": f"{phone['id']},{other['id']}"}, expect=409)
+        assert refused["error"]["code"] == "PHONES_ON_SEVERAL_INSTANCES"
+
+        # the client going ends the home's stream at once too (not at a keep-alive, 15 s on)
+        stream.drop()
+        wait_for(lambda: open_streams(b) == 0, "the home's stream to end with its client's", within=5)
 
 
 def test_a_killed_instances_phones_are_taken_over_once_it_is_seen_dead(tmp_path):
