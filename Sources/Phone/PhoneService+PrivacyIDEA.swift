@@ -142,14 +142,6 @@ extension PhoneService {
         return await answerPrivacyIDEAAutomatically(phoneId) ?? screen
     }
 
-    /// A challenge pushed to the phone that holds this FCM token.
-    public func receivePushChallenge(fcmToken: String, fields: [String: String]) async throws(PhoneError) -> PrivacyIDEARequest {
-        guard let phone = try await store.phoneAndAccounts(fcmToken: fcmToken)?.0 else {
-            throw PhoneError(.notFound, "PHONE_NOT_FOUND", "no phone holds this FCM token")
-        }
-        return try await receivePushChallenge(phoneId: phone.id, fields: fields)
-    }
-
     /// Asks privacyIDEA for the token's open challenges, as the app's poll does, and shows the
     /// newest; nil when there is none.
     public func pollPrivacyIDEA(phoneId: String, serial: String) async throws(PhoneError) -> PrivacyIDEARequest? {

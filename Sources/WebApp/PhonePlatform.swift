@@ -82,14 +82,18 @@ struct PhonePlatform: Sendable {
     func openAtOnce(
         _ message: PushService.InboxMessage, token: String, handOver: (_ phoneId: String) async throws -> Bool = { _ in false }
     ) async throws -> Opened? {
-        let phone = try await phones.phoneOpeningPushesAtOnce(fcmToken: token)
-        if let phone, try await handOver(phone.id) { return nil }
         if PushChallenge.isChallenge(message.message.data) {
+            // a challenge opens on its phone's home, whatever the phone's settings
+            guard let phoneId = try await phones.phoneId(fcmToken: token) else {
+                throw PhoneError(.notFound, "PHONE_NOT_FOUND", "no phone holds this FCM token")
+            }
+            if try await handOver(phoneId) { return nil }
             return try await open(message, token: token) {
-                .privacyIDEA(try await phones.receivePushChallenge(fcmToken: token, fields: message.message.data))
+                .privacyIDEA(try await phones.receivePushChallenge(phoneId: phoneId, fields: message.message.data))
             }
         }
-        guard let phone else { return nil }
+        guard let phone = try await phones.phoneOpeningPushesAtOnce(fcmToken: token) else { return nil }
+        if try await handOver(phone.id) { return nil }
         return try await open(message, token: token) { .flow(try await phones.startOutOfBand(phone, payload: message.message.payload())) }
     }
 

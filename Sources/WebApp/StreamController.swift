@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Phone
 import PushService
+import ServiceLifecycle
 import WireJSON
 
 /// The WebSockets: a phone's screen (FlowUpdates out, the user's input in) and the console's
@@ -119,48 +120,8 @@ struct StreamController {
             let id = try context.requestContext.parameters.require("id")
             monitor.webSocketOpened("phone")
             defer { monitor.webSocketClosed("phone") }
-            if let forwarding, let home = try await forwarding.elsewhere(id, headers: context.request.headers) {
-                return try await forwarding.joinScreen(of: id, at: home, inbound: inbound, outbound: outbound, headers: context.request.headers)
-            }
-            // One stream and one task carry everything the screen is told; the sources hand
-            // their values to it directly. Subscribe before the snapshot so no update falls
-            // between the two.
-            let (screen, feed) = AsyncStream<ScreenMessage>.makeStream(bufferingPolicy: .bufferingNewest(Self.screenBuffer))
-            var subscriptions = [phones.events.forward(id) { feed.yield(ScreenMessage($0)) }]
-            defer {
-                for subscription in subscriptions { subscription.cancel() }
-                feed.finish()
-            }
-            // the snapshot, and the messages that arrived while the phone was offline, as text
-            let (token, snapshot, waiting) = try await Self.briefly {
-                let phone = try await phones.phone(id: id)
-                let waiting = try await push.inbox(token: phone.fcmToken).map { Self.json(ScreenMessage.notification($0)) }
-                return (phone.fcmToken, Self.json(ScreenMessage.phone(phone)), waiting)
-            }
-            subscriptions.append(push.deliveries.forward(token) { feed.yield(.notification($0)) })
-            subscriptions.append(faults.changes.forward { feed.yield(.faults(Self.faults($0, for: id))) })
-            try await outbound.write(.text(snapshot))
-            // faults in force come after the snapshot (none: nothing is sent)
-            let inForce = Self.faults(faults.active, for: id)
-            if !inForce.isEmpty { try await send(.faults(inForce), outbound) }
-            for text in waiting { try await outbound.write(.text(text)) }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await message in screen { try await send(message, outbound) }
-                }
-                for try await message in inbound.messages(maxSize: Self.maxMessageSize) {
-                    guard case .text(let text) = message else {
-                        try await send(.error(code: "MALFORMED_MESSAGE", message: "messages are JSON text"), outbound)
-                        continue
-                    }
-                    do {
-                        try await handle(text, phoneId: id)
-                    } catch {
-                        guard let refusal = APIError.from(error) as? APIError else { throw error }
-                        try await send(.error(code: refusal.code, message: refusal.message), outbound)
-                    }
-                }
-                group.cancelAll()
+            try await Self.untilStopping {
+                try await screen(of: id, inbound: inbound, outbound: outbound, headers: context.request.headers)
             }
         }
 
@@ -173,19 +134,76 @@ struct StreamController {
         }
     }
 
+    /// A phone's screen: its phone, then everything it is told, and the user's actions from it,
+    /// until the page goes (or, its phone at home on another instance, the home's screen joined).
+    private func screen(of id: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, headers: HTTPFields) async throws {
+        if let forwarding, let home = try await forwarding.elsewhere(id, headers: headers) {
+            return try await forwarding.joinScreen(of: id, at: home, inbound: inbound, outbound: outbound, headers: headers)
+        }
+        // One stream and one task carry everything the screen is told; the sources hand
+        // their values to it directly. Subscribe before the snapshot so no update falls
+        // between the two.
+        let (screen, feed) = AsyncStream<ScreenMessage>.makeStream(bufferingPolicy: .bufferingNewest(Self.screenBuffer))
+        var subscriptions = [phones.events.forward(id) { feed.yield(ScreenMessage($0)) }]
+        defer {
+            for subscription in subscriptions { subscription.cancel() }
+            feed.finish()
+        }
+        // the snapshot, and the messages that arrived while the phone was offline, as text
+        let (token, snapshot, waiting) = try await Self.briefly {
+            let phone = try await phones.phone(id: id)
+            let waiting = try await push.inbox(token: phone.fcmToken).map { Self.json(ScreenMessage.notification($0)) }
+            return (phone.fcmToken, Self.json(ScreenMessage.phone(phone)), waiting)
+        }
+        subscriptions.append(push.deliveries.forward(token) { feed.yield(.notification($0)) })
+        subscriptions.append(faults.changes.forward { feed.yield(.faults(Self.faults($0, for: id))) })
+        try await outbound.write(.text(snapshot))
+        // faults in force come after the snapshot (none: nothing is sent)
+        let inForce = Self.faults(faults.active, for: id)
+        if !inForce.isEmpty { try await send(.faults(inForce), outbound) }
+        for text in waiting { try await outbound.write(.text(text)) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await message in screen { try await send(message, outbound) }
+            }
+            for try await message in inbound.messages(maxSize: Self.maxMessageSize) {
+                guard case .text(let text) = message else {
+                    try await send(.error(code: "MALFORMED_MESSAGE", message: "messages are JSON text"), outbound)
+                    continue
+                }
+                do {
+                    try await handle(text, phoneId: id)
+                } catch {
+                    guard let refusal = APIError.from(error) as? APIError else { throw error }
+                    try await send(.error(code: refusal.code, message: refusal.message), outbound)
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
     /// A stream for a page that only listens: each value as its JSON message until the page
     /// goes; what the page sends is read and ignored.
     static func send<Value: Sendable, Message: Encodable>(
         _ values: AsyncStream<Value>, as message: @escaping @Sendable (Value) -> Message, inbound: WebSocketInboundStream,
         outbound: WebSocketOutboundWriter
     ) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await value in values { try await outbound.write(.text(json(message(value)))) }
+        try await untilStopping {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await value in values { try await outbound.write(.text(json(message(value)))) }
+                }
+                for try await _ in inbound.messages(maxSize: maxMessageSize) {}
+                group.cancelAll()
             }
-            for try await _ in inbound.messages(maxSize: maxMessageSize) {}
-            group.cancelAll()
         }
+    }
+
+    /// Serves a WebSocket until its page goes or the server stops. Stopping, the WebSocket
+    /// library tells the page it closes, but a page that never answers (a script that does not
+    /// read) held the stop for as long as it stayed connected: the server stops serving it then.
+    static func untilStopping(_ serve: @escaping @Sendable () async throws -> Void) async throws {
+        do { try await cancelWhenGracefulShutdown(serve) } catch  where Task.isShuttingDownGracefully {}
     }
 
     /// Carries out one message from the screen; anything wrong with it is an APIError.

@@ -25,8 +25,9 @@ import uuid
 
 import pytest
 
-from client import PIN, TIMEOUT, Api, EventStream, new_phone, new_session, open_on_screen, screen_of, wait_for
+from client import PIN, TIMEOUT, Api, EventStream, enrolled_token, new_phone, new_session, open_on_screen, screen_of, wait_for
 from device import Device
+from privacyidea_server import running_privacyidea
 from servers import BINARY, free_port, serving
 
 POSTGRES = os.environ.get("AUTHPHONE_TEST_POSTGRES_URL")
@@ -257,6 +258,27 @@ def test_a_stream_about_a_phone_opened_on_the_other_instance_carries_its_flow_an
         # the client going ends the home's stream at once too (not at a keep-alive, 15 s on)
         stream.drop()
         wait_for(lambda: open_streams(b) == 0, "the home's stream to end with its client's", within=5)
+
+
+def test_a_privacyidea_challenge_pushed_through_one_is_shown_by_the_phones_home(tmp_path):
+    """privacyIDEA (its own Firebase provider) pushes a login through A, the public URL, for a
+    phone at home on B: B's screen shows the challenge, and the phone's answer logs the user in."""
+    with two_instances(tmp_path) as (a, b, _), running_privacyidea(a.base, TIMEOUT) as privacyidea:
+        phone = new_phone(a)
+        path = {"id": phone["id"]}
+        screen = screen_of(b, phone)  # B runs the phone
+        user = privacyidea.new_user("instances")
+        with privacyidea.firebase_push("authphone"):
+            serial = enrolled_token(a, privacyidea, phone, user)
+            started = privacyidea.admin.validate_check(user, "")
+            assert started.authentication == "CHALLENGE", started
+            shown = screen.until(lambda m: m["type"] == "privacyIDEA" and m["privacyIDEA"]["kind"] == "CHALLENGE"
+                                 and m["privacyIDEA"]["state"] == "WAIT_FOR_INPUT", "the pushed challenge on B's screen")
+            assert shown["privacyIDEA"]["serial"] == serial
+            accepted = a.call("answerPrivacyIDEA", "accept", path=path, expect=200)[1]["privacyIDEA"]
+            assert accepted["outcome"] == "ACCEPTED", accepted
+            assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
+        screen.close()
 
 
 def test_a_killed_instances_phones_are_taken_over_once_it_is_seen_dead(tmp_path):

@@ -5,10 +5,14 @@ moving during a login by push.
 Environment: AUTHPHONE_URL (the running server; scripts/api-test.sh sets it).
 """
 
+import time
+
 import requests
+import websocket
 from prometheus_client.parser import text_string_to_metric_families
 
-from client import BASE_URL, PIN, TIMEOUT, enrol_phone, new_phone, screen_of, uniq, wait_for
+from client import BASE_URL, PIN, TIMEOUT, Api, EventStream, Screen, enrol_phone, new_phone, screen_of, uniq, wait_for
+from servers import serving
 
 
 def samples():
@@ -101,3 +105,21 @@ def test_ready_and_metrics_answer_only_to_this_servers_names():
         answer = requests.get(f"{BASE_URL}{path}", headers={"Host": "evil.example"}, timeout=TIMEOUT)
         assert answer.status_code == 421 and answer.json()["error"]["code"] == "UNKNOWN_HOST", path
         assert "authphone_" not in answer.text
+
+
+def test_a_stop_is_not_held_by_open_pages_that_do_not_answer(tmp_path):
+    """SIGTERM with a phone's screen, a console, a timeline and an event stream open, none of
+    their clients reading (a script's, as a browser would answer the close at once): the server
+    stops within seconds, not when they go."""
+    with serving(tmp_path, ["--data-dir", str(tmp_path), "--pin-kdf", "fast"]) as (process, base, _):
+        screen = Screen(base, new_phone(Api(base))["id"])
+        pages = [websocket.create_connection(base.replace("http", "ws", 1) + path, timeout=TIMEOUT)
+                 for path in ("/api/backend/stream", "/api/timeline/stream")]
+        events = EventStream(base, {"kind": "session"})
+        started = time.monotonic()
+        process.terminate()
+        assert process.wait(TIMEOUT) == 0
+        assert time.monotonic() - started < 5, f"the stop took {time.monotonic() - started:.1f} s"
+        for page in [screen.ws, *pages]:
+            page.close()
+        events.drop()
