@@ -114,14 +114,13 @@ extension PhoneService {
         if sessionStarts[phoneId]?.session.state == .starting { throw .flowActive }
     }
 
-    /// Changes the phone's record (and, in the same transaction, removes accounts) and tells its screen.
+    /// Changes the phone's record (and, in the same transaction, removes accounts: `PhoneStore.change`)
+    /// and tells its screen.
     func changePhone(
         _ phoneId: String, removing accounts: PhoneStore.Accounts? = nil,
-        _ body: (inout PhoneRecord) throws(PhoneError) -> Void
+        _ body: @escaping @Sendable (inout PhoneRecord) throws(PhoneError) -> Void
     ) async throws(PhoneError) -> PhoneDetail {
-        var (phone, _) = try await phoneAndAccounts(phoneId)
-        try body(&phone)
-        try await store.update(phone, removing: accounts)
+        try await store.change(phoneId, removing: accounts, body)
         let detail = try await self.phone(id: phoneId)
         events.send(.phoneChanged(detail), to: phoneId)
         return detail

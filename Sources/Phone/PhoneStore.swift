@@ -206,20 +206,28 @@ public struct PhoneStore: Store {
         case one(String)
     }
 
-    /// The phone as changed, and in the same transaction its accounts removed, if asked; a phone
-    /// removed meanwhile is not found, and nothing is changed.
-    func update(_ phone: PhoneRecord, removing accounts: Accounts? = nil) async throws(PhoneError) {
-        let found = try await write { sql in
-            guard try PhoneRecord.insertion.update(phone, key: "id", sql) > 0 else { return false }
+    /// The phone read, changed by `body` and written back, and its accounts removed if asked, all
+    /// in one transaction: two changes at once both count (read apart from the write, eight
+    /// fingerprints added at once made four). A refusal from `body` changes nothing. On
+    /// PostgreSQL a transaction that loses to another runs again, so `body` only changes the record.
+    func change(
+        _ phoneId: String, removing accounts: Accounts? = nil, _ body: @escaping @Sendable (inout PhoneRecord) throws(PhoneError) -> Void
+    ) async throws(PhoneError) {
+        let outcome = try await write { sql -> Result<Void, PhoneError> in
+            guard var phone = try sql.fetchOne(PhoneRecord.self, "SELECT * FROM phone WHERE id = ?", [phoneId]) else {
+                return .failure(.phoneNotFound(phoneId))
+            }
+            do throws(PhoneError) { try body(&phone) } catch { return .failure(error) }
+            _ = try PhoneRecord.insertion.update(phone, key: "id", sql)
             switch accounts {
             case nil: break
-            case .all: try sql.execute("DELETE FROM account WHERE phoneId = ?", [phone.id])
-            case .ofUser(let userId): try sql.execute("DELETE FROM account WHERE phoneId = ? AND userId = ?", [phone.id, userId])
-            case .one(let accountId): try sql.execute("DELETE FROM account WHERE phoneId = ? AND id = ?", [phone.id, accountId])
+            case .all: try sql.execute("DELETE FROM account WHERE phoneId = ?", [phoneId])
+            case .ofUser(let userId): try sql.execute("DELETE FROM account WHERE phoneId = ? AND userId = ?", [phoneId, userId])
+            case .one(let accountId): try sql.execute("DELETE FROM account WHERE phoneId = ? AND id = ?", [phoneId, accountId])
             }
-            return true
+            return .success(())
         }
-        guard found else { throw .phoneNotFound(phone.id) }
+        try outcome.get()
     }
 
     // MARK: second factors

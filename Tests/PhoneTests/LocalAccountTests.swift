@@ -21,6 +21,23 @@ import Testing
         #expect(local.authenticators.allSatisfy { $0.userIds == ["alice"] })
     }
 
+    /// Changes to one phone at once all count: each reads and writes the phone in one
+    /// transaction (read apart from the write, eight fingerprints added at once made four, and a
+    /// setting changed meanwhile could be written back as it was).
+    @Test(arguments: TestEngine.available) func changesAtOnceToOnePhoneAllCount(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine)
+        let id = try await phone.newPhone()
+        let before = try await phone.phones.phone(id: id).biometrics.enrolledFeatures
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { _ = try await phone.phones.enrolBiometricFeature(phoneId: id) } }
+            group.addTask { _ = try await phone.phones.update(phoneId: id, settings: PhoneSettingsChange(openPushesAtOnce: true)) }
+            try await group.waitForAll()
+        }
+        let after = try await phone.phones.phone(id: id)
+        #expect(after.biometrics.enrolledFeatures == before + 8)
+        #expect(after.settings.openPushesAtOnce)
+    }
+
     /// Nevis's deleteAuthenticator for the PIN removes the user's accounts from this phone only:
     /// the backend is not asked. An unknown user changes nothing.
     @Test(arguments: TestEngine.available) func deletingThePinAuthenticatorRemovesTheUsersAccountsHereOnly(on engine: TestEngine) async throws {
