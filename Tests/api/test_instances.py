@@ -233,12 +233,16 @@ def test_a_stream_about_a_phone_opened_on_the_other_instance_carries_its_flow_an
         assert (open_streams(a), open_streams(b)) == (0, 1), "the stream is not served by the phone's home"
 
         session = new_session(a, "enrol", "gil")
+        outcome = EventStream(b.base, {"session": session["id"], "kind": "session"})  # as `wait_outcome` waits
         a.call("startOutOfBand", path=path, body={"qr": session["qrText"]}, expect=202)
         a.call("takePhoneAction", "confirmEnrolment", path=path, expect=200)
         a.call("takePhoneAction", "setPin", path=path, expect=200)
         enrolment = stream.until(lambda e: e["event"] == "flowEnded")
         assert [e["event"] for e in enrolment if e["event"] == "interaction"] == ["interaction", "interaction"], enrolment
         assert enrolment[-1]["data"]["flow"]["state"] == "DONE", enrolment[-1]
+        statuses = [e["data"]["session"]["status"] for e in outcome.until(lambda e: e["data"]["session"]["status"] == "enrolled")]
+        assert statuses[0] == "redeemed", statuses
+        outcome.drop()
 
         # the backend (A, the public URL) pushes through A's FCM endpoint: B's stream tells of it
         login = a.call("createSession", body={"type": "login", "userId": "gil", "delivery": "push"}, expect=201)[1]
