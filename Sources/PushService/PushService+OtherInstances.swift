@@ -15,7 +15,11 @@ extension PushService {
             switch hearing {
             case .changed(let notice) where notice.topic == PushStore.inboxTopic:
                 guard let (token, message) = try? await store.inboxMessage(id: notice.id) else { continue }
-                if deliveries.hasSubscribers(token) { deliveries.send(message, to: token) }
+                if deliveries.hasSubscribers(token) {
+                    deliveries.send(message, to: token)
+                    // the instance that took it saw no screen open and logged it as waiting
+                    try? await store.shownAsBanner(id: message.id)
+                }
                 otherInstancesDeliveries.send((token, message))
             case .changed: continue
             case .listening:

@@ -28,6 +28,15 @@ extension PushStore {
         try await write { sql in try change.apply(sql) }
     }
 
+    /// A message another instance logged as waiting in the inbox was shown at once by a screen
+    /// open here; one opened meanwhile stays opened.
+    func shownAsBanner(id: String) async throws {
+        try await write { sql in
+            try sql.execute(
+                "UPDATE pushLog SET outcome = ? WHERE id = ? AND outcome = ?", [PushOutcome.banner.rawValue, id, PushOutcome.inbox.rawValue])
+        }
+    }
+
     /// Newest first; nil filters take everything.
     func log(target: String?, outcome: PushOutcome?, limit: Int) async throws -> [PushLogEntry] {
         try await readAll { sql in

@@ -82,7 +82,13 @@ def test_a_login_pushed_through_one_is_confirmed_on_the_screen_served_by_the_oth
 
         login = a.call("createSession", body={"type": "login", "userId": "bob", "delivery": "push"}, expect=201)[1]
         arrived = screen.until(lambda m: m["type"] == "notification", "the push taken by the other instance")["notification"]
+
+        def logged():
+            return next(m["outcome"] for m in a.call("listPushMessages", expect=200)[1]["messages"] if m["id"] == arrived["id"])
+        # A logged it as waiting (no screen open there); B, whose screen showed it, as a banner
+        wait_for(lambda: logged() == "banner", "the push logged as shown by the screen on the other instance")
         b.call("openInboxMessage", path={"id": phone["id"], "message": arrived["id"]}, expect=202)
+        assert logged() == "opened"
         assert screen.flow("WAIT_FOR_INPUT", "CONFIRM")["session"]["id"] == login["id"]
         screen.send({"action": "confirmSession"})
         screen.until(lambda m: m["type"] == "flowUpdate" and "secondFactorInfo" in m["flow"].get("currentInteraction", {}),
