@@ -50,16 +50,28 @@ postgres_rows() {
       urls+=(--url "http://127.0.0.1:$port")
     done
     name="logins-1000-at-200-postgres-$instances"
-    before=$(postgres_cpu_seconds)
+    postgres_cpu_samples 0.1 >"$out/$name.postgres-cpu" &
+    sampler=$!
     record "$name" "$binary" load "${urls[@]}" --phones 1000 --rate 200 --duration "$short" --quiet
-    python3 - "$out/$name.json" "$before" "$(postgres_cpu_seconds)" <<'PY'
+    pkill -P "$sampler" # the sampler's python, which its subshell waits on
+    wait "$sampler" || true
+    # the cluster's CPU over the window the servers' was measured in (the phones' setup left out)
+    python3 - "$out/$name.json" "$out/$name.postgres-cpu" <<'PY'
 import json
 import pathlib
 import sys
 
 path = pathlib.Path(sys.argv[1])
 figures = json.loads(path.read_text())
-seconds = float(sys.argv[3]) - float(sys.argv[2])
+samples = [tuple(map(float, line.split())) for line in pathlib.Path(sys.argv[2]).read_text().splitlines() if line.strip()]
+
+def cpu_at(moment):  # between the two samples around it, in proportion
+    for (t0, c0), (t1, c1) in zip(samples, samples[1:]):
+        if t0 <= moment <= t1:
+            return c0 + (c1 - c0) * (moment - t0) / (t1 - t0) if t1 > t0 else c0
+    raise SystemExit(f"no PostgreSQL CPU sample around {moment}")
+
+seconds = cpu_at(figures["measured"]["to"]) - cpu_at(figures["measured"]["from"])
 figures["postgresCpuSeconds"] = seconds
 figures["cpuMsPerLogin"]["postgres"] = 1000 * seconds / figures["completed"] if figures["completed"] else None
 path.write_text(json.dumps(figures, indent=2, sort_keys=True))

@@ -25,6 +25,9 @@ assert report["cpuMsPerLogin"]["generator"] is not None, "the load generator's o
 # the server's figures come from its /metrics, not from /proc
 assert report["server"] and report["server"]["rssMiB"] > 0, f"the server's RSS not read off /metrics: {report['server']}"
 assert report["cpuMsPerLogin"]["server"] is not None, "the server's CPU not read off /metrics"
+# the window the CPU was measured over: after the setup, about as long as the run
+window = report["measured"]["to"] - report["measured"]["from"]
+assert abs(window - report["seconds"]) < 1, f"measured over {window:.2f} s, the run lasted {report['seconds']:.2f} s"
 PY
 done
 echo "load smoke: both modes completed logins without errors"

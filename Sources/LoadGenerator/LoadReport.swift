@@ -34,6 +34,15 @@ public struct LoadReport: Codable, Sendable {
     /// generator's own, side by side, so that a figure says which of the two was the bottleneck.
     public var cpuMsPerLogin: CPUPerLogin
     public var cores: Int
+    /// When the CPU figures were taken, the setup left out: for a script that measures another
+    /// process over the same time (the bench, its PostgreSQL).
+    public var measured: Window?
+
+    /// A span of wall-clock time, in seconds since 1970.
+    public struct Window: Codable, Sendable, Equatable {
+        public var from: Double
+        public var to: Double
+    }
 
     public struct CPUPerLogin: Codable, Sendable, Equatable {
         /// The server's CPU-seconds during the run over completed logins; nil when the server was not seen.
@@ -45,7 +54,7 @@ public struct LoadReport: Codable, Sendable {
     init(
         mode: LoadOptions.Mode, options: LoadOptions, recorder: Recorder, elapsed: Double,
         setup: (failures: [String: Int], examples: [String: String], seconds: Double), server: ServerSample?,
-        generator: CPUSample?
+        generator: CPUSample?, measured: Window?
     ) {
         self.mode = mode.rawValue
         urls = options.urls
@@ -66,6 +75,7 @@ public struct LoadReport: Codable, Sendable {
         setupFailures = setup.failures
         self.server = server
         self.generator = generator
+        self.measured = measured
         let logins = Double(recorder.completed)
         let perLogin = { (seconds: Double?) in seconds.flatMap { logins > 0 ? 1000 * $0 / logins : nil } }
         cpuMsPerLogin = CPUPerLogin(server: perLogin(server?.cpuSeconds), generator: perLogin(generator?.cpuSeconds))

@@ -147,7 +147,7 @@ public enum LoadRun {
         progress?.cancel()
         return LoadReport(
             mode: mode, options: options, recorder: recorder, elapsed: await schedule.elapsed(),
-            setup: await gate.summary(), server: sample?.server, generator: sample?.generator)
+            setup: await gate.summary(), server: sample?.server, generator: sample?.generator, measured: sample?.measured)
     }
 
     /// One login under the time limit; a failure is counted by its code.
@@ -163,10 +163,12 @@ public enum LoadRun {
         return false
     }
 
-    /// What `watch` saw: the server's RSS and CPU, if it could be read, and the load generator's own CPU.
+    /// What `watch` saw: the server's RSS and CPU, if it could be read, and the load generator's
+    /// own CPU, over `measured`.
     struct Watched: Sendable {
         var server: ServerSample?
         var generator: CPUSample?
+        var measured: LoadReport.Window
     }
 
     /// The servers' RSS (highest seen) and CPU while the run lasts, read off their `/metrics` and
@@ -174,6 +176,7 @@ public enum LoadRun {
     private static func watch(_ apis: [ServerAPI], gate: SetupGate, schedule: Schedule) async -> Watched? {
         guard await gate.allReady() else { return nil }
         await schedule.start()
+        let from = Date()
         let ownStart = ProcessReading.generator()
         let start = await ProcessReading.servers(apis)
         var highest = start?.rssBytes ?? 0
@@ -183,7 +186,7 @@ public enum LoadRun {
         }
         let end = await ProcessReading.servers(apis)
         let ownEnd = ProcessReading.generator()
-        var watched = Watched()
+        var watched = Watched(measured: LoadReport.Window(from: from.timeIntervalSince1970, to: Date().timeIntervalSince1970))
         if let ownStart, let ownEnd { watched.generator = CPUSample(from: ownStart, to: ownEnd) }
         if let start, let end { watched.server = ServerSample(from: start, to: end, highestRSS: max(highest, end.rssBytes)) }
         return watched

@@ -7,7 +7,8 @@
 #   restart_postgres  (for a test of reconnecting; works in a child process from the exported
 #                      folder: bash -c 'source scripts/lib/postgres.sh && restart_postgres')
 #   stop_postgres     (stops it at once and removes the folder)
-#   postgres_cpu_seconds  (the cluster's CPU time so far, ended backends included: for figures)
+#   postgres_cpu_samples SECONDS  (every SECONDS until killed, a line `UNIX_TIME CPU_SECONDS`:
+#                      the cluster's CPU time so far, ended backends included; for figures)
 # initdb and postgres refuse to run as root, so as root the cluster belongs to the postgres
 # user Debian's package makes; otherwise to the current user.
 
@@ -84,26 +85,32 @@ stop_postgres() {
   rm -rf "$AUTHPHONE_TEST_POSTGRES_DIR"
 }
 
-# The cluster's user and system CPU seconds so far: the postmaster's own, the children it reaped
-# (backends of closed connections) and its live children's.
-postgres_cpu_seconds() {
-  python3 - "$AUTHPHONE_TEST_POSTGRES_DIR/data/postmaster.pid" <<'PY'
+# The cluster's user and system CPU seconds so far, every $1 seconds with the time: the
+# postmaster's own, the children it reaped (backends of closed connections) and its live children's.
+postgres_cpu_samples() {
+  python3 - "$AUTHPHONE_TEST_POSTGRES_DIR/data/postmaster.pid" "$1" <<'PY'
 import os
 import sys
+import time
 
 def stat(pid):  # the fields after the command's name: state, ppid, ... utime (12th), stime, cutime, cstime
     with open(f"/proc/{pid}/stat") as file:
         return file.read().rsplit(")", 1)[1].split()
 
+def cpu_seconds(postmaster):
+    ticks = sum(int(value) for value in stat(postmaster)[11:15])
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fields = stat(pid)
+        except OSError:
+            continue
+        if int(fields[1]) == postmaster:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
 postmaster = int(open(sys.argv[1]).readline())
-ticks = sum(int(value) for value in stat(postmaster)[11:15])
-for pid in filter(str.isdigit, os.listdir("/proc")):
-    try:
-        fields = stat(pid)
-    except OSError:
-        continue
-    if int(fields[1]) == postmaster:
-        ticks += int(fields[11]) + int(fields[12])
-print(ticks / os.sysconf("SC_CLK_TCK"))
+while True:
+    print(time.time(), cpu_seconds(postmaster), flush=True)
+    time.sleep(float(sys.argv[2]))
 PY
 }
