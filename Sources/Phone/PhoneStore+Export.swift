@@ -1,7 +1,9 @@
 import AuthFlow
 import BackendAPI
 import Foundation
+import GRDB
 import OTP
+import PrivacyIDEA
 import StateExport
 import Storage
 
@@ -19,30 +21,49 @@ extension PhoneStore {
         public var otpSecrets: [String: Data] = [:]
     }
 
-    /// Every phone with its accounts, its OTP accounts and their secrets, oldest first.
+    /// A phone's rows: what an export is made from and an import writes.
+    struct PhoneRows: Sendable {
+        var phone: PhoneRecord
+        var accounts: [AccountRecord] = []
+        var otpAccounts: [OTPAccountRecord] = []
+        var privacyIDEATokens: [PushTokenRecord] = []
+        var privacyIDEAServers: [PrivacyIDEAOriginRecord] = []
+    }
+
+    /// Every phone with its accounts, OTP accounts, privacyIDEA tokens and servers and their
+    /// secrets, oldest first. Answered privacyIDEA challenges stay behind: privacyIDEA itself
+    /// refuses an answer to one it closed.
     public func exported() async throws(StateExportError) -> Exported {
-        let rows: [(PhoneRecord, [AccountRecord], [OTPAccountRecord])]
+        let rows: [PhoneRows]
         do {
             rows = try await database.readAll { sql in
-                // all accounts in one query each, each phone's kept in their order
-                let accounts = Dictionary(
-                    grouping: try sql.fetchAll(AccountRecord.self, "SELECT * FROM account ORDER BY createdAt, id", []), by: \.phoneId)
-                let otpAccounts = Dictionary(
-                    grouping: try sql.fetchAll(OTPAccountRecord.self, "SELECT * FROM otpAccount ORDER BY createdAt, id", []), by: \.phoneId)
+                // all of a kind in one query, each phone's kept in their order
+                func byPhone<Row: FetchableRecord & Sendable>(_ row: Row.Type, _ table: String, _ order: String, _ phone: KeyPath<Row, String>)
+                    throws -> [String: [Row]]
+                { Dictionary(grouping: try sql.fetchAll(row, "SELECT * FROM \(table) ORDER BY \(order)", []), by: { $0[keyPath: phone] }) }
+                let accounts = try byPhone(AccountRecord.self, "account", "createdAt, id", \.phoneId)
+                let otpAccounts = try byPhone(OTPAccountRecord.self, "otpAccount", "createdAt, id", \.phoneId)
+                let tokens = try byPhone(PushTokenRecord.self, "privacyIDEAToken", "createdAt, serial", \.phoneId)
+                let servers = try byPhone(PrivacyIDEAOriginRecord.self, "privacyIDEAOrigin", "acceptedAt, origin", \.phoneId)
                 return try sql.fetchAll(PhoneRecord.self, "SELECT * FROM phone ORDER BY createdAt, id", []).map {
-                    ($0, accounts[$0.id] ?? [], otpAccounts[$0.id] ?? [])
+                    PhoneRows(
+                        phone: $0, accounts: accounts[$0.id] ?? [], otpAccounts: otpAccounts[$0.id] ?? [],
+                        privacyIDEATokens: tokens[$0.id] ?? [], privacyIDEAServers: servers[$0.id] ?? [])
                 }
             }
         } catch { throw .storage("the phones could not be read: \(error)") }
         var exported = Exported()
-        for (phone, accounts, otpAccounts) in rows {
-            exported.phones.append(phone.exported(accounts: accounts, otpAccounts: otpAccounts))
+        for rows in rows {
+            let phone = rows.phone
+            exported.phones.append(rows.exported)
             exported.phoneSecrets[phone.id] = ExportedState.PhoneSecrets(
-                deviceKeySeed: phone.deviceKeySeed, pinSalt: phone.pinSalt, biometricSecretKey: phone.biometricSecretKey)
-            for account in accounts {
+                deviceKeySeed: phone.deviceKeySeed, pinSalt: phone.pinSalt, biometricSecretKey: phone.biometricSecretKey,
+                pinPublicKey: phone.pinPublicKey,
+                privacyIDEATokenKeys: Dictionary(uniqueKeysWithValues: rows.privacyIDEATokens.map { ($0.serial, $0.tokenKey) }))
+            for account in rows.accounts {
                 exported.accountSecrets[account.id] = ExportedState.AccountSecrets(secretKey: account.secretKey, otpKey: account.otpKey)
             }
-            for account in otpAccounts { exported.otpSecrets[account.id] = account.secret }
+            for account in rows.otpAccounts { exported.otpSecrets[account.id] = account.secret }
         }
         return exported
     }
@@ -59,8 +80,8 @@ extension PhoneStore {
         _ = try rows(of: state)
     }
 
-    private static func rows(of state: ExportedState) throws(StateExportError) -> [(PhoneRecord, [AccountRecord], [OTPAccountRecord])] {
-        try state.phones.map { phone throws(StateExportError) in try PhoneRecord.loaded(phone, from: state) }
+    private static func rows(of state: ExportedState) throws(StateExportError) -> [PhoneRows] {
+        try state.phones.map { phone throws(StateExportError) in try PhoneRows.loaded(phone, from: state) }
     }
 
     /// The state's phones, in one transaction: with `replacing`, instead of every phone there was;
@@ -70,44 +91,50 @@ extension PhoneStore {
         do {
             try await database.write { sql in
                 if replacing { try sql.emptyTables(keeping: []) }
-                for (phone, accounts, otpAccounts) in rows {
-                    try PhoneRecord.insertion.run(phone, sql)
-                    for account in accounts { try AccountRecord.insertion.run(account, sql) }
-                    for account in otpAccounts { try OTPAccountRecord.insertion.run(account, sql) }
+                for rows in rows {
+                    try PhoneRecord.insertion.run(rows.phone, sql)
+                    for account in rows.accounts { try AccountRecord.insertion.run(account, sql) }
+                    for account in rows.otpAccounts { try OTPAccountRecord.insertion.run(account, sql) }
+                    for token in rows.privacyIDEATokens { try PushTokenRecord.insertion.run(token, sql) }
+                    for server in rows.privacyIDEAServers { try server.insert(sql) }
                 }
             }
         } catch { throw .storage("the phones could not be stored (nothing was changed): \(error)") }
     }
 }
 
-extension PhoneRecord {
-    func exported(accounts: [AccountRecord], otpAccounts: [OTPAccountRecord]) -> ExportedState.Phone {
+extension PhoneStore.PhoneRows {
+    var exported: ExportedState.Phone {
         ExportedState.Phone(
-            id: id, name: name, deviceId: deviceId, fcmToken: fcmToken, pinLength: pinLength, createdAt: createdAt,
+            id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken, pinLength: phone.pinLength,
+            createdAt: phone.createdAt,
             settings: ExportedState.Settings(
-                openPushesAtOnce: openPushesAtOnce, pushNotificationsDisabled: pushNotificationsDisabled, biometricSensor: biometricSensor,
-                biometricsDisabled: biometricsDisabled, legacyBioAddFlow: legacyBioAddFlow,
-                disallowPinChangeWithBiometric: disallowPinChangeWithBiometric, maxNumberSecondFactorWithoutPIN: maxNumberSecondFactorWithoutPIN,
-                maxTimeSecondFactorWithoutPIN: maxTimeSecondFactorWithoutPIN, showVisualHash: showVisualHash,
-                pinChangeStyle: pinChangeStyle.rawValue, otpCountdown: otpCountdown, pollPushTokens: pollPushTokens,
-                unlockPushTokens: unlockPushTokens),
+                openPushesAtOnce: phone.openPushesAtOnce, pushNotificationsDisabled: phone.pushNotificationsDisabled,
+                biometricSensor: phone.biometricSensor, biometricsDisabled: phone.biometricsDisabled, legacyBioAddFlow: phone.legacyBioAddFlow,
+                disallowPinChangeWithBiometric: phone.disallowPinChangeWithBiometric,
+                maxNumberSecondFactorWithoutPIN: phone.maxNumberSecondFactorWithoutPIN,
+                maxTimeSecondFactorWithoutPIN: phone.maxTimeSecondFactorWithoutPIN, showVisualHash: phone.showVisualHash,
+                pinChangeStyle: phone.pinChangeStyle.rawValue, otpCountdown: phone.otpCountdown, pollPushTokens: phone.pollPushTokens,
+                unlockPushTokens: phone.unlockPushTokens),
             biometrics: ExportedState.Biometrics(
-                enrolledFeatures: enrolledFeatures, featureSetVersion: featureSetVersion, keySetVersion: biometricKeySetVersion,
-                usesSinceLastPin: biometricUsesSinceLastPin, lastPinAt: lastPinAt),
+                enrolledFeatures: phone.enrolledFeatures, featureSetVersion: phone.featureSetVersion, keySetVersion: phone.biometricKeySetVersion,
+                usesSinceLastPin: phone.biometricUsesSinceLastPin, lastPinAt: phone.lastPinAt),
             accounts: accounts.map { account in
                 ExportedState.Account(
                     id: account.id, userId: account.userId, displayName: account.displayName, serverName: account.serverName,
                     serverURL: account.serverURL, serverPublicKey: account.serverPublicKey, createdAt: account.createdAt,
                     otpReference: account.otpReference)
             },
-            otpAccounts: otpAccounts.isEmpty ? nil : otpAccounts.map(\.exported))
+            otpAccounts: otpAccounts.isEmpty ? nil : otpAccounts.map(\.exported),
+            privacyIDEATokens: privacyIDEATokens.isEmpty ? nil : privacyIDEATokens.map(\.exported),
+            privacyIDEAServers: privacyIDEAServers.isEmpty
+                ? nil : privacyIDEAServers.map { ExportedState.PrivacyIDEAServer(origin: $0.origin, acceptedAt: $0.acceptedAt) })
     }
 
     /// The rows of an exported phone, its settings checked by the rules a settings change follows,
-    /// its OTP accounts by those a key URI is held to.
-    static func loaded(
-        _ phone: ExportedState.Phone, from state: ExportedState
-    ) throws(StateExportError) -> (PhoneRecord, [AccountRecord], [OTPAccountRecord]) {
+    /// its OTP accounts by those a key URI is held to, its privacyIDEA tokens by those an
+    /// enrolment is (keys that parse, a server's address).
+    static func loaded(_ phone: ExportedState.Phone, from state: ExportedState) throws(StateExportError) -> PhoneStore.PhoneRows {
         func refuse(_ reason: String) -> StateExportError { .invalid("phone \(phone.id): \(reason)") }
         if let problem = ReadableText.nameProblem(in: phone.name, limit: 64) { throw refuse("the name \(problem)") }
         guard PinPolicy.allowedLengths.contains(phone.pinLength) else { throw refuse("pinLength \(phone.pinLength) is not allowed") }
@@ -116,13 +143,15 @@ extension PhoneRecord {
             throw refuse("pinChangeStyle '\(settings.pinChangeStyle)' is not one AuthPhone knows")
         }
         let secrets = try state.secrets(ofPhone: phone.id)
+        guard secrets.pinPublicKey == nil || secrets.pinSalt != nil else { throw refuse("a PIN key without a PIN salt") }
         var record = PhoneRecord(
             id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken, pinLength: phone.pinLength,
             pinSalt: secrets.pinSalt, createdAt: phone.createdAt, openPushesAtOnce: settings.openPushesAtOnce,
             enrolledFeatures: phone.biometrics.enrolledFeatures, featureSetVersion: phone.biometrics.featureSetVersion,
             biometricSecretKey: secrets.biometricSecretKey, biometricKeySetVersion: phone.biometrics.keySetVersion,
             biometricUsesSinceLastPin: phone.biometrics.usesSinceLastPin, lastPinAt: phone.biometrics.lastPinAt,
-            pushNotificationsDisabled: settings.pushNotificationsDisabled, deviceKeySeed: secrets.deviceKeySeed)
+            pushNotificationsDisabled: settings.pushNotificationsDisabled, deviceKeySeed: secrets.deviceKeySeed,
+            pinPublicKey: secrets.pinPublicKey)
         do {
             try record.apply(
                 PhoneSettingsChange(
@@ -145,7 +174,21 @@ extension PhoneRecord {
                 throw refuse("OTP account \(account.id): \(error)")
             }
         }
-        return (record, accounts, otpAccounts)
+        let tokens = try (phone.privacyIDEATokens ?? []).map { token throws(StateExportError) in
+            do {
+                return try PushTokenRecord.loaded(token, phoneId: phone.id, key: try state.key(ofPrivacyIDEAToken: token.serial, phone: phone.id))
+            } catch {
+                throw refuse("privacyIDEA token \(token.serial): \(error)")
+            }
+        }
+        let servers = try (phone.privacyIDEAServers ?? []).map { server throws(StateExportError) in
+            guard let url = URL(string: server.origin), PushTokenRecord.isServerAddress(url), origin(of: url) == server.origin else {
+                throw refuse("the privacyIDEA server '\(server.origin)' is not an http(s) origin")
+            }
+            return PrivacyIDEAOriginRecord(phoneId: phone.id, origin: server.origin, acceptedAt: server.acceptedAt)
+        }
+        return PhoneStore.PhoneRows(
+            phone: record, accounts: accounts, otpAccounts: otpAccounts, privacyIDEATokens: tokens, privacyIDEAServers: servers)
     }
 }
 
@@ -170,5 +213,31 @@ extension OTPAccountRecord {
         try OTPAuthURI.checkNames(issuer: account.issuer, account: account.label)
         _ = try record.generator()
         return record
+    }
+}
+
+extension PushTokenRecord {
+    var exported: ExportedState.PrivacyIDEAToken {
+        ExportedState.PrivacyIDEAToken(
+            serial: serial, label: label, issuer: issuer, url: url, origin: origin, sslVerify: sslVerify, pollOnly: pollOnly,
+            requiresUnlock: requiresUnlock, serverKey: serverKey, fcmToken: fcmToken, createdAt: createdAt)
+    }
+
+    /// The row of an exported token: its key and privacyIDEA's must parse, and it must answer
+    /// at an http(s) address of the server it names.
+    static func loaded(_ token: ExportedState.PrivacyIDEAToken, phoneId: String, key: Data) throws -> PushTokenRecord {
+        _ = try PushTokenKey(pkcs8: key)
+        _ = try PrivacyIDEAServerKey(token.serverKey)
+        guard let url = URL(string: token.url), isServerAddress(url), Phone.origin(of: url) == token.origin else {
+            throw StateExportError.invalid("its address '\(token.url)' is not an http(s) address of '\(token.origin)'")
+        }
+        return PushTokenRecord(
+            phoneId: phoneId, serial: token.serial, label: token.label, issuer: token.issuer, url: token.url, origin: token.origin,
+            sslVerify: token.sslVerify, pollOnly: token.pollOnly, requiresUnlock: token.requiresUnlock, tokenKey: key,
+            serverKey: token.serverKey, fcmToken: token.fcmToken, createdAt: token.createdAt)
+    }
+
+    static func isServerAddress(_ url: URL) -> Bool {
+        ["http", "https"].contains(url.scheme?.lowercased()) && Phone.origin(of: url) != nil
     }
 }

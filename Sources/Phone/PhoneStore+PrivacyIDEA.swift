@@ -23,6 +23,21 @@ struct PushTokenRecord: Codable, Sendable, FetchableRecord {
     var createdAt: Date
 }
 
+/// A privacyIDEA server the phone's user accepted.
+struct PrivacyIDEAOriginRecord: Codable, Sendable, FetchableRecord {
+    static let databaseTableName = "privacyIDEAOrigin"
+    var phoneId: String
+    var origin: String
+    var acceptedAt: Date
+
+    /// Kept once: accepted again, it keeps its first time.
+    func insert(_ sql: any StoreSQL) throws {
+        try sql.execute(
+            "INSERT INTO privacyIDEAOrigin (phoneId, origin, acceptedAt) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            [phoneId, origin, StoredDate(acceptedAt)])
+    }
+}
+
 extension PhoneStore {
     static func createPrivacyIDEATables(_ db: Database) throws {
         try db.create(table: "privacyIDEAToken") { t in
@@ -91,11 +106,7 @@ extension PhoneStore {
     }
 
     func accept(origin: String, phoneId: String, at time: Date) async throws(PhoneError) {
-        try await write { sql in
-            try sql.execute(
-                "INSERT INTO privacyIDEAOrigin (phoneId, origin, acceptedAt) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                [phoneId, origin, StoredDate(time)])
-        }
+        try await write { sql in try PrivacyIDEAOriginRecord(phoneId: phoneId, origin: origin, acceptedAt: time).insert(sql) }
     }
 
     /// Notes an answered challenge; false when it was answered before (a replay).

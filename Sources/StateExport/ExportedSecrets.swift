@@ -40,11 +40,21 @@ extension ExportedState {
         /// The PIN key derivation's salt; nil while no PIN is set.
         public var pinSalt: Data?
         public var biometricSecretKey: Data?
+        /// The public half of the key the PIN derives, which unlocks privacyIDEA tokens: with the
+        /// salt, enough to try every PIN offline. Nil until a PIN was accepted (and in older files).
+        public var pinPublicKey: Data?
+        /// The privacyIDEA tokens' RSA keys (PKCS #8 DER), by serial; absent when there are none.
+        public var privacyIDEATokenKeys: [String: Data]?
 
-        public init(deviceKeySeed: Data, pinSalt: Data?, biometricSecretKey: Data?) {
+        public init(
+            deviceKeySeed: Data, pinSalt: Data?, biometricSecretKey: Data?, pinPublicKey: Data? = nil,
+            privacyIDEATokenKeys: [String: Data] = [:]
+        ) {
             self.deviceKeySeed = deviceKeySeed
             self.pinSalt = pinSalt
             self.biometricSecretKey = biometricSecretKey
+            self.pinPublicKey = pinPublicKey
+            self.privacyIDEATokenKeys = privacyIDEATokenKeys.isEmpty ? nil : privacyIDEATokenKeys
         }
     }
 
@@ -97,6 +107,12 @@ extension ExportedState {
         try Self.same("backend OTP keys", Set(backend.accounts.filter { $0.otpReference != nil }.map(\.id)), secrets.backendOTPKeys.keys)
         try Self.same("PIN keys", Set(backend.secondFactors.map(\.deviceId)), secrets.pinPublicKeys.keys)
         try Self.same("OTP secrets", Set(otpAccounts.map(\.id)), (secrets.otpSecrets ?? [:]).keys)
+        for phone in phones {
+            let serials = (phone.privacyIDEATokens ?? []).map(\.serial)
+            try Self.unique("privacyIDEA serial of phone \(phone.id)", serials)
+            try Self.unique("privacyIDEA server of phone \(phone.id)", (phone.privacyIDEAServers ?? []).map(\.origin))
+            try Self.same("privacyIDEA keys of phone \(phone.id)", Set(serials), (secrets.phones[phone.id]?.privacyIDEATokenKeys ?? [:]).keys)
+        }
 
         let seed = Ed25519.seedLength
         let secretKey = Ed25519.secretKeyLength
@@ -106,6 +122,7 @@ extension ExportedState {
             try Self.length("phone \(id)'s device key", phone.deviceKeySeed, seed)
             try Self.length("phone \(id)'s PIN salt", phone.pinSalt, PinKeyDerivation.saltLength)
             try Self.length("phone \(id)'s biometric key", phone.biometricSecretKey, secretKey)
+            try Self.length("phone \(id)'s PIN key", phone.pinPublicKey, publicKey)
         }
         for (id, account) in secrets.accounts {
             try Self.length("account \(id)'s key", account.secretKey, secretKey)

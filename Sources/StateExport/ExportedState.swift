@@ -30,10 +30,14 @@ public struct ExportedState: Sendable, Equatable {
         /// Absent when the phone has none, so that such a phone's export is what it was before
         /// OTP accounts were kept (and an older file reads as it did).
         public var otpAccounts: [OTPAccount]?
+        /// Absent, as the OTP accounts, when the phone has none.
+        public var privacyIDEATokens: [PrivacyIDEAToken]?
+        public var privacyIDEAServers: [PrivacyIDEAServer]?
 
         public init(
             id: String, name: String, deviceId: String, fcmToken: String, pinLength: Int, createdAt: Date, settings: Settings,
-            biometrics: Biometrics, accounts: [Account], otpAccounts: [OTPAccount]? = nil
+            biometrics: Biometrics, accounts: [Account], otpAccounts: [OTPAccount]? = nil, privacyIDEATokens: [PrivacyIDEAToken]? = nil,
+            privacyIDEAServers: [PrivacyIDEAServer]? = nil
         ) {
             self.id = id
             self.name = name
@@ -45,6 +49,8 @@ public struct ExportedState: Sendable, Equatable {
             self.biometrics = biometrics
             self.accounts = accounts
             self.otpAccounts = otpAccounts
+            self.privacyIDEATokens = privacyIDEATokens
+            self.privacyIDEAServers = privacyIDEAServers
         }
     }
 

@@ -10,7 +10,8 @@ import Testing
 
     static func key(_ count: Int) -> Data { Data(try! Sodium.randomBytes(count)) }
 
-    /// One phone with an account enrolled at the backend, a PIN and an offline OTP key.
+    /// One phone with an account enrolled at the backend, a PIN and an offline OTP key, and a
+    /// privacyIDEA push token.
     static func state() -> ExportedState {
         let account = ExportedState.Account(
             id: "account-1", userId: "alice", displayName: "Alice", serverName: "AuthPhone demo", serverURL: "http://127.0.0.1:8080",
@@ -22,7 +23,14 @@ import Testing
                 legacyBioAddFlow: false, disallowPinChangeWithBiometric: false, maxNumberSecondFactorWithoutPIN: 3,
                 maxTimeSecondFactorWithoutPIN: 0, showVisualHash: true, pinChangeStyle: "nextAuth", otpCountdown: 60),
             biometrics: ExportedState.Biometrics(enrolledFeatures: 1, featureSetVersion: 1, keySetVersion: nil, usesSinceLastPin: 0, lastPinAt: time),
-            accounts: [account])
+            accounts: [account],
+            privacyIDEATokens: [
+                ExportedState.PrivacyIDEAToken(
+                    serial: "PIPU0001", label: "alice", issuer: "privacyIDEA", url: "https://pi.example/ttype/push", origin: "https://pi.example",
+                    sslVerify: true, pollOnly: false, requiresUnlock: false, serverKey: "-----BEGIN PUBLIC KEY-----", fcmToken: "fid:APA91btoken",
+                    createdAt: time)
+            ],
+            privacyIDEAServers: [ExportedState.PrivacyIDEAServer(origin: "https://pi.example", acceptedAt: time)])
         let backend = ExportedState.Backend(
             accounts: [
                 ExportedState.BackendAccount(
@@ -40,7 +48,11 @@ import Testing
         return ExportedState(
             phones: [phone], backend: backend,
             secrets: ExportedState.Secrets(
-                phones: ["phone-1": ExportedState.PhoneSecrets(deviceKeySeed: key(32), pinSalt: key(16), biometricSecretKey: nil)],
+                phones: [
+                    "phone-1": ExportedState.PhoneSecrets(
+                        deviceKeySeed: key(32), pinSalt: key(16), biometricSecretKey: nil, pinPublicKey: key(32),
+                        privacyIDEATokenKeys: ["PIPU0001": key(1218)])
+                ],
                 accounts: ["account-1": ExportedState.AccountSecrets(secretKey: key(64), otpKey: key(32))],
                 serverSecretKey: key(64), backendOTPKeys: ["account-1": key(32)], pinPublicKeys: ["device-1": key(32)]))
     }
@@ -99,7 +111,9 @@ import Testing
         let text = String(decoding: try Self.written(state), as: UTF8.self)
         let secrets = state.secrets
         var clear: [Data] = [secrets.serverSecretKey] + secrets.backendOTPKeys.values + secrets.pinPublicKeys.values
-        for phone in secrets.phones.values { clear += [phone.deviceKeySeed] + [phone.pinSalt].compactMap { $0 } }
+        for phone in secrets.phones.values {
+            clear += [phone.deviceKeySeed] + [phone.pinSalt, phone.pinPublicKey].compactMap { $0 } + (phone.privacyIDEATokenKeys ?? [:]).values
+        }
         for account in secrets.accounts.values { clear += [account.secretKey] + [account.otpKey].compactMap { $0 } }
         for secret in clear { #expect(!text.contains(secret.base64EncodedString())) }
         // what is in clear is readable as it is
@@ -210,6 +224,16 @@ import Testing
         var shortKey = Self.state()
         shortKey.secrets.serverSecretKey = Self.key(32)
         #expect(throws: StateExportError.invalid("the server key is 32 bytes, not 64")) { try Self.written(shortKey) }
+        var keyless = Self.state()
+        keyless.secrets.phones["phone-1"]?.privacyIDEATokenKeys = nil
+        #expect(throws: StateExportError.invalid("the sealed privacyIDEA keys of phone phone-1 lack PIPU0001")) { try Self.written(keyless) }
+        var serialTwice = Self.state()
+        let tokens = serialTwice.phones[0].privacyIDEATokens ?? []
+        serialTwice.phones[0].privacyIDEATokens = tokens + tokens
+        #expect(throws: StateExportError.invalid("the privacyIDEA serial of phone phone-1 PIPU0001 appears twice")) { try Self.written(serialTwice) }
+        var shortPinKey = Self.state()
+        shortPinKey.secrets.phones["phone-1"]?.pinPublicKey = Self.key(16)
+        #expect(throws: StateExportError.invalid("phone phone-1's PIN key is 16 bytes, not 32")) { try Self.written(shortPinKey) }
     }
 
     @Test func thePassphraseComesFromAFileOrTheEnvironmentOnly() throws {

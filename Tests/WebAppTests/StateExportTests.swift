@@ -77,6 +77,22 @@ import WebApp
             ("deviceId", { $0.backend.devices[0].deviceId = "a device" }),
             ("failedAttempts", { $0.backend.secondFactors[0].failedAttempts = -1 }),
             ("serverFlags", { $0.backend.serverFlags = [ExportedState.ServerFlag(name: "ROOT", enabled: true, updatedAt: Date())] }),
+            (
+                "privacyIDEA token PIPU1",
+                { state in
+                    state.phones[0].privacyIDEATokens = [
+                        ExportedState.PrivacyIDEAToken(
+                            serial: "PIPU1", label: "alice", issuer: "privacyIDEA", url: "https://pi.example/ttype/push",
+                            origin: "https://pi.example", sslVerify: true, pollOnly: true, requiresUnlock: false, serverKey: "not a key",
+                            fcmToken: state.phones[0].fcmToken, createdAt: Date())
+                    ]
+                    state.secrets.phones[state.phones[0].id]?.privacyIDEATokenKeys = ["PIPU1": Data("not a key either".utf8)]
+                }
+            ),
+            (
+                "privacyIDEA server",
+                { $0.phones[0].privacyIDEAServers = [ExportedState.PrivacyIDEAServer(origin: "javascript:alert(1)", acceptedAt: Date())] }
+            ),
         ]
         for (field, change) in changes {
             var refused = state

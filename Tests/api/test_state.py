@@ -12,7 +12,7 @@ import subprocess
 
 import requests
 
-from client import BASE_URL, FOREIGN_ORIGIN, PIN, TIMEOUT, uniq
+from client import BASE_URL, FOREIGN_ORIGIN, PIN, TIMEOUT, Api, enrol_phone, enrolled_token, new_phone, uniq
 from servers import BINARY, serving
 
 PASSPHRASE = "a passphrase for the CI job"
@@ -129,6 +129,39 @@ def test_export_reset_import_gives_the_same_phones_that_log_in(tmp_path):
     with serving(tmp_path, seeded, env={"AUTHPHONE_SEED": str(state)}) as (_, url, _):
         assert phones_with_accounts(url) == before
         log_in(url, first_phone, first_user)
+
+
+def test_a_phones_privacyidea_token_travels_in_the_export_and_answers_where_it_is_seeded(tmp_path, privacyidea):
+    """A phone's privacyIDEA push token (its key sealed), the server its user accepted and its PIN's
+    key are in the export: the seeded server answers privacyIDEA's next login as the phone did,
+    unlocked with the PIN, and enrols another token from that server without asking again."""
+    data, state, passphrase = tmp_path / "data", tmp_path / "state.json", tmp_path / "passphrase"
+    passphrase.write_text(PASSPHRASE + "\n")
+    user = privacyidea.new_user("exported")
+    with serving(tmp_path, ["--pin-kdf", "fast", "--data-dir", str(data)]) as (_, url, _):
+        api = Api(url)
+        phone = new_phone(api, "privacyIDEA exported")
+        path = {"id": phone["id"]}
+        enrol_phone(api, phone, uniq("pin"))  # a PIN the phone unlocks its tokens with
+        api.call("updatePhoneSettings", path=path, body={"unlockPushTokens": True}, expect=200)
+        serial = enrolled_token(api, privacyidea, phone, user)
+    ok("export", "--data-dir", data, "--out", state, "--passphrase-file", passphrase)
+    exported = json.loads(state.read_text())["state"]["phones"][0]
+    assert [t["serial"] for t in exported["privacyIDEATokens"]] == [serial]
+    assert [s["origin"] for s in exported["privacyIDEAServers"]] == [privacyidea.url]
+    assert "tokenKey" not in json.dumps(exported) and "BEGIN PRIVATE" not in state.read_text()
+
+    seeded = ["--pin-kdf", "fast", "--in-memory", "--seed", str(state), "--seed-passphrase-file", str(passphrase)]
+    with serving(tmp_path, seeded) as (_, url, _):
+        api = Api(url)
+        assert [t["serial"] for t in api.call("listPushTokens", path=path, expect=200)[1]["tokens"]] == [serial]
+        started = privacyidea.admin.validate_check(user, "")
+        shown = api.call("pollPushToken", "lockedChallenge", path={**path, "serial": serial}, expect=200)[1]["privacyIDEA"]
+        assert (shown["kind"], shown["state"]) == ("CHALLENGE", "WAIT_FOR_INPUT") and "PIN" in shown["unlockWith"], shown
+        unlocked = api.call("answerPrivacyIDEA", path=path, body={"accept": True, "pin": PIN}, expect=200)[1]["privacyIDEA"]
+        assert unlocked["outcome"] == "ACCEPTED", unlocked
+        assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
+        enrolled_token(api, privacyidea, phone, privacyidea.new_user("exported"), server_accepted=True)
 
 
 def test_a_seed_that_does_not_open_stops_the_start(tmp_path):

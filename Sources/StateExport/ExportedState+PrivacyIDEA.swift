@@ -1,0 +1,59 @@
+import Foundation
+
+extension ExportedState {
+    /// A privacyIDEA push token the phone enrolled (docs/privacyidea.md): enough for privacyIDEA,
+    /// which keeps its side, to go on sending it challenges. Its RSA key is a secret
+    /// (`PhoneSecrets.privacyIDEATokenKeys`).
+    public struct PrivacyIDEAToken: Codable, Sendable, Equatable {
+        public var serial: String
+        public var label: String
+        public var issuer: String
+        /// Where the phone answers, and the server it was enrolled with (`origin`).
+        public var url: String
+        public var origin: String
+        public var sslVerify: Bool
+        public var pollOnly: Bool
+        public var requiresUnlock: Bool
+        /// privacyIDEA's public key, as privacyIDEA gave it at enrolment.
+        public var serverKey: String
+        /// The FCM token privacyIDEA knows for this token.
+        public var fcmToken: String
+        public var createdAt: Date
+
+        public init(
+            serial: String, label: String, issuer: String, url: String, origin: String, sslVerify: Bool, pollOnly: Bool,
+            requiresUnlock: Bool, serverKey: String, fcmToken: String, createdAt: Date
+        ) {
+            self.serial = serial
+            self.label = label
+            self.issuer = issuer
+            self.url = url
+            self.origin = origin
+            self.sslVerify = sslVerify
+            self.pollOnly = pollOnly
+            self.requiresUnlock = requiresUnlock
+            self.serverKey = serverKey
+            self.fcmToken = fcmToken
+            self.createdAt = createdAt
+        }
+    }
+
+    /// A privacyIDEA server the phone's user accepted: it is not asked about again.
+    public struct PrivacyIDEAServer: Codable, Sendable, Equatable {
+        public var origin: String
+        public var acceptedAt: Date
+
+        public init(origin: String, acceptedAt: Date) {
+            self.origin = origin
+            self.acceptedAt = acceptedAt
+        }
+    }
+
+    /// The RSA key (PKCS #8 DER) of a token the state names (checked when the state was read).
+    public func key(ofPrivacyIDEAToken serial: String, phone id: String) throws(StateExportError) -> Data {
+        guard let found = secrets.phones[id]?.privacyIDEATokenKeys?[serial] else {
+            throw .invalid("phone \(id)'s privacyIDEA token \(serial) has no key")
+        }
+        return found
+    }
+}
