@@ -62,7 +62,7 @@ public enum LoadRun {
     public static func run(_ options: LoadOptions) async throws -> LoadReport {
         let options = try options.validated()
         var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
+        configuration.connectionPool = .init(idleTimeout: WireHTTPClient.idleTimeout, concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
         // A request waits for a pooled connection as long as its connect time-out allows: while
         // 10,000 phones are set up the pool's 256 connections are all busy for seconds at a time,
         // and 5 s failed one phone in six (getConnectionFromPoolTimeout).

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BackendAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -37,6 +38,7 @@ struct PhoneForwarding: Sendable {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.idleTimeout = WireHTTPClient.idleTimeout
         configuration.timeout.connect = .seconds(2)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()

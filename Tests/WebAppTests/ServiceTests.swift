@@ -1,3 +1,4 @@
+import BackendAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -197,5 +198,14 @@ import WebApp
         }
         #expect(logs.all.contains { $0.contains(#""path":"/""#) })
         #expect(logs.all.allSatisfy { !$0.contains(key) })
+    }
+
+    /// Every client of AuthPhone's servers here (the phones', the backend's, the instances', the
+    /// load generator's) ends an idle connection before a server with the default idle timeout
+    /// does: a request sent on a connection the server is closing is reset, and a POST is not
+    /// sent again.
+    @Test func clientsLetAnIdleConnectionGoBeforeTheServerClosesIt() {
+        let server = AppConfiguration().idleTimeout
+        #expect(WireHTTPClient.idleTimeout.nanoseconds < server.components.seconds * 1_000_000_000)
     }
 }
