@@ -182,7 +182,7 @@ extension PhoneStore.PhoneRows {
             }
         }
         let servers = try (phone.privacyIDEAServers ?? []).map { server throws(StateExportError) in
-            guard let url = URL(string: server.origin), PushTokenRecord.isServerAddress(url), origin(of: url) == server.origin else {
+            guard PushTokenRecord.isAddress(server.origin, of: server.origin) else {
                 throw refuse("the privacyIDEA server '\(server.origin)' is not an http(s) origin")
             }
             return PrivacyIDEAOriginRecord(phoneId: phone.id, origin: server.origin, acceptedAt: server.acceptedAt)
@@ -228,7 +228,7 @@ extension PushTokenRecord {
     static func loaded(_ token: ExportedState.PrivacyIDEAToken, phoneId: String, key: Data) throws -> PushTokenRecord {
         _ = try PushTokenKey(pkcs8: key)
         _ = try PrivacyIDEAServerKey(token.serverKey)
-        guard let url = URL(string: token.url), isServerAddress(url), Phone.origin(of: url) == token.origin else {
+        guard isAddress(token.url, of: token.origin) else {
             throw StateExportError.invalid("its address '\(token.url)' is not an http(s) address of '\(token.origin)'")
         }
         return PushTokenRecord(
@@ -237,7 +237,10 @@ extension PushTokenRecord {
             serverKey: token.serverKey, fcmToken: token.fcmToken, createdAt: token.createdAt)
     }
 
-    static func isServerAddress(_ url: URL) -> Bool {
-        ["http", "https"].contains(url.scheme?.lowercased()) && Phone.origin(of: url) != nil
+    /// Whether `address` is a URL a token may answer at (`PushEnrolment.isServerURL`) on the
+    /// server `origin` names.
+    static func isAddress(_ address: String, of origin: String) -> Bool {
+        guard let url = URL(string: address), PushEnrolment.isServerURL(url) else { return false }
+        return Phone.origin(of: url) == origin
     }
 }

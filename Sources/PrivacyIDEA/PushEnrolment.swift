@@ -51,9 +51,9 @@ public struct PushEnrolment: Sendable, Equatable {
         serial = try Self.printable(try required("serial"), "serial", limit: 128)
         enrollmentCredential = try Self.printable(try required("enrollment_credential"), "enrollment_credential", limit: 256)
         let registration = try required("url")
-        guard let url = URL(string: registration), let urlScheme = url.scheme?.lowercased(), ["http", "https"].contains(urlScheme),
-            let host = url.host, !host.isEmpty, url.user == nil, url.password == nil, url.fragment == nil
-        else { throw .enrolment("the parameter 'url' must be an http(s) URL with a host") }
+        guard let url = URL(string: registration), Self.isServerURL(url) else {
+            throw .enrolment("the parameter 'url' must be an http(s) URL with a host")
+        }
         self.url = url
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         label = try Self.printable(path.isEmpty ? serial : path, "label", limit: 256)
@@ -65,6 +65,15 @@ public struct PushEnrolment: Sendable, Equatable {
         sslVerify = try Self.flag(fields["sslverify"], "sslverify", default: true)
         pollOnly = try Self.flag(fields["poll_only"], "poll_only", default: false)
         requiresUnlock = try Self.flag(fields["pin"], "pin", default: false) || fields["app_force_unlock"] != nil
+    }
+
+    /// Where a token registers and answers: an http(s) URL with a host, and no user, password or
+    /// fragment.
+    public static func isServerURL(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty else {
+            return false
+        }
+        return url.user == nil && url.password == nil && url.fragment == nil
     }
 
     /// privacyIDEA writes Python's booleans (`True`/`False`) and `0`/`1`.

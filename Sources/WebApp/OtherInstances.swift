@@ -4,9 +4,10 @@ import ServiceLifecycle
 import Timeline
 
 /// What the other instances sharing the PostgreSQL change, brought to the pages connected here:
-/// the pushes they take for phones whose screens are open on this one, the sessions they change
-/// for the consoles watching this one, the exchanges they record for the timelines watching it. Only a server on PostgreSQL runs it (a service that ends
-/// would stop the server).
+/// the pushes they take for phones whose screens are open on this one (and for the event
+/// streams), the sessions they change for the consoles watching this one, the exchanges they
+/// record for the timelines watching it. Only a server on PostgreSQL runs it (a service that
+/// ends would stop the server).
 struct OtherInstances: Service {
     let push: PushService
     let backend: DemoBackend

@@ -107,4 +107,4 @@ def test_a_stream_whose_client_goes_gives_up_its_place_at_once(api):
     stream = EventStream(BASE_URL, {"kind": "push"})
     assert open_streams() == before + 1
     stream.drop()
-    wait_for(lambda: open_streams() <= before, "the stream's place freed", within=5)
+    wait_for(lambda: open_streams() == before, "the stream's place freed", within=5)
