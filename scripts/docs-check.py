@@ -56,7 +56,8 @@ NOT_OURS = {
     # the Firebase Admin SDKs (Python, Java, Node.js) and Android's messaging
     "AppOptions", "FirebaseOptions", "HttpTransport", "NetHttpTransport", "Http2SessionHandler",
     "UnregisteredError", "SenderIdMismatchError", "InvalidArgumentError", "QuotaExceededError",
-    "ValueError", "RemoteMessage",
+    "ValueError", "RemoteMessage", "AndroidConfig", "AndroidNotification", "LightSettings", "APNSConfig", "Aps",
+    "ApsAlert", "CriticalSound", "WebpushConfig", "WebpushNotification", "FCMOptions",
     # google-auth, as privacyIDEA's Firebase provider uses it
     "RefreshError",
     # the SDKs AuthPhone simulates, as their documentation names them

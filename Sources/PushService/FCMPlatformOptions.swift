@@ -2,17 +2,23 @@ import Foundation
 import StrictJSON
 
 /// The parts of an FCM HTTP v1 message that speak to a platform (`android`, `apns`, `webpush`)
-/// or to Firebase itself (`fcm_options`), checked against FCM's v1 schema as FCM checks them: an
-/// unknown field or a value of the wrong type is INVALID_ARGUMENT. A phone here shows none of
-/// them, but a sender's message (privacyIDEA's carries an `android` and an `apns` block) must be
-/// accepted exactly when FCM would accept it.
+/// or to Firebase itself (`fcm_options`), checked against FCM's v1 schema as Google's protobuf
+/// JSON parser checks them: an unknown field, a value of the wrong type or a bad duration is
+/// INVALID_ARGUMENT; a field is named by its proto name or its lowerCamelCase JSON name, an enum
+/// by its name in any case or its number, and `null` is a field left out. A phone here shows none
+/// of them, but a sender's message (privacyIDEA's, or the Admin SDKs', which write `"high"` and
+/// `"private"` in lower case) must be accepted exactly when FCM would accept it.
 enum FCMPlatformOptions {
     /// The shape of a field of the schema, as far as its check needs.
     enum Shape: Sendable {
         case string, bool, integer
+        /// A float: a number, or one written as a string (`google.type.Color`'s parts, 0 to 1).
+        case number
         /// A protobuf Duration: seconds with up to nine decimals and an `s` (`"120s"`, `"3.5s"`).
         case duration
-        /// A protobuf enum, by its name and values.
+        /// A protobuf Timestamp: RFC 3339 (`"2026-11-28T10:00:00.123Z"`, an offset instead of `Z`).
+        case timestamp
+        /// A protobuf enum, by its name and values in the order of their numbers.
         case oneOf(String, [String])
         /// A map of strings to strings (`data`, `headers`).
         case stringMap
@@ -54,7 +60,7 @@ enum FCMPlatformOptions {
         [
             "title": .string, "body": .string, "icon": .string, "color": .string, "sound": .string, "tag": .string, "click_action": .string,
             "body_loc_key": .string, "body_loc_args": .strings, "title_loc_key": .string, "title_loc_args": .strings,
-            "channel_id": .string, "ticker": .string, "sticky": .bool, "event_time": .string, "local_only": .bool,
+            "channel_id": .string, "ticker": .string, "sticky": .bool, "event_time": .timestamp, "local_only": .bool,
             "notification_priority": .oneOf(
                 "NotificationPriority", ["PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW", "PRIORITY_DEFAULT", "PRIORITY_HIGH", "PRIORITY_MAX"]),
             "default_sound": .bool, "default_vibrate_timings": .bool, "default_light_settings": .bool, "vibrate_timings": .durations,
@@ -62,7 +68,7 @@ enum FCMPlatformOptions {
             "light_settings": .fields(
                 "LightSettings",
                 [
-                    "color": .fields("Color", ["red": .integer, "green": .integer, "blue": .integer, "alpha": .integer]),
+                    "color": .fields("Color", ["red": .number, "green": .number, "blue": .number, "alpha": .number]),
                     "light_on_duration": .duration, "light_off_duration": .duration,
                 ]),
             "image": .string, "bypass_proxy_notification": .bool,
@@ -71,9 +77,35 @@ enum FCMPlatformOptions {
 
     /// Checks the message's platform blocks; `kinds` are the whole request's, from `StrictJSON.scan`.
     static func check(_ message: [String: Any], kinds: [String: StrictJSON.Kind]) throws(FCMError) {
-        for (field, shape) in shapes {
-            guard let value = message[field] else { continue }
-            try check(value, shape, path: "message.\(field)", kinds: kinds)
+        try checkFields(of: message, shapes, path: "message", kinds: kinds, unknown: { _ in })
+    }
+
+    /// The field's JSON name, which protobuf's parser takes as well as the proto name: `collapse_key` → `collapseKey`.
+    static func jsonName(_ field: String) -> String {
+        let words = field.split(separator: "_")
+        return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }
+            .joined()
+    }
+
+    /// Checks each field of `object` that `fields` names (by either name); `unknown` hears the
+    /// keys that name none, for a caller that knows more fields than these.
+    static func checkFields(
+        of object: [String: Any], _ fields: [String: Shape], path: String, kinds: [String: StrictJSON.Kind],
+        unknown: (String) throws(FCMError) -> Void
+    ) throws(FCMError) {
+        var given: [String: String] = [:]
+        for key in object.keys.sorted() {
+            guard let field = fields[key] != nil ? key : fields.keys.first(where: { jsonName($0) == key }) else {
+                try unknown(key)
+                continue
+            }
+            if let earlier = given.updateValue(key, forKey: field) {
+                throw .invalidArgument(
+                    "Invalid JSON payload received. Field \"\(field)\" at '\(path)' is given twice, as \"\(earlier)\" and \"\(key)\".")
+            }
+            let value = object[key]!
+            if value is NSNull { continue }
+            try check(value, fields[field]!, path: "\(path).\(key)", kinds: kinds)
         }
     }
 
@@ -82,6 +114,7 @@ enum FCMPlatformOptions {
             let given = (value as? String).map { ", \"\($0)\"" } ?? ""
             return .invalidArgument("Invalid value at '\(path)' (\(type))\(given)")
         }
+        let number = kinds[path] == .number ? (value as? NSNumber)?.doubleValue : nil
         switch shape {
         case .string:
             guard value as? String != nil else { throw invalid("TYPE_STRING") }
@@ -89,14 +122,23 @@ enum FCMPlatformOptions {
             guard kinds[path] == .bool else { throw invalid("TYPE_BOOL") }
         case .integer:
             // protobuf's JSON takes a whole number, or one written as a string
-            let whole =
-                (value as? String).flatMap { Int32($0) } != nil
-                || (kinds[path] == .number && (value as? NSNumber).map { Int32(exactly: $0.doubleValue) != nil } == true)
-            guard whole else { throw invalid("TYPE_INT32") }
+            guard (value as? String).flatMap({ Int32($0) }) != nil || number.map({ Int32(exactly: $0) != nil }) == true else {
+                throw invalid("TYPE_INT32")
+            }
+        case .number:
+            guard number != nil || (value as? String).flatMap({ Double($0) }) != nil else { throw invalid("TYPE_FLOAT") }
         case .duration:
             guard let text = value as? String, isDuration(text) else { throw invalid("google.protobuf.Duration, seconds and an 's': \"120s\"") }
+        case .timestamp:
+            guard let text = value as? String, isTimestamp(text) else {
+                throw invalid("google.protobuf.Timestamp, RFC 3339: \"2026-11-28T10:00:00.123Z\"")
+            }
         case .oneOf(let name, let values):
-            guard let text = value as? String, values.contains(text) else { throw invalid("\(name): \(values.joined(separator: ", "))") }
+            // Google's parser matches an enum's name without regard to case, or takes its number
+            let named = (value as? String).map { text in values.contains { $0.caseInsensitiveCompare(text) == .orderedSame } } ?? false
+            guard named || number.map({ values.indices.contains(Int(exactly: $0) ?? -1) }) == true else {
+                throw invalid("\(name): \(values.joined(separator: ", "))")
+            }
         case .stringMap:
             guard let map = value as? [String: Any] else { throw invalid("Map") }
             for key in map.keys.sorted() where map[key] as? String == nil {
@@ -110,11 +152,8 @@ enum FCMPlatformOptions {
             guard value as? [String: Any] != nil else { throw invalid("google.protobuf.Struct") }
         case .fields(let name, let fields):
             guard let object = value as? [String: Any] else { throw invalid(name) }
-            for key in object.keys.sorted() {
-                guard let inner = fields[key] else {
-                    throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field.")
-                }
-                try check(object[key]!, inner, path: "\(path).\(key)", kinds: kinds)
+            try checkFields(of: object, fields, path: path, kinds: kinds) { key throws(FCMError) in
+                throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field.")
             }
         }
     }
@@ -125,5 +164,18 @@ enum FCMPlatformOptions {
         let number = text.dropLast().split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         let digits = { (part: Substring) in !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }
         return digits(number[0]) && (number.count == 1 || (digits(number[1]) && number[1].count <= 9))
+    }
+
+    /// `"2026-11-28T10:00:00Z"`, `"0001-01-01T00:00:00.000000000Z"` (.NET's unset time),
+    /// `"2026-11-28T11:00:00.5+01:00"`: protobuf's JSON for a Timestamp, up to nine decimals.
+    static func isTimestamp(_ text: String) -> Bool {
+        let pattern = #/(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))/#
+        guard let match = text.wholeMatch(of: pattern) else { return false }
+        let (year, month, day) = (Int(match.1)!, Int(match.2)!, Int(match.3)!)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let days = calendar.date(from: DateComponents(year: year, month: month)).flatMap { calendar.range(of: .day, in: .month, for: $0) }
+        return year >= 1 && (1...12).contains(month) && days?.contains(day) == true && Int(match.4)! < 24 && Int(match.5)! < 60
+            && Int(match.6)! < 60 && (match.9.map { Int($0)! < 24 } ?? true) && (match.10.map { Int($0)! < 60 } ?? true)
     }
 }

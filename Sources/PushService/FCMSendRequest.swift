@@ -29,9 +29,9 @@ public struct FCMSendRequest: Equatable, Sendable {
     public static let reservedPrefixes = ["google.", "gcm."]
     /// The fields that name a message's recipient, of which FCM takes exactly one.
     public static let targetFields = ["token", "topic", "condition", "fid"]
-    /// The fields of an FCM HTTP v1 message.
+    /// The fields of an FCM HTTP v1 message (`fcm_options` by its JSON name too, as protobuf's parser takes it).
     public static let knownMessageFields: Set<String> = [
-        "name", "token", "topic", "condition", "fid", "data", "notification", "android", "apns", "webpush", "fcm_options",
+        "name", "token", "topic", "condition", "fid", "data", "notification", "android", "apns", "webpush", "fcm_options", "fcmOptions",
     ]
 
     public static func parse(_ bytes: [UInt8]) throws(FCMError) -> FCMSendRequest {

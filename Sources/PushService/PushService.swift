@@ -237,9 +237,10 @@ public final class PushService: Sendable {
 
     // MARK: the push log
 
-    /// The log, newest first: at most `limit` entries (all it keeps), of one target and one outcome when given.
-    public func messages(target: String? = nil, outcome: PushOutcome? = nil, limit: Int? = nil) async throws -> [PushLogEntry] {
-        try await store.log(target: target, outcome: outcome, limit: limit ?? configuration.logLimit)
+    /// The log, newest first: at most `limit` entries (all it keeps), of the targets (a phone's
+    /// token and its fid, which name one app instance) and one outcome when given.
+    public func messages(to targets: [String]? = nil, outcome: PushOutcome? = nil, limit: Int? = nil) async throws -> [PushLogEntry] {
+        try await store.log(targets: targets, outcome: outcome, limit: limit ?? configuration.logLimit)
     }
 
     /// The Firebase project senders name.

@@ -38,15 +38,14 @@ extension PushStore {
     }
 
     /// Newest first; nil filters take everything.
-    func log(target: String?, outcome: PushOutcome?, limit: Int) async throws -> [PushLogEntry] {
-        try await readAll { sql in
+    func log(targets: [String]?, outcome: PushOutcome?, limit: Int) async throws -> [PushLogEntry] {
+        let targets = targets ?? []
+        let byTarget = targets.isEmpty ? "" : "target IN (\(targets.map { _ in "?" }.joined(separator: ", "))) AND "
+        return try await readAll { sql in
             try sql.fetchAll(
                 PushLogRecord.self,
-                """
-                SELECT * FROM pushLog WHERE (CAST(? AS TEXT) IS NULL OR target = ?) AND (CAST(? AS TEXT) IS NULL OR outcome = ?)
-                ORDER BY seq DESC LIMIT ?
-                """,
-                [target, target, outcome?.rawValue, outcome?.rawValue, limit]
+                "SELECT * FROM pushLog WHERE \(byTarget)(CAST(? AS TEXT) IS NULL OR outcome = ?) ORDER BY seq DESC LIMIT ?",
+                targets.map { $0 as (any DatabaseValueConvertible)? } + [outcome?.rawValue, outcome?.rawValue, limit]
             ).map(\.entry)
         }
     }

@@ -71,10 +71,14 @@ struct PushConsoleController {
         if query.get("phone") != nil, query.get("target") != nil {
             throw APIError(.badRequest, "INVALID_FILTER", "filter by phone or by target, not both")
         }
-        var target = query.get("target")
-        if let phone = query.get("phone") { target = try await phones.phone(id: phone).fcmToken }
+        var targets = query.get("target").map { [$0] }
+        if let id = query.get("phone") {
+            let phone = try await phones.phone(id: id)
+            // the Admin SDKs name a phone by its fid now, older senders by its token
+            targets = [phone.fcmToken] + (phone.fid.map { [$0] } ?? [])
+        }
         return Messages(
-            messages: try await push.messages(target: target, outcome: outcome, limit: limit), limit: bound,
+            messages: try await push.messages(to: targets, outcome: outcome, limit: limit), limit: bound,
             outcomes: PushOutcome.allCases, project: push.project)
     }
 

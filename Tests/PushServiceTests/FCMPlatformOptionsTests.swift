@@ -68,6 +68,37 @@ import Testing
         _ = try FCMSendRequest.parse(Array(body.utf8))
     }
 
+    /// How the Admin SDKs write what FCM takes: enums in lower case (Python, Node and .NET's
+    /// `priority`, Java's `visibility` and `proxy`) or by number, floats in a light's colour,
+    /// each SDK's event time (Python's microseconds, Node's `toISOString`, Java's and Go's nine
+    /// digits, .NET's unset `0001-01-01`), a TTL with nanoseconds, JSON names and `null`.
+    static let adminSDKSpellings: [String] = [
+        #"{"priority": "high", "ttl": "3600s"}"#,
+        #"{"priority": "normal", "ttl": "3600.500000000s"}"#,
+        #"{"priority": 1}"#,
+        #"{"notification": {"notification_priority": "PRIORITY_HIGH", "visibility": "private", "proxy": "if_priority_lowered"}}"#,
+        #"{"notification": {"visibility": "PUBLIC", "notification_priority": 0, "proxy": "Allow"}}"#,
+        #"{"notification": {"light_settings": {"color": {"red": 0.2, "green": 0.4, "blue": 1.0, "alpha": 1.0}, "light_on_duration": "0.200000000s", "light_off_duration": "0.3s"}}}"#,
+        #"{"notification": {"light_settings": {"color": {"red": "0.5", "green": 0, "blue": 1}}}}"#,
+        #"{"notification": {"event_time": "2026-11-28T10:15:30.123456Z", "vibrate_timings": ["0.100000000s", "1s"]}}"#,
+        #"{"notification": {"event_time": "2026-11-28T10:15:30.123Z"}}"#,
+        #"{"notification": {"event_time": "2026-11-28T10:15:30.123000000Z"}}"#,
+        #"{"notification": {"event_time": "0001-01-01T00:00:00.000000000Z", "sticky": false, "local_only": false}}"#,
+        #"{"notification": {"event_time": "2026-11-28T11:15:30+01:00", "notification_count": "7"}}"#,
+        #"{"collapseKey": "c", "restrictedPackageName": "p", "directBootOk": true, "fcmOptions": {"analyticsLabel": "l"}}"#,
+        #"{"notification": {"channelId": "auth", "clickAction": "OPEN", "lightSettings": {"lightOnDuration": "1s"}}}"#,
+        #"{"priority": null, "ttl": null, "notification": {"title": null}}"#,
+    ]
+
+    @Test(arguments: adminSDKSpellings)
+    func whatTheAdminSDKsWriteIsTaken(_ android: String) throws {
+        _ = try FCMSendRequest.parse(Array(#"{"message": {"token": "t", "android": \#(android)}}"#.utf8))
+    }
+
+    @Test func aMessageLevelFieldByItsJSONNameIsTaken() throws {
+        _ = try FCMSendRequest.parse(Array(#"{"message": {"token": "t", "fcmOptions": {"analyticsLabel": "l"}}}"#.utf8))
+    }
+
     static let refused: [(String, String)] = [
         (#"{"priority": "URGENT"}"#, "'message.android.priority' (AndroidMessagePriority: NORMAL, HIGH), \"URGENT\""),
         (#"{"ttl": "120"}"#, "'message.android.ttl' (google.protobuf.Duration"),
@@ -82,6 +113,22 @@ import Testing
         (#"{"notification": {"vibrate_timings": ["1"]}}"#, "'message.android.notification.vibrate_timings[]'"),
         (##"{"notification": {"colour": "#fff"}}"##, #"Unknown name "colour""#),
         (#"[]"#, "'message.android' (AndroidConfig)"),
+        (#"{"priority": "highest"}"#, "'message.android.priority' (AndroidMessagePriority: NORMAL, HIGH), \"highest\""),
+        (#"{"priority": 2}"#, "'message.android.priority' (AndroidMessagePriority"),
+        (#"{"priority": true}"#, "'message.android.priority' (AndroidMessagePriority"),
+        (#"{"notification": {"visibility": "hidden"}}"#, "'message.android.notification.visibility' (Visibility"),
+        (
+            #"{"notification": {"light_settings": {"color": {"red": "bright"}}}}"#,
+            "'message.android.notification.light_settings.color.red' (TYPE_FLOAT)"
+        ),
+        (#"{"notification": {"light_settings": {"color": {"red": true}}}}"#, "'message.android.notification.light_settings.color.red' (TYPE_FLOAT)"),
+        (#"{"notification": {"event_time": "yesterday"}}"#, "'message.android.notification.event_time' (google.protobuf.Timestamp"),
+        (#"{"notification": {"event_time": "2026-02-30T10:00:00Z"}}"#, "'message.android.notification.event_time' (google.protobuf.Timestamp"),
+        (#"{"notification": {"event_time": "2026-11-28T10:00:00"}}"#, "'message.android.notification.event_time' (google.protobuf.Timestamp"),
+        (#"{"notification": {"event_time": "2026-11-28T10:00:00.1234567890Z"}}"#, "'message.android.notification.event_time'"),
+        (#"{"notification": {"event_time": 1767225600}}"#, "'message.android.notification.event_time' (google.protobuf.Timestamp"),
+        (#"{"ttl": "3600s", "collapse_key": "a", "collapseKey": "b"}"#, #"Field "collapse_key" at 'message.android' is given twice"#),
+        (#"{"collapse_Key": "a"}"#, #"Unknown name "collapse_Key" at 'message.android'"#),
     ]
 
     @Test(arguments: refused)

@@ -105,8 +105,9 @@ import Testing
         let service = try await makeService(on: engine)
         try await service.register(tokens: ["t1", "t2"])
         for token in ["t1", "t2", "t1", "nobody"] { _ = try? await service.send(project: "demo", body: body(to: token)) }
-        #expect(try await service.messages(target: "t1").count == 2)
-        #expect(try await service.messages(target: "t1", outcome: .inbox).count == 2)
+        #expect(try await service.messages(to: ["t1"]).count == 2)
+        #expect(try await service.messages(to: ["t1"], outcome: .inbox).count == 2)
+        #expect(try await service.messages(to: ["t1", "t2"]).count == 3)
         #expect(try await service.messages(outcome: .unregistered).map(\.target) == ["nobody"])
         #expect(try await service.messages(limit: 1).count == 1)
         try await service.clearMessages()

@@ -12,6 +12,8 @@ Environment: AUTHPHONE_URL (the running server; scripts/api-test.sh sets it).
 """
 
 import asyncio
+import datetime
+import json
 import uuid
 import warnings
 
@@ -98,6 +100,97 @@ def test_a_whole_login_pushed_by_the_admin_sdk(app):
         screen.close()
     assert api("GET", f"/api/backend/sessions/{login['id']}")["status"] == "loggedin"
     assert inbox(phone) == []
+
+
+def every_field():
+    """Every field the SDK's Message and MulticastMessage support, set, as the SDK's docs name them."""
+    return dict(
+        data={"kind": "every field", "n": "1"},
+        notification=messaging.Notification(title="Every field", body="set by the Admin SDK", image="https://example.com/n.png"),
+        android=messaging.AndroidConfig(
+            collapse_key="enrol", priority="high", ttl=datetime.timedelta(seconds=3600, milliseconds=250),
+            restricted_package_name="com.example.auth", data={"platform": "android"},
+            notification=messaging.AndroidNotification(
+                title="Android title", body="Android body", icon="ic_auth", color="#3366ff", sound="default", tag="auth",
+                click_action="OPEN", body_loc_key="body_key", body_loc_args=["a", "b"], title_loc_key="title_key",
+                title_loc_args=["c"], channel_id="auth", image="https://example.com/a.png", ticker="ticker", sticky=True,
+                event_timestamp=datetime.datetime(2026, 11, 28, 10, 15, 30, 123456, tzinfo=datetime.timezone.utc),
+                local_only=False, priority="high", vibrate_timings_millis=[100, 200, 1000], default_vibrate_timings=False,
+                default_sound=True, light_settings=messaging.LightSettings("#33669980", 200, 300),
+                default_light_settings=False, visibility="private", notification_count=3, proxy="if_priority_lowered"),
+            fcm_options=messaging.AndroidFCMOptions(analytics_label="android-label"), direct_boot_ok=True,
+            bandwidth_constrained_ok=False, restricted_satellite_ok=True),
+        apns=messaging.APNSConfig(
+            headers={"apns-priority": "10", "apns-push-type": "alert", "apns-expiration": "1767225600"},
+            payload=messaging.APNSPayload(
+                aps=messaging.Aps(
+                    alert=messaging.ApsAlert(
+                        title="iOS title", subtitle="sub", body="iOS body", loc_key="loc", loc_args=["x"],
+                        title_loc_key="tloc", title_loc_args=["y"], action_loc_key="act", launch_image="launch.png",
+                        custom_data={"extra": "alert"}),
+                    badge=2, sound=messaging.CriticalSound("alarm.caf", critical=True, volume=0.8), content_available=True,
+                    category="AUTH", thread_id="auth-thread", mutable_content=True, custom_data={"aps-extra": 1}),
+                custom_key="custom"),
+            fcm_options=messaging.APNSFCMOptions(analytics_label="ios-label", image="https://example.com/i.png"),
+            live_activity_token="live-activity"),
+        webpush=messaging.WebpushConfig(
+            headers={"TTL": "300", "Urgency": "high"}, data={"platform": "web"},
+            notification=messaging.WebpushNotification(
+                title="Web title", body="Web body", icon="/i.png",
+                actions=[messaging.WebpushNotificationAction("approve", "Approve", icon="/ok.png"),
+                         messaging.WebpushNotificationAction("deny", "Deny")],
+                badge="/b.png", data={"k": "v"}, direction="ltr", image="/w.png", language="en", renotify=True,
+                require_interaction=True, silent=False, tag="web", timestamp_millis=1767225600000, vibrate=[100, 50, 100],
+                custom_data={"extra": "web"}),
+            fcm_options=messaging.WebpushFCMOptions(link="https://example.com/login")),
+        fcm_options=messaging.FCMOptions(analytics_label="message-label"))
+
+
+def logged_requests(phone):
+    """The push log's requests for the phone, oldest first, as the console shows them."""
+    entries = api("GET", f"/api/push/messages?phone={phone['id']}")["messages"]
+    return [(entry["outcome"], json.loads(entry["request"])["message"]) for entry in reversed(entries)]
+
+
+def test_a_message_with_every_field_the_sdk_supports(app):
+    phone = new_phone("Every field phone")
+    name = messaging.send(messaging.Message(fid=phone["fid"], **every_field()), app=app)
+    [arrived] = inbox(phone)
+    assert arrived["name"] == name
+    assert arrived["message"]["data"] == {"kind": "every field", "n": "1"}
+    assert arrived["message"]["notification"] == {"title": "Every field", "body": "set by the Admin SDK"}
+
+    # the push log shows each block as the SDK wrote it
+    [(outcome, sent)] = logged_requests(phone)
+    assert outcome == "inbox"
+    android = sent["android"]
+    assert android["priority"] == "high" and android["ttl"] == "3600.250000000s"
+    notification = android["notification"]
+    assert notification["visibility"] == "PRIVATE" and notification["notification_priority"] == "PRIORITY_HIGH"
+    assert notification["proxy"] == "IF_PRIORITY_LOWERED" and notification["event_time"] == "2026-11-28T10:15:30.123456Z"
+    assert notification["vibrate_timings"] == ["0.100000000s", "0.200000000s", "1s"]
+    assert notification["light_settings"]["color"]["red"] == 0.2 and notification["notification_count"] == 3
+    assert android["fcm_options"] == {"analytics_label": "android-label"} and android["direct_boot_ok"] is True
+    aps = sent["apns"]["payload"]["aps"]
+    assert aps["alert"]["subtitle"] == "sub" and aps["sound"] == {"name": "alarm.caf", "critical": 1, "volume": 0.8}
+    assert sent["apns"]["payload"]["custom_key"] == "custom" and sent["apns"]["live_activity_token"] == "live-activity"
+    assert [a["action"] for a in sent["webpush"]["notification"]["actions"]] == ["approve", "deny"]
+    assert sent["webpush"]["fcm_options"]["link"] == "https://example.com/login"
+    assert sent["fcm_options"] == {"analytics_label": "message-label"}
+
+    # the same message through send_each, and every field on a multicast, synchronous and not
+    second = new_phone("Every field, second phone")
+    batch = messaging.send_each([messaging.Message(fid=p["fid"], **every_field()) for p in (phone, second)], app=app)
+    assert batch.success_count == 2, [r.exception for r in batch.responses]
+    multicast = messaging.MulticastMessage(fids=[phone["fid"], second["fid"]], **every_field())
+    batch = messaging.send_each_for_multicast(multicast, app=app)
+    assert batch.success_count == 2, [r.exception for r in batch.responses]
+    batch = LOOP.run_until_complete(messaging.send_each_for_multicast_async(multicast, app=app))
+    assert batch.success_count == 2, [r.exception for r in batch.responses]
+    assert [m["message"]["data"]["kind"] for m in inbox(phone)] == ["every field"] * 4
+    assert [m["message"]["data"]["kind"] for m in inbox(second)] == ["every field"] * 3
+    assert [outcome for outcome, _ in logged_requests(second)] == ["inbox"] * 3
+    assert all(sent["android"]["notification"]["visibility"] == "PRIVATE" for _, sent in logged_requests(second))
 
 
 def test_send_each_multicast_and_dry_run(app):

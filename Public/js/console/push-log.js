@@ -40,7 +40,8 @@ export function mountPushLog(container, { api, loadPhones, sessionFor = () => nu
   );
 
   let phones = [];
-  const phoneOf = (token) => phones.find((p) => p.fcmToken === token);
+  // a sender names a phone by its token, or (the Admin SDKs now) by its Firebase installation id
+  const phoneOf = (target) => phones.find((p) => p.fcmToken === target || p.fid === target);
 
   function targetCell(entry) {
     const phone = phoneOf(entry.target);
