@@ -5,15 +5,24 @@
 # docs/operating.md lists (libsodium, libqrencode, libzbar, libpng, libturbojpeg, libsqlite3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# DIST_CONFIG=debug packs a debug build instead: the packing is the same, and a debug build from
-# nothing takes half the time or less (scripts/dist-test.sh).
+# DIST_CONFIG=debug packs the debug build the tests use instead, its objects linked again with the
+# runtime inside (seconds, where building them again takes as long as the build itself).
 config=${DIST_CONFIG:-release}
-[[ "$config" == release || "$config" == debug ]] || { echo "DIST_CONFIG is release or debug" >&2; exit 2; }
-# A scratch folder of its own: objects built with the runtime linked in cannot be linked without
-# it, so they must not mix with the tests' (.build/debug), nor undo `make bench`'s release build.
-scratch=.build/dist
-swift build -c "$config" --static-swift-stdlib --scratch-path "$scratch" --product authphone
-binary=$scratch/$config/authphone
+case "$config" in
+  release)
+    # A scratch folder of its own: objects built with the runtime linked in cannot be linked
+    # without it, so they must not mix with the tests' (.build/debug), nor undo `make bench`'s
+    # release build.
+    scratch=.build/dist
+    swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product authphone
+    binary=$scratch/release/authphone
+    ;;
+  debug)
+    swift build --product authphone
+    binary=$(scripts/lib/relink-static.py debug)
+    ;;
+  *) echo "DIST_CONFIG is release or debug" >&2; exit 2 ;;
+esac
 name="authphone-$("$binary" --version)-linux-$(uname -m)"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
