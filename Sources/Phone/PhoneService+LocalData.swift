@@ -37,6 +37,13 @@ extension PhoneService {
         autoAnswerRules.removeAll()
     }
 
+    /// The phones' flows run on another instance now (this one missed its lease and the other
+    /// took them): what this instance remembers of them goes, as a deletion's does; their data
+    /// stays, shared in the database.
+    public func release(_ phoneIds: Set<String>) {
+        for id in phoneIds { forget(id) }
+    }
+
     private func forget(_ phoneId: String) {
         operations.removeValue(forKey: phoneId)?.cancel()
         autoAnswerRules[phoneId] = nil

@@ -21,8 +21,13 @@ extension PhoneStore {
     ]
 
     /// `instance` is alive until `aliveUntil`, at `url`; instances dead since before
-    /// `forgettingDeadBefore` are forgotten, and with them the phones they were home to.
-    public func beat(instance: String, url: String, aliveUntil: Date, forgettingDeadBefore: Date) async throws(PhoneError) {
+    /// `forgettingDeadBefore` are forgotten, and with them the phones they were home to. With
+    /// `listingHomes`, answers the phones `instance` is home to, as of the moment it is alive
+    /// again: an instance that was seen dead keeps those and no others.
+    @discardableResult
+    public func beat(
+        instance: String, url: String, aliveUntil: Date, forgettingDeadBefore: Date, listingHomes: Bool = false
+    ) async throws(PhoneError) -> Set<String>? {
         try await write { sql in
             try Self.instanceInsert.run(InstanceRow(id: instance, url: url, aliveUntil: StoredDate(aliveUntil)), sql)
             let dead = try sql.fetchAll(String.self, "SELECT id FROM instance WHERE aliveUntil < ?", [StoredDate(forgettingDeadBefore)])
@@ -30,6 +35,8 @@ extension PhoneStore {
                 try sql.execute("DELETE FROM phoneHome WHERE instance = ?", [id])
                 try sql.execute("DELETE FROM instance WHERE id = ?", [id])
             }
+            guard listingHomes else { return nil }
+            return Set(try sql.fetchAll(String.self, "SELECT phoneId FROM phoneHome WHERE instance = ?", [instance]))
         }
     }
 

@@ -77,7 +77,10 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     try await push.register(tokens: phones.phones().map(\.fcmToken))
     // several instances on one PostgreSQL: each phone's flow runs on one, its home
     let instanceURL = try ServerURL(publicURL: configuration.instanceURL, listenHost: listenHost, port: configuration.port)
-    let homes = configuration.postgres.map { _ in PhoneHomes(store: phoneStore, url: { instanceURL.get() }, now: configuration.now) }
+    let platform = PhonePlatform(phones: phones, push: push, monitor: monitor)
+    let homes = configuration.postgres.map { _ in
+        PhoneHomes(store: phoneStore, url: { instanceURL.get() }, now: configuration.now, forget: { await platform.release($0) })
+    }
     let forwarding = homes.map { PhoneForwarding(homes: $0, authorization: accessKey.map { "Bearer \($0)" }, logger: logger) }
     try await forwarding?.homes.beatOnce()
     let doors = Doors(
@@ -99,7 +102,6 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.add(middleware: RequestGuardMiddleware())
     if let forwarding { router.add(middleware: PhoneForwardingMiddleware(forwarding: forwarding)) }
     let scanner = QRImageScanner(lane: lanes.pictures, timeLimit: configuration.pictureScanTimeLimit)
-    let platform = PhonePlatform(phones: phones, push: push, monitor: monitor)
     router.addRoutes(PhonesController(phones: phones, platform: platform, scanner: scanner).endpoints, atPath: "/api/phones")
     router.addRoutes(PhoneActions(phones: phones).endpoints, atPath: "/api/phones")
     router.addRoutes(OTPAccountsController(phones: phones).endpoints, atPath: "/api/phones")

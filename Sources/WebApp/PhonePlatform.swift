@@ -30,6 +30,13 @@ struct PhonePlatform: Sendable {
         try await push.retire(token: token)
     }
 
+    /// The phones' flows run on another instance now: this one's flows for them stop without a
+    /// final update.
+    func release(_ phoneIds: Set<String>) async {
+        await phones.release(phoneIds)
+        for id in phoneIds { monitor.forgot(phoneId: id, outcome: "PHONE_MOVED") }
+    }
+
     /// The platform refreshes the phone's FCM token: the old one answers UNREGISTERED at once;
     /// the phone tells its backends of the new one, retrying, and until it lands their pushes fail.
     func rotateToken(phoneId: String, retry: RetryPolicy?) async throws -> DeviceChangeResult {

@@ -157,27 +157,40 @@ struct StreamController {
         }
         subscriptions.append(push.deliveries.forward(token) { feed.yield(.notification($0)) })
         subscriptions.append(faults.changes.forward { feed.yield(.faults(Self.faults($0, for: id))) })
+        if let forwarding {
+            // another instance took the phone while this one missed its lease: the page, told so,
+            // connects again and is joined to the phone's new home
+            subscriptions.append(
+                forwarding.homes.departures.forward(id) { _ in
+                    feed.yield(.error(code: "PHONE_MOVED", message: "the phone's flow runs on another instance now; connect again"))
+                    feed.finish()
+                })
+        }
         try await outbound.write(.text(snapshot))
         // faults in force come after the snapshot (none: nothing is sent)
         let inForce = Self.faults(faults.active, for: id)
         if !inForce.isEmpty { try await send(.faults(inForce), outbound) }
         for text in waiting { try await outbound.write(.text(text)) }
+        // whichever ends first ends the screen: the page going, or what it is told (its phone moved)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await message in screen { try await send(message, outbound) }
             }
-            for try await message in inbound.messages(maxSize: Self.maxMessageSize) {
-                guard case .text(let text) = message else {
-                    try await send(.error(code: "MALFORMED_MESSAGE", message: "messages are JSON text"), outbound)
-                    continue
-                }
-                do {
-                    try await handle(text, phoneId: id)
-                } catch {
-                    guard let refusal = APIError.from(error) as? APIError else { throw error }
-                    try await send(.error(code: refusal.code, message: refusal.message), outbound)
+            group.addTask {
+                for try await message in inbound.messages(maxSize: Self.maxMessageSize) {
+                    guard case .text(let text) = message else {
+                        try await send(.error(code: "MALFORMED_MESSAGE", message: "messages are JSON text"), outbound)
+                        continue
+                    }
+                    do {
+                        try await handle(text, phoneId: id)
+                    } catch {
+                        guard let refusal = APIError.from(error) as? APIError else { throw error }
+                        try await send(.error(code: refusal.code, message: refusal.message), outbound)
+                    }
                 }
             }
+            try await group.next()
             group.cancelAll()
         }
     }

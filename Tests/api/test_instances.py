@@ -14,6 +14,7 @@ databases on (scripts/api-test.sh starts a throwaway one and sets it).
 import concurrent.futures
 import contextlib
 import copy
+import json
 import os
 import pathlib
 import signal
@@ -24,6 +25,7 @@ import urllib.parse
 import uuid
 
 import pytest
+import websocket
 
 from client import PIN, TIMEOUT, Api, EventStream, enrolled_token, new_phone, new_session, open_on_screen, screen_of, wait_for
 from device import Device
@@ -311,6 +313,69 @@ def test_a_killed_instances_phones_are_taken_over_once_it_is_seen_dead(tmp_path)
         # B runs the phone now: its screen opens there (the backend, at A's address, died with A)
         screen_of(b, phone).close()
         b.call("updatePhoneSettings", path=path, body={"openPushesAtOnce": True}, expect=200)
+
+
+def flows_underway(api):
+    """How many flows the instance runs itself, of every type, from its /metrics."""
+    lines = api.http.get(api.base + "/metrics", timeout=TIMEOUT).text.splitlines()
+    return sum(float(line.split()[1]) for line in lines if line.startswith("authphone_flows_underway{"))
+
+
+def told_until_closed(screen):
+    """The messages a screen is told until the server closes it."""
+    told = []
+    while True:
+        try:
+            text = screen.ws.recv()
+        except websocket.WebSocketConnectionClosedException:
+            return told
+        if not text:  # the close frame
+            return told
+        told.append(json.loads(text))
+
+
+def test_an_instance_paused_past_its_lease_runs_none_of_the_phones_taken_meanwhile(tmp_path):
+    """The split brain: A, home to two phones with a flow each, is paused (SIGSTOP) past its lease
+    while B takes one of them. Resumed, A runs none of that phone: its requests reach B, its old
+    screen is told PHONE_MOVED and closed, its own flow for it is no longer under way, and a flow
+    started through A runs on B. The phone nobody took stays on A, its flow going on."""
+    with two_instances(tmp_path) as (a, b, process_a):
+        taken, kept = new_phone(b), new_phone(b)
+        screens = {}
+        for phone, user in ((taken, "hal"), (kept, "ivy")):
+            screens[phone["id"]] = screen_of(a, phone)  # A runs both phones
+            a.call("startOutOfBand", path={"id": phone["id"]}, body={"qr": new_session(b, "enrol", user)["qrText"]}, expect=202)
+            screens[phone["id"]].flow("WAIT_FOR_INPUT", "CONFIRM")
+        assert (flows_underway(a), flows_underway(b)) == (2, 0)
+
+        process_a.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(12)  # A's lease is 10 s: B sees it dead (a stopped A would hold B's requests, not refuse them)
+            path = {"id": taken["id"]}
+            assert b.call("getPhone", path=path, expect=200)[1].get("flow") is None, "B took the phone, with no flow"
+        finally:
+            process_a.send_signal(signal.SIGCONT)
+        time.sleep(3)  # A's next beat, which once renewed its lease without asking which phones it still had
+
+        assert a.call("getPhone", path=path, expect=200)[1].get("flow") is None, "A answers from its old flow"
+        told = told_until_closed(screens[taken["id"]])
+        assert [m["error"]["code"] for m in told if m["type"] == "error"] == ["PHONE_MOVED"], told
+        assert (flows_underway(a), flows_underway(b)) == (1, 0)
+
+        # a flow started through A runs on B, and a screen opened on A is joined to it
+        joined = screen_of(a, taken)
+        a.call("startOutOfBand", path=path, body={"qr": new_session(a, "enrol", "jon")["qrText"]}, expect=202)
+        joined.flow("WAIT_FOR_INPUT", "CONFIRM")
+        joined.send({"action": "confirmSession"})
+        joined.flow("WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+        joined.close()
+        assert b.call("getPhone", path=path, expect=200)[1]["flow"]["state"] == "WAIT_FOR_INPUT"
+
+        # the phone B never asked for stays on A, its screen and flow going on
+        screens[kept["id"]].send({"action": "confirmSession"})
+        screens[kept["id"]].flow("WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+        screens[kept["id"]].close()
+        assert (flows_underway(a), flows_underway(b)) == (1, 1)
 
 
 def test_a_database_that_cannot_be_used_stops_the_start_with_the_reason(tmp_path):
