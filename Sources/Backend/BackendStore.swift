@@ -165,6 +165,9 @@ public struct BackendStore: Store {
             // when a push the push service throttled goes again (docs/operating.md, throttled pushes)
             try db.alter(table: "session") { t in t.add(column: "pushRetryAt", .datetime) }
         }
+        migrator.registerMigration("backend-v11-pending-by-user") { db in
+            try db.execute(sql: Self.pendingByUserIndex)
+        }
         return migrator
     }
 
@@ -202,6 +205,12 @@ public struct BackendStore: Store {
                     penalties TEXT NOT NULL, updatedAt TEXT NOT NULL)
                 """,
                 "CREATE TABLE serverFlag (name TEXT PRIMARY KEY, enabled BIGINT NOT NULL, updatedAt TEXT NOT NULL)",
-            ])
+            ]),
+        PostgresMigration("backend-pg-v2-pending-by-user", [pendingByUserIndex]),
     ]
+
+    /// A phone finds its user's sessions waiting for it by user (`pendingSessions`):
+    /// without an index that read scans every session, and on PostgreSQL at SERIALIZABLE a scan
+    /// locks the whole table against every other login's writes.
+    static let pendingByUserIndex = "CREATE INDEX session_on_userId ON session (userId)"
 }

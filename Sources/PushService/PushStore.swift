@@ -66,6 +66,16 @@ public struct PushStore: Store {
                 t.column("createdAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("push-v5-send-window-row") { db in
+            // one row a token (`admit`), the sends it still counts carried over
+            try db.execute(sql: "CREATE TABLE sendWindow (token TEXT PRIMARY KEY, sentAt TEXT NOT NULL)")
+            try db.execute(
+                sql: """
+                    INSERT INTO sendWindow (token, sentAt)
+                    SELECT token, group_concat(sentAt, ' ') FROM (SELECT token, sentAt FROM recentSend ORDER BY token, sentAt) GROUP BY token
+                    """)
+            try db.execute(sql: "DROP TABLE recentSend")
+        }
         return migrator
     }
 
@@ -93,7 +103,16 @@ public struct PushStore: Store {
                 CREATE TABLE serviceAccount (project TEXT PRIMARY KEY, keyId TEXT NOT NULL, clientId TEXT NOT NULL,
                     privateKey BYTEA NOT NULL, createdAt TEXT NOT NULL)
                 """,
-            ])
+            ]),
+        PostgresMigration(
+            "push-pg-v2-send-window-row",
+            [
+                // half of each page left free, so that a token's row is rewritten in its page
+                // (no new index entry, which another token's read could collide with)
+                "CREATE TABLE sendWindow (token TEXT PRIMARY KEY, sentAt TEXT NOT NULL) WITH (fillfactor = 50)",
+                "INSERT INTO sendWindow (token, sentAt) SELECT token, string_agg(sentAt::text, ' ' ORDER BY sentAt) FROM recentSend GROUP BY token",
+                "DROP TABLE recentSend",
+            ]),
     ]
 
     func register(tokens: [String], at time: Date) async throws {
@@ -127,23 +146,25 @@ public struct PushStore: Store {
 
     /// Counts a send against the token's window (nil), or refuses it, counting nothing, when the
     /// window holds `limit` sends already: then the seconds until its oldest send leaves it.
+    /// A token's window is one row, its sends' times oldest first: counting a send rewrites that
+    /// row alone, so on PostgreSQL two tokens' sends never collide (rows of their own, added to
+    /// an index, would: its pages are shared).
     func admit(token: String, at time: Date, window: TimeInterval, limit: Int) async throws -> TimeInterval? {
         let seconds = time.timeIntervalSince1970
         return try await write { sql in
-            try sql.execute("DELETE FROM recentSend WHERE token = ? AND sentAt <= ?", [token, seconds - window])
-            let sent = try sql.fetchOne(RateWindow.self, "SELECT COUNT(*) AS sends, MIN(sentAt) AS oldest FROM recentSend WHERE token = ?", [token])
-            guard let sent, sent.sends >= limit else {
-                try sql.execute("INSERT INTO recentSend (token, sentAt) VALUES (?, ?)", [token, seconds])
-                return nil
+            let stored = try sql.fetchOne(String.self, "SELECT sentAt FROM sendWindow WHERE token = ?", [token])
+            var sends = (stored ?? "").split(separator: " ").compactMap { Double($0) }.filter { $0 > seconds - window }
+            if sends.count >= limit { return (sends.min() ?? seconds) + window - seconds }
+            sends.append(seconds)
+            sends.sort()
+            let text = sends.map { String($0) }.joined(separator: " ")
+            if stored == nil {
+                try sql.execute("INSERT INTO sendWindow (token, sentAt) VALUES (?, ?)", [token, text])
+            } else {
+                try sql.execute("UPDATE sendWindow SET sentAt = ? WHERE token = ?", [text, token])
             }
-            return (sent.oldest ?? seconds) + window - seconds
+            return nil
         }
-    }
-
-    /// What a token's rate window holds.
-    private struct RateWindow: Decodable, FetchableRecord {
-        var sends: Int
-        var oldest: Double?
     }
 
     /// Puts a message in the inbox and, in the same transaction, its outcome in the log: a new

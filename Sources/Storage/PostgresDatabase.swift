@@ -50,7 +50,12 @@ public final class PostgresDatabase: Sendable {
         self.location = location.description
         self.limits = limits
         configuration.options.maximumConnections = limits.connections
-        configuration.options.additionalStartupParameters = [("search_path", schema), ("application_name", "authphone")]
+        // At SERIALIZABLE a sequential scan locks the whole table it reads, so that two logins
+        // touching different rows collide and one runs again; an index scan locks only the pages
+        // it reads. The tables are small, so the planner would scan them: it is told not to.
+        configuration.options.additionalStartupParameters = [
+            ("search_path", schema), ("application_name", "authphone"), ("enable_seqscan", "off"),
+        ]
         self.schema = schema
         self.logger = logger
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -74,8 +79,9 @@ public final class PostgresDatabase: Sendable {
                 return try await transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", body)
             } catch let error as PSQLError where Self.isLostRace(error) && attempt < Self.attempts {
                 attempt += 1
-                // apart, so that the writers that collided do not collide again at once
-                try await Task.sleep(for: .microseconds(Int.random(in: 0...(500 * attempt))))
+                // apart, and further apart each time, so that the writers that collided do not
+                // collide again at once (at most 50 ms: all the waits together stay under a second)
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...min(100 << attempt, 50_000))))
             }
         }
     }

@@ -142,8 +142,9 @@ extension Store {
     /// file gone or locked, a server down) says so instead of failing the first request that
     /// needs it. A store whose last write failed for want of storage (a full disk) is failing
     /// too, until a write succeeds again: reads alone would call it ready while it refuses every
-    /// change.
-    public func state() async -> DatabaseState {
+    /// change. A database that has not answered within `limit` is failing: a server down would
+    /// hold the read for the pool's whole timeout, longer than a readiness probe waits.
+    public func state(within limit: Duration = .seconds(1)) async -> DatabaseState {
         let storage: String
         switch database.engine {
         case .sqlite(let writer, let commits):
@@ -153,12 +154,25 @@ extension Store {
             }
         case .postgres: storage = "postgres"
         }
-        do {
-            _ = try await readAll { try $0.fetchOne(Int.self, "SELECT 1", []) }
-            return DatabaseState(status: .ok, storage: storage)
-        } catch {
-            return DatabaseState(status: .failing, storage: storage, message: "\(error)")
+        // the first of the read's answer and the limit; a read still waiting ends on its own
+        let (answers, answer) = AsyncStream<DatabaseState>.makeStream()
+        Task {
+            do {
+                _ = try await readAll { try $0.fetchOne(Int.self, "SELECT 1", []) }
+                answer.yield(DatabaseState(status: .ok, storage: storage))
+            } catch {
+                answer.yield(DatabaseState(status: .failing, storage: storage, message: "\(error)"))
+            }
+            answer.finish()
         }
+        let timer = Task {
+            try await Task.sleep(for: limit)
+            answer.yield(DatabaseState(status: .failing, storage: storage, message: "it did not answer within \(limit)"))
+            answer.finish()
+        }
+        defer { timer.cancel() }
+        for await first in answers { return first }
+        return DatabaseState(status: .failing, storage: storage, message: "it did not answer")
     }
 
     /// Empties every table but `keeping` (and the migrations' record), in one transaction: the

@@ -125,7 +125,8 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.addRoutes(try PagesController(templates: templates, phones: phones, backend: backend).endpoints)
     HealthController(
         databases: [
-            ("phones", phoneStore.state), ("backend", backendStore.state), ("push", pushStore.state), ("timeline", timelineStore.state),
+            ("phones", { await phoneStore.state() }), ("backend", { await backendStore.state() }), ("push", { await pushStore.state() }),
+            ("timeline", { await timelineStore.state() }),
         ],
         monitor: monitor, faults: faults, startedAt: startedAt, now: configuration.now
     ).addRoutes(to: router)

@@ -21,8 +21,13 @@ public enum TestEngine: String, Sendable, CaseIterable, CustomStringConvertible 
     public func open<Kind: Store>(_ kind: Kind.Type) async throws -> Kind {
         switch self {
         case .sqlite: return try Kind.inMemory()
-        case .postgres: return try await Kind.open(try sharedSchema(Self.freshSchemaName()))
+        case .postgres: return try await Kind.open(try Self.freshPostgres())
         }
+    }
+
+    /// A schema of its own on the shared PostgreSQL, not yet migrated: for a test of a migration.
+    public static func freshPostgres() throws -> PostgresDatabase {
+        try TestEngine.postgres.sharedSchema(freshSchemaName())
     }
 
     /// The same store as another instance sees it: on PostgreSQL a pool of its own on the same

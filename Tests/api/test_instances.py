@@ -45,9 +45,10 @@ def fresh_database():
 
 
 @contextlib.contextmanager
-def two_instances(tmp_path):
-    """Instances A and B on one fresh database, A's address their public URL; yields their clients."""
-    database = fresh_database()
+def two_instances(tmp_path, database=None):
+    """Instances A and B on one database (a fresh one unless given), A's address their public URL;
+    yields their clients."""
+    database = database or fresh_database()
     port = free_port()
     public = f"http://127.0.0.1:{port}"
     shared = ["--database", database, "--pin-kdf", "fast", "--public-url", public]
@@ -150,10 +151,34 @@ def test_a_killed_instance_loses_nothing_acknowledged(tmp_path):
         assert device.verify(login["id"], account, None, right=False)["secondFactor"]["failedAttempts"] == 2
 
 
-def restart_postgres():
-    """PostgreSQL stopped (its connections cut) and started again, by the script that started it."""
-    subprocess.run(["bash", "-c", "source scripts/lib/postgres.sh && restart_postgres"], cwd=REPOSITORY, check=True,
+def postgres(command):
+    """`restart_postgres`, `halt_postgres` or `resume_postgres`, by the script that started it."""
+    subprocess.run(["bash", "-c", f"source scripts/lib/postgres.sh && {command}"], cwd=REPOSITORY, check=True,
                    timeout=TIMEOUT * 3)
+
+
+def restart_postgres():
+    """PostgreSQL stopped (its connections cut) and started again."""
+    postgres("restart_postgres")
+
+
+def test_ready_answers_unready_within_two_seconds_of_postgresql_stopping(tmp_path):
+    """A readiness probe waits a second or two: during an outage /ready answers 503 within that,
+    each store failing (not 20 s, each store waiting its pool's 5 s in turn), and ready again after."""
+    with two_instances(tmp_path) as (a, _, _):
+        assert a.http.get(a.base + "/ready", timeout=TIMEOUT).status_code == 200
+        postgres("halt_postgres")
+        try:
+            started = time.monotonic()
+            response = a.http.get(a.base + "/ready", timeout=TIMEOUT)
+            took = time.monotonic() - started
+        finally:
+            postgres("resume_postgres")
+        assert response.status_code == 503 and took < 2, (response.status_code, f"{took:.1f} s")
+        states = response.json()["databases"]
+        assert sorted(states) == ["backend", "phones", "push", "timeline"]
+        assert all(state["status"] == "failing" for state in states.values()), states
+        wait_for(lambda: a.http.get(a.base + "/ready", timeout=TIMEOUT).status_code == 200, "ready again", within=TIMEOUT)
 
 
 def test_postgresql_restarted_under_load_loses_nothing_acknowledged(tmp_path):
@@ -313,6 +338,35 @@ def test_a_killed_instances_phones_are_taken_over_once_it_is_seen_dead(tmp_path)
         # B runs the phone now: its screen opens there (the backend, at A's address, died with A)
         screen_of(b, phone).close()
         b.call("updatePhoneSettings", path=path, body={"openPushesAtOnce": True}, expect=200)
+
+
+def transactions(database):
+    """The database's transactions so far: (committed, rolled back), as PostgreSQL counts them."""
+    time.sleep(2)  # each server process reports its counts once it has been idle a second
+    row = subprocess.run(["psql", database, "-tAc", "SELECT xact_commit, xact_rollback FROM pg_stat_database WHERE datname = current_database()"],
+                         check=True, capture_output=True, text=True, timeout=TIMEOUT).stdout.strip()
+    committed, rolled_back = row.split("|")
+    return int(committed), int(rolled_back)
+
+
+def test_twenty_users_logging_in_at_once_through_both_meet_no_database_error(tmp_path):
+    """20 users log in at once through both instances for 60 s (the load generator, each login
+    pushed, confirmed and PIN-checked): none is refused with DATABASE_ERROR, and a login's writes
+    seldom collide with another user's (a collision is a transaction PostgreSQL rolls back and the
+    server runs again; a sequential scan at SERIALIZABLE made every login collide with the others)."""
+    database = fresh_database()
+    with two_instances(tmp_path, database) as (a, b, _):
+        report_file = tmp_path / "load.json"
+        before = transactions(database)
+        subprocess.run([BINARY, "load", "--url", a.base, "--url", b.base, "--phones", "20", "--duration", "60", "--quiet",
+                        "--json", str(report_file)], check=True, capture_output=True, timeout=180)
+        committed, rolled_back = (after - earlier for after, earlier in zip(transactions(database), before))
+        report = json.loads(report_file.read_text())
+        share = rolled_back / (committed + rolled_back)
+        print(f"{report['completed']} logins, {committed} transactions committed, {rolled_back} rolled back ({share:.1%})")
+        assert report["errors"].get("DATABASE_ERROR", 0) == 0, report["errors"]
+        assert report["completed"] >= 100, report
+        assert share < 0.04, f"{share:.1%} of the transactions lost a race to another"
 
 
 def flows_underway(api):

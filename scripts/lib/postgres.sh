@@ -6,6 +6,8 @@
 #                      AUTHPHONE_TEST_POSTGRES_URL and AUTHPHONE_TEST_POSTGRES_DIR; stops on exit)
 #   restart_postgres  (for a test of reconnecting; works in a child process from the exported
 #                      folder: bash -c 'source scripts/lib/postgres.sh && restart_postgres')
+#   halt_postgres, resume_postgres  (an outage: stopped, its connections cut, and started again
+#                      later; from a child process, as restart_postgres)
 #   stop_postgres     (stops it at once and removes the folder)
 #   postgres_cpu_samples SECONDS  (every SECONDS until killed, a line `UNIX_TIME CPU_SECONDS`:
 #                      the cluster's CPU time so far, ended backends included; for figures)
@@ -74,6 +76,15 @@ CONF
 restart_postgres() {
   as_postgres_owner "$(postgres_bin)/pg_ctl" restart --pgdata="$AUTHPHONE_TEST_POSTGRES_DIR/data" \
     --mode=fast --log="$AUTHPHONE_TEST_POSTGRES_DIR/server.log" --wait --timeout=60 >/dev/null
+}
+
+halt_postgres() {
+  as_postgres_owner "$(postgres_bin)/pg_ctl" stop --pgdata="$AUTHPHONE_TEST_POSTGRES_DIR/data" --mode=fast --wait >/dev/null
+}
+
+resume_postgres() {
+  as_postgres_owner "$(postgres_bin)/pg_ctl" start --pgdata="$AUTHPHONE_TEST_POSTGRES_DIR/data" \
+    --log="$AUTHPHONE_TEST_POSTGRES_DIR/server.log" --wait --timeout=60 >/dev/null
 }
 
 stop_postgres() {
