@@ -87,20 +87,42 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
     }
 
     /// One connection made and closed, so that a server that cannot be reached, or refuses the
-    /// user or the database, says why at start (the pool would only keep trying).
-    public func probe(logger: Logger) async throws(Invalid) {
-        do {
-            let connection = try await PostgresConnection.connect(configuration: try singleConnection(), id: 0, logger: logger)
-            try? await connection.close()
-        } catch {
-            throw Invalid(description: "\(description) cannot be used: \(Self.cause(of: error))")
+    /// user or the database, says why at start (the pool would only keep trying); one that has
+    /// not answered within `limit` (`--database-timeout`) is given up.
+    public func probe(within limit: Duration, logger: Logger) async throws(Invalid) {
+        let description = description
+        let connecting = Result<PostgresConnection.Configuration, any Error> { try singleConnection() }
+        let failure = await answer(within: limit, else: { "it did not answer within \(limit)" }) { () -> String? in
+            do {
+                var configuration = try connecting.get()
+                configuration.options.connectTimeout = .nanoseconds(Int64(limit / .nanoseconds(1)))
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                try? await connection.close()
+                return nil
+            } catch {
+                return Self.cause(of: error)
+            }
         }
+        if let failure { throw Invalid(description: "\(description) cannot be used: \(failure)") }
     }
 
-    /// What went wrong, in the server's words when it said any, without the request's values.
-    static func cause(of error: any Error) -> String {
+    /// What went wrong, in the server's words when it said any (with its hint), in ours when
+    /// the driver knows only a code, without the request's values.
+    public static func cause(of error: any Error) -> String {
         guard let postgres = error as? PSQLError else { return "\(error)" }
-        if let message = postgres.serverInfo?[.message] { return message }
+        if let message = postgres.serverInfo?[.message] {
+            guard let hint = postgres.serverInfo?[.hint] else { return message }
+            return "\(message) (\(hint))"
+        }
+        switch postgres.code {
+        case .authMechanismRequiresPassword:
+            return "the server asks for a password and the URL gives none (postgres://USER:PASSWORD@HOST/DATABASE)"
+        case .sslUnsupported: return "the server does not offer TLS, which sslmode=require insists on (sslmode=prefer takes it when offered)"
+        case .unsupportedAuthMechanism:
+            return "the server asks for a way of logging in AuthPhone does not speak (password, md5 and SCRAM-SHA-256 it does)"
+        case .saslError: return "the password was refused in the SCRAM exchange"
+        default: break
+        }
         if let underlying = postgres.underlying { return "\(underlying)" }
         return "\(postgres.code)"
     }

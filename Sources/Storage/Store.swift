@@ -154,25 +154,15 @@ extension Store {
             }
         case .postgres: storage = "postgres"
         }
-        // the first of the read's answer and the limit; a read still waiting ends on its own
-        let (answers, answer) = AsyncStream<DatabaseState>.makeStream()
-        Task {
+        return await answer(within: limit, else: { DatabaseState(status: .failing, storage: storage, message: "it did not answer within \(limit)") })
+        {
             do {
                 _ = try await readAll { try $0.fetchOne(Int.self, "SELECT 1", []) }
-                answer.yield(DatabaseState(status: .ok, storage: storage))
+                return DatabaseState(status: .ok, storage: storage)
             } catch {
-                answer.yield(DatabaseState(status: .failing, storage: storage, message: "\(error)"))
+                return DatabaseState(status: .failing, storage: storage, message: PostgresLocation.cause(of: error))
             }
-            answer.finish()
         }
-        let timer = Task {
-            try await Task.sleep(for: limit)
-            answer.yield(DatabaseState(status: .failing, storage: storage, message: "it did not answer within \(limit)"))
-            answer.finish()
-        }
-        defer { timer.cancel() }
-        for await first in answers { return first }
-        return DatabaseState(status: .failing, storage: storage, message: "it did not answer")
     }
 
     /// Empties every table but `keeping` (and the migrations' record), in one transaction: the

@@ -139,7 +139,9 @@ private enum PostgresSchema {
 /// that watches the wire between them (a record to look at: it is not synced at every batch).
 func openDatabases(_ configuration: AppConfiguration, logger: Logger) async throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
     if let postgres = configuration.postgres {
-        do { try await postgres.probe(logger: logger) } catch { throw DataFolderError(message: "\(error)") }
+        do { try await postgres.probe(within: configuration.postgresLimits.timeout, logger: logger) } catch {
+            throw DataFolderError(message: "\(error)")
+        }
         func schema(_ name: String) -> PostgresDatabase {
             PostgresDatabase(postgres, schema: name, limits: configuration.postgresLimits, logger: logger)
         }
@@ -149,7 +151,7 @@ func openDatabases(_ configuration: AppConfiguration, logger: Logger) async thro
                 try await .open(schema(PostgresSchema.push)), try await .open(schema(PostgresSchema.timeline))
             )
         } catch {
-            throw DataFolderError(message: "the stores could not be opened on PostgreSQL: \(error)")
+            throw DataFolderError(message: "the stores could not be opened on \(postgres): \(PostgresLocation.cause(of: error))")
         }
     }
     guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory(), try .inMemory()) }

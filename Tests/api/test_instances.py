@@ -18,6 +18,7 @@ import json
 import os
 import pathlib
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -435,10 +436,20 @@ def test_an_instance_paused_past_its_lease_runs_none_of_the_phones_taken_meanwhi
 def test_a_database_that_cannot_be_used_stops_the_start_with_the_reason(tmp_path):
     missing = urllib.parse.urlunsplit(urllib.parse.urlsplit(POSTGRES)._replace(path="/no_such_database"))
     closed = f"postgres://authphone@127.0.0.1:{free_port()}/authphone?sslmode=disable"
-    for url, reason in ((missing, 'database "no_such_database" does not exist'), (closed, "refused")):
-        started = time.monotonic()
-        refused = subprocess.run([BINARY, "serve", "--port", str(free_port()), "--data-dir", str(tmp_path), "--database", url],
-                                 capture_output=True, timeout=TIMEOUT)
-        message = refused.stderr.decode() + refused.stdout.decode()
-        assert refused.returncode != 0 and reason in message.lower(), message
-        assert time.monotonic() - started < 4, "the start waited for the pool instead of saying why at once"
+    # a user who may log in and nothing more: AuthPhone cannot make its schemas
+    database = fresh_database()
+    subprocess.run(["psql", POSTGRES, "-qc", "DROP ROLE IF EXISTS no_rights; CREATE ROLE no_rights LOGIN"], check=True, timeout=TIMEOUT)
+    no_rights = urllib.parse.urlunsplit(urllib.parse.urlsplit(database)._replace(netloc="no_rights@" + urllib.parse.urlsplit(database).netloc.split("@")[-1]))
+    # a host that takes the connection and never answers: the start gives up after --database-timeout
+    silent = socket.create_server(("127.0.0.1", 0))
+    mute = f"postgres://authphone@127.0.0.1:{silent.getsockname()[1]}/authphone?sslmode=disable"
+    with silent:
+        for url, reason in ((missing, 'database "no_such_database" does not exist'), (closed, "refused"),
+                            (no_rights, "permission denied for database"), (mute, "did not answer within 2")):
+            started = time.monotonic()
+            refused = subprocess.run([BINARY, "serve", "--port", str(free_port()), "--data-dir", str(tmp_path), "--database", url,
+                                      "--database-timeout", "2"], capture_output=True, timeout=TIMEOUT)
+            message = refused.stderr.decode() + refused.stdout.decode()
+            assert refused.returncode != 0 and reason in message.lower(), message
+            assert "PSQLError" not in message, message
+            assert time.monotonic() - started < 4, "the start waited for the pool instead of saying why at once"
