@@ -114,10 +114,15 @@ public struct OTPAuthURI: Equatable, Sendable {
     /// issuer's name read as another's).
     public static func checkNames(issuer: String?, account: String) throws(OTPAuthError) {
         guard !account.isEmpty else { throw .invalidLabel("the label names no account") }
-        let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
-        for (text, what) in [(account, "the account name"), (issuer ?? "", "the issuer")]
-        where text.unicodeScalars.contains(where: { hidden.contains($0.properties.generalCategory) }) {
+        for (text, what) in [(account, "the account name"), (issuer ?? "", "the issuer")] where hidesText(text) {
             throw .invalidLabel("\(what) has a control or invisible formatting character")
         }
+    }
+
+    /// Whether a name holds a control character or invisible formatting, which no name an
+    /// authenticator shows may (privacyIDEA's push tokens are checked by it too).
+    public static func hidesText(_ text: String) -> Bool {
+        let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
+        return text.unicodeScalars.contains { hidden.contains($0.properties.generalCategory) }
     }
 }

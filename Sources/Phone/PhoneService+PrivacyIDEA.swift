@@ -70,12 +70,7 @@ extension PhoneService {
                 finish(phoneId) { $0.outcome = .cancelled }
                 return privacyIDEAScreens[phoneId]!
             }
-            // PROCESSING before anything is awaited: a second answer meanwhile finds nothing waiting
-            update(phoneId) { $0.state = .processing }
-            do { try await store.accept(origin: enrolment.origin, phoneId: phoneId, at: now()) } catch {
-                finish(phoneId) { $0.error = error.flowError }
-                throw error
-            }
+            // the server is trusted once the registration succeeds (`register`), not before
             return await registering(enrolment, phoneId: phoneId)
         case .challenge(let challenge, let receivedAt):
             let answer = try Self.answer(accept: accept, presence: presence, declineReason: declineReason, to: challenge)
@@ -132,7 +127,9 @@ extension PhoneService {
             if polled { return nil }
             throw PhoneError(.conflict, "CHALLENGE_REPLAYED", "the challenge \(challenge.nonce) was answered before")
         }
-        try refuseWhileWaiting(phoneId, unless: challenge.nonce)
+        // a poll's newest challenge takes the place of an older one of the same token waiting on screen
+        let olderOnScreen = privacyIDEAScreens[phoneId].map { $0.kind == .challenge && $0.serial == token.serial && $0.state == .waitForInput }
+        if !(polled && olderOnScreen == true) { try refuseWhileWaiting(phoneId, unless: challenge.nonce) }
         screen.declineReasons = challenge.takesDeclineReason ? DeclineReason.allCases : nil
         let phone = try await phoneAndAccounts(phoneId).0
         if token.requiresUnlock || phone.unlockPushTokens {
@@ -143,7 +140,8 @@ extension PhoneService {
     }
 
     /// Asks privacyIDEA for the token's open challenges, as the app's poll does, and shows the
-    /// newest; nil when there is none.
+    /// newest; nil when there is none. A user who tried to log in again left the older open at
+    /// privacyIDEA: it is not shown, so that accepting approves the login the user is in.
     public func pollPrivacyIDEA(phoneId: String, serial: String) async throws(PhoneError) -> PrivacyIDEARequest? {
         _ = try await phoneAndAccounts(phoneId)
         guard let token = try await store.pushToken(phoneId: phoneId, serial: serial) else { throw .unknownSerial(serial) }
@@ -154,9 +152,11 @@ extension PhoneService {
             "GET", token.url + "?" + PushTokenRequests.encoded(fields), form: nil, sslVerify: token.sslVerify, phoneId: phoneId)
         let challenges: [[String: Any]]
         do { challenges = try PrivacyIDEAAnswers.challenges(answer) } catch { throw .privacyIDEARefused(error.message) }
-        var shown: PrivacyIDEARequest?
-        for fields in challenges { shown = try await receiveChallenge(phoneId: phoneId, fields: fields, polled: true) ?? shown }
-        return shown
+        // privacyIDEA lists them in the order it made them; one this phone answered meanwhile is skipped
+        for fields in challenges.reversed() {
+            if let shown = try await receiveChallenge(phoneId: phoneId, fields: fields, polled: true) { return shown }
+        }
+        return nil
     }
 
     // MARK: the exchanges
@@ -189,7 +189,7 @@ extension PhoneService {
                     phoneId: phoneId, serial: enrolment.serial, label: enrolment.label, issuer: enrolment.issuer,
                     url: enrolment.url.absoluteString, origin: enrolment.origin, sslVerify: enrolment.sslVerify, pollOnly: enrolment.pollOnly,
                     requiresUnlock: enrolment.requiresUnlock, tokenKey: key.pkcs8, serverKey: serverKey.text, fcmToken: phone.fcmToken,
-                    createdAt: now()))
+                    createdAt: now()), trusting: enrolment.origin)
             await announcePushTokens(phoneId)
             finish(phoneId) { $0.outcome = .enrolled }
         } catch {

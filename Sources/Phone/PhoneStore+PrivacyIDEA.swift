@@ -86,8 +86,13 @@ extension PhoneStore {
     }
 
     /// A new token, or one enrolled again with the same serial (privacyIDEA's rollover).
-    func keep(_ token: PushTokenRecord) async throws(PhoneError) {
-        try await write { sql in try PushTokenRecord.insertion.run(token, sql) }
+    /// A registered token, and its server trusted from then on, together: a registration that
+    /// failed leaves the phone trusting no more than before.
+    func keep(_ token: PushTokenRecord, trusting origin: String) async throws(PhoneError) {
+        try await write { sql in
+            try PushTokenRecord.insertion.run(token, sql)
+            try PrivacyIDEAOriginRecord(phoneId: token.phoneId, origin: origin, acceptedAt: token.createdAt).insert(sql)
+        }
     }
 
     /// The FCM token privacyIDEA now knows for each of the phone's push tokens.
@@ -103,10 +108,6 @@ extension PhoneStore {
         try await read { sql in
             try sql.fetchOne(Bool.self, "SELECT 1 FROM privacyIDEAOrigin WHERE phoneId = ? AND origin = ?", [phoneId, origin]) ?? false
         }
-    }
-
-    func accept(origin: String, phoneId: String, at time: Date) async throws(PhoneError) {
-        try await write { sql in try PrivacyIDEAOriginRecord(phoneId: phoneId, origin: origin, acceptedAt: time).insert(sql) }
     }
 
     /// Notes an answered challenge; false when it was answered before (a replay).

@@ -1,4 +1,5 @@
 import Foundation
+import OTP
 
 /// What privacyIDEA's push token QR code says (`create_push_token_url` in its
 /// `lib/tokens/pushtoken.py`): `otpauth://pipush/LABEL?url=…&ttl=…&issuer=…&enrollment_credential=…
@@ -87,8 +88,9 @@ public struct PushEnrolment: Sendable, Equatable {
     }
 
     static func printable(_ value: String, _ name: String, limit: Int) throws(PrivacyIDEAError) -> String {
-        guard value.utf8.count <= limit, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .enrolment("the \(name) must be at most \(limit) bytes without control characters")
+        // a right-to-left override could make one issuer's name read as another's
+        guard value.utf8.count <= limit, !OTPAuthURI.hidesText(value) else {
+            throw .enrolment("the \(name) must be at most \(limit) bytes without control or invisible formatting characters")
         }
         return value
     }

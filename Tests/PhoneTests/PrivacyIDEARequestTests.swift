@@ -23,7 +23,7 @@ struct PrivacyIDEARequestTests {
             PushTokenRecord(
                 phoneId: id, serial: "PIPU1", label: "alice", issuer: "privacyIDEA", url: Self.origin + "/ttype/push", origin: Self.origin,
                 sslVerify: true, pollOnly: true, requiresUnlock: requiresUnlock, tokenKey: Self.tokenKey.pkcs8,
-                serverKey: Self.serverKey.publicKeyForServer, fcmToken: "fcm", createdAt: phone.clock.now()))
+                serverKey: Self.serverKey.publicKeyForServer, fcmToken: "fcm", createdAt: phone.clock.now()), trusting: Self.origin)
         return id
     }
 

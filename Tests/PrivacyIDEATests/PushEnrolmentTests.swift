@@ -42,7 +42,9 @@ struct PushEnrolmentTests {
         ("url=http%3A//127.0.0.1%3A5001/ttype/push", "url=file%3A///etc/passwd", "the parameter 'url' must be an http(s) URL with a host"),
         ("ttl=10", "ttl=0", "the parameter 'ttl' must be a number of minutes from 1 to 10080"),
         ("sslverify=0", "sslverify=maybe", "the parameter 'sslverify' must be 0, 1, True or False"),
-        ("issuer=privacyIDEA", "issuer=a%0Ab", "the issuer must be at most 128 bytes without control characters"),
+        ("issuer=privacyIDEA", "issuer=a%0Ab", "the issuer must be at most 128 bytes without control or invisible formatting characters"),
+        ("issuer=privacyIDEA", "issuer=%E2%80%AEknab", "the issuer must be at most 128 bytes without control or invisible formatting characters"),
+        ("issuer=privacyIDEA", "issuer=a%E2%80%8Bb", "the issuer must be at most 128 bytes without control or invisible formatting characters"),
     ])
     func badFieldsAreRefused(from: String, to: String, message: String) {
         #expect(throws: PrivacyIDEAError(code: "INVALID_PUSH_ENROLMENT", message: message)) {

@@ -216,6 +216,9 @@ def test_a_forged_challenge_is_refused_on_the_phone_and_shown_as_such(api, priva
     ("privacyIDEAPushWithoutCredential", OPS["startOutOfBand"].request_examples["privacyIDEAPushWithoutCredential"][0]["qr"]),
     (None, "pia://pipush/X?url=ftp%3A//h/ttype/push&v=1&serial=PIPU1&enrollment_credential=1"),
     (None, "otpauth://pipush/X?url=http%3A//h/p&v=9&serial=PIPU1&enrollment_credential=1"),
+    # a right-to-left override in the issuer or the label, which the otpauth importer refuses too
+    (None, "otpauth://pipush/PIPU1?url=http%3A//h/ttype/push&v=1&serial=PIPU1&enrollment_credential=1&issuer=%E2%80%AEAnk"),
+    (None, "otpauth://pipush/alice%E2%80%AEtxt.exe?url=http%3A//h/ttype/push&v=1&serial=PIPU1&enrollment_credential=1"),
 ])
 def test_bad_enrolment_codes_are_refused_and_change_nothing(api, example, qr_text):
     phone = new_phone(api, "privacyIDEA bad codes")
@@ -349,3 +352,43 @@ def test_a_second_pushed_login_waits_in_the_inbox_and_an_answered_challenge_is_r
         replayed = api.call("openInboxMessage", "challengeReplayed", path={**path, "message": again["id"]}, expect=409)[1]
         assert replayed["error"]["code"] == "CHALLENGE_REPLAYED"
     FINISHED.add("privacyIDEA inbox")
+
+
+def test_of_two_open_challenges_the_poll_shows_the_newest_and_only_it_is_answered(api, privacyidea):
+    """A user who logs in again within the challenges' two minutes leaves two open at privacyIDEA:
+    the phone's poll shows the newest, in place of the older one it showed, and accepting it logs
+    in that login, never the one abandoned."""
+    phone = new_phone(api, "privacyIDEA two challenges")
+    user = privacyidea.new_user("twice")
+    serial = enrolled_token(api, privacyidea, phone, user)
+    abandoned = privacyidea.admin.validate_check(user, "")
+    older = polled_challenge(api, phone, serial)
+    current = privacyidea.admin.validate_check(user, "")
+    newest = polled_challenge(api, phone, serial)
+    assert newest["nonce"] != older["nonce"]
+    assert answer(api, phone, "accept")["nonce"] == newest["nonce"]
+    assert privacyidea.admin.validate_check(user, "", current.transaction_id).accepted
+    assert not privacyidea.admin.validate_check(user, "", abandoned.transaction_id).accepted
+
+
+def test_a_registration_that_fails_leaves_the_server_untrusted(api, privacyidea):
+    """The user accepts a server whose registration then fails (here AuthPhone itself, which is no
+    privacyIDEA): the phone trusts it no more than before, so the next code from it asks again."""
+    phone = new_phone(api, "privacyIDEA untrusted")
+    path = {"id": phone["id"]}
+    here, there = urllib.parse.quote(privacyidea.url), urllib.parse.quote(api.base)
+    for attempt in ("failing", "asked again"):
+        _, qr_text = privacyidea.admin.init_push_token(privacyidea.new_user("untrusted"))
+        started = api.call("startOutOfBand", path=path, body={"qr": qr_text.replace(here, there)}, expect=202)[1]["privacyIDEA"]
+        assert (started["state"], started["origin"]) == ("WAIT_FOR_INPUT", api.base), (attempt, started)
+        if attempt == "failing":
+            api.call("answerPrivacyIDEA", path=path, body={"accept": True}, expect=200)
+
+            def ended():
+                shown = api.call("getPrivacyIDEARequest", path=path, expect=200)[1]["privacyIDEA"]
+                return shown if shown["state"] in ("DONE", "ERROR") else None
+            assert wait_for(ended, "the failed registration", within=60)["state"] == "ERROR"
+    declined = api.call("answerPrivacyIDEA", path=path, body={"accept": False}, expect=200)[1]["privacyIDEA"]
+    assert declined["outcome"] == "CANCELLED"
+    assert tokens_of(api, phone) == []
+
