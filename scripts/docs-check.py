@@ -21,7 +21,10 @@ rest, each inline code span is checked when it clearly claims to be one of ours:
   be guessed at. The type must be declared in Swift under Sources/, Tests/ or Fuzz/ (class,
   struct, enum, protocol, actor, typealias, extension), be a target (a folder of Sources/ or
   Tests/), or be a schema of Public/openapi.yaml (docs/protocol.md names the wire's shapes so);
-  each member must be declared in that Swift (func, var, let, case, init, or a nested type).
+  each member must be declared in that type: in its body or an extension of it, or of a
+  protocol it conforms to (func, var, let, case, init, or a nested type), and a member after a
+  nested type in that nested type. A member after a property (`Type.property.member`), whose
+  type is not read here, need only be declared somewhere.
   Other code's names (Foundation, NIO, the Firebase SDKs, HTTP headers) cannot be told from a
   stale one of ours, so they are listed once in NOT_OURS: a new one is added there by hand.
 
@@ -93,7 +96,7 @@ class Tree:
             for f in self.files
             if f.startswith(("Sources/", "Tests/")) and f.count("/") >= 2
         }
-        self.types, self.members = swift_declarations(root, self.files)
+        self.types, self.members, self.members_of, self.bases = swift_declarations(root, self.files)
         self.schemas = openapi_schemas(os.path.join(root, "Public", "openapi.yaml"))
         self.headings = {}
 
@@ -133,20 +136,59 @@ def list_files(root):
 
 
 def swift_declarations(root, files):
-    types, members = set(), set()
+    """The types, every member name, each type's own members (its body's and its extensions'
+    declarations, not a function's locals) and the types each type names after its colon."""
+    types, members, members_of, bases = set(), set(), {}, {}
     for path in files:
         if not (path.endswith(".swift") and path.startswith(("Sources/", "Tests/", "Fuzz/"))):
             continue
         with open(os.path.join(root, path), encoding="utf-8") as file:
-            for line in file:
-                line = line.split("//", 1)[0]
-                for name in TYPE_DECLARATION.findall(line):
-                    types.update(name.split("."))
-                for name in MEMBER_DECLARATION.findall(line):
-                    members.add(name or "init")
-                for cases in CASE_DECLARATION.findall(line):
-                    members.update(re.findall(r"(?:^|,)\s*`?([A-Za-z_]\w*)", cases))
-    return types, members
+            text = file.read()
+        depth, scopes, pending = 0, [], None  # scopes: (type, depth of its body)
+        for line in code_lines(text):
+            scope = scopes[-1][0] if scopes and scopes[-1][1] == depth else None
+            declared = set()
+            for name in TYPE_DECLARATION.findall(line):
+                types.update(name.split("."))
+                pending = name.split(".")[-1]
+                declared.add(pending)
+                after = line.split(name, 1)[1].split("{", 1)[0].split(" where ", 1)[0]
+                if after.lstrip().startswith(":"):
+                    bases.setdefault(pending, set()).update(re.findall(r"[A-Z]\w*", after))
+            for name in MEMBER_DECLARATION.findall(line):
+                declared.add(name or "init")
+            for cases in CASE_DECLARATION.findall(line):
+                declared.update(re.findall(r"(?:^|,)\s*`?([A-Za-z_]\w*)", cases))
+            members |= declared
+            if scope:
+                members_of.setdefault(scope, set()).update(declared)
+            for brace in re.findall(r"[{}]", line):
+                if brace == "{":
+                    depth += 1
+                    if pending:
+                        scopes.append((pending, depth))
+                        pending = None
+                else:
+                    if scopes and scopes[-1][1] == depth:
+                        scopes.pop()
+                    depth -= 1
+    return types, members, members_of, bases
+
+
+def code_lines(text):
+    """Swift's lines without comments and string literals, whose braces are not code's."""
+    text = re.sub(r'"""(?:.|\n)*?"""', '""', text)
+    text = re.sub(r'#"(?:[^"\n]|"(?!#))*"#', '""', text)
+    text = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
+    return [line.split("//", 1)[0] for line in text.split("\n")]
+
+
+def declared_in(tree, type_name, member, seen=()):
+    """Whether `member` is declared in the type, an extension of it, or a protocol it conforms to."""
+    if member in tree.members_of.get(type_name, ()):
+        return True
+    return any(declared_in(tree, base, member, seen + (type_name,))
+               for base in tree.bases.get(type_name, ()) if base not in seen)
 
 
 def openapi_schemas(path):
@@ -222,8 +264,18 @@ def problem_with_span(tree, span):
     if type_name not in tree.types | tree.targets | tree.schemas:
         return (f"no Swift type, target or OpenAPI schema {type_name}"
                 " (another project's? add it to NOT_OURS)")
-    missing = [m for m in members if m not in tree.members and m not in tree.types]
-    return f"no Swift declaration of {', '.join(missing)}" if missing else None
+    missing, owner = [], type_name if type_name in tree.members_of else None
+    for member in members:
+        if owner is None:
+            # a target, a schema or a property before it: the member's type is not known here
+            if member not in tree.members and member not in tree.types:
+                missing.append(member)
+        elif declared_in(tree, owner, member):
+            owner = member if member in tree.members_of else None
+        else:
+            missing.append(member)
+            owner = None
+    return f"no Swift declaration of {', '.join(missing)} in {type_name}" if missing else None
 
 
 def problem_with_link(tree, document, target):
@@ -273,10 +325,21 @@ class SelfTest(unittest.TestCase):
 
     SWIFT = """
         struct DemoBackend {
-            func createSession() {}
-            enum Outcome { case loggedIn, failed(String) }
+            func createSession() {
+                let verifyPin = "{"
+            }
+            enum Outcome {
+                case loggedIn, failed(String)
+            }
         }
-        extension UUID { static func random() -> UUID { UUID() } }  // struct NotDeclared
+        extension UUID {
+            static func random() -> UUID { UUID() }
+        }  // struct NotDeclared
+        protocol Store {}
+        extension Store {
+            func write() {}
+        }
+        struct DemoStore: Store {}
     """
     OPENAPI = "components:\n  schemas:\n    PhoneDetail:\n      type: object\npaths: {}\n"
     GUIDE = "# Guide\n\n## The stage and the timeline\n"
@@ -284,7 +347,7 @@ class SelfTest(unittest.TestCase):
 
 Real: `Sources/Backend/DemoBackend.swift`, `Sources/Backend/`, `Sources/*/DemoBackend.swift`,
 `DemoBackend.swift`, `DemoBackend`, `DemoBackend.createSession`, `DemoBackend.Outcome.loggedIn`,
-`DemoBackend.failed`, `UUID.random()`, `Backend`, `PhoneDetail`, `docs/guide.md#guide`,
+`DemoBackend.Outcome.failed`, `UUID.random()`, `DemoStore.write`, `Backend`, `PhoneDetail`, `docs/guide.md#guide`,
 [the stage](docs/guide.md#the-stage-and-the-timeline), [home](#demo), `Date`, `String(format:)`.
 Not ours or not names: `PIN_BLOCKED`, `WAIT_FOR_INPUT`, `Retry-After`, `/api/phones/{id}`,
 `/proc/self/stat`, `src/messaging/messaging.ts`, `artifacts/bench/RUN/results.json`,
@@ -296,14 +359,15 @@ Not ours or not names: `PIN_BLOCKED`, `WAIT_FOR_INPUT`, `Retry-After`, `/api/pho
 DemoBackend.verifyPin(`Sources/Backend/Gone.swift`)
 ```
 
-Planted: `Sources/Backend/BackendAPI.swift`, `Gone.swift`, `DemoBackend.verifyPin`,
+Planted: `Sources/Backend/BackendAPI.swift`, `Gone.swift`, `DemoBackend.verifyPin`, `DemoBackend.loggedIn`,
 `NotDeclared`, `Sources/Nowhere/*`, `docs/guide.md#no-such-heading`,
 [gone](docs/gone.md), [gone heading](docs/guide.md#the-stage).
 """
     PLANTED = [
         "README.md:17: `Sources/Backend/BackendAPI.swift`: no such file or folder",
         "README.md:17: `Gone.swift`: no file of that name",
-        "README.md:17: `DemoBackend.verifyPin`: no Swift declaration of verifyPin",
+        "README.md:17: `DemoBackend.verifyPin`: no Swift declaration of verifyPin in DemoBackend",
+        "README.md:17: `DemoBackend.loggedIn`: no Swift declaration of loggedIn in DemoBackend",
         "README.md:18: `NotDeclared`: no Swift type, target or OpenAPI schema NotDeclared"
         " (another project's? add it to NOT_OURS)",
         "README.md:18: `Sources/Nowhere/*`: no such file or folder",
