@@ -45,7 +45,7 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(name: "SodiumKit", dependencies: ["CSodium"]),
         .target(name: "OutOfBand", dependencies: ["WireJSON"]),
-        .target(name: "AuthFlow"),
+        .target(name: "AuthFlow", dependencies: ["SodiumKit"]),
         // One JSON dialect for every party: Foundation's coders set alike, and a faster writer of the same bytes.
         .target(name: "WireJSON"),
         .target(

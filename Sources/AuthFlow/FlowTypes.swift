@@ -143,16 +143,6 @@ public struct SecondFactorAccount: Codable, Sendable, Equatable {
     }
 }
 
-public struct VisualHash: Codable, Sendable, Equatable {
-    public var fingerprint: String
-    public var colors: [String]
-
-    public init(fingerprint: String, colors: [String]) {
-        self.fingerprint = fingerprint
-        self.colors = colors
-    }
-}
-
 public struct ServerInfo: Codable, Sendable, Equatable {
     public var name: String
     public var url: String

@@ -47,7 +47,7 @@ extension PhoneService {
         let server = WireServer(name: account.serverName, url: account.serverURL, publicKey: Base64URL.encode(Array(account.serverPublicKey)))
         let info = SessionInfo(
             id: started.sessionId, type: type, expiresAt: started.expiresAt,
-            server: ServerInfo(name: server.name, url: server.url, publicKey: server.publicKey, visualHash: .of(server)),
+            server: ServerInfo(server),
             userId: account.userId, preselectedAccountId: account.id)
         let (machine, action) = FlowMachine.start(
             id: UUID.random().uuidString.lowercased(), session: info, accounts: [account.summary],

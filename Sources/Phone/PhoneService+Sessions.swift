@@ -112,9 +112,7 @@ extension PhoneService {
         }
         var info = SessionInfo(
             id: session.sessionId, type: type, expiresAt: session.expiresAt,
-            server: ServerInfo(
-                name: session.server.name, url: session.server.url, publicKey: session.server.publicKey,
-                visualHash: .of(session.server)),
+            server: ServerInfo(session.server),
             announceInfo: session.announceInfo, announceLogo: session.announceLogo,
             enrolInfo: session.displayName.map { EnrolInfo(displayName: $0, nsAccounts: session.existingAccounts ?? []) },
             userId: session.userId, preselectedAccountId: session.accountId, transaction: session.transaction)

@@ -2,7 +2,6 @@ import AuthFlow
 import Backend
 import BackendAPI
 import Hummingbird
-import Phone
 
 /// `BackendRoutes.root`: the console's view of the demo backend, and the wire its phones speak.
 struct BackendController {
@@ -97,7 +96,7 @@ struct BackendController {
             name = server.name
             url = server.url
             publicKey = server.publicKey
-            visualHash = VisualHash.of(server)
+            visualHash = VisualHash.of(name: server.name, url: server.url, publicKey: server.publicKey)
         }
     }
 

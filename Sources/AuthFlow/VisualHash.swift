@@ -1,22 +1,23 @@
-import AuthFlow
-import BackendAPI
-import Foundation
 import SodiumKit
 
-/// Where a URL points, as `scheme://host[:port]`, for comparing against the allow-list.
-func origin(of url: URL) -> String? {
-    guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
-    let defaultPort = scheme == "https" ? 443 : 80
-    if let port = url.port, port != defaultPort { return "\(scheme)://\(host):\(port)" }
-    return "\(scheme)://\(host)"
+/// What an enrolling phone shows of its backend for the user to compare with the backend's own
+/// page: the same server draws the same picture, on the phone and on the console.
+public struct VisualHash: Codable, Sendable, Equatable {
+    public var fingerprint: String
+    public var colors: [String]
+
+    public init(fingerprint: String, colors: [String]) {
+        self.fingerprint = fingerprint
+        self.colors = colors
+    }
 }
 
 extension VisualHash {
     /// A picture of the server's parameters (name, URL, key) that a person can compare at a
     /// glance: 16 colours and a short fingerprint from their BLAKE2b hash.
-    public static func of(_ server: WireServer) -> VisualHash {
+    public static func of(name: String, url: String, publicKey: String) -> VisualHash {
         let digest =
-            (try? Sodium.genericHash(Array("\(server.name)\n\(server.url)\n\(server.publicKey)".utf8), length: 32))
+            (try? Sodium.genericHash(Array("\(name)\n\(url)\n\(publicKey)".utf8), length: 32))
             ?? [UInt8](repeating: 0, count: 32)
         let colors = stride(from: 0, to: 32, by: 2).map { i in
             let hue = Int(digest[i]) * 360 / 256
