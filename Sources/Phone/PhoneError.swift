@@ -67,10 +67,9 @@ public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
     static func crypto(_ detail: String) -> PhoneError { PhoneError(.unavailable, "CRYPTO_ERROR", detail) }
     /// Without SQLite's words: they name statements and tables, which are no business of the caller's.
     static let storageFailed = PhoneError(.unavailable, "STORAGE_ERROR", "the phone's storage failed")
-    /// Too many PINs are being checked at once: the PIN was not used.
-    static func busy(retryAfter: Duration) -> PhoneError {
-        var error = PhoneError(
-            .unavailable, "PHONE_BUSY", "too many PINs are being checked at once: enter it again in \(retryAfter.components.seconds) s")
+    /// Too many PINs are being checked (or keys made) at once: the PIN was not used, nothing was made.
+    static func busy(retryAfter: Duration, doing what: String = "PINs are being checked", retry: String = "enter it again") -> PhoneError {
+        var error = PhoneError(.unavailable, "PHONE_BUSY", "too many \(what) at once: \(retry) in \(retryAfter.components.seconds) s")
         error.retryAfter = retryAfter
         return error
     }

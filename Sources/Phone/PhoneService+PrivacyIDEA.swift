@@ -1,5 +1,6 @@
 import AuthFlow
 import BackendAPI
+import BlockingWork
 import Foundation
 import PrivacyIDEA
 import Retry
@@ -177,7 +178,7 @@ extension PhoneService {
     private func register(_ enrolment: PushEnrolment, phoneId: String) async {
         do throws(PhoneError) {
             let phone = try await phoneAndAccounts(phoneId).0
-            let key = try await Self.newTokenKey()
+            let key = try await newTokenKey()
             let form = PushTokenRequests.registration(enrolment, fcmToken: phone.fcmToken, key: key)
             let answer = try await retried(phoneId: phoneId) { () async throws(PhoneError) -> Data in
                 try await self.privacyIDEA("POST", enrolment.url.absoluteString, form: form, sslVerify: enrolment.sslVerify, phoneId: phoneId)
@@ -323,11 +324,21 @@ extension PhoneService {
 
     // MARK: keys
 
-    /// A 4096-bit RSA key holds a core for up to a second: made on a task of its own, never on
-    /// the actor.
-    static func newTokenKey() async throws(PhoneError) -> PushTokenKey {
-        let made = await Task.detached(priority: .utility) { Result { () throws(PrivacyIDEAError) in try PushTokenKey.generate() } }.value
-        do { return try made.get() } catch { throw .crypto(error.message) }
+    /// A 4096-bit RSA key holds a core for up to a second: made in the key lane, never on the
+    /// actor nor on the threads that answer requests.
+    nonisolated func newTokenKey() async throws(PhoneError) -> PushTokenKey {
+        guard let lane = configuration.keyLane else {
+            do { return try PushTokenKey.generate() } catch { throw .crypto(error.message) }
+        }
+        do {
+            return try await lane.run { _ in try PushTokenKey.generate() }
+        } catch let busy as WorkLane.Busy {
+            throw .busy(retryAfter: busy.retryAfter, doing: "privacyIDEA tokens are being made", retry: "scan the code again")
+        } catch let refusal as PrivacyIDEAError {
+            throw .crypto(refusal.message)
+        } catch {
+            throw .crypto("\(error)")
+        }
     }
 
     static func tokenKey(_ token: PushTokenRecord) throws(PhoneError) -> PushTokenKey {

@@ -43,6 +43,9 @@ public actor PhoneService {
         /// must not be one that answers requests. Nil: on the caller's thread (a phone of its own,
         /// in tests).
         public var pinLane: WorkLane?
+        /// Where privacyIDEA tokens' RSA keys are made: a 4096-bit key holds a core for up to a
+        /// second. Nil: on the caller's thread (a phone of its own, in tests).
+        public var keyLane: WorkLane?
 
         public static let defaultDeviceChangeRetry = RetryPolicy.exponential(
             maxRetries: 3, initialDelay: .seconds(1), maximumDelay: .seconds(8), multiplier: 2)

@@ -67,6 +67,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         authorization: bearer(accessKey), observe: observe,
         sleep: configuration.sleep, random: configuration.random)
     phoneConfiguration.pinLane = lanes.pins
+    phoneConfiguration.keyLane = lanes.keys
     phoneConfiguration.flowObserver = { monitor.flowUpdated(phoneId: $0, $1) }
     phoneConfiguration.retryObserver = { monitor.retried($0) }
     let phones = PhoneService(

@@ -1,3 +1,4 @@
+import BlockingWork
 import Foundation
 import PrivacyIDEA
 import SodiumKit
@@ -125,6 +126,20 @@ struct PrivacyIDEARequestTests {
         #expect((screen.state, screen.error?.code, screen.attempt) == (.error, "SERVER_CONNECTION_ERROR", 4))
         #expect(phone.sleeps.recorded.count == 3)
         #expect(try await phone.phones.pushTokens(phoneId: id).isEmpty)
+    }
+
+    /// The token's RSA key is made in the key lane, off the threads that answer requests: a lane
+    /// with no room refuses the enrolment at once, before privacyIDEA is asked, and keeps nothing.
+    @Test func theTokensKeyIsMadeInTheKeyLane() async throws {
+        let full = WorkLane(name: "keys", threads: 1, capacity: 0, retryAfter: .seconds(2))
+        let phone = try await PhoneUnderTest(on: .sqlite, keyLane: full)
+        let id = try await phone.newPhone()
+        let text = "otpauth://pipush/PIPU3?url=http%3A//127.0.0.1%3A9/ttype/push&v=1&serial=PIPU3&enrollment_credential=c&sslverify=1"
+        #expect(try await phone.phones.startPushEnrolment(phoneId: id, text: text).state == .waitForInput)
+        let ended = try await phone.phones.answerPrivacyIDEA(phoneId: id, accept: true, presence: nil)
+        #expect((ended.state, ended.error?.code, ended.attempt) == (.error, "PHONE_BUSY", nil))
+        #expect(try await phone.phones.pushTokens(phoneId: id).isEmpty)
+        await full.shutdown()
     }
 
     /// The phone's PIN as an enrolment leaves it: its salt, and its key's public half.

@@ -25,7 +25,8 @@ struct PhoneUnderTest {
     let phones: PhoneService
 
     init(
-        on engine: TestEngine, sessionFetchRetry: RetryPolicy = PhoneService.Configuration.defaultSessionFetchRetry, pinLane: WorkLane? = nil
+        on engine: TestEngine, sessionFetchRetry: RetryPolicy = PhoneService.Configuration.defaultSessionFetchRetry, pinLane: WorkLane? = nil,
+        keyLane: WorkLane? = nil
     ) async throws {
         server = try TestServer()
         store = try await engine.open(PhoneStore.self)
@@ -36,6 +37,7 @@ struct PhoneUnderTest {
             sessionFetchRetry: sessionFetchRetry,
             sleep: { sleeps.sleep($0) }, random: { 0.5 })
         configuration.pinLane = pinLane
+        configuration.keyLane = keyLane
         // privacyIDEA is reached over real HTTP; an unreachable one fails its attempts within a second
         phones = PhoneService(
             store: store, configuration: configuration, network: backend, privacyIDEAWire: WireHTTPClient(timeout: .milliseconds(500)),
