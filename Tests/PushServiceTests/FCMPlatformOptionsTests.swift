@@ -95,6 +95,28 @@ import Testing
         _ = try FCMSendRequest.parse(Array(#"{"message": {"token": "t", "android": \#(android)}}"#.utf8))
     }
 
+    /// The Node.js Admin SDK renames only some fields to their proto names and leaves the rest as
+    /// its own camelCase (`fcmOptions`, `directBootOk`, `analyticsLabel`, `liveActivityToken`):
+    /// FCM takes both, by the JSON names protobuf gives them (`messaging-internal.ts`).
+    @Test func theNodeSDKsMixOfNamesIsTaken() throws {
+        let body = #"""
+            {"message": {"token": "t", "data": {"k": "v"}, "fcmOptions": {"analyticsLabel": "m"},
+             "android": {"collapse_key": "c", "restricted_package_name": "p", "priority": "high", "ttl": "3600.5s",
+                         "fcmOptions": {"analyticsLabel": "a"}, "directBootOk": true,
+                         "notification": {"click_action": "OPEN", "channel_id": "auth", "image": "https://x/i.png",
+                                          "event_time": "2026-11-28T10:15:30.123Z", "local_only": false,
+                                          "notification_priority": "PRIORITY_HIGH", "visibility": "PRIVATE", "notification_count": 3,
+                                          "vibrate_timings": ["0.100000000s", "1s"], "sticky": true, "ticker": "t",
+                                          "light_settings": {"color": {"red": 0.2, "green": 0.4, "blue": 0.6, "alpha": 1},
+                                                             "light_on_duration": "0.200000000s", "light_off_duration": "0.3s"}}},
+             "apns": {"headers": {"apns-priority": "10"}, "payload": {"aps": {"content-available": 1, "thread-id": "x"}},
+                      "fcmOptions": {"analyticsLabel": "i", "image": "https://x/i.png"}, "liveActivityToken": "lat"},
+             "webpush": {"headers": {"Urgency": "high"}, "fcmOptions": {"link": "https://x/login"},
+                         "notification": {"title": "t", "actions": [{"action": "ok", "title": "OK"}]}}}}
+            """#
+        #expect(try FCMSendRequest.parse(Array(body.utf8)).message.data == ["k": "v"])
+    }
+
     @Test func aMessageLevelFieldByItsJSONNameIsTaken() throws {
         _ = try FCMSendRequest.parse(Array(#"{"message": {"token": "t", "fcmOptions": {"analyticsLabel": "l"}}}"#.utf8))
     }
