@@ -82,7 +82,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let homes = configuration.postgres.map { _ in
         PhoneHomes(store: phoneStore, url: { instanceURL.get() }, now: configuration.now, forget: { await platform.release($0) })
     }
-    let forwarding = homes.map { PhoneForwarding(homes: $0, authorization: accessKey.map { "Bearer \($0)" }, logger: logger) }
+    let forwarding = homes.map { PhoneForwarding(homes: $0, logger: logger) }
     try await forwarding?.homes.beatOnce()
     let doors = Doors(
         listenHost: listenHost, publicURL: configuration.publicURL, instanceURL: configuration.instanceURL, accessKey: accessKey,

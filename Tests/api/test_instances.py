@@ -46,9 +46,9 @@ def fresh_database():
 
 
 @contextlib.contextmanager
-def two_instances(tmp_path, database=None):
-    """Instances A and B on one database (a fresh one unless given), A's address their public URL;
-    yields their clients."""
+def two_instances(tmp_path, database=None, b_options=()):
+    """Instances A and B on one database (a fresh one unless given), A's address their public URL,
+    B started with `b_options` too; yields their clients."""
     database = database or fresh_database()
     port = free_port()
     public = f"http://127.0.0.1:{port}"
@@ -56,7 +56,7 @@ def two_instances(tmp_path, database=None):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     with serving(tmp_path / "a", ["--port", str(port), "--data-dir", str(tmp_path / "a"), *shared], port=port) as (process, a, _), \
-            serving(tmp_path / "b", ["--data-dir", str(tmp_path / "b"), *shared]) as (_, b, _):
+            serving(tmp_path / "b", ["--data-dir", str(tmp_path / "b"), *shared, *b_options]) as (_, b, _):
         yield Api(a), Api(b), process
 
 
@@ -296,6 +296,31 @@ def test_a_stream_about_a_phone_opened_on_the_other_instance_carries_its_flow_an
         # the client going ends the home's stream at once too (not at a keep-alive, 15 s on)
         stream.drop()
         wait_for(lambda: open_streams(b) == 0, "the home's stream to end with its client's", within=5)
+
+
+def test_a_push_the_taker_never_hands_over_is_opened_by_the_phones_home(tmp_path):
+    """A push A takes for a phone at home on B, which opens pushes at once, is opened by B, which
+    hears of it from the database once A has committed it. A hands nothing over: here A cannot even
+    reach B (B names an address nobody listens at), as an A killed right after taking it could not."""
+    nobody = f"http://127.0.0.1:{free_port()}"
+    with two_instances(tmp_path, b_options=["--instance-url", nobody]) as (a, b, _):
+        phone = new_phone(b)
+        path = {"id": phone["id"]}
+        screen = screen_of(b, phone)  # B runs the phone; every request for it goes to B here
+        session = new_session(b, "enrol", "kim")
+        b.call("startOutOfBand", path=path, body={"qr": session["qrText"]}, expect=202)
+        screen.flow("WAIT_FOR_INPUT", "CONFIRM")
+        screen.send({"action": "confirmSession"})
+        screen.flow("WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
+        screen.send({"action": "inputSecondFactor", "pin": PIN})
+        screen.flow("DONE")
+        b.call("updatePhoneSettings", path=path, body={"openPushesAtOnce": True}, expect=200)
+
+        # the backend (A, the public URL) pushes through A's FCM endpoint, which takes the push
+        login = a.call("createSession", body={"type": "login", "userId": "kim", "delivery": "push"}, expect=201)[1]
+        assert screen.flow("WAIT_FOR_INPUT", "CONFIRM")["session"]["id"] == login["id"]
+        assert b.call("getInbox", path=path, expect=200)[1]["messages"] == []
+        screen.close()
 
 
 def test_a_privacyidea_challenge_pushed_through_one_is_shown_by_the_phones_home(tmp_path):

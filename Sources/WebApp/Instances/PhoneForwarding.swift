@@ -16,9 +16,6 @@ import ServiceLifecycle
 /// phone meets the one flow it drives. The answer comes back as the home gave it.
 struct PhoneForwarding: Sendable {
     let homes: PhoneHomes
-    /// What this instance's own requests to another carry: instances that share a database
-    /// share their access key too.
-    let authorization: String?
     let logger: Logger
 
     /// Marks a request handed over by another instance: its home serves it, whatever it finds.
@@ -112,20 +109,6 @@ struct PhoneForwarding: Sendable {
                 for await chunk in chunks.cancelOnGracefulShutdown() { try await writer.write(chunk) }
                 try await writer.finish(nil)
             })
-    }
-
-    /// This instance's own request to the home at `base` (a push it took, for the home to open).
-    func send(_ method: NIOHTTP1.HTTPMethod, _ path: String, to base: String) async throws {
-        var request = HTTPClientRequest(url: base + path)
-        request.method = method
-        request.headers.add(name: Self.forwardedField.rawName, value: homes.instance)
-        request.headers.add(name: "Content-Type", value: "application/json")
-        if let authorization { request.headers.add(name: "Authorization", value: authorization) }
-        let answer: HTTPClientResponse
-        do { answer = try await Self.instancesClient.execute(request, timeout: .seconds(30)) } catch { throw Self.unreachable(base, error) }
-        guard (200..<300).contains(answer.status.code) else {
-            throw APIError(.badGateway, "PHONE_HOME_REFUSED", "the instance this phone's flow runs on (\(base)) answered \(answer.status.code)")
-        }
     }
 
     /// The screen's stream joined to the home's: each side's messages carried to the other until

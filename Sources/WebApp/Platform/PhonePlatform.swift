@@ -84,23 +84,23 @@ struct PhonePlatform: Sendable {
     /// An arriving push opened at once, for a phone whose settings ask for it (as an app in the
     /// foreground would); nil when the phone keeps its pushes for the user. A privacyIDEA
     /// challenge always goes to the phone at once: privacyIDEA's app lists a push request as it
-    /// arrives, and the notification only leads to it. `handOver` may give the message to the
-    /// instance the phone's flow runs on instead (true: it did), before anything is opened here.
+    /// arrives, and the notification only leads to it. `elsewhere` tells whether the phone's flow
+    /// runs on another instance, which opens it there: then nothing is opened here.
     func openAtOnce(
-        _ message: PushService.InboxMessage, token: String, handOver: (_ phoneId: String) async throws -> Bool = { _ in false }
+        _ message: PushService.InboxMessage, token: String, elsewhere: (_ phoneId: String) async throws -> Bool = { _ in false }
     ) async throws -> Opened? {
         if PushChallenge.isChallenge(message.message.data) {
             // a challenge opens on its phone's home, whatever the phone's settings
             guard let phoneId = try await phones.phoneId(fcmToken: token) else {
                 throw PhoneError(.notFound, "PHONE_NOT_FOUND", "no phone holds this FCM token")
             }
-            if try await handOver(phoneId) { return nil }
+            if try await elsewhere(phoneId) { return nil }
             return try await open(message, token: token) {
                 .privacyIDEA(try await phones.receivePushChallenge(phoneId: phoneId, fields: message.message.data))
             }
         }
         guard let phone = try await phones.phoneOpeningPushesAtOnce(fcmToken: token) else { return nil }
-        if try await handOver(phone.id) { return nil }
+        if try await elsewhere(phone.id) { return nil }
         return try await open(message, token: token) { .flow(try await phones.startOutOfBand(phone, payload: message.message.payload())) }
     }
 
