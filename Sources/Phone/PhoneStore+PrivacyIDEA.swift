@@ -85,9 +85,9 @@ extension PhoneStore {
         }
     }
 
-    /// A new token, or one enrolled again with the same serial (privacyIDEA's rollover).
-    /// A registered token, and its server trusted from then on, together: a registration that
-    /// failed leaves the phone trusting no more than before.
+    /// A registered token (new, or enrolled again with the same serial: privacyIDEA's rollover)
+    /// and its server trusted from then on, together: a registration that failed leaves the phone
+    /// trusting no more than before.
     func keep(_ token: PushTokenRecord, trusting origin: String) async throws(PhoneError) {
         try await write { sql in
             try PushTokenRecord.insertion.run(token, sql)
