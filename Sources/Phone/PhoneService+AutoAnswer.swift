@@ -46,7 +46,7 @@ extension PhoneService {
     public func addAutoAnswerRule(phoneId: String, _ asked: AutoAnswerRuleRequest) async throws(PhoneError) -> AutoAnswerRule {
         let (phone, accounts) = try await phoneAndAccounts(phoneId)
         try Self.check(asked, accounts: accounts)
-        guard (autoAnswerRules[phoneId]?.rules.count ?? 0) < Self.maximumAutoAnswerRules else {
+        guard automation.count(phoneId: phoneId) < Self.maximumAutoAnswerRules else {
             throw PhoneError(.conflict, "TOO_MANY_RULES", "a phone keeps at most \(Self.maximumAutoAnswerRules) auto-answer rules")
         }
         var rule = AutoAnswerRule(
@@ -58,32 +58,32 @@ extension PhoneService {
             rule.pinCheckedWith = phone.pinSalt
             rule.pinFits = phone.pinSalt != nil
         }
-        autoAnswerRules[phoneId, default: AutoAnswerRules()].add(rule)
+        automation.add(rule, phoneId: phoneId)
         return rule
     }
 
     public func autoAnswerRules(phoneId: String) async throws(PhoneError) -> [AutoAnswerRule] {
         _ = try await phoneAndAccounts(phoneId)
-        return autoAnswerRules[phoneId]?.current(at: now()) ?? []
+        return automation.current(phoneId: phoneId, at: now())
     }
 
     public func deleteAutoAnswerRule(phoneId: String, id: String) async throws(PhoneError) {
         _ = try await phoneAndAccounts(phoneId)
-        guard autoAnswerRules[phoneId]?.remove(id: id) == true else {
+        guard automation.remove(id: id, phoneId: phoneId) else {
             throw PhoneError(.notFound, "RULE_NOT_FOUND", "this phone has no auto-answer rule \(id)")
         }
     }
 
     public func clearAutoAnswerRules(phoneId: String) async throws(PhoneError) {
         _ = try await phoneAndAccounts(phoneId)
-        autoAnswerRules[phoneId]?.removeAll()
+        automation.forget(phoneId: phoneId)
     }
 
     /// Where a flow waits for the user: the first rule that covers the step answers it as the
     /// screen would. A step asked again after a failed answer waits for a person.
     func answerAutomatically(_ phoneId: String) async {
         guard let waiting = flows[phoneId]?.machine.flow, waiting.state == .waitForInput,
-            autoAnswerRules[phoneId]?.rules.isEmpty == false || flows[phoneId]?.answeringRule != nil,
+            automation.count(phoneId: phoneId) > 0 || flows[phoneId]?.answeringRule != nil,
             waiting.previousInteractionResult.map({ $0.type == .success }) ?? true,
             let (phone, accounts) = try? await phoneAndAccounts(phoneId)
         else { return }
@@ -91,33 +91,13 @@ extension PhoneService {
         // a person may have answered meanwhile
         guard let active = flows[phoneId], active.machine.flow == waiting,
             let request = Self.autoAnswerRequest(active.machine, accounts: accounts),
-            let (decision, rule) = autoAnswerRules[phoneId]?.answer(request, at: now(), continuing: active.answeringRule)
+            let (decision, rule) = automation.answer(request, phoneId: phoneId, at: now(), continuing: active.answeringRule)
         else { return }
         flows[phoneId]?.answeringRule = rule
         let isTransaction = waiting.currentInteraction?.type == .confirmTransaction
         await WireExchange.$answeringRule.withValue(rule.id) {
             // a refused answer changes nothing: the flow waits for a person
             try? await carryOut(decision.action, with: rule, transaction: isTransaction, phoneId: phoneId)
-        }
-    }
-
-    /// Where a privacyIDEA challenge arrives: a rule for its server (and text) accepts or
-    /// declines it, unlocking the phone with its PIN or biometric where asked. One that asks for a
-    /// presence option waits for a person. Nil: no rule answered.
-    func answerPrivacyIDEAAutomatically(_ phoneId: String) async -> PrivacyIDEARequest? {
-        guard let screen = privacyIDEAScreens[phoneId], screen.kind == .challenge, screen.state == .waitForInput else { return nil }
-        let request = AutoAnswerRequest(
-            server: screen.origin, texts: [screen.title, screen.question].compactMap { $0 },
-            step: .privacyIDEA(asksPresence: screen.presenceOptions?.isEmpty == false, unlockWith: screen.unlockWith))
-        guard let (decision, rule) = autoAnswerRules[phoneId]?.answer(request, at: now()) else { return nil }
-        let unlock: Unlock?
-        switch decision.action {
-        case .inputPin: unlock = try? rule.pinCopy().map(Unlock.pin)
-        case .inputBiometrics: unlock = .biometric(recognised: true)
-        case .confirm, .decline: unlock = nil
-        }
-        return await WireExchange.$answeringRule.withValue(rule.id) {
-            try? await answerPrivacyIDEA(phoneId: phoneId, accept: decision.action != .decline, presence: nil, unlock: unlock)
         }
     }
 
@@ -170,7 +150,7 @@ extension PhoneService {
             try checkPolicy(pin, of: phone)
             return pin
         }
-        guard let fits = try await isThePhonesPin(pin, phone: phone) else {
+        guard let fits = try await pinPad.isThePhonesPin(pin, phone: phone) else {
             throw PhoneError(
                 .conflict, "RULE_PIN_UNCHECKABLE",
                 "this phone does not know its PIN key yet (it learns it when a PIN is next accepted); enter the PIN once, then add the rule")
@@ -182,11 +162,11 @@ extension PhoneService {
     /// Rules whose PIN was checked under another salt (the PIN was set or changed since) are
     /// checked again, so that a PIN that is no longer the phone's is never tried.
     private func checkRulePins(_ phoneId: String, phone: PhoneRecord) async {
-        let stale = (autoAnswerRules[phoneId]?.rules ?? []).filter { $0.pin != nil && $0.pinCheckedWith != phone.pinSalt }
+        let stale = automation.rulesToCheck(phoneId: phoneId, salt: phone.pinSalt)
         for rule in stale {
             guard let pin = rule.pin, let salt = phone.pinSalt else { continue }
-            let fits = (try? await isThePhonesPin(pin, phone: phone)) == true
-            autoAnswerRules[phoneId]?.pinChecked(rule: rule.id, salt: salt, fits: fits)
+            let fits = (try? await pinPad.isThePhonesPin(pin, phone: phone)) == true
+            automation.pinChecked(rule: rule.id, phoneId: phoneId, salt: salt, fits: fits)
         }
     }
 

@@ -105,7 +105,7 @@ extension PhoneService {
                     let _: DeviceInformation = try await network.post(account.serverURL, BackendRoutes.devices, request, from: phone.id)
                 }
                 if let fcmToken = change.fcmToken {
-                    for token in pushTokens { try await self.updateFCMToken(token, to: fcmToken, at: now()) }
+                    for token in pushTokens { try await self.privacyIDEA.updateFCMToken(token, to: fcmToken, at: now()) }
                 }
                 return .success(true)
             } catch {

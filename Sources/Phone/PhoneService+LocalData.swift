@@ -26,32 +26,35 @@ extension PhoneService {
     public func deletePhone(id: String) async throws(PhoneError) -> String {
         let (phone, _) = try await phoneAndAccounts(id)
         forget(id)
+        await privacyIDEA.forget(id)
         guard try await store.delete(phoneId: id) else { throw .phoneNotFound(id) }
         return phone.fcmToken
     }
 
     /// Every phone gone, and everything running for them stopped.
     public func reset() async throws {
-        for id in Set(flows.keys).union(sessionStarts.keys).union(operations.keys).union(privacyIDEAScreens.keys) { forget(id) }
+        for id in Set(flows.keys).union(sessionStarts.keys).union(operations.keys) { forget(id) }
+        await privacyIDEA.forgetAll()
         try await store.erasePhones()
-        autoAnswerRules.removeAll()
+        automation.forgetAll()
     }
 
     /// The phones' flows run on another instance now (this one missed its lease and the other
     /// took them): what this instance remembers of them goes, as a deletion's does; their data
     /// stays, shared in the database.
-    public func release(_ phoneIds: Set<String>) {
-        for id in phoneIds { forget(id) }
+    public func release(_ phoneIds: Set<String>) async {
+        for id in phoneIds {
+            forget(id)
+            await privacyIDEA.forget(id)
+        }
     }
 
     private func forget(_ phoneId: String) {
         operations.removeValue(forKey: phoneId)?.cancel()
-        autoAnswerRules[phoneId] = nil
+        automation.forget(phoneId: phoneId)
         progresses[phoneId] = nil
         flows[phoneId] = nil
         sessionStarts[phoneId] = nil
-        privacyIDEAScreens[phoneId] = nil
-        privacyIDEAPending[phoneId] = nil
     }
 
     public func phones() async throws(PhoneError) -> [PhoneSummary] {
@@ -59,18 +62,15 @@ extension PhoneService {
     }
 
     public func phone(id: String) async throws(PhoneError) -> PhoneDetail {
-        detail(try await phoneAndAccounts(id))
-    }
-
-    private func detail(_ local: (PhoneRecord, [AccountRecord])) -> PhoneDetail {
-        let (phone, accounts) = local
+        let (phone, accounts) = try await phoneAndAccounts(id)
+        let privacyIDEARequest = await privacyIDEA.request(phoneId: id)
         return PhoneDetail(
             id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
             fid: FirebaseInstallationID.of(token: phone.fcmToken), createdAt: phone.createdAt, hasPin: phone.pinSalt != nil,
             pinLength: phone.pinLength,
             accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics,
             pushNotifications: !phone.pushNotificationsDisabled,
-            flow: flows[phone.id]?.machine.flow, session: sessionStarts[phone.id]?.session, privacyIDEA: privacyIDEAScreens[phone.id])
+            flow: flows[phone.id]?.machine.flow, session: sessionStarts[phone.id]?.session, privacyIDEA: privacyIDEARequest)
     }
 
     public func update(phoneId: String, settings: PhoneSettingsChange) async throws(PhoneError) -> PhoneDetail {

@@ -48,12 +48,8 @@ extension PhoneService {
             }
         }
         // a PIN the phone has no room to derive now is refused before the flow moves: the screen asks again
-        var place: WorkLane.Reservation?
-        if let lane = configuration.pinLane {
-            do { place = try lane.reserve() } catch { throw .busy(retryAfter: error.retryAfter) }
-        }
-        pinPlaces.withLock { $0[phoneId] = place }
-        defer { pinPlaces.withLock { $0[phoneId] = nil } }
+        try pinPad.takePlace(for: phoneId)
+        defer { pinPad.leavePlace(of: phoneId) }
         let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in
             try machine.inputPin(withBiometrics: withBiometrics, userInput: userInput)
         }
@@ -185,7 +181,7 @@ extension PhoneService {
     ) async throws(PhoneError) -> SecondFactorResponse {
         guard let salt = phone.pinSalt else { throw PhoneError(.conflict, "PIN_NOT_ENROLLED", "this phone has no PIN") }
         let accountKey = try Self.accountKey(accounts, accountID)
-        let pinKey = try await derivePinKey(pin, salt: Array(salt), phoneId: phone.id)
+        let pinKey = try await pinPad.deriveKey(pin, salt: Array(salt), phoneId: phone.id)
         let message = SignedMessage.verifySecondFactor(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
         let response: SecondFactorResponse = try await network.post(
             active.serverURL, BackendRoutes.verifySecondFactor(active.sessionId),
@@ -234,7 +230,7 @@ extension PhoneService {
         active: ActiveFlow
     ) async throws(PhoneError) -> SecondFactorResponse {
         let salt = try Self.random(PinKeyDerivation.saltLength)
-        let pinKey = try await derivePinKey(pin, salt: salt, phoneId: phone.id)
+        let pinKey = try await pinPad.deriveKey(pin, salt: salt, phoneId: phone.id)
         let response = try await setSecondFactor("pin", pinKey, phone: phone, accounts: accounts, accountID: accountID, active: active)
         try await store.setPinSalt(phoneId: phone.id, Data(salt))
         try await store.pinAccepted(phoneId: phone.id, at: now(), pinPublicKey: Data(pinKey.publicKey))

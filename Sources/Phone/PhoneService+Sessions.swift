@@ -237,7 +237,7 @@ extension PhoneService {
         let (phone, active) = (step.phone, step.active)
         let phoneId = step.phone.id
         let salt = try use == .setNew ? Self.random(PinKeyDerivation.saltLength) : Array(phone.pinSalt ?? Data())
-        let pinKey = try await derivePinKey(pin, salt: salt, phoneId: phone.id)
+        let pinKey = try await pinPad.deriveKey(pin, salt: salt, phoneId: phone.id)
         let accountKey = try Self.newKeyPair()
         let publicKey = Base64URL.encode(accountKey.publicKey)
         let otpKeyPair = try Self.newOTPKeyPair()

@@ -95,8 +95,8 @@ public actor PhoneService {
     /// FlowUpdates and local-data changes, per phone id.
     public nonisolated let events = KeyedBroadcaster<String, PhoneEvent>()
     var flows: [String: ActiveFlow] = [:]
-    /// The place each phone's PIN input took in the PIN lane, for its key derivation further on.
-    nonisolated let pinPlaces = Mutex<[String: WorkLane.Reservation]>([:])
+    /// The PIN pad the phone's apps share.
+    let pinPad: PinPad
     /// Each phone's last scanned session before its flow (docs/behaviour.md#offline-otp), with its OTP offer.
     var sessionStarts: [String: StartingSession] = [:]
     /// The retried operation each phone is running (one at a time), to cancel it.
@@ -105,13 +105,10 @@ public actor PhoneService {
     var progresses: [String: OperationProgress] = [:]
     /// Phones whose out-of-band payload is being redeemed: a second one must wait its turn.
     var starting: Set<String> = []
-    /// Each phone's privacyIDEA request on screen, and what it needs to go on.
-    var privacyIDEAScreens: [String: PrivacyIDEARequest] = [:]
-    var privacyIDEAPending: [String: PendingPrivacyIDEA] = [:]
-    /// Each phone's auto-answer rules, in memory only (docs/scripting.md#auto-answer-rules).
-    var autoAnswerRules: [String: AutoAnswerRules] = [:]
-    /// The phone's way to privacyIDEA servers: forms, not the backend's JSON.
-    let privacyIDEAWire: WireHTTPClient
+    /// Each phone's auto-answer rules, over any of its apps.
+    let automation = Automation()
+    /// privacyIDEA's authenticator app on each phone.
+    public nonisolated let privacyIDEA: PrivacyIDEAApp
 
     /// Phones that reach their backends through `network` (a test passes a double).
     public init(
@@ -121,8 +118,14 @@ public actor PhoneService {
         self.store = store
         self.configuration = configuration
         self.network = network
-        self.privacyIDEAWire = privacyIDEAWire
         self.now = now
+        pinPad = PinPad(derivation: configuration.pinDerivation, lane: configuration.pinLane)
+        let device = Device(store: store, screen: events, pinPad: pinPad, automation: automation, now: now)
+        privacyIDEA = PrivacyIDEAApp(
+            device: device,
+            exchanges: PrivacyIDEAExchanges(
+                wire: privacyIDEAWire, retry: configuration.deviceChangeRetry, sleep: configuration.sleep, random: configuration.random,
+                retryObserver: configuration.retryObserver, keyLane: configuration.keyLane))
     }
 
     /// Phones that reach their backends over HTTP, through any fault set for them.
@@ -282,31 +285,6 @@ public actor PhoneService {
         guard let url, let target = origin(of: url) else { throw .serverNotAllowed(url?.absoluteString ?? "(no URL)") }
         let allowed = configuration.allowedBackends().compactMap { URL(string: $0).flatMap(origin(of:)) }
         guard allowed.contains(target) else { throw .serverNotAllowed(target) }
-    }
-
-    /// Argon2id is deliberately slow: it runs off the actor, on the PIN lane's threads, in the
-    /// place the phone's PIN input took there (`pinPlaces`).
-    /// Whether `pin` is the phone's PIN, told on the phone alone (no try at the backend, so no
-    /// counter moves): derived with its salt and compared with the PIN key it keeps. Nil when it
-    /// has no PIN key to compare with.
-    nonisolated func isThePhonesPin(_ pin: GuardedBytes, phone: PhoneRecord) async throws(PhoneError) -> Bool? {
-        guard let salt = phone.pinSalt, let known = phone.pinPublicKey else { return nil }
-        return try await Data(derivePinKey(pin, salt: Array(salt), phoneId: phone.id).publicKey) == known
-    }
-
-    nonisolated func derivePinKey(_ pin: GuardedBytes, salt: [UInt8], phoneId: String) async throws(PhoneError) -> Ed25519.KeyPair {
-        let derivation = configuration.pinDerivation
-        guard let lane = configuration.pinLane else {
-            do { return try derivation.keyPair(pin: pin, salt: salt) } catch { throw .crypto(error.description) }
-        }
-        let place = pinPlaces.withLock { $0.removeValue(forKey: phoneId) }
-        do {
-            return try await lane.run(in: place ?? nil) { _ in try derivation.keyPair(pin: pin, salt: salt) }
-        } catch let busy as WorkLane.Busy {
-            throw .busy(retryAfter: busy.retryAfter)
-        } catch {
-            throw .crypto("\(error)")
-        }
     }
 
     static func accountKey(_ accounts: [AccountRecord], _ id: String) throws(PhoneError) -> Ed25519.KeyPair {

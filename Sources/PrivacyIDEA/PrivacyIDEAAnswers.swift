@@ -1,47 +1,68 @@
 import Foundation
+import WireJSON
 
-/// privacyIDEA's JSON answers (`{"result": {"status", "value", "error"}, "detail": …}`) read for
-/// what the phone needs; its error text becomes the refusal's message.
+/// privacyIDEA's JSON answers (`{"result": {"status", "value", "error"}, "detail": …}`) read as
+/// the types below, for what the phone needs; its error text becomes the refusal's message.
 public enum PrivacyIDEAAnswers {
+    /// What every answer carries: whether privacyIDEA did what was asked, and if not, why.
+    struct Status: Decodable {
+        struct Result: Decodable {
+            struct Refusal: Decodable { var message: String? }
+            var status: Bool
+            var error: Refusal?
+        }
+        var result: Result
+    }
+
+    /// An answer whose `result.value` is `Value`.
+    struct Valued<Value: Decodable>: Decodable {
+        struct Result: Decodable { var value: Value }
+        var result: Result
+    }
+
+    /// The registration's answer: `detail.public_key`.
+    struct Registration: Decodable {
+        struct Detail: Decodable {
+            var publicKey: String?
+            enum CodingKeys: String, CodingKey { case publicKey = "public_key" }
+        }
+        var detail: Detail?
+    }
+
     /// The registration's answer: privacyIDEA's public key for the new token.
     public static func serverKey(_ body: Data) throws(PrivacyIDEAError) -> PrivacyIDEAServerKey {
-        let root = try result(body)
-        guard let detail = root["detail"] as? [String: Any], let key = detail["public_key"] as? String, !key.isEmpty else {
+        try checkStatus(body)
+        guard let key = try? WireJSON.decoder().decode(Registration.self, from: body).detail?.publicKey, !key.isEmpty else {
             throw .answer("privacyIDEA's registration answer carries no public key")
         }
         return try PrivacyIDEAServerKey(key)
     }
 
-    /// A poll's answer: the open challenges' fields, each to be read by `PushChallenge`.
-    public static func challenges(_ body: Data) throws(PrivacyIDEAError) -> [[String: Any]] {
-        let root = try result(body)
-        guard let value = (root["result"] as? [String: Any])?["value"] as? [Any] else {
-            throw .answer("privacyIDEA's poll answer has no list of challenges")
+    /// A poll's answer: the open challenges' fields, in the order privacyIDEA made them, each to
+    /// be read by `PushChallenge`.
+    public static func challenges(_ body: Data) throws(PrivacyIDEAError) -> [[String: PushChallenge.Field]] {
+        try checkStatus(body)
+        do { return try WireJSON.decoder().decode(Valued<[[String: PushChallenge.Field]]>.self, from: body).result.value } catch {
+            throw .answer("privacyIDEA's poll answer is not a list of challenges: \(WireJSON.describe(error))")
         }
-        var challenges: [[String: Any]] = []
-        for entry in value {
-            guard let fields = entry as? [String: Any] else { throw .answer("privacyIDEA's poll answer lists something not a challenge") }
-            challenges.append(fields)
-        }
-        return challenges
     }
 
     /// An answer's or an FCM token update's outcome: privacyIDEA says `value: true` when it
     /// matched an open challenge and its signature.
     public static func accepted(_ body: Data) throws(PrivacyIDEAError) -> Bool {
-        (try result(body)["result"] as? [String: Any])?["value"] as? Bool ?? false
+        try checkStatus(body)
+        return (try? WireJSON.decoder().decode(Valued<Bool>.self, from: body).result.value) ?? false
     }
 
-    /// The answer's JSON with `result.status` true, or privacyIDEA's own error as the refusal.
-    public static func result(_ body: Data) throws(PrivacyIDEAError) -> [String: Any] {
-        guard let root = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
-            let result = root["result"] as? [String: Any]
-        else { throw .answer("privacyIDEA's answer is not its JSON") }
-        guard result["status"] as? Bool == true else {
-            let error = result["error"] as? [String: Any]
-            let message = (error?["message"] as? String).map { String($0.prefix(300)) } ?? "no reason given"
+    /// Refuses an answer that is not privacyIDEA's JSON, or whose `result.status` is false, with
+    /// privacyIDEA's own error as the reason.
+    public static func checkStatus(_ body: Data) throws(PrivacyIDEAError) {
+        guard let result = try? WireJSON.decoder().decode(Status.self, from: body).result else {
+            throw .answer("privacyIDEA's answer is not its JSON")
+        }
+        guard result.status else {
+            let message = result.error?.message.map { String($0.prefix(300)) } ?? "no reason given"
             throw .answer("privacyIDEA refused: \(message)")
         }
-        return root
     }
 }

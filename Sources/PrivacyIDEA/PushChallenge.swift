@@ -26,12 +26,30 @@ public struct PushChallenge: Sendable, Equatable, Codable {
     /// (privacyIDEA's Firebase provider sends `ttl: 120s`), as privacyIDEA's app does.
     public static let lifetime: Duration = .seconds(120)
 
+    /// A field as it arrived: privacyIDEA sends text only, in a push's data map or a poll's JSON.
+    public enum Field: Sendable, Equatable, Decodable, ExpressibleByStringLiteral {
+        case text(String)
+        /// A number, a list, an object or null: refused by the field's name where it is read.
+        case notText
+
+        public init(stringLiteral text: String) { self = .text(text) }
+
+        public init(from decoder: any Decoder) throws {
+            self = (try? decoder.singleValueContainer().decode(String.self)).map(Field.text) ?? .notText
+        }
+    }
+
+    /// A push's data map, all text.
+    public init(data: [String: String]) throws(PrivacyIDEAError) {
+        try self.init(fields: data.mapValues(Field.text))
+    }
+
     /// The fields privacyIDEA sends; others (`version`…) are ignored, as its app ignores fields it
     /// does not know. Capabilities that are not a JSON object of flags are ignored the same way.
-    public init(fields: [String: Any]) throws(PrivacyIDEAError) {
+    public init(fields: [String: Field]) throws(PrivacyIDEAError) {
         func text(_ name: String) throws(PrivacyIDEAError) -> String {
             guard let value = fields[name] else { throw .challenge("the field '\(name)' is missing") }
-            guard let text = value as? String else { throw .challenge("the field '\(name)' must be text") }
+            guard case .text(let text) = value else { throw .challenge("the field '\(name)' must be text") }
             guard text.utf8.count <= 4096 else { throw .challenge("the field '\(name)' is longer than 4096 bytes") }
             return text
         }
@@ -54,7 +72,7 @@ public struct PushChallenge: Sendable, Equatable, Codable {
             }
             presenceOptions = options
         }
-        if let text = fields["capabilities"] as? String, let signature = fields["capabilities_signature"] as? String,
+        if case .text(let text) = fields["capabilities"], case .text(let signature) = fields["capabilities_signature"],
             text.utf8.count <= 4096, let flags = try? JSONDecoder().decode([String: Bool].self, from: Data(text.utf8))
         {
             capabilities = flags

@@ -13,11 +13,11 @@ struct PushCapabilitiesTests {
     /// A challenge the signer signed, with `capabilities` signed for `signedNonce`.
     func challenge(capabilities: String, signedFor capabilitiesSigned: [String: Bool], nonce signedNonce: String? = nil) throws -> PushChallenge {
         var fields = PushChallengeTests.fields
-        fields["capabilities"] = capabilities
+        fields["capabilities"] = .text(capabilities)
         let unsigned = try PushChallenge(fields: fields)
-        fields["signature"] = try signer.sign(unsigned.signedText)
-        fields["capabilities_signature"] = try signer.sign(
-            PushChallenge.signedCapabilities(capabilitiesSigned, nonce: signedNonce ?? unsigned.nonce))
+        fields["signature"] = .text(try signer.sign(unsigned.signedText))
+        fields["capabilities_signature"] = .text(
+            try signer.sign(PushChallenge.signedCapabilities(capabilitiesSigned, nonce: signedNonce ?? unsigned.nonce)))
         return try PushChallenge(fields: fields).verified(by: serverKey)
     }
 
@@ -47,7 +47,7 @@ struct PushCapabilitiesTests {
     @Test(arguments: [#"{"decline_reason": 1}"#, #"["decline_reason"]"#, "not json", #"{"decline_reason": "yes"}"#])
     func capabilitiesThatAreNotFlagsAreIgnored(text: String) throws {
         var fields = PushChallengeTests.fields
-        fields["capabilities"] = text
+        fields["capabilities"] = .text(text)
         fields["capabilities_signature"] = "AAAA"
         #expect(try PushChallenge(fields: fields).capabilities == nil)
     }

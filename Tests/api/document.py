@@ -29,14 +29,16 @@ def pointer(ref):
     return node
 
 
-def resolve(node):
-    """node with every `$ref` replaced by what it names (the document has no cycles)."""
+def resolve(node, within=()):
+    """node with every `$ref` replaced by what it names. A schema that names itself (a privacyIDEA
+    request listing the others waiting) is followed once; inside that, it is any object."""
     if isinstance(node, dict):
         if "$ref" in node:
-            return resolve(pointer(node["$ref"]))
-        return {key: resolve(value) for key, value in node.items()}
+            ref = node["$ref"]
+            return {"type": "object"} if ref in within else resolve(pointer(ref), within + (ref,))
+        return {key: resolve(value, within) for key, value in node.items()}
     if isinstance(node, list):
-        return [resolve(value) for value in node]
+        return [resolve(value, within) for value in node]
     return node
 
 

@@ -324,9 +324,15 @@ def test_a_rolled_over_token_is_enrolled_again_with_a_new_key_and_still_logs_in(
     assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
 
 
-def test_a_second_pushed_login_waits_in_the_inbox_and_an_answered_challenge_is_refused_again(api, privacyidea):
-    """Two logins at once: the second push stays a notification while the first waits for the
-    user; privacyIDEA's own push of an answered challenge, delivered again, is refused."""
+def answer_named(api, phone, **body):
+    """An answer whose response lists other open challenges (`waiting`), which no example shows."""
+    return api.call("answerPrivacyIDEA", path={"id": phone["id"]}, body=body, expect=200)[1]["privacyIDEA"]
+
+
+def test_a_second_pushed_login_goes_on_screen_and_each_is_answered_on_its_own(api, privacyidea):
+    """Two logins at once (a user who tried again): the second push goes on screen and the first
+    is listed with it; an answer names its challenge and settles that login only; privacyIDEA's own
+    push of an answered challenge, delivered again, is refused."""
     phone = new_phone(api, "privacyIDEA busy phone")
     user = privacyidea.new_user("busy")
     path = {"id": phone["id"]}
@@ -334,16 +340,29 @@ def test_a_second_pushed_login_waits_in_the_inbox_and_an_answered_challenge_is_r
         serial = enrolled_token(api, privacyidea, phone, user)
         first = privacyidea.admin.validate_check(user, "")
         shown = pushed_challenge(api, phone, serial)
-        privacyidea.admin.validate_check(user, "")
+        second = privacyidea.admin.validate_check(user, "")
 
-        def second_push():
-            inbox = api.call("getInbox", path=path, expect=200)[1]["messages"]
-            return next((m for m in inbox if m["message"]["data"].get("nonce") not in (None, shown["nonce"])), None)
-        waiting = wait_for(second_push, "the second login's push in the inbox")
-        refused = api.call("openInboxMessage", "privacyIDEARequestOpen", path={**path, "message": waiting["id"]}, expect=409)[1]
-        assert refused["error"]["code"] == "PRIVACYIDEA_REQUEST_OPEN"
-        assert answer(api, phone, "accept")["nonce"] == shown["nonce"]
+        def both_open():
+            request = api.call("getPrivacyIDEARequest", path=path, expect=200)[1]["privacyIDEA"]
+            return request if request.get("waiting") else None
+        newest = wait_for(both_open, "the second login on screen, the first listed with it")
+        assert newest["nonce"] != shown["nonce"] and newest["state"] == "WAIT_FOR_INPUT", newest
+        assert [r["nonce"] for r in newest["waiting"]] == [shown["nonce"]]
+
+        # an answer naming no open challenge is refused and changes nothing
+        refused = api.call("answerPrivacyIDEA", path=path, body={"accept": True, "nonce": "NOT" + shown["nonce"]}, expect=409)[1]
+        assert refused["error"]["code"] == "NO_PRIVACYIDEA_REQUEST"
+
+        # the older, answered by its nonce, settles the first login and leaves the second open
+        done = answer_named(api, phone, accept=True, nonce=shown["nonce"])
+        assert (done["nonce"], done["outcome"]) == (shown["nonce"], "ACCEPTED")
+        assert [r["nonce"] for r in done["waiting"]] == [newest["nonce"]]
+        assert privacyidea.admin.poll_transaction(first.transaction_id) == "accept"
+        assert privacyidea.admin.poll_transaction(second.transaction_id) == "pending"
+        declined = answer_named(api, phone, accept=False, nonce=newest["nonce"])
+        assert (declined["outcome"], declined.get("waiting")) == ("DECLINED", None), declined
         assert privacyidea.admin.validate_check(user, "", first.transaction_id).accepted
+        assert not privacyidea.admin.validate_check(user, "", second.transaction_id).accepted
 
         # the first challenge's data exactly as privacyIDEA sent it (the push service's log)
         log = api.call("listPushMessages", expect=200)[1]["messages"]
@@ -356,18 +375,20 @@ def test_a_second_pushed_login_waits_in_the_inbox_and_an_answered_challenge_is_r
 
 def test_of_two_open_challenges_the_poll_shows_the_newest_and_only_it_is_answered(api, privacyidea):
     """A user who logs in again within the challenges' two minutes leaves two open at privacyIDEA:
-    the phone's poll shows the newest, in place of the older one it showed, and accepting it logs
-    in that login, never the one abandoned."""
+    the phone's poll shows the newest, the older listed with it, and accepting it logs in that
+    login, never the one abandoned."""
     phone = new_phone(api, "privacyIDEA two challenges")
     user = privacyidea.new_user("twice")
     serial = enrolled_token(api, privacyidea, phone, user)
     abandoned = privacyidea.admin.validate_check(user, "")
     older = polled_challenge(api, phone, serial)
     current = privacyidea.admin.validate_check(user, "")
-    newest = polled_challenge(api, phone, serial)
-    assert newest["nonce"] != older["nonce"]
-    assert answer(api, phone, "accept")["nonce"] == newest["nonce"]
+    newest = api.call("pollPushToken", path={"id": phone["id"], "serial": serial}, expect=200)[1]["privacyIDEA"]
+    assert newest["nonce"] != older["nonce"] and newest["state"] == "WAIT_FOR_INPUT", newest
+    assert [r["nonce"] for r in newest["waiting"]] == [older["nonce"]]
+    assert answer_named(api, phone, accept=True)["nonce"] == newest["nonce"]
     assert privacyidea.admin.validate_check(user, "", current.transaction_id).accepted
+    assert privacyidea.admin.poll_transaction(abandoned.transaction_id) == "pending"
     assert not privacyidea.admin.validate_check(user, "", abandoned.transaction_id).accepted
 
 

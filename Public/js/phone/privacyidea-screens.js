@@ -11,6 +11,8 @@ import { actions, button, processingScreen, screenHeader, serverCard } from "./s
 
 /** The accept waiting for the phone's unlock: {nonce, body}; null when none. */
 let unlocking = null;
+/** The nonce of a listed challenge the user opened from the list; null: the one on screen. */
+let opened = null;
 
 const OUTCOMES = {
   ENROLLED: { icon: "✓", ok: true, title: "Token added" },
@@ -24,6 +26,9 @@ const REFUSED = new Set(["PUSH_CHALLENGE_FORGED"]);
 
 /** `view`: the screen's (screen, phonePath, setBusy, render, toast, goHome). */
 export function renderPrivacyIDEA(request, view) {
+  const listed = (request.waiting ?? []).find((r) => r.nonce === opened);
+  if (listed) return renderChallenge(listed, view, request);
+  opened = null;
   if (request.state === "WAIT_FOR_INPUT" && request.kind === "ENROLMENT") renderEnrolment(request, view);
   else if (request.state === "WAIT_FOR_INPUT") renderChallenge(request, view);
   else if (request.state === "PROCESSING") renderProcessing(request, view);
@@ -85,9 +90,33 @@ function renderEnrolment(request, view) {
 /** privacyIDEA's question, exactly as sent (line breaks and spaces kept). */
 const question = (request) => el("p", { id: "privacyidea-question", className: "transaction-text", text: request.question ?? "" });
 
-function renderChallenge(request, view) {
+/**
+ * The phone's other open challenges, newest first (a user who logged in again left the older
+ * open): each opens on the screen, to be answered on its own. `shown` is the request on screen.
+ */
+function waitingList(shown, view) {
+  const others = (shown.waiting ?? []).filter((r) => r.nonce !== opened);
+  if (!others.length) return null;
+  const open = (nonce) => () => {
+    opened = nonce;
+    view.render(true);
+  };
+  return el(
+    "section",
+    { id: "privacyidea-waiting", className: "waiting-list" },
+    el("h2", { className: "hint", text: others.length === 1 ? "1 more open request" : `${others.length} more open requests` }),
+    ...others.map((r) => button(`waiting-${r.nonce}`, `${r.title ?? "privacyIDEA"}: ${tokenName(r)}`, "btn-secondary waiting-request", open(r.nonce))),
+  );
+}
+
+/** `shown`: the request on screen, when `request` is one listed with it that the user opened. */
+function renderChallenge(request, view, shown = request) {
   if (unlocking && unlocking.nonce === request.nonce) return renderUnlock(request, view, unlocking.body);
   unlocking = null;
+  const back = shown === request ? [] : [button("waiting-back", "Back", "btn-secondary", () => {
+    opened = null;
+    view.render(true);
+  })];
   const options = Array.isArray(request.presenceOptions) ? request.presenceOptions : [];
   const body = el(
     "div",
@@ -96,19 +125,21 @@ function renderChallenge(request, view) {
     server(request),
     question(request),
     el("p", { className: "hint small", text: "Token " + tokenName(request) }),
+    waitingList(shown, view),
   );
+  const nonce = request.nonce;
   const decline = declineButtons(request, view);
   if (!options.length) {
-    view.screen.append(body, actions(...decline, button("accept", "Accept", "btn-primary", () => accept(request, view, { accept: true }))));
+    view.screen.append(body, actions(...back, ...decline, button("accept", "Accept", "btn-primary", () => accept(request, view, { accept: true, nonce }))));
     return;
   }
   const choices = options.map((option, i) => {
-    const b = button(`presence-${i}`, option, "btn-primary presence-option", () => accept(request, view, { accept: true, presence: option }));
+    const b = button(`presence-${i}`, option, "btn-primary presence-option", () => accept(request, view, { accept: true, nonce, presence: option }));
     b.dataset.option = option;
     return b;
   });
   body.append(el("p", { className: "hint", text: "To accept, press the option your login page shows." }), el("div", { id: "presence-options", className: "presence-options" }, choices));
-  view.screen.append(body, actions(...decline));
+  view.screen.append(body, actions(...back, ...decline));
 }
 
 /**
@@ -156,8 +187,9 @@ const DECLINE_REASONS = {
 /** Decline, or with reasons one button for each. */
 function declineButtons(request, view) {
   const reasons = (Array.isArray(request.declineReasons) ? request.declineReasons : []).filter((r) => DECLINE_REASONS[r]);
-  if (!reasons.length) return [button("decline", "Decline", "btn-secondary", () => answer(view, { accept: false }))];
-  return reasons.map((reason) => button(DECLINE_REASONS[reason].id, DECLINE_REASONS[reason].text, "btn-secondary", () => answer(view, { accept: false, declineReason: reason })));
+  const nonce = request.nonce;
+  if (!reasons.length) return [button("decline", "Decline", "btn-secondary", () => answer(view, { accept: false, nonce }))];
+  return reasons.map((reason) => button(DECLINE_REASONS[reason].id, DECLINE_REASONS[reason].text, "btn-secondary", () => answer(view, { accept: false, nonce, declineReason: reason })));
 }
 
 function renderProcessing(request, view) {
@@ -185,7 +217,16 @@ function renderDone(request, view) {
   const outcome = OUTCOMES[request.outcome] || { icon: "✓", ok: true, title: "Done" };
   const reason = DECLINE_REASONS[request.declineReason];
   const said = reason ? el("p", { id: "privacyidea-decline-reason", className: "screen-subtitle", text: reason.said }) : null;
-  result(view, { id: "privacyidea-done", dataset: { outcome: String(request.outcome || "") } }, outcome.ok, outcome.icon, outcome.title, said, tokenLine(request));
+  result(
+    view,
+    { id: "privacyidea-done", dataset: { outcome: String(request.outcome || "") } },
+    outcome.ok,
+    outcome.icon,
+    outcome.title,
+    said,
+    tokenLine(request),
+    waitingList(request, view),
+  );
 }
 
 /** The error in words; its code (and the server's words, where others are shown) behind Details. */
@@ -204,6 +245,7 @@ function renderError(request, view) {
     el("p", { id: "privacyidea-error-words", className: "screen-subtitle", text: plain ?? (e.message || "") }),
     request.question != null ? el("div", { className: "refused-request" }, el("p", { className: "hint", text: "The request said:" }), question(request)) : null,
     tokenLine(request),
+    waitingList(request, view),
     el(
       "details",
       { className: "error-details" },

@@ -75,7 +75,7 @@ struct PhonePlatform: Sendable {
         }
         return try await open(message, token: phone.fcmToken) {
             if PushChallenge.isChallenge(message.message.data) {
-                return .privacyIDEA(try await phones.receivePushChallenge(phoneId: phone.id, fields: message.message.data))
+                return .privacyIDEA(try await phones.privacyIDEA.receiveChallenge(phoneId: phone.id, data: message.message.data))
             }
             return .flow(try await phones.startOutOfBand(phoneId: phone.id, payload: message.message.payload()))
         }
@@ -96,7 +96,7 @@ struct PhonePlatform: Sendable {
             }
             if try await elsewhere(phoneId) { return nil }
             return try await open(message, token: token) {
-                .privacyIDEA(try await phones.receivePushChallenge(phoneId: phoneId, fields: message.message.data))
+                .privacyIDEA(try await phones.privacyIDEA.receiveChallenge(phoneId: phoneId, data: message.message.data))
             }
         }
         guard let phone = try await phones.phoneOpeningPushesAtOnce(fcmToken: token) else { return nil }

@@ -257,7 +257,7 @@ struct PhonesController {
             let account = try await phones.importOTPAccount(phoneId: phoneId, uri: uri)
             return try EditedResponse(status: .created, response: OTPAccountImported(otpAccount: account)).response(from: request, context: context)
         case .privacyIDEAPush(let uri):
-            let shown = try await phones.startPushEnrolment(phoneId: phoneId, text: uri)
+            let shown = try await phones.privacyIDEA.startEnrolment(phoneId: phoneId, text: uri)
             return try EditedResponse(status: .accepted, response: Started(.privacyIDEA(shown))).response(from: request, context: context)
         }
     }

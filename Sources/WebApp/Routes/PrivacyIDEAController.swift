@@ -17,10 +17,11 @@ struct PrivacyIDEAController {
 
     static func shown(_ request: PrivacyIDEARequest?) -> OnScreen { OnScreen(field: "privacyIDEA", value: request) }
 
-    /// `{"accept": true|false, "presence"?: option, "declineReason"?: "unknown_trigger"|"cancelled",
+    /// `{"accept": true|false, "nonce"?: an open challenge's (else the one on screen), "presence"?: option, "declineReason"?: "unknown_trigger"|"cancelled",
     /// "pin"?: the phone's PIN | "biometrics"?: "match"|"noMatch"}`: the last two unlock an accept.
     struct Answer: Decodable {
         let accept: Bool
+        let nonce: String?
         let presence: String?
         let declineReason: DeclineReason?
         let pin: String?
@@ -47,11 +48,11 @@ struct PrivacyIDEAController {
     }
 
     func tokens(_ request: Request, context: AppRequestContext) async throws -> Tokens {
-        Tokens(tokens: try await phones.pushTokens(phoneId: context.parameters.require("id")))
+        Tokens(tokens: try await phones.privacyIDEA.tokens(phoneId: context.parameters.require("id")))
     }
 
     func deleteToken(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await phones.deletePushToken(phoneId: context.parameters.require("id"), serial: context.parameters.require("serial"))
+        try await phones.privacyIDEA.deleteToken(phoneId: context.parameters.require("id"), serial: context.parameters.require("serial"))
         return Response(status: .noContent)
     }
 
@@ -59,20 +60,21 @@ struct PrivacyIDEAController {
     func poll(_ request: Request, context: AppRequestContext) async throws -> OnScreen {
         try await request.expectNoBody(context: context)
         let id = try context.parameters.require("id")
-        return Self.shown(try await phones.pollPrivacyIDEA(phoneId: id, serial: context.parameters.require("serial")))
+        return Self.shown(try await phones.privacyIDEA.poll(phoneId: id, serial: context.parameters.require("serial")))
     }
 
     func onScreen(_ request: Request, context: AppRequestContext) async throws -> OnScreen {
         let id = try context.parameters.require("id")
         _ = try await phones.phone(id: id)
-        return Self.shown(await phones.privacyIDEARequest(phoneId: id))
+        return Self.shown(await phones.privacyIDEA.request(phoneId: id))
     }
 
     func answer(_ request: Request, context: AppRequestContext) async throws -> OnScreen {
         let input = try await request.decodeJSON(as: Answer.self, context: context)
         let id = try context.parameters.require("id")
         return Self.shown(
-            try await phones.answerPrivacyIDEA(
-                phoneId: id, accept: input.accept, presence: input.presence, declineReason: input.declineReason, unlock: input.unlock()))
+            try await phones.privacyIDEA.answer(
+                phoneId: id, nonce: input.nonce, accept: input.accept, presence: input.presence, declineReason: input.declineReason,
+                unlock: input.unlock()))
     }
 }

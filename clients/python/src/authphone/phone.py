@@ -174,19 +174,21 @@ class Phone:
     # privacyIDEA (docs/privacyidea.md).
 
     def privacy_idea_request(self) -> JSON | None:
-        """The privacyIDEA enrolment or challenge on the phone's screen, or None."""
+        """The privacyIDEA enrolment or challenge on the phone's screen, or None; its `waiting`
+        lists the phone's other open challenges, newest first."""
         request: JSON | None = self._http.json("GET", f"{self._path}/privacyidea/request")["privacyIDEA"]
         return request
 
-    def answer_privacy_idea(self, accept: bool = True, *, presence: str | None = None, decline_reason: str | None = None,
-                            pin: str | None = None, biometric: bool | None = None) -> JSON:
-        """Answers the privacyIDEA request on the screen: for an enrolment, whether to trust its
+    def answer_privacy_idea(self, accept: bool = True, *, nonce: str | None = None, presence: str | None = None,
+                            decline_reason: str | None = None, pin: str | None = None, biometric: bool | None = None) -> JSON:
+        """Answers the privacyIDEA request on the screen, or the open challenge `nonce` names (one
+        listed in the screen's `waiting`): for an enrolment, whether to trust its
         server; for a challenge, accept (pressing `presence` where it asks for an option, unlocking
         the phone with `pin` or the `biometric` where it asks to) or decline (with
         `decline_reason`, "unknown_trigger" or "cancelled", where privacyIDEA takes one). Returns
         the request as it ended, or still PROCESSING while an unreachable privacyIDEA is tried again."""
         biometrics = None if biometric is None else ("match" if biometric else "noMatch")
-        body = _without_none({"accept": accept, "presence": presence, "declineReason": decline_reason, "pin": pin,
+        body = _without_none({"accept": accept, "nonce": nonce, "presence": presence, "declineReason": decline_reason, "pin": pin,
                               "biometrics": biometrics})
         request: JSON = self._http.json("POST", f"{self._path}/privacyidea/answer", body=body)["privacyIDEA"]
         return request

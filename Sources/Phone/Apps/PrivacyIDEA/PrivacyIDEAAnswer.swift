@@ -3,7 +3,7 @@ import PrivacyIDEA
 /// What the user's answer to a privacyIDEA challenge may carry (docs/privacyidea.md): a presence
 /// option, a decline reason, and the phone's unlock where the challenge asks for one, all checked
 /// on the phone before anything is sent.
-extension PhoneService {
+extension PrivacyIDEAApp {
     /// The answer as the challenge allows it: a presence option only with an accept of a
     /// challenge that has them, a decline reason only where privacyIDEA takes one.
     static func answer(
@@ -44,7 +44,7 @@ extension PhoneService {
         }
         switch unlock {
         case .pin(let pin):
-            guard try await isThePhonesPin(pin, phone: phone) == true else {
+            guard try await device.pinPad.isThePhonesPin(pin, phone: phone) == true else {
                 throw PhoneError(.badRequest, "UNLOCK_FAILED", "the PIN is not this phone's PIN")
             }
         case .biometric(let recognised):

@@ -1,0 +1,58 @@
+import AuthFlow
+import BlockingWork
+import Foundation
+import SodiumKit
+import Synchronization
+
+/// The phone's PIN pad, shared by its apps: a PIN's key is derived with Argon2id, deliberately
+/// slow, so it runs off the actors on the PIN lane's threads, in the place the PIN's input took
+/// there (`reserve`), and a PIN is told to be the phone's without asking any server.
+final class PinPad: Sendable {
+    let derivation: PinKeyDerivation
+    /// Nil: derived on the caller's thread (a phone of its own, in tests).
+    let lane: WorkLane?
+    private let places = Mutex<[String: WorkLane.Reservation]>([:])
+
+    init(derivation: PinKeyDerivation, lane: WorkLane?) {
+        self.derivation = derivation
+        self.lane = lane
+    }
+
+    /// Takes a place in the lane for the PIN the phone was just given, or refuses it when the
+    /// lane is full (the screen asks again): its derivation further on runs there.
+    func takePlace(for phoneId: String) throws(PhoneError) {
+        var place: WorkLane.Reservation?
+        if let lane {
+            do { place = try lane.reserve() } catch { throw .busy(retryAfter: error.retryAfter) }
+        }
+        places.withLock { $0[phoneId] = place }
+    }
+
+    /// The place the phone's input took, if its derivation did not use it.
+    func leavePlace(of phoneId: String) {
+        places.withLock { $0[phoneId] = nil }
+    }
+
+    func deriveKey(_ pin: GuardedBytes, salt: [UInt8], phoneId: String) async throws(PhoneError) -> Ed25519.KeyPair {
+        let derivation = derivation
+        guard let lane else {
+            do { return try derivation.keyPair(pin: pin, salt: salt) } catch { throw .crypto(error.description) }
+        }
+        let place = places.withLock { $0.removeValue(forKey: phoneId) }
+        do {
+            return try await lane.run(in: place ?? nil) { _ in try derivation.keyPair(pin: pin, salt: salt) }
+        } catch let busy as WorkLane.Busy {
+            throw .busy(retryAfter: busy.retryAfter)
+        } catch {
+            throw .crypto("\(error)")
+        }
+    }
+
+    /// Whether `pin` is the phone's PIN, told on the phone alone (no try at the backend, so no
+    /// counter moves): derived with its salt and compared with the PIN key it keeps. Nil when it
+    /// has no PIN key to compare with.
+    func isThePhonesPin(_ pin: GuardedBytes, phone: PhoneRecord) async throws(PhoneError) -> Bool? {
+        guard let salt = phone.pinSalt, let known = phone.pinPublicKey else { return nil }
+        return try await Data(deriveKey(pin, salt: Array(salt), phoneId: phone.id).publicKey) == known
+    }
+}
