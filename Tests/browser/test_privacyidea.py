@@ -178,3 +178,31 @@ def test_with_unlock_asked_an_accept_takes_the_phones_biometric_first(driver, wi
     wait_screen(driver, "DONE", extra=CHALLENGE)
     assert find(driver, "#privacyidea-done").get_attribute("data-outcome") == "ACCEPTED"
     assert privacyidea.admin.validate_check(user, "", login.transaction_id).accepted
+
+
+def test_of_two_open_logins_the_newest_is_on_screen_and_the_older_opens_from_its_list(driver, windows, privacyidea):
+    """A user who logged in twice: "Check now" shows the newest login, the older listed under it;
+    the older opens from the list and its accept logs in that login only."""
+    phone_checked_by_hand(driver, windows, f"privacyIDEA twice {uuid.uuid4().hex[:8]}")
+    user = privacyidea.new_user("page-twice")
+    serial = enrol_on_the_page(driver, privacyidea, user)
+    older = privacyidea.admin.validate_check(user, "")
+    newer = privacyidea.admin.validate_check(user, "")
+    check_now(driver, serial)
+    listed = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#privacyidea-waiting .waiting-request"), "no list of the older login")
+    assert len(listed) == 1 and "1 more open request" in find(driver, "#privacyidea-waiting").text
+    listed[0].click()
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#waiting-back"), "the older login did not open")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#privacyidea-waiting .waiting-request")
+    click(driver, "#accept")
+    wait_screen(driver, "DONE", extra=CHALLENGE)
+    assert find(driver, "#privacyidea-done").get_attribute("data-outcome") == "ACCEPTED"
+    assert privacyidea.admin.poll_transaction(older.transaction_id) == "accept"
+    assert privacyidea.admin.poll_transaction(newer.transaction_id) == "pending"
+    # the newer is still listed, and opens to be declined
+    click(driver, "#privacyidea-waiting .waiting-request")
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#waiting-back"), "the newer login did not open")
+    # privacyIDEA 3.14 takes a reason with a decline: "Not me"
+    click(driver, "#decline-not-me")
+    wait_for(driver, lambda d: find(d, "#privacyidea-done").get_attribute("data-outcome") == "DECLINED", "the newer was not declined")
+    assert not privacyidea.admin.validate_check(user, "", newer.transaction_id).accepted
