@@ -43,7 +43,7 @@ extension PhoneService {
         for account in accounts where byServer[account.serverURL] == nil { byServer[account.serverURL] = account }
         let targets = Array(byServer.values)
         // like every connection of the phone's, only to servers on its allow-list
-        for target in targets { try checkAllowed(URL(string: target.serverURL)) }
+        for target in targets { try device.checkAllowed(URL(string: target.serverURL)) }
         // privacyIDEA's push tokens learn a new FCM token too (its `_handle_firebase_update`)
         let pushTokens = change.fcmToken == nil ? [] : try await store.pushTokens(phoneId: phoneId)
         let observer = configuration.retryObserver
@@ -80,7 +80,7 @@ extension PhoneService {
     /// service): the phone keeps the new one and returns both.
     public func refreshFCMToken(phoneId: String) async throws(PhoneError) -> (old: String, new: String) {
         let old = try await phoneAndAccounts(phoneId).0.fcmToken
-        let new = try Self.makeFCMToken()
+        let new = try Device.makeFCMToken()
         _ = try await changePhone(phoneId) { phone throws(PhoneError) in phone.fcmToken = new }
         return (old, new)
     }
@@ -91,13 +91,13 @@ extension PhoneService {
     ) async -> Result<DeviceChangeResult, PhoneError> {
         progresses[phone.id] = start
         defer { progresses[phone.id] = nil }
-        let network = network
+        let network = device.network
         let now = now
         let lastRefusal = Mutex<PhoneError?>(nil)
         let (done, records) = await retrying.run { _ -> AttemptOutcome<Bool> in
             do throws(PhoneError) {
                 for account in targets {
-                    let key = try Self.accountKey([account], account.id)
+                    let key = try SDKKeys.accountKey([account], account.id)
                     var request = DeviceInformationChangeRequest(
                         deviceId: phone.deviceId, accountId: account.id, name: change.name, fcmToken: change.fcmToken,
                         disablePushNotifications: change.disablePushNotifications, timestamp: now(), signature: "")
@@ -192,7 +192,7 @@ extension PhoneService {
     /// removes the user's accounts (their keys are what the PIN unlocks); `BIOMETRICS` removes
     /// the biometric key; no AAID removes both.
     public func deleteAuthenticator(phoneId: String, userId: String, aaid: String?) async throws(PhoneError) -> LocalData {
-        try refuseDuringFlow(phoneId)
+        try await sdk.refuseDuringFlow(phoneId)
         guard aaid == nil || aaid == "PIN" || aaid == "BIOMETRICS" else { throw .invalid("aaid", "must be PIN or BIOMETRICS") }
         let (_, accounts) = try await phoneAndAccounts(phoneId)
         guard accounts.contains(where: { $0.userId == userId }) else {
@@ -209,15 +209,15 @@ extension PhoneService {
 
     /// The SDK's account removal: at the backend (signed by the account key), then here.
     public func removeAccount(phoneId: String, accountId: String) async throws(PhoneError) -> LocalData {
-        try refuseDuringFlow(phoneId)
+        try await sdk.refuseDuringFlow(phoneId)
         let (phone, accounts) = try await phoneAndAccounts(phoneId)
         guard let account = accounts.first(where: { $0.id == accountId }) else {
             throw PhoneError(.notFound, "ACCOUNT_NOT_FOUND", "this phone has no account \(accountId)")
         }
-        try checkAllowed(URL(string: account.serverURL))
-        let key = try Self.accountKey(accounts, accountId)
+        try device.checkAllowed(URL(string: account.serverURL))
+        let key = try SDKKeys.accountKey(accounts, accountId)
         let time = now()
-        let _: Acknowledged = try await network.post(
+        let _: Acknowledged = try await device.network.post(
             account.serverURL, BackendRoutes.accountRemoval,
             AccountRemovalRequest(
                 deviceId: phone.deviceId, accountId: accountId, timestamp: time,

@@ -14,9 +14,9 @@ extension PhoneService {
         if let problem = ReadableText.nameProblem(in: name, limit: 64) { throw .invalid("name", problem) }
         let record = PhoneRecord(
             id: UUID.random().uuidString.lowercased(), name: name, deviceId: UUID.random().uuidString,
-            fcmToken: try Self.makeFCMToken(), pinLength: configuration.pinPolicy.length,
+            fcmToken: try Device.makeFCMToken(), pinLength: configuration.pinPolicy.length,
             pinSalt: nil, createdAt: now(), openPushesAtOnce: false,
-            deviceKeySeed: Data(try Self.random(Ed25519.seedLength)))
+            deviceKeySeed: Data(try Device.random(Ed25519.seedLength)))
         try await store.insert(record)
         return record.summary
     }
@@ -25,36 +25,44 @@ extension PhoneService {
     /// keep its accounts. A flow or a retry it had stops. Answers its push token, to retire.
     public func deletePhone(id: String) async throws(PhoneError) -> String {
         let (phone, _) = try await phoneAndAccounts(id)
-        forget(id)
-        await privacyIDEA.forget(id)
+        await forget(id)
         guard try await store.delete(phoneId: id) else { throw .phoneNotFound(id) }
         return phone.fcmToken
     }
 
     /// Every phone gone, and everything running for them stopped.
     public func reset() async throws {
-        for id in Set(flows.keys).union(sessionStarts.keys).union(operations.keys) { forget(id) }
-        await privacyIDEA.forgetAll()
+        for id in operations.keys { await forget(id) }
+        for app in device.apps.installed { await app.forgetAll() }
         try await store.erasePhones()
-        automation.forgetAll()
+        device.automation.forgetAll()
     }
 
     /// The phones' flows run on another instance now (this one missed its lease and the other
     /// took them): what this instance remembers of them goes, as a deletion's does; their data
     /// stays, shared in the database.
     public func release(_ phoneIds: Set<String>) async {
-        for id in phoneIds {
-            forget(id)
-            await privacyIDEA.forget(id)
-        }
+        for id in phoneIds { await forget(id) }
     }
 
-    private func forget(_ phoneId: String) {
+    /// What the device and each app remember of the phone goes; a retry it had stops.
+    private func forget(_ phoneId: String) async {
         operations.removeValue(forKey: phoneId)?.cancel()
-        automation.forget(phoneId: phoneId)
+        device.automation.forget(phoneId: phoneId)
         progresses[phoneId] = nil
-        flows[phoneId] = nil
-        sessionStarts[phoneId] = nil
+        for app in device.apps.installed { await app.forget(phoneId) }
+    }
+
+    /// The phone a push for `fcmToken` reached, if it opens pushes at once (as an app in the
+    /// foreground would); nil for no such phone, or one that keeps its pushes for the user.
+    public func phoneOpeningPushesAtOnce(fcmToken: String) async throws(PhoneError) -> SDKApp.ReadPhone? {
+        guard let local = try await store.phoneAndAccounts(fcmToken: fcmToken), local.0.settings.openPushesAtOnce else { return nil }
+        return SDKApp.ReadPhone(local)
+    }
+
+    /// The phone whose push registration `fcmToken` is, if any (a push's phone, for the event stream).
+    public nonisolated func phoneId(fcmToken: String) async throws(PhoneError) -> String? {
+        try await store.phoneAndAccounts(fcmToken: fcmToken)?.0.id
     }
 
     public func phones() async throws(PhoneError) -> [PhoneSummary] {
@@ -62,15 +70,7 @@ extension PhoneService {
     }
 
     public func phone(id: String) async throws(PhoneError) -> PhoneDetail {
-        let (phone, accounts) = try await phoneAndAccounts(id)
-        let privacyIDEARequest = await privacyIDEA.request(phoneId: id)
-        return PhoneDetail(
-            id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
-            fid: FirebaseInstallationID.of(token: phone.fcmToken), createdAt: phone.createdAt, hasPin: phone.pinSalt != nil,
-            pinLength: phone.pinLength,
-            accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics,
-            pushNotifications: !phone.pushNotificationsDisabled,
-            flow: flows[phone.id]?.machine.flow, session: sessionStarts[phone.id]?.session, privacyIDEA: privacyIDEARequest)
+        try await device.detail(id)
     }
 
     public func update(phoneId: String, settings: PhoneSettingsChange) async throws(PhoneError) -> PhoneDetail {
@@ -100,8 +100,8 @@ extension PhoneService {
     /// key, and a new device identity (the server's counters for the old one stay behind).
     /// The accounts stay on their servers.
     public func removeAllAccounts(phoneId: String) async throws(PhoneError) -> PhoneDetail {
-        try refuseDuringFlow(phoneId)
-        let seed = Data(try Self.random(Ed25519.seedLength))
+        try await sdk.refuseDuringFlow(phoneId)
+        let seed = Data(try Device.random(Ed25519.seedLength))
         return try await changePhone(phoneId, removing: .all) { phone throws(PhoneError) in
             phone.deviceId = UUID.random().uuidString
             phone.deviceKeySeed = seed
@@ -114,13 +114,6 @@ extension PhoneService {
         }
     }
 
-    /// Local data changes wait until the flow that may be using them has ended.
-    func refuseDuringFlow(_ phoneId: String) throws(PhoneError) {
-        if let active = flows[phoneId], !active.machine.flow.state.isFinal { throw .flowActive }
-        // a scanned session still starting becomes a flow as soon as its backend answers
-        if sessionStarts[phoneId]?.session.state == .starting { throw .flowActive }
-    }
-
     /// Changes the phone's record (and, in the same transaction, removes accounts: `PhoneStore.change`)
     /// and tells its screen.
     func changePhone(
@@ -128,7 +121,7 @@ extension PhoneService {
         _ body: @escaping @Sendable (inout PhoneRecord) throws(PhoneError) -> Void
     ) async throws(PhoneError) -> PhoneDetail {
         try await store.change(phoneId, removing: accounts, body)
-        let detail = try await self.phone(id: phoneId)
+        let detail = try await device.detail(phoneId)
         events.send(.phoneChanged(detail), to: phoneId)
         return detail
     }

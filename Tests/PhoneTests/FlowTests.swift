@@ -49,7 +49,7 @@ import Testing
         let (session, challenge) = try await phone.loginUntilThePin(id, enrolment)
         phone.expectPinProof(session.sessionId, challenge: challenge, enrolment)
 
-        try await phone.phones.inputPin(phoneId: id, pin: PhoneUnderTest.guarded("975310"))
+        try await phone.phones.sdk.inputPin(phoneId: id, pin: PhoneUnderTest.guarded("975310"))
 
         let asked = try #require(await phone.flow(id))
         #expect(asked.state == .waitForInput)
@@ -57,7 +57,7 @@ import Testing
         #expect(asked.previousInteractionResult?.type == .pinFail)
         #expect(asked.secondFactorAccount?.failedAttempts == 1)
         phone.expectPinProof(session.sessionId, challenge: PhoneUnderTest.retryChallenge, enrolment, failuresBefore: 1)
-        try await phone.phones.inputPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin))
+        try await phone.phones.sdk.inputPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin))
         #expect(await phone.flow(id)?.state == .done)
     }
 
@@ -72,7 +72,7 @@ import Testing
         let holder = Task { try await lane.run { _ in release.wait() } }
         while lane.load < 1 { await Task.yield() }
 
-        await #expect { try await phone.phones.inputPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin)) } throws: { error in
+        await #expect { try await phone.phones.sdk.inputPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin)) } throws: { error in
             (error as? PhoneError)?.code == "PHONE_BUSY"
         }
         #expect(await phone.flow(id)?.currentInteraction?.type == .verifySecondFactor)
@@ -81,7 +81,7 @@ import Testing
         release.signal()
         try await holder.value
         phone.expectPinProof(session.sessionId, challenge: challenge, enrolment)
-        try await phone.phones.inputPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin))
+        try await phone.phones.sdk.inputPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin))
         #expect(await phone.flow(id)?.state == .done)
         await lane.shutdown()
     }
@@ -94,7 +94,7 @@ import Testing
         phone.expectPinProof(session.sessionId, challenge: challenge, enrolment, failuresBefore: 2)
         try expectAbandon(session, code: "PIN_BLOCKED", on: phone)
 
-        try await phone.phones.inputPin(phoneId: id, pin: PhoneUnderTest.guarded("975310"))
+        try await phone.phones.sdk.inputPin(phoneId: id, pin: PhoneUnderTest.guarded("975310"))
 
         let flow = try #require(await phone.flow(id))
         #expect(flow.state == .error)
@@ -108,11 +108,11 @@ import Testing
         let id = try await phone.enrolledPhone().id
         let session = phone.server.session(.login)
         phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
-        let flow = try await phone.phones.startOutOfBand(phoneId: id, payload: phone.server.payload())
+        let flow = try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: phone.server.payload())
         #expect(flow.currentInteraction?.type == .confirm)
         try expectAbandon(session, code: FlowError.userCanceled.code, on: phone)
 
-        try await phone.phones.cancel(phoneId: id)
+        try await phone.phones.sdk.cancel(phoneId: id)
 
         #expect(await phone.flow(id)?.error == .userCanceled)
         #expect(phone.backend.unanswered.isEmpty)
@@ -125,11 +125,11 @@ import Testing
         let text = "Pay 120.00 EUR to Bob"
         let session = phone.server.session(.transaction, transaction: text)
         phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
-        _ = try await phone.phones.startOutOfBand(phoneId: id, payload: phone.server.payload())
+        _ = try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: phone.server.payload())
         phone.backend.expect(TestServer.url + BackendRoutes.confirm(session.sessionId), ConfirmRequest.self) { _ in
             ConfirmResponse(secondFactor: .fresh, challenge: "shown")
         }
-        try await phone.phones.confirmSession(phoneId: id, accountID: nil)
+        try await phone.phones.sdk.confirmSession(phoneId: id, accountID: nil)
         #expect(await phone.flow(id)?.transaction == text)
         phone.backend.expect(TestServer.url + BackendRoutes.confirmTransaction(session.sessionId), TransactionConfirmRequest.self) {
             request in
@@ -139,7 +139,7 @@ import Testing
             return TransactionConfirmResponse(challenge: "signed")
         }
 
-        try await phone.phones.confirmTransaction(phoneId: id)
+        try await phone.phones.sdk.confirmTransaction(phoneId: id)
 
         #expect(await phone.flow(id)?.currentInteraction?.type == .verifySecondFactor)
         #expect(phone.backend.unanswered.isEmpty)
@@ -161,7 +161,7 @@ import Testing
             return session
         }
 
-        let flow = try await phone.phones.startOutOfBand(phoneId: id, payload: push.payload())
+        let flow = try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: push.payload())
 
         #expect(flow.type == .login)
         #expect(flow.session?.id == session.sessionId)

@@ -89,7 +89,7 @@ import Testing
         let (id, enrolment) = try await phone.enrolledPhone()
         let session = phone.server.session(.login)
         phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
-        _ = try await phone.phones.startOutOfBand(phoneId: id, payload: phone.server.payload())
+        _ = try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: phone.server.payload())
 
         let deleted = await #expect(throws: PhoneError.self) {
             try await phone.phones.deleteAuthenticator(phoneId: id, userId: "alice", aaid: nil)

@@ -149,7 +149,7 @@ struct PrivacyIDEARequestTests {
     /// The phone's PIN as an enrolment leaves it: its salt, and its key's public half.
     func setPin(_ pin: String, on id: String, of phone: PhoneUnderTest) async throws {
         let salt = [UInt8](repeating: 7, count: 16)
-        let key = try await phone.phones.pinPad.deriveKey(try GuardedBytes(copying: pin.utf8), salt: salt, phoneId: id)
+        let key = try await phone.phones.device.pinPad.deriveKey(try GuardedBytes(copying: pin.utf8), salt: salt, phoneId: id)
         try await phone.store.setPinSalt(phoneId: id, Data(salt))
         try await phone.store.pinAccepted(phoneId: id, at: phone.clock.now(), pinPublicKey: Data(key.publicKey))
     }

@@ -20,7 +20,7 @@ import Testing
         let id = try await phone.newPhone()
         let payload = OutOfBandPayload(redeemData: .init(token: "token", redeemURL: try #require(URL(string: redeemURL))))
 
-        let error = await #expect(throws: PhoneError.self) { try await phone.phones.startOutOfBand(phoneId: id, payload: payload) }
+        let error = await #expect(throws: PhoneError.self) { try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: payload) }
 
         #expect(error?.code == code)
         #expect(error?.sdkCode == 52)
@@ -36,7 +36,7 @@ import Testing
         phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in forged }
 
         let error = await #expect(throws: PhoneError.self) {
-            try await phone.phones.startOutOfBand(phoneId: id, payload: phone.server.payload())
+            try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: phone.server.payload())
         }
 
         #expect(error?.code == "SERVER_AUTHENTICATION_FAILED")
@@ -54,7 +54,7 @@ import Testing
         phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in impostor.session(.login) }
 
         let error = await #expect(throws: PhoneError.self) {
-            try await phone.phones.startOutOfBand(phoneId: id, payload: impostor.payload())
+            try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: impostor.payload())
         }
 
         #expect(error?.code == "SERVER_AUTHENTICATION_FAILED")

@@ -19,7 +19,7 @@ import Testing
         let flowBefore = try #require(await phone.flow(id))
 
         let error = await #expect(throws: PhoneError.self) {
-            try await phone.phones.inputPin(phoneId: id, pin: PhoneUnderTest.guarded("12a4b6"))
+            try await phone.phones.sdk.inputPin(phoneId: id, pin: PhoneUnderTest.guarded("12a4b6"))
         }
 
         #expect(error?.code == "INVALID_PIN_FORMAT")
@@ -36,24 +36,24 @@ import Testing
         let id = try await phone.newPhone()
         let session = phone.server.session(.enrol)
         phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
-        _ = try await phone.phones.startOutOfBand(phoneId: id, payload: phone.server.payload())
+        _ = try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: phone.server.payload())
         phone.backend.expect(TestServer.url + BackendRoutes.confirm(session.sessionId), ConfirmRequest.self) { _ in
             ConfirmResponse(secondFactor: nil, challenge: "set-pin")
         }
-        try await phone.phones.confirmSession(phoneId: id, accountID: nil)
+        try await phone.phones.sdk.confirmSession(phoneId: id, accountID: nil)
 
         let checked = await #expect(throws: PhoneError.self) {
-            try await phone.phones.checkNewPin(phoneId: id, pin: PhoneUnderTest.guarded("123456"))
+            try await phone.phones.sdk.checkNewPin(phoneId: id, pin: PhoneUnderTest.guarded("123456"))
         }
         let given = await #expect(throws: PhoneError.self) {
-            try await phone.phones.inputPin(phoneId: id, pin: PhoneUnderTest.guarded("123456"))
+            try await phone.phones.sdk.inputPin(phoneId: id, pin: PhoneUnderTest.guarded("123456"))
         }
 
         #expect(checked?.code == "PIN_TOO_COMMON")
         #expect(given?.code == "PIN_TOO_COMMON")
         #expect(phone.backend.sent.count == 2)
         #expect(await phone.flow(id)?.currentInteraction?.type == .setSecondFactor)
-        try await phone.phones.checkNewPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin))
+        try await phone.phones.sdk.checkNewPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin))
         #expect(try await phone.phones.phone(id: id).hasPin == false)
     }
 
@@ -70,10 +70,10 @@ import Testing
                 sessionId: change, expiresAt: Date(timeIntervalSince1970: 1_900_000_000), challenge: "old-pin",
                 secondFactor: .fresh, biometricsRegistered: false)
         }
-        let started = try await phone.phones.startManagement(phoneId: id, type: .changePin)
+        let started = try await phone.phones.sdk.startManagement(phoneId: id, type: .changePin)
         #expect(started.currentInteraction?.type == .verifySecondFactor)
         phone.expectPinProof(change, challenge: "old-pin", enrolment, next: "new-pin")
-        try await phone.phones.inputPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin))
+        try await phone.phones.sdk.inputPin(phoneId: id, pin: PhoneUnderTest.guarded(PhoneUnderTest.pin))
         #expect(await phone.flow(id)?.currentInteraction?.type == .setSecondFactor)
         let newPinKey = Mutex<String?>(nil)
         phone.backend.expect(TestServer.url + BackendRoutes.setSecondFactor(change), SetSecondFactorRequest.self) { request in
@@ -85,7 +85,7 @@ import Testing
             return SecondFactorResponse(result: .accepted, secondFactor: .fresh, accountId: nil, challenge: nil)
         }
 
-        try await phone.phones.inputPin(phoneId: id, pin: PhoneUnderTest.guarded("802461"))
+        try await phone.phones.sdk.inputPin(phoneId: id, pin: PhoneUnderTest.guarded("802461"))
 
         #expect(await phone.flow(id)?.state == .done)
         let registered = try #require(newPinKey.withLock { $0 })

@@ -26,7 +26,7 @@ import Testing
         var events = phone.phones.events.subscribe(id).makeAsyncIterator()
 
         let error = await #expect(throws: PhoneError.self) {
-            try await phone.phones.startOutOfBand(phoneId: id, payload: phone.server.payload())
+            try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: phone.server.payload())
         }
 
         #expect(error?.sdkCode == 70)
@@ -57,7 +57,7 @@ import Testing
         let enrolment = try await phone.enrol(id, otpReference: 7)
         let payload = try await scanWhileUnreachable(phone, id)
 
-        let start = try await phone.phones.generateOTP(phoneId: id, accountId: nil)
+        let start = try await phone.phones.sdk.generateOTP(phoneId: id, accountId: nil)
 
         let key = try #require(enrolment.otpKey)
         let expected = OfflineOTP.generate(key: key, sessionData: payload.redeemData.token, reference: 7, at: phone.clock.now())
@@ -93,7 +93,7 @@ import Testing
         phone.backend.expect(TestServer.redeemURL, failingWith: PhoneError(.gone, "SESSION_EXPIRED", "the session expired"))
 
         let error = await #expect(throws: PhoneError.self) {
-            try await phone.phones.startOutOfBand(phoneId: id, payload: phone.server.payload())
+            try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: phone.server.payload())
         }
 
         #expect(error?.code == "SESSION_EXPIRED")
@@ -107,7 +107,7 @@ import Testing
     private func scanWhileUnreachable(_ phone: PhoneUnderTest, _ id: String) async throws -> OutOfBandPayload {
         let payload = phone.server.payload()
         phone.backend.expect(TestServer.redeemURL, failingWith: Self.unreachable)
-        let error = await #expect(throws: PhoneError.self) { try await phone.phones.startOutOfBand(phoneId: id, payload: payload) }
+        let error = await #expect(throws: PhoneError.self) { try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: payload) }
         #expect(error?.code == "SERVER_CONNECTION_ERROR")
         return payload
     }

@@ -127,25 +127,25 @@ final class LogCapture: Sendable {
             let phone = try await phones.createPhone(name: "remote")
 
             let enrol = try await client.startSession("enrol", user: "alice")
-            _ = try await phones.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: enrol.qrText))
-            try await phones.confirmSession(phoneId: phone.id, accountID: nil)
+            _ = try await phones.sdk.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: enrol.qrText))
+            try await phones.sdk.confirmSession(phoneId: phone.id, accountID: nil)
 
             let common = try GuardedBytes(copying: Array("123456".utf8))
-            await #expect(throws: PhoneError.self) { try await phones.inputPin(phoneId: phone.id, pin: common) }
+            await #expect(throws: PhoneError.self) { try await phones.sdk.inputPin(phoneId: phone.id, pin: common) }
             #expect(common.isZeroed)
 
             let chosen = try GuardedBytes(copying: Array(Self.pin.utf8))
-            try await phones.inputPin(phoneId: phone.id, pin: chosen)
+            try await phones.sdk.inputPin(phoneId: phone.id, pin: chosen)
             #expect(chosen.isZeroed)
-            #expect(await phones.currentFlow(phoneId: phone.id)?.state == .done)
+            #expect(await phones.sdk.currentFlow(phoneId: phone.id)?.state == .done)
 
             let login = try await client.startSession("login", user: "alice")
-            _ = try await phones.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: login.qrText))
-            try await phones.confirmSession(phoneId: phone.id, accountID: nil)
+            _ = try await phones.sdk.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: login.qrText))
+            try await phones.sdk.confirmSession(phoneId: phone.id, accountID: nil)
             let wrong = try GuardedBytes(copying: Array("918273".utf8))
-            try await phones.inputPin(phoneId: phone.id, pin: wrong)
+            try await phones.sdk.inputPin(phoneId: phone.id, pin: wrong)
             #expect(wrong.isZeroed)
-            #expect(await phones.currentFlow(phoneId: phone.id)?.previousInteractionResult?.type == .pinFail)
+            #expect(await phones.sdk.currentFlow(phoneId: phone.id)?.previousInteractionResult?.type == .pinFail)
         }
     }
 }

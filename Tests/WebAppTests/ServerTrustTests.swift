@@ -21,8 +21,10 @@ import WireJSON
     static func refusal(redeemingAt base: String) async throws -> PhoneError? {
         let phones = try remotePhones(allowing: { [base] })
         let phone = try await phones.createPhone(name: "remote")
-        let error = await #expect(throws: PhoneError.self) { try await phones.startOutOfBand(phoneId: phone.id, payload: payload(redeemingAt: base)) }
-        #expect(await phones.currentFlow(phoneId: phone.id) == nil)
+        let error = await #expect(throws: PhoneError.self) {
+            try await phones.sdk.startOutOfBand(phoneId: phone.id, payload: payload(redeemingAt: base))
+        }
+        #expect(await phones.sdk.currentFlow(phoneId: phone.id) == nil)
         return error
     }
 
@@ -64,10 +66,10 @@ import WireJSON
             let port = try #require(client.port)
             backendURL.withLock { $0 = "http://127.0.0.1:\(port)" }
             let enrolment = try await client.startSession("enrol", user: "alice")
-            _ = try await phones.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: enrolment.qrText))
-            try await phones.confirmSession(phoneId: phone.id, accountID: nil)
-            try await phones.inputPin(phoneId: phone.id, pin: GuardedBytes(copying: Array("260418".utf8)))
-            #expect(await phones.currentFlow(phoneId: phone.id)?.state == .done)
+            _ = try await phones.sdk.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: enrolment.qrText))
+            try await phones.sdk.confirmSession(phoneId: phone.id, accountID: nil)
+            try await phones.sdk.inputPin(phoneId: phone.id, pin: GuardedBytes(copying: Array("260418".utf8)))
+            #expect(await phones.sdk.currentFlow(phoneId: phone.id)?.state == .done)
             return port
         }
         let enrolled = try await phones.phone(id: phone.id)
@@ -87,13 +89,13 @@ import WireJSON
             }
             // the fresh backend knows alice again from another phone, so it starts her login
             let another = try await phones.createPhone(name: "another")
-            _ = try await phones.startOutOfBand(phoneId: another.id, payload: OutOfBandDecoder.decode(qrText: try await start("enrol").qrText))
-            try await phones.confirmSession(phoneId: another.id, accountID: nil)
-            try await phones.inputPin(phoneId: another.id, pin: GuardedBytes(copying: Array("260418".utf8)))
-            #expect(await phones.currentFlow(phoneId: another.id)?.state == .done)
+            _ = try await phones.sdk.startOutOfBand(phoneId: another.id, payload: OutOfBandDecoder.decode(qrText: try await start("enrol").qrText))
+            try await phones.sdk.confirmSession(phoneId: another.id, accountID: nil)
+            try await phones.sdk.inputPin(phoneId: another.id, pin: GuardedBytes(copying: Array("260418".utf8)))
+            #expect(await phones.sdk.currentFlow(phoneId: another.id)?.state == .done)
             let login = try await start("login")
             let error = await #expect(throws: PhoneError.self) {
-                try await phones.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: login.qrText))
+                try await phones.sdk.startOutOfBand(phoneId: phone.id, payload: OutOfBandDecoder.decode(qrText: login.qrText))
             }
             #expect(error?.code == "SERVER_AUTHENTICATION_FAILED")
             #expect(error?.sdkCode == 48)
@@ -148,7 +150,9 @@ import WireJSON
                 configuration: .init(
                     allowedBackends: { [base] }, pinDerivation: PinKeyDerivation(profile: .fast), requestTimeout: .milliseconds(300)))
             let phone = try await phones.createPhone(name: "remote")
-            return await #expect(throws: PhoneError.self) { try await phones.startOutOfBand(phoneId: phone.id, payload: payload(redeemingAt: base)) }
+            return await #expect(throws: PhoneError.self) {
+                try await phones.sdk.startOutOfBand(phoneId: phone.id, payload: payload(redeemingAt: base))
+            }
         }
         #expect(error?.code == "SERVER_TIMEOUT")
         #expect(error?.sdkCode == 50)

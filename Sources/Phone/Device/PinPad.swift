@@ -4,16 +4,19 @@ import Foundation
 import SodiumKit
 import Synchronization
 
-/// The phone's PIN pad, shared by its apps: a PIN's key is derived with Argon2id, deliberately
-/// slow, so it runs off the actors on the PIN lane's threads, in the place the PIN's input took
-/// there (`reserve`), and a PIN is told to be the phone's without asking any server.
+/// The phone's PIN pad, shared by its apps: the policy a new PIN meets; a PIN's key derived with
+/// Argon2id, deliberately slow, so off the actors on the PIN lane's threads, in the place the
+/// PIN's input took there (`takePlace`); and a PIN told to be the phone's without asking any server.
 final class PinPad: Sendable {
+    /// The policy of a phone whose PIN length it does not fit (the server's default length).
+    let policy: PinPolicy
     let derivation: PinKeyDerivation
     /// Nil: derived on the caller's thread (a phone of its own, in tests).
     let lane: WorkLane?
     private let places = Mutex<[String: WorkLane.Reservation]>([:])
 
-    init(derivation: PinKeyDerivation, lane: WorkLane?) {
+    init(policy: PinPolicy, derivation: PinKeyDerivation, lane: WorkLane?) {
+        self.policy = policy
         self.derivation = derivation
         self.lane = lane
     }
@@ -31,6 +34,15 @@ final class PinPad: Sendable {
     /// The place the phone's input took, if its derivation did not use it.
     func leavePlace(of phoneId: String) {
         places.withLock { $0[phoneId] = nil }
+    }
+
+    /// The policy a PIN being set must meet (its shape, then not too easy to guess), for the
+    /// phone's PIN length.
+    func checkPolicy(_ pin: GuardedBytes, of phone: PhoneRecord) throws(PhoneError) {
+        let policy = (try? PinPolicy(length: phone.pinLength)) ?? policy
+        do { try pin.withBytes { bytes throws(PinPolicyError) in try policy.validate(bytes) } } catch {
+            throw PhoneError(.badRequest, error.code, error.message)
+        }
     }
 
     func deriveKey(_ pin: GuardedBytes, salt: [UInt8], phoneId: String) async throws(PhoneError) -> Ed25519.KeyPair {

@@ -77,7 +77,7 @@ struct PhonePlatform: Sendable {
             if PushChallenge.isChallenge(message.message.data) {
                 return .privacyIDEA(try await phones.privacyIDEA.receiveChallenge(phoneId: phone.id, data: message.message.data))
             }
-            return .flow(try await phones.startOutOfBand(phoneId: phone.id, payload: message.message.payload()))
+            return .flow(try await phones.sdk.startOutOfBand(phoneId: phone.id, payload: message.message.payload()))
         }
     }
 
@@ -101,7 +101,7 @@ struct PhonePlatform: Sendable {
         }
         guard let phone = try await phones.phoneOpeningPushesAtOnce(fcmToken: token) else { return nil }
         if try await elsewhere(phone.id) { return nil }
-        return try await open(message, token: token) { .flow(try await phones.startOutOfBand(phone, payload: message.message.payload())) }
+        return try await open(message, token: token) { .flow(try await phones.sdk.startOutOfBand(phone, payload: message.message.payload())) }
     }
 
     /// Starts the message's payload on the phone (`starting`) and takes it out of the inbox once

@@ -42,7 +42,7 @@ struct PhoneActions {
         let phoneId = try context.parameters.require("id")
         _ = try await phones.phone(id: phoneId)
         try await carryOut(try Self.decode(try await request.collectJSONBody(context: context)), phoneId: phoneId)
-        return NullableAnswer(field: "flow", value: await phones.currentFlow(phoneId: phoneId))
+        return NullableAnswer(field: "flow", value: await phones.sdk.currentFlow(phoneId: phoneId))
     }
 
     /// Strictly, as every body: an unknown field or action is refused before anything happens.
@@ -54,21 +54,21 @@ struct PhoneActions {
     func carryOut(_ input: Input, phoneId: String) async throws {
         switch input.action {
         case .confirmSession:
-            try await phones.confirmSession(phoneId: phoneId, accountID: input.account, userInput: input.userInput)
+            try await phones.sdk.confirmSession(phoneId: phoneId, accountID: input.account, userInput: input.userInput)
         case .confirmTransaction:
-            try await phones.confirmTransaction(phoneId: phoneId)
+            try await phones.sdk.confirmTransaction(phoneId: phoneId)
         case .cancel:
-            try await phones.cancel(phoneId: phoneId)
+            try await phones.sdk.cancel(phoneId: phoneId)
         case .inputSecondFactor:
             switch (input.pin, input.biometrics) {
             case (let pin?, nil):
-                try await phones.inputPin(
+                try await phones.sdk.inputPin(
                     phoneId: phoneId, pin: try GuardedBytes.pin(pin), oldPin: try input.oldPin.map(GuardedBytes.pin), userInput: input.userInput)
             case (nil, let prompt?) where input.oldPin == nil:
-                try await phones.inputBiometrics(phoneId: phoneId, recognised: prompt == .match, userInput: input.userInput)
+                try await phones.sdk.inputBiometrics(phoneId: phoneId, recognised: prompt == .match, userInput: input.userInput)
             case (let pin?, .match) where input.oldPin == nil:
                 // an enrolment sets both at once (seeds 000, 002); the set prompt always matches
-                try await phones.inputPin(phoneId: phoneId, pin: try GuardedBytes.pin(pin), withBiometrics: true, userInput: input.userInput)
+                try await phones.sdk.inputPin(phoneId: phoneId, pin: try GuardedBytes.pin(pin), withBiometrics: true, userInput: input.userInput)
             default:
                 throw APIError(
                     .badRequest, "MISSING_FIELD",

@@ -145,7 +145,7 @@ struct PhonesController {
     func startFlow(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FlowStarted> {
         let id = try await phones.phone(id: context.parameters.require("id")).id
         let input = try await request.decodeJSON(as: StartFlow.self, context: context)
-        return EditedResponse(status: .accepted, response: FlowStarted(flow: try await phones.startManagement(phoneId: id, type: input.type)))
+        return EditedResponse(status: .accepted, response: FlowStarted(flow: try await phones.sdk.startManagement(phoneId: id, type: input.type)))
     }
 
     /// The simulated sensor: enrol one more fingerprint or face.
@@ -219,7 +219,7 @@ struct PhonesController {
     /// A new PIN checked against the policy at its first entry, before the user repeats it.
     func checkNewPin(_ request: Request, context: AppRequestContext) async throws -> Response {
         let input = try await request.decodeJSON(as: CheckPin.self, context: context)
-        try await phones.checkNewPin(phoneId: context.parameters.require("id"), pin: try GuardedBytes.pin(input.pin))
+        try await phones.sdk.checkNewPin(phoneId: context.parameters.require("id"), pin: try GuardedBytes.pin(input.pin))
         return Response(status: .noContent)
     }
 
@@ -227,12 +227,12 @@ struct PhonesController {
     func generateOTP(_ request: Request, context: AppRequestContext) async throws -> SessionStart {
         let id = try context.parameters.require("id")
         let input = try await request.decodeJSON(as: GenerateOTP.self, context: context)
-        return try await phones.generateOTP(phoneId: id, accountId: input.account)
+        return try await phones.sdk.generateOTP(phoneId: id, accountId: input.account)
     }
 
     /// The pull fallback: the phone asks its backends what is waiting for it.
     func pendingOperations(_ request: Request, context: AppRequestContext) async throws -> Pending {
-        Pending(operations: try await phones.pendingOperations(phoneId: context.parameters.require("id")))
+        Pending(operations: try await phones.sdk.pendingOperations(phoneId: context.parameters.require("id")))
     }
 
     /// A picture of a QR code (a screenshot, a photo), as the phone's camera would see it.
@@ -251,7 +251,7 @@ struct PhonesController {
     private func handOver(_ code: ScannedCode, phoneId: String, request: Request, context: AppRequestContext) async throws -> Response {
         switch code {
         case .authPhone(let payload):
-            let flow = try await phones.startOutOfBand(phoneId: phoneId, payload: payload)
+            let flow = try await phones.sdk.startOutOfBand(phoneId: phoneId, payload: payload)
             return try EditedResponse(status: .accepted, response: FlowStarted(flow: flow)).response(from: request, context: context)
         case .otpAccount(let uri):
             let account = try await phones.importOTPAccount(phoneId: phoneId, uri: uri)

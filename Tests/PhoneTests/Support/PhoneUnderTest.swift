@@ -55,7 +55,7 @@ struct PhoneUnderTest {
     }
 
     func flow(_ phoneId: String) async -> Flow? {
-        await phones.currentFlow(phoneId: phoneId)
+        await phones.sdk.currentFlow(phoneId: phoneId)
     }
 
     /// The device key the phone presented when it last redeemed a session.
@@ -81,12 +81,12 @@ struct PhoneUnderTest {
     func enrol(_ phoneId: String, otpReference: UInt32? = nil) async throws -> Enrolment {
         let session = server.session(.enrol)
         backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
-        _ = try await phones.startOutOfBand(phoneId: phoneId, payload: server.payload())
+        _ = try await phones.sdk.startOutOfBand(phoneId: phoneId, payload: server.payload())
         let challenge = "enrol-challenge"
         backend.expect(TestServer.url + BackendRoutes.confirm(session.sessionId), ConfirmRequest.self) { _ in
             ConfirmResponse(secondFactor: nil, challenge: challenge)
         }
-        try await phones.confirmSession(phoneId: phoneId, accountID: nil)
+        try await phones.sdk.confirmSession(phoneId: phoneId, accountID: nil)
         let accountId = "account-\(UUID().uuidString.prefix(8))"
         let enrolment = Mutex<Enrolment?>(nil)
         backend.expect(TestServer.url + BackendRoutes.enrol(session.sessionId), EnrolRequest.self) { request in
@@ -103,7 +103,7 @@ struct PhoneUnderTest {
             }
             return SecondFactorResponse(result: .accepted, secondFactor: .fresh, accountId: accountId, challenge: nil, otp: otp?.answer)
         }
-        try await phones.inputPin(phoneId: phoneId, pin: Self.guarded(Self.pin))
+        try await phones.sdk.inputPin(phoneId: phoneId, pin: Self.guarded(Self.pin))
         #expect(await flow(phoneId)?.state == .done)
         return try #require(enrolment.withLock { $0 })
     }
@@ -113,14 +113,14 @@ struct PhoneUnderTest {
     func loginUntilThePin(_ phoneId: String, _ enrolment: Enrolment) async throws -> (session: RedeemResponse, challenge: String) {
         let session = server.session(.login)
         backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
-        _ = try await phones.startOutOfBand(phoneId: phoneId, payload: server.payload())
+        _ = try await phones.sdk.startOutOfBand(phoneId: phoneId, payload: server.payload())
         let challenge = "login-challenge"
         backend.expect(TestServer.url + BackendRoutes.confirm(session.sessionId), ConfirmRequest.self) { request in
             let message = SignedMessage.confirm(sessionId: session.sessionId, challenge: session.challenge, accountId: enrolment.accountId)
             #expect(TestServer.verifies(request.signature, message, by: enrolment.accountKey))
             return ConfirmResponse(secondFactor: .fresh, challenge: challenge)
         }
-        try await phones.confirmSession(phoneId: phoneId, accountID: nil)
+        try await phones.sdk.confirmSession(phoneId: phoneId, accountID: nil)
         #expect(await flow(phoneId)?.currentInteraction?.type == .verifySecondFactor)
         return (session, challenge)
     }
@@ -129,7 +129,7 @@ struct PhoneUnderTest {
     func login(_ phoneId: String, _ enrolment: Enrolment, pin: String = pin, pinKey: String? = nil) async throws {
         let (session, challenge) = try await loginUntilThePin(phoneId, enrolment)
         expectPinProof(session.sessionId, challenge: challenge, enrolment, pinKey: pinKey)
-        try await phones.inputPin(phoneId: phoneId, pin: Self.guarded(pin))
+        try await phones.sdk.inputPin(phoneId: phoneId, pin: Self.guarded(pin))
     }
 
     /// The backend checks the next PIN proof in `sessionId` against the PIN key it holds, as the

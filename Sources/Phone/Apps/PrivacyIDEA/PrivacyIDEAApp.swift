@@ -7,7 +7,7 @@ import PrivacyIDEA
 /// privacyIDEA's QR code, takes their challenges by push or poll, checks privacyIDEA's signature
 /// and answers with its own. Each phone's requests are one `PrivacyIDEAMachine`; this actor feeds
 /// it events, carries out its actions, and shows its screen through `PhoneEvent.privacyIDEA`.
-public actor PrivacyIDEAApp {
+public actor PrivacyIDEAApp: PhoneApp {
     let device: Device
     let exchanges: PrivacyIDEAExchanges
     private var phones: [String: PrivacyIDEAMachine] = [:]
@@ -39,6 +39,12 @@ public actor PrivacyIDEAApp {
     public func request(phoneId: String) -> PrivacyIDEARequest? {
         change(phoneId) { $0.expire(at: device.now()) }
         return phones[phoneId]?.shown
+    }
+
+    func show(_ phoneId: String, on detail: PhoneDetail) -> PhoneDetail {
+        var detail = detail
+        detail.privacyIDEA = request(phoneId: phoneId)
+        return detail
     }
 
     // MARK: enrolment

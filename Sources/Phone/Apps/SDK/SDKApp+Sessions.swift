@@ -8,12 +8,12 @@ import SodiumKit
 
 /// Sessions from a backend: a payload redeemed and checked (server key, allow-list), the flow it
 /// starts, the user's confirmation or signed transaction, an enrolment, and the pull fallback.
-extension PhoneService {
+extension SDKApp {
     /// Redeems a decoded payload at its backend and starts the flow it names. Until the
     /// session arrives it is STARTING (docs/behaviour.md#offline-otp): an offline OTP is on offer, and a backend that
     /// cannot be reached is tried again in the background (the caller hears error 70 at once).
     public func startOutOfBand(phoneId: String, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
-        try await startOutOfBand(ReadPhone(try await phoneAndAccounts(phoneId)), payload: payload)
+        try await startOutOfBand(ReadPhone(try await device.phoneAndAccounts(phoneId)), payload: payload)
     }
 
     /// A phone as read once, handed back to start a payload on it without reading it again.
@@ -23,26 +23,14 @@ extension PhoneService {
         public var id: String { local.0.id }
     }
 
-    /// The phone a push for `fcmToken` reached, if it opens pushes at once (as an app in the
-    /// foreground would); nil for no such phone, or one that keeps its pushes for the user.
-    public func phoneOpeningPushesAtOnce(fcmToken: String) async throws(PhoneError) -> ReadPhone? {
-        guard let local = try await store.phoneAndAccounts(fcmToken: fcmToken), local.0.settings.openPushesAtOnce else { return nil }
-        return ReadPhone(local)
-    }
-
-    /// The phone whose push registration `fcmToken` is, if any (a push's phone, for the event stream).
-    public nonisolated func phoneId(fcmToken: String) async throws(PhoneError) -> String? {
-        try await store.phoneAndAccounts(fcmToken: fcmToken)?.0.id
-    }
-
     public func startOutOfBand(_ phone: ReadPhone, payload: OutOfBandPayload) async throws(PhoneError) -> Flow {
         let local = phone.local
         let phoneId = local.0.id
         try refuseDuringFlow(phoneId)
-        guard !starting.contains(phoneId) else { throw .flowActive }
+        guard phones[phoneId]?.starting != true else { throw .flowActive }
         try checkRedeemURL(payload.redeemData.redeemURL)
-        starting.insert(phoneId)
-        defer { starting.remove(phoneId) }
+        phones[phoneId, default: SDKPhone()].starting = true
+        defer { phones[phoneId]?.starting = false }
         announceSessionStart(phoneId, payload: payload, accounts: local.1, countdown: local.0.otpCountdown)
         return try await fetchSessionAndStartFlow(phoneId, payload: payload, local: local)
     }
@@ -65,7 +53,7 @@ extension PhoneService {
         let (phone, onPhone) = local
         let deviceKey = try phone.deviceKey()
         let devicePublicKey = Base64URL.encode(deviceKey.publicKey)
-        let session: RedeemResponse = try await network.post(
+        let session: RedeemResponse = try await device.network.post(
             payload.redeemData.redeemURL.absoluteString, "",
             RedeemRequest(
                 token: payload.redeemData.token, deviceId: phone.deviceId, devicePublicKey: devicePublicKey,
@@ -74,7 +62,7 @@ extension PhoneService {
                         SignedMessage.redeem(
                             token: payload.redeemData.token, deviceId: phone.deviceId, devicePublicKey: devicePublicKey)))), from: phoneId)
         guard let serverURL = URL(string: session.server.url) else { throw .serverParameters("the server URL is not a URL") }
-        try checkAllowed(serverURL)
+        try device.checkAllowed(serverURL)
         guard let serverKey = Base64URL.decode(session.server.publicKey), serverKey.count == Ed25519.publicKeyLength else {
             throw .serverParameters("the server's public key is not an Ed25519 key in base64url")
         }
@@ -99,7 +87,7 @@ extension PhoneService {
         let moved = accounts.filter { $0.serverURL != session.server.url }.map(\.id)
         if !moved.isEmpty {
             // The server moved (another port or host): remember where it is now.
-            try await store.moveAccounts(moved, to: session.server.url)
+            try await device.store.moveAccounts(moved, to: session.server.url)
         }
         let type: FlowType
         switch session.type {
@@ -127,25 +115,25 @@ extension PhoneService {
         let (machine, action) = FlowMachine.start(
             id: UUID.random().uuidString.lowercased(), session: prepared.info,
             accounts: prepared.accounts.map(\.summary), phoneHasPin: prepared.phone.pinSalt != nil,
-            options: prepared.phone.flowOptions(now: now()))
+            options: prepared.phone.flowOptions(now: device.now()))
         let session = prepared.response
-        flows[phoneId] = ActiveFlow(
+        phones[phoneId, default: SDKPhone()].flow = ActiveFlow(
             machine: machine, sessionId: session.sessionId, serverURL: session.server.url,
             server: session.server, challenge: session.challenge)
         await run(action, phoneId: phoneId)
-        return flows[phoneId]?.machine.flow ?? machine.flow
+        return phones[phoneId]?.flow?.machine.flow ?? machine.flow
     }
 
     /// The pull fallback: asks each backend this phone has accounts at for the operations
     /// waiting for them, newest first. The phone proves each account with its key.
     public func pendingOperations(phoneId: String) async throws(PhoneError) -> [PendingOperation] {
-        let (phone, accounts) = try await phoneAndAccounts(phoneId)
+        let (phone, accounts) = try await device.phoneAndAccounts(phoneId)
         var found: [String: PendingOperation] = [:]
         // Accounts at servers the phone may no longer talk to are passed over, not an error.
-        for account in accounts where (try? checkAllowed(URL(string: account.serverURL))) != nil {
-            let key = try Self.accountKey(accounts, account.id)
-            let time = now()
-            let answer: PendingResponse = try await network.post(
+        for account in accounts where (try? device.checkAllowed(URL(string: account.serverURL))) != nil {
+            let key = try SDKKeys.accountKey(accounts, account.id)
+            let time = device.now()
+            let answer: PendingResponse = try await device.network.post(
                 account.serverURL, BackendRoutes.pending,
                 PendingRequest(
                     deviceId: phone.deviceId, accountId: account.id, timestamp: time,
@@ -188,7 +176,7 @@ extension PhoneService {
         let phoneId = step.phone.id
         var signature: String?
         if let accountID {
-            let key = try Self.accountKey(accounts, accountID)
+            let key = try SDKKeys.accountKey(accounts, accountID)
             signature = Base64URL.encode(
                 key.sign(
                     SignedMessage.confirm(
@@ -197,14 +185,14 @@ extension PhoneService {
         let deviceSignature = try phone.deviceKey().sign(
             SignedMessage.confirm(
                 sessionId: active.sessionId, challenge: active.challenge, accountId: accountID ?? ""))
-        let response: ConfirmResponse = try await network.post(
+        let response: ConfirmResponse = try await device.network.post(
             active.serverURL, BackendRoutes.confirm(active.sessionId),
             ConfirmRequest(
                 deviceId: phone.deviceId, accountId: accountID, signature: signature, userInput: userInput,
                 deviceSignature: Base64URL.encode(deviceSignature)), from: phone.id)
         return applyOutcome(phoneId) {
             $0.challenge = response.challenge
-            return $0.machine.sessionConfirmed(secondFactorAccount: response.secondFactor.map(Self.secondFactorAccount))
+            return $0.machine.sessionConfirmed(secondFactorAccount: response.secondFactor.map(SecondFactorAccount.init))
         }
     }
 
@@ -213,12 +201,12 @@ extension PhoneService {
         let (phone, accounts, active) = (step.phone, step.accounts, step.active)
         let phoneId = step.phone.id
         let text = active.machine.flow.transaction ?? ""
-        let key = try Self.accountKey(accounts, accountID)
+        let key = try SDKKeys.accountKey(accounts, accountID)
         let signature = key.sign(
             SignedMessage.transaction(
                 sessionId: active.sessionId, challenge: active.challenge,
                 accountId: accountID, text: text))
-        let response: TransactionConfirmResponse = try await network.post(
+        let response: TransactionConfirmResponse = try await device.network.post(
             active.serverURL, BackendRoutes.confirmTransaction(active.sessionId),
             TransactionConfirmRequest(
                 deviceId: phone.deviceId, accountId: accountID, transaction: text,
@@ -236,15 +224,15 @@ extension PhoneService {
     ) async throws(PhoneError) -> FlowAction {
         let (phone, active) = (step.phone, step.active)
         let phoneId = step.phone.id
-        let salt = try use == .setNew ? Self.random(PinKeyDerivation.saltLength) : Array(phone.pinSalt ?? Data())
-        let pinKey = try await pinPad.deriveKey(pin, salt: salt, phoneId: phone.id)
-        let accountKey = try Self.newKeyPair()
+        let salt = try use == .setNew ? Device.random(PinKeyDerivation.saltLength) : Array(phone.pinSalt ?? Data())
+        let pinKey = try await device.pinPad.deriveKey(pin, salt: salt, phoneId: phone.id)
+        let accountKey = try SDKKeys.newKeyPair()
         let publicKey = Base64URL.encode(accountKey.publicKey)
-        let otpKeyPair = try Self.newOTPKeyPair()
+        let otpKeyPair = try SDKKeys.newOTPKeyPair()
         let otpPublicKey = Base64URL.encode(otpKeyPair.publicKey)
         let message = SignedMessage.enrol(sessionId: active.sessionId, challenge: active.challenge, accountPublicKey: publicKey)
-        let biometricKey = withBiometrics ? try Self.newKeyPair() : nil
-        let response: SecondFactorResponse = try await network.post(
+        let biometricKey = withBiometrics ? try SDKKeys.newKeyPair() : nil
+        let response: SecondFactorResponse = try await device.network.post(
             active.serverURL, BackendRoutes.enrol(active.sessionId),
             EnrolRequest(
                 deviceId: phone.deviceId, accountPublicKey: publicKey,
@@ -256,7 +244,7 @@ extension PhoneService {
                 biometricSignature: biometricKey.map { Base64URL.encode($0.sign(message)) }, userInput: userInput), from: phone.id)
         if response.result == .accepted, let accountId = response.accountId {
             let otp = try response.otp.map { answer throws(PhoneError) in
-                try Self.otpKey(
+                try SDKKeys.otpKey(
                     answer, keyPair: otpKeyPair, phonePublicKey: otpPublicKey, sessionId: active.sessionId,
                     accountId: accountId, server: active.server)
             }
@@ -264,8 +252,9 @@ extension PhoneService {
                 accountId, accountKey, active, phone: phone, newSalt: use == .setNew ? salt : nil, pinPublicKey: Data(pinKey.publicKey), otp: otp)
             if let biometricKey {
                 // bound to the features enrolled now, as ADD_BIOMETRICS binds it (docs/behaviour.md#biometrics)
-                try await store.keepBiometricKey(phoneId: phone.id, Data(biometricKey.exportSecretKey()), featureSetVersion: phone.featureSetVersion)
-                await phoneChanged(phone.id)
+                try await device.store.keepBiometricKey(
+                    phoneId: phone.id, Data(biometricKey.exportSecretKey()), featureSetVersion: phone.featureSetVersion)
+                await device.announce(phone.id)
             }
         }
         return secondFactorChecked(response, phoneId: phoneId)
@@ -280,16 +269,16 @@ extension PhoneService {
         let account = AccountRecord(
             id: id, phoneId: phone.id, userId: session?.userId ?? "", displayName: session?.enrolInfo?.displayName ?? "",
             serverName: active.server.name, serverURL: active.serverURL,
-            serverPublicKey: Data(serverKey), secretKey: Data(key.exportSecretKey()), createdAt: now(),
+            serverPublicKey: Data(serverKey), secretKey: Data(key.exportSecretKey()), createdAt: device.now(),
             otpReference: otp?.reference, otpKey: otp.map { Data($0.key) })
-        try await store.insert(account, pinSalt: newSalt.map { Data($0) }, pinPublicKey: pinPublicKey)
-        if let detail = try? await self.phone(id: phone.id) { events.send(.phoneChanged(detail), to: phone.id) }
+        try await device.store.insert(account, pinSalt: newSalt.map { Data($0) }, pinPublicKey: pinPublicKey)
+        await device.announce(phone.id)
     }
 
     /// Tells the backend the flow ended without success, signed by the device key; best effort.
     func abandon(_ sessionId: String, at serverURL: String, code: String, phone: PhoneRecord) async throws(PhoneError) {
         let signature = try phone.deviceKey().sign(SignedMessage.abandon(sessionId: sessionId, code: code))
-        let _: Acknowledged = try await network.post(
+        let _: Acknowledged = try await device.network.post(
             serverURL, BackendRoutes.abandon(sessionId),
             AbandonRequest(
                 deviceId: phone.deviceId, code: code, deviceSignature: Base64URL.encode(signature)), from: phone.id)

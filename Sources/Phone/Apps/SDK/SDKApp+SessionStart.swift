@@ -17,14 +17,14 @@ struct StartingSession: Sendable {
     var retry: Task<Void, Never>?
 }
 
-extension PhoneService {
+extension SDKApp {
     /// STARTING: the screen hears at once whether an OTP can be had, before any connection.
     func announceSessionStart(_ phoneId: String, payload: OutOfBandPayload, accounts: [AccountRecord], countdown: Int) {
         let redeemURL = payload.redeemData.redeemURL
         let server = origin(of: redeemURL) ?? redeemURL.absoluteString
         let atServer = accounts.filter { URL(string: $0.serverURL).flatMap(origin(of:)) == server }
-        sessionStarts[phoneId]?.retry?.cancel()
-        sessionStarts[phoneId] = StartingSession(
+        phones[phoneId]?.sessionStart?.retry?.cancel()
+        phones[phoneId, default: SDKPhone()].sessionStart = StartingSession(
             session: SessionStart(id: UUID.random().uuidString.lowercased(), server: server, accounts: atServer.map(\.summary)),
             payload: payload, countdown: countdown)
         publishSessionStart(phoneId)
@@ -41,8 +41,8 @@ extension PhoneService {
             sessionFetchFailed(phoneId, error)
             throw error
         }
-        guard var entry = sessionStarts[phoneId], entry.session.fetched() else {
-            let reason = sessionStarts[phoneId]?.session.stopReason ?? "stopped"
+        guard var entry = phones[phoneId]?.sessionStart, entry.session.fetched() else {
+            let reason = phones[phoneId]?.sessionStart?.session.stopReason ?? "stopped"
             // A generated OTP still needs the session at the backend; a cancel ends it there too.
             if reason == FlowError.userCanceled.code {
                 try? await abandon(prepared.response.sessionId, at: prepared.response.server.url, code: reason, phone: prepared.phone)
@@ -51,19 +51,19 @@ extension PhoneService {
         }
         // no cancel: the planned retry, if any, is the task running this
         entry.retry = nil
-        sessionStarts[phoneId] = entry
+        phones[phoneId, default: SDKPhone()].sessionStart = entry
         publishSessionStart(phoneId)
         return await beginFlow(phoneId, prepared)
     }
 
     private func sessionFetchFailed(_ phoneId: String, _ error: PhoneError) {
-        guard var entry = sessionStarts[phoneId] else { return }
+        guard var entry = phones[phoneId]?.sessionStart else { return }
         let wait = configuration.sessionFetchRetry.wait(
             beforeRetry: entry.session.attempts + 1, unit: configuration.random(),
             retryAfter: error.retryAfter)
         let action = entry.session.fetchFailed(
             error.flowError, connection: error.isRetryable, retryIn: wait?.seconds,
-            phoneOffline: network.isOffline(phoneId: phoneId), countdown: TimeInterval(entry.countdown), now: now())
+            phoneOffline: device.network.isOffline(phoneId: phoneId), countdown: TimeInterval(entry.countdown), now: device.now())
         if case .fetchAfter = action, let wait {
             configuration.retryObserver("sessionFetch")
             let sleep = configuration.sleep
@@ -72,15 +72,15 @@ extension PhoneService {
                 await self?.retrySessionFetch(phoneId)
             }
         }
-        sessionStarts[phoneId] = entry
+        phones[phoneId, default: SDKPhone()].sessionStart = entry
         publishSessionStart(phoneId)
     }
 
     /// While the session is STARTING nothing else can start on the phone (`refuseDuringFlow`),
     /// so the retry needs no guard of its own.
     private func retrySessionFetch(_ phoneId: String) async {
-        guard !Task.isCancelled, let entry = sessionStarts[phoneId], entry.session.state == .starting,
-            let local = try? await phoneAndAccounts(phoneId)
+        guard !Task.isCancelled, let entry = phones[phoneId]?.sessionStart, entry.session.state == .starting,
+            let local = try? await device.phoneAndAccounts(phoneId)
         else { return }
         _ = try? await fetchSessionAndStartFlow(phoneId, payload: entry.payload, local: local)
     }
@@ -88,8 +88,8 @@ extension PhoneService {
     /// nextAuth's generateOTP(session, account): the only moment the OTP is computed. The
     /// session then stops, so a connection that comes back cannot start a second login.
     public func generateOTP(phoneId: String, accountId: String?) async throws(PhoneError) -> SessionStart {
-        let (_, accounts) = try await phoneAndAccounts(phoneId)
-        guard var entry = sessionStarts[phoneId] else {
+        let (_, accounts) = try await device.phoneAndAccounts(phoneId)
+        guard var entry = phones[phoneId]?.sessionStart else {
             throw PhoneError(.conflict, "OTP_NOT_AVAILABLE", "no scanned session is starting on this phone; scan a login QR code first")
         }
         let chosen: AccountSummary
@@ -102,7 +102,7 @@ extension PhoneService {
         guard let key = account.otpKey, let reference = account.otpReference else {
             throw PhoneError(.conflict, "OTP_NOT_SET_UP", "the account \(chosen.id) has no offline OTP key (its server gave none at enrolment)")
         }
-        let otp = OfflineOTP.generate(key: Array(key), sessionData: entry.payload.redeemData.token, reference: reference, at: now())
+        let otp = OfflineOTP.generate(key: Array(key), sessionData: entry.payload.redeemData.token, reference: reference, at: device.now())
         entry.session.otpGenerated(otp.description, accountId: account.id)
         storeStopped(entry, phoneId)
         return entry.session
@@ -110,7 +110,7 @@ extension PhoneService {
 
     /// Cancels a scanned session still starting; false when there is none.
     func cancelSessionStart(_ phoneId: String) -> Bool {
-        guard var entry = sessionStarts[phoneId], (try? entry.session.cancel()) != nil else { return false }
+        guard var entry = phones[phoneId]?.sessionStart, (try? entry.session.cancel()) != nil else { return false }
         storeStopped(entry, phoneId)
         return true
     }
@@ -120,11 +120,11 @@ extension PhoneService {
         var stopped = entry
         stopped.retry?.cancel()
         stopped.retry = nil
-        sessionStarts[phoneId] = stopped
+        phones[phoneId, default: SDKPhone()].sessionStart = stopped
         publishSessionStart(phoneId)
     }
 
     private func publishSessionStart(_ phoneId: String) {
-        if let session = sessionStarts[phoneId]?.session { events.send(.session(session), to: phoneId) }
+        if let session = phones[phoneId]?.sessionStart?.session { device.screen.send(.session(session), to: phoneId) }
     }
 }

@@ -8,7 +8,7 @@ import SodiumKit
 
 /// The second factors: the PIN and the simulated biometric prompt as the user gives them, their
 /// proofs at the Second Factor Server, and the keys a PIN change or ADD_BIOMETRICS registers.
-extension PhoneService {
+extension SDKApp {
     /// A PIN; for the Nevis PIN change also the old one; at an enrolment's SET_SECOND_FACTOR
     /// perhaps a biometric in the same input (the sensor always matches there, seed 000). Both
     /// PINs are wiped when this returns, whatever happened. A new PIN that breaks the policy, or
@@ -22,7 +22,7 @@ extension PhoneService {
             oldPin?.reset()
         }
         try Self.checkUserInput(userInput)
-        guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
+        guard let active = phones[phoneId]?.flow, !active.machine.flow.state.isFinal else { throw .noActiveFlow }
         let flow = active.machine.flow
         let nevisChange =
             flow.type == .changePin && flow.currentInteraction?.type == .setSecondFactor
@@ -31,7 +31,7 @@ extension PhoneService {
         if !nevisChange, oldPin != nil { throw .invalid("oldPin", "goes only with a PIN change that asks old and new together") }
         // A PIN of the wrong shape is refused before anything: no key is derived, nothing is sent
         // or counted, and the screen asks again.
-        let local = try await phoneAndAccounts(phoneId)
+        let local = try await device.phoneAndAccounts(phoneId)
         let phone = local.0
         if withBiometrics, !phone.biometricsCanBeSet {
             throw .biometricsUnavailable("the sensor has no enrolled fingerprint or face, or biometrics are disabled")
@@ -42,14 +42,14 @@ extension PhoneService {
             }
         }
         if Self.setsPin(flow) {
-            try checkPolicy(pin, of: phone)
+            try device.pinPad.checkPolicy(pin, of: phone)
             if let oldPin, pin.hasSameBytes(as: oldPin) {
                 throw PhoneError(.badRequest, "OLD_PIN_EQUALS_NEW_PIN", "the new PIN must differ from the old one")
             }
         }
         // a PIN the phone has no room to derive now is refused before the flow moves: the screen asks again
-        try pinPad.takePlace(for: phoneId)
-        defer { pinPad.leavePlace(of: phoneId) }
+        try device.pinPad.takePlace(for: phoneId)
+        defer { device.pinPad.leavePlace(of: phoneId) }
         let action = try applyUserEvent(phoneId) { machine throws(FlowInputError) in
             try machine.inputPin(withBiometrics: withBiometrics, userInput: userInput)
         }
@@ -62,12 +62,12 @@ extension PhoneService {
     /// returns, whatever happened.
     public func checkNewPin(phoneId: String, pin: GuardedBytes) async throws(PhoneError) {
         defer { pin.reset() }
-        let (phone, _) = try await phoneAndAccounts(phoneId)
-        guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
+        let (phone, _) = try await device.phoneAndAccounts(phoneId)
+        guard let active = phones[phoneId]?.flow, !active.machine.flow.state.isFinal else { throw .noActiveFlow }
         guard Self.setsPin(active.machine.flow) else {
             throw PhoneError(.conflict, "UNEXPECTED_INPUT", "the flow is not setting a PIN now")
         }
-        try checkPolicy(pin, of: phone)
+        try device.pinPad.checkPolicy(pin, of: phone)
     }
 
     /// Whether the flow waits for a new PIN (SET_SECOND_FACTOR with the PIN required).
@@ -75,21 +75,12 @@ extension PhoneService {
         flow.currentInteraction?.type == .setSecondFactor && flow.currentInteraction?.secondFactorInfo?.requiredSecondFactorTypes == [.pin]
     }
 
-    /// The policy a PIN being set must meet (its shape, then not too easy to guess), for the
-    /// phone's PIN length.
-    func checkPolicy(_ pin: GuardedBytes, of phone: PhoneRecord) throws(PhoneError) {
-        let policy = (try? PinPolicy(length: phone.pinLength)) ?? configuration.pinPolicy
-        do { try pin.withBytes { bytes throws(PinPolicyError) in try policy.validate(bytes) } } catch {
-            throw PhoneError(.badRequest, error.code, error.message)
-        }
-    }
-
     /// The simulated biometric prompt: a match goes on to the flow; no match changes nothing
     /// (the OS prompt failed; the user may try again or use the PIN).
     public func inputBiometrics(phoneId: String, recognised: Bool, userInput: String? = nil) async throws(PhoneError) {
         try Self.checkUserInput(userInput)
-        guard let active = flows[phoneId], !active.machine.flow.state.isFinal else { throw .noActiveFlow }
-        let local = try await phoneAndAccounts(phoneId)
+        guard let active = phones[phoneId]?.flow, !active.machine.flow.state.isFinal else { throw .noActiveFlow }
+        let local = try await device.phoneAndAccounts(phoneId)
         let phone = local.0
         guard phone.biometricSensor, phone.enrolledFeatures > 0 else {
             throw .biometricsUnavailable("the sensor has no enrolled fingerprint or face")
@@ -120,12 +111,12 @@ extension PhoneService {
         let (phone, accounts, active) = (step.phone, step.accounts, step.active)
         let phoneId = step.phone.id
         guard let key = phone.validBiometricKey else { return try await biometricsRemoved(phone, phoneId: phoneId) }
-        let accountKey = try Self.accountKey(accounts, accountID)
-        let biometricKey = try Self.keyPair(key)
+        let accountKey = try SDKKeys.accountKey(accounts, accountID)
+        let biometricKey = try SDKKeys.keyPair(key)
         let message = SignedMessage.verifySecondFactor(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
         let response: SecondFactorResponse
         do {
-            response = try await network.post(
+            response = try await device.network.post(
                 active.serverURL, BackendRoutes.verifySecondFactor(active.sessionId),
                 VerifyPinRequest(
                     deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
@@ -135,7 +126,7 @@ extension PhoneService {
             return try await biometricsRemoved(phone, phoneId: phoneId)
         }
         if response.result == .accepted {
-            try await store.countBiometricUse(phoneId: phone.id)
+            try await device.store.countBiometricUse(phoneId: phone.id)
         }
         return try await afterVerification(response, then: then, phone: phone, accounts: accounts, accountID: accountID, phoneId: phoneId)
     }
@@ -160,7 +151,7 @@ extension PhoneService {
     func createBiometricKey(_ step: FlowStep, accountID: String, then: FlowAction.Completion?) async throws(PhoneError) -> FlowAction {
         let (phone, accounts, active) = (step.phone, step.accounts, step.active)
         let phoneId = step.phone.id
-        let key = try Self.newKeyPair()
+        let key = try SDKKeys.newKeyPair()
         let secret = Data(key.exportSecretKey())
         if then == .registerBiometricKey {
             _ = try await registerBiometricKey(secret, phone: phone, accounts: accounts, accountID: accountID, active: active)
@@ -180,15 +171,17 @@ extension PhoneService {
         active: ActiveFlow, userInput: String? = nil
     ) async throws(PhoneError) -> SecondFactorResponse {
         guard let salt = phone.pinSalt else { throw PhoneError(.conflict, "PIN_NOT_ENROLLED", "this phone has no PIN") }
-        let accountKey = try Self.accountKey(accounts, accountID)
-        let pinKey = try await pinPad.deriveKey(pin, salt: Array(salt), phoneId: phone.id)
+        let accountKey = try SDKKeys.accountKey(accounts, accountID)
+        let pinKey = try await device.pinPad.deriveKey(pin, salt: Array(salt), phoneId: phone.id)
         let message = SignedMessage.verifySecondFactor(sessionId: active.sessionId, challenge: active.challenge, accountId: accountID)
-        let response: SecondFactorResponse = try await network.post(
+        let response: SecondFactorResponse = try await device.network.post(
             active.serverURL, BackendRoutes.verifySecondFactor(active.sessionId),
             VerifyPinRequest(
                 deviceId: phone.deviceId, accountId: accountID, accountSignature: Base64URL.encode(accountKey.sign(message)),
                 pinSignature: Base64URL.encode(pinKey.sign(message)), userInput: userInput), from: phone.id)
-        if response.result == .accepted { try await store.pinAccepted(phoneId: phone.id, at: now(), pinPublicKey: Data(pinKey.publicKey)) }
+        if response.result == .accepted {
+            try await device.store.pinAccepted(phoneId: phone.id, at: device.now(), pinPublicKey: Data(pinKey.publicKey))
+        }
         return response
     }
 
@@ -200,7 +193,7 @@ extension PhoneService {
         guard response.result == .accepted, let then else { return secondFactorChecked(response, phoneId: phoneId) }
         switch then {
         case .registerBiometricKey:
-            guard let active = flows[phoneId], let secret = active.pendingBiometricKey, let next = response.challenge else {
+            guard let active = phones[phoneId]?.flow, let secret = active.pendingBiometricKey, let next = response.challenge else {
                 throw .serverResponse("no biometric key to register")
             }
             var verified = active
@@ -210,8 +203,8 @@ extension PhoneService {
                     secret, phone: phone, accounts: accounts, accountID: accountID,
                     active: verified), phoneId: phoneId)
         case .removeBiometricKey:
-            try await store.dropBiometricKey(phoneId: phone.id)
-            await phoneChanged(phone.id)
+            try await device.store.dropBiometricKey(phoneId: phone.id)
+            await device.announce(phone.id)
             return secondFactorChecked(response, phoneId: phoneId)
         }
     }
@@ -219,8 +212,8 @@ extension PhoneService {
     /// BIOMETRICS_REMOVED (docs/behaviour.md#biometrics): the key no longer fits the enrolled features, so it is
     /// dropped (biometrics are off) and the flow asks again.
     func biometricsRemoved(_ phone: PhoneRecord, phoneId: String) async throws(PhoneError) -> FlowAction {
-        try await store.dropBiometricKey(phoneId: phone.id)
-        await phoneChanged(phone.id)
+        try await device.store.dropBiometricKey(phoneId: phone.id)
+        await device.announce(phone.id)
         return applyOutcome(phoneId) { $0.machine.biometricsRemoved() }
     }
 
@@ -229,11 +222,11 @@ extension PhoneService {
         _ pin: GuardedBytes, phone: PhoneRecord, accounts: [AccountRecord], accountID: String,
         active: ActiveFlow
     ) async throws(PhoneError) -> SecondFactorResponse {
-        let salt = try Self.random(PinKeyDerivation.saltLength)
-        let pinKey = try await pinPad.deriveKey(pin, salt: salt, phoneId: phone.id)
+        let salt = try Device.random(PinKeyDerivation.saltLength)
+        let pinKey = try await device.pinPad.deriveKey(pin, salt: salt, phoneId: phone.id)
         let response = try await setSecondFactor("pin", pinKey, phone: phone, accounts: accounts, accountID: accountID, active: active)
-        try await store.setPinSalt(phoneId: phone.id, Data(salt))
-        try await store.pinAccepted(phoneId: phone.id, at: now(), pinPublicKey: Data(pinKey.publicKey))
+        try await device.store.setPinSalt(phoneId: phone.id, Data(salt))
+        try await device.store.pinAccepted(phoneId: phone.id, at: device.now(), pinPublicKey: Data(pinKey.publicKey))
         return response
     }
 
@@ -244,10 +237,10 @@ extension PhoneService {
         active: ActiveFlow
     ) async throws(PhoneError) -> SecondFactorResponse {
         let response = try await setSecondFactor(
-            "biometrics", try Self.keyPair(secret), phone: phone, accounts: accounts,
+            "biometrics", try SDKKeys.keyPair(secret), phone: phone, accounts: accounts,
             accountID: accountID, active: active)
-        try await store.keepBiometricKey(phoneId: phone.id, secret, featureSetVersion: phone.featureSetVersion)
-        await phoneChanged(phone.id)
+        try await device.store.keepBiometricKey(phoneId: phone.id, secret, featureSetVersion: phone.featureSetVersion)
+        await device.announce(phone.id)
         return response
     }
 
@@ -255,26 +248,22 @@ extension PhoneService {
         _ factor: String, _ key: Ed25519.KeyPair, phone: PhoneRecord, accounts: [AccountRecord],
         accountID: String, active: ActiveFlow
     ) async throws(PhoneError) -> SecondFactorResponse {
-        let accountKey = try Self.accountKey(accounts, accountID)
+        let accountKey = try SDKKeys.accountKey(accounts, accountID)
         let publicKey = Base64URL.encode(key.publicKey)
         let message = SignedMessage.setSecondFactor(
             sessionId: active.sessionId, challenge: active.challenge, factor: factor,
             publicKey: publicKey)
-        return try await network.post(
+        return try await device.network.post(
             active.serverURL, BackendRoutes.setSecondFactor(active.sessionId),
             SetSecondFactorRequest(
                 deviceId: phone.deviceId, accountId: accountID, factor: factor, publicKey: publicKey,
                 accountSignature: Base64URL.encode(accountKey.sign(message)), factorSignature: Base64URL.encode(key.sign(message))), from: phone.id)
     }
 
-    func phoneChanged(_ phoneId: String) async {
-        if let detail = try? await phone(id: phoneId) { events.send(.phoneChanged(detail), to: phoneId) }
-    }
-
     func secondFactorChecked(_ response: SecondFactorResponse, phoneId: String) -> FlowAction {
         applyOutcome(phoneId) {
             if let next = response.challenge { $0.challenge = next }
-            let account = Self.secondFactorAccount(response.secondFactor)
+            let account = SecondFactorAccount(response.secondFactor)
             let outcome: SecondFactorOutcome =
                 switch response.result {
                 case .accepted: .accepted(account)
