@@ -82,6 +82,7 @@ const app = {
 const bannerParts = {
   banner: byId("push-banner"),
   openButton: byId("push-banner-open"),
+  app: byId("push-banner-app"),
   title: byId("push-banner-title"),
   body: byId("push-banner-body"),
   time: byId("push-banner-time"),

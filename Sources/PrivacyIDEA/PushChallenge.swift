@@ -83,12 +83,6 @@ public struct PushChallenge: Sendable, Equatable, Codable {
     /// Whether the user may say why they decline (privacyIDEA's `decline_reason` capability).
     public var takesDeclineReason: Bool { capabilities?["decline_reason"] == true }
 
-    /// Whether a push's data is privacyIDEA's challenge rather than an AuthPhone payload: the
-    /// phone dispatches by what arrived.
-    public static func isChallenge(_ data: [String: String]) -> Bool {
-        data["nma_data"] == nil && ["nonce", "serial", "signature"].allSatisfy { data[$0] != nil }
-    }
-
     /// What privacyIDEA signs: `nonce|url|serial|question|title|sslverify`, and `|options` when
     /// presence is required.
     public var signedText: String {

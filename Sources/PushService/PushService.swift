@@ -31,6 +31,16 @@ public final class PushService: Sendable {
         public var name: String
         public var receivedAt: Date
         public var message: PushMessage
+        /// The app on the phone the message is for, which its notification names.
+        public var app: PhoneAppName
+
+        public init(id: String, name: String, receivedAt: Date, message: PushMessage) {
+            self.id = id
+            self.name = name
+            self.receivedAt = receivedAt
+            self.message = message
+            app = PhoneAppName.claiming(push: message.data)
+        }
     }
 
     let store: PushStore

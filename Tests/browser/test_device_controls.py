@@ -28,7 +28,7 @@ def check_controls_apart(driver):
         assert not driver.find_elements(By.CSS_SELECTOR, ".phone " + css), f"{css} is inside the phone's frame"
         assert driver.find_elements(By.CSS_SELECTOR, "#device-controls " + css), f"{css} is not in the device controls"
     # the app's own content stays in the frame
-    for css in ("#accounts, #no-accounts", "#inbox-section, #inbox", "#pending-section"):
+    for css in ("#accounts, #home-empty", "#inbox-section, #inbox", "#pending-section"):
         assert driver.find_elements(By.CSS_SELECTOR, ", ".join(".phone " + part.strip() for part in css.split(","))), f"{css} left the frame"
 
 

@@ -86,7 +86,8 @@ def test_login_by_push(driver, windows):
     banner = wait_visible(driver, "#push-banner", "notification banner not shown")
     message_id = banner.get_attribute("data-message-id")
     assert message_id
-    assert "AuthPhone" in banner.text
+    # the banner names the app the push is for
+    assert find(driver, "#push-banner-app").get_property("textContent") == "AuthPhone"
     assert user_id in banner.text, banner.text
     assert not visible(driver, "#push-count"), "count shown for a single notification"
     wait_visible(driver, f'#inbox .inbox-item[data-message-id="{message_id}"]', "notification missing from the inbox")

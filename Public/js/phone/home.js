@@ -1,7 +1,9 @@
-// The home screen: what the authenticator app shows when no flow is under way: the phone's
-// accounts, its privacyIDEA tokens, its one-time codes, its inbox, the waiting requests, PIN and
-// biometrics, and its local data. The device itself (camera, sensor, device information,
-// settings) is driven from the controls beside the frame (device-controls.js).
+// The home screen: what the phone shows when no flow is under way: each app on it with what it
+// holds (AuthPhone's accounts; privacyIDEA's tokens and one-time codes), one line saying how to
+// add one when none holds anything, the inbox when it has notifications, the waiting requests,
+// PIN and biometrics, and the local data. An app with nothing is not shown. The device itself
+// (camera, sensor, device information, settings) is driven from the controls beside the frame
+// (device-controls.js).
 import { el } from "../api.js";
 import { localDataSection } from "./local-data.js";
 import { pendingSection } from "./pending.js";
@@ -37,13 +39,17 @@ export function renderHome(view) {
       { className: "home" },
       el("header", { className: "home-header" }, el("p", { className: "home-kicker", text: "AuthPhone" }), el("h1", { className: "home-title", id: "home-phone-name", text: phone.name || view.phoneName })),
       el(
-        "section",
-        { className: "home-section" },
-        el("h2", { className: "section-title", text: "Accounts" }),
-        accounts.length ? accountList : el("p", { className: "empty", id: "no-accounts", text: "No accounts yet. Scan a QR code or open a link to enrol." }),
+        "div",
+        { id: "home-apps", className: "home-apps" },
+        el("section", { id: "authphone-app", className: "home-section", hidden: !accounts.length }, el("h2", { className: "section-title", text: "AuthPhone" }), accountList),
+        view.privacyIDEASection(),
+        view.otpSection(),
+        el("p", {
+          id: "home-empty",
+          className: "empty",
+          text: "No accounts yet. Scan a QR code or open a link: an AuthPhone enrolment, privacyIDEA's token code or an otpauth:// key.",
+        }),
       ),
-      view.privacyIDEASection(),
-      view.otpSection(),
       view.inboxSection(),
       pendingSection(view),
       accounts.length ? securitySection(phone, view) : null,

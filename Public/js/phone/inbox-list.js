@@ -17,7 +17,7 @@ export function inboxContent(list, { opening, open, clearAll }) {
   const ul = el("ul", { id: "inbox", className: "inbox-list", hidden: list.length === 0 });
   for (const item of list) {
     const message = item.message;
-    const { title, body } = pushText(message);
+    const { app, title, body } = pushText(message);
     ul.appendChild(
       el(
         "li",
@@ -26,6 +26,7 @@ export function inboxContent(list, { opening, open, clearAll }) {
           "div",
           { className: "inbox-main" },
           el("div", { className: "inbox-top" }, el("span", { className: "inbox-title", text: title }), timeNode("inbox-time", message.receivedAt)),
+          el("p", { className: "inbox-app hint small", text: app }),
           body ? el("p", { className: "inbox-body", text: body }) : null,
         ),
         el("button", {
@@ -33,12 +34,11 @@ export function inboxContent(list, { opening, open, clearAll }) {
           className: "btn btn-small btn-primary inbox-open",
           text: "Open",
           disabled: opening !== null,
-          "aria-label": `Open: ${title}`,
+          "aria-label": `Open in ${app}: ${title}`,
           on: { click: () => open(message.id) },
         }),
       ),
     );
   }
-  const empty = el("p", { id: "inbox-empty", className: "empty", text: "No notifications.", hidden: list.length > 0 });
-  return [head, ul, empty];
+  return [head, ul];
 }

@@ -119,12 +119,13 @@ export function createInbox(bannerParts, { state, phoneId, phonePath, toast, sho
     if (shownSection && shownSection.isConnected) {
       clear(shownSection);
       shownSection.append(...sectionContent());
+      shownSection.hidden = state.inbox.size === 0;
     }
   }
 
-  /** The inbox on the home screen. */
+  /** The inbox on the home screen, shown while it has notifications. */
   function section() {
-    shownSection = el("section", { id: "inbox-section", className: "home-section inbox-section" }, ...sectionContent());
+    shownSection = el("section", { id: "inbox-section", className: "home-section inbox-section", hidden: state.inbox.size === 0 }, ...sectionContent());
     return shownSection;
   }
 

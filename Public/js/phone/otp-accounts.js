@@ -22,9 +22,9 @@ export function createOTPAccounts({ phonePath, toast }) {
   const entries = new Map();
   const view = { toast };
   const list = el("ul", { id: "otp-accounts", className: "account-list otp-list" });
-  const empty = el("p", { id: "no-otp-accounts", className: "empty", text: "No one-time code accounts. Scan an otpauth:// QR code to add one." });
   const errorBox = el("div", { id: "otp-error", className: "error", role: "alert", hidden: true });
-  const node = el("section", { id: "otp-section", className: "home-section" }, el("h2", { className: "section-title", text: "One-time codes" }), list, empty, errorBox);
+  // shown once it holds an account
+  const node = el("section", { id: "otp-section", className: "home-section", hidden: true }, el("h2", { className: "section-title", text: "One-time codes" }), list, errorBox);
   const accountPath = (id, suffix = "") => phonePath("/otp-accounts/" + encodeURIComponent(id) + suffix);
 
   /** Rows in the accounts' order; a row already in place stays put (a moved one loses its bar's run). */
@@ -34,8 +34,7 @@ export function createOTPAccounts({ phonePath, toast }) {
     rows.forEach((row, index) => {
       if (list.children[index] !== row) list.insertBefore(row, list.children[index] || null);
     });
-    list.hidden = entries.size === 0;
-    empty.hidden = entries.size > 0;
+    node.hidden = entries.size === 0;
   }
 
   /** Shows a code; a TOTP's bar runs down to the period's end, when the next code is asked for. */

@@ -16,9 +16,9 @@ export function createPrivacyIDEATokens({ state, phonePath, toast, showStartedFl
   let pollOnly = []; // the serials polled by themselves
   const view = { toast };
   const list = el("ul", { id: "privacyidea-tokens", className: "account-list" });
-  const empty = el("p", { id: "no-privacyidea-tokens", className: "empty", text: "No privacyIDEA tokens. Scan privacyIDEA's enrolment QR code to add one." });
   const errorBox = el("div", { id: "privacyidea-error", className: "error", role: "alert", hidden: true });
-  const node = el("section", { id: "privacyidea-section", className: "home-section" }, el("h2", { className: "section-title", text: "privacyIDEA tokens" }), list, empty, errorBox);
+  // privacyIDEA's app on the home screen, shown once it holds a token
+  const node = el("section", { id: "privacyidea-section", className: "home-section", hidden: true }, el("h2", { className: "section-title", text: "privacyIDEA" }), list, errorBox);
   const tokenPath = (serial, suffix = "") => phonePath("/privacyidea/tokens/" + encodeURIComponent(serial) + suffix);
 
   /** One poll: a challenge goes on screen, otherwise the row notes when it looked. */
@@ -59,8 +59,7 @@ export function createPrivacyIDEATokens({ state, phonePath, toast, showStartedFl
 
   function render() {
     list.replaceChildren(...rows.values());
-    list.hidden = rows.size === 0;
-    empty.hidden = rows.size > 0;
+    node.hidden = rows.size === 0;
   }
 
   function drop(serial) {

@@ -4,22 +4,22 @@ import { formatTime, toDate } from "../api.js";
 import { relativeTime } from "./time.js";
 import { alertPush } from "./push-alert.js";
 
-/** The title and body a push shows as, here and in the inbox. */
+/** The app a push is for (the server says which claims it), its title and body, as it shows here and in the inbox. */
 export function pushText(message) {
   const n = (message.message && message.message.notification) || {};
   const title = typeof n.title === "string" && n.title.trim() ? n.title : "New message";
   const body = typeof n.body === "string" && n.body.trim() ? n.body : n.title ? "" : "A data message for this phone.";
-  return { title, body };
+  return { app: message.app || "AuthPhone", title, body };
 }
 
 const reduceMotion = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : { matches: false };
 
 /**
- * `parts`: the banner's elements (banner, openButton, title, body, time, count, dismissButton). `actions`:
+ * `parts`: the banner's elements (banner, openButton, app, title, body, time, count, dismissButton). `actions`:
  * open(id), dismiss(). Returns render(list), list = the waiting pushes, newest first.
  */
 export function createPushBanner(parts, state, { open, dismiss }) {
-  const { banner, openButton, title: titleNode, body: bodyNode, time, count, dismissButton } = parts;
+  const { banner, openButton, app: appNode, title: titleNode, body: bodyNode, time, count, dismissButton } = parts;
 
   banner.addEventListener("click", (event) => {
     if (event.target.closest("#push-banner-dismiss")) return;
@@ -37,7 +37,8 @@ export function createPushBanner(parts, state, { open, dismiss }) {
       return;
     }
     const message = newest.message;
-    const { title, body } = pushText(message);
+    const { app, title, body } = pushText(message);
+    appNode.textContent = app;
     titleNode.textContent = title;
     bodyNode.textContent = body;
     bodyNode.hidden = !body;
@@ -55,7 +56,7 @@ export function createPushBanner(parts, state, { open, dismiss }) {
     banner.dataset.busy = busy ? "true" : "false";
     openButton.disabled = busy;
     const more = list.length > 1 ? `, ${list.length} notifications waiting` : "";
-    openButton.setAttribute("aria-label", `AuthPhone notification: ${title}. ${body}${more}. Open`);
+    openButton.setAttribute("aria-label", `${app} notification: ${title}. ${body}${more}. Open`);
     const wasHidden = banner.hidden;
     banner.hidden = false;
     if (state.bannerId !== message.id) {

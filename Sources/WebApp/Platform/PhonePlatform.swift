@@ -1,7 +1,6 @@
 import AuthFlow
 import OutOfBand
 import Phone
-import PrivacyIDEA
 import PushService
 import Retry
 
@@ -74,7 +73,7 @@ struct PhonePlatform: Sendable {
             throw APIError(.notFound, "MESSAGE_NOT_FOUND", "no message \(messageId) in this phone's inbox")
         }
         return try await open(message, token: phone.fcmToken) {
-            if PushChallenge.isChallenge(message.message.data) {
+            if message.app == .privacyIDEA {
                 return .privacyIDEA(try await phones.privacyIDEA.receiveChallenge(phoneId: phone.id, data: message.message.data))
             }
             return .flow(try await phones.sdk.startOutOfBand(phoneId: phone.id, payload: message.message.payload()))
@@ -89,7 +88,7 @@ struct PhonePlatform: Sendable {
     func openAtOnce(
         _ message: PushService.InboxMessage, token: String, elsewhere: (_ phoneId: String) async throws -> Bool = { _ in false }
     ) async throws -> Opened? {
-        if PushChallenge.isChallenge(message.message.data) {
+        if message.app == .privacyIDEA {
             // a challenge opens on its phone's home, whatever the phone's settings
             guard let phoneId = try await phones.phoneId(fcmToken: token) else {
                 throw PhoneError(.notFound, "PHONE_NOT_FOUND", "no phone holds this FCM token")

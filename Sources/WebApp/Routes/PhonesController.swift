@@ -4,7 +4,6 @@ import Foundation
 import Hummingbird
 import OutOfBand
 import Phone
-import PrivacyIDEA
 import PushService
 import Retry
 import SodiumKit
@@ -313,7 +312,7 @@ struct PhonesController {
             throw APIError(.badRequest, "INVALID_FIELD", "give the field 'push' (an FCM message) and nothing else")
         }
         let message = try pushMessage(value)
-        if !PushChallenge.isChallenge(message.data) { _ = try message.payload() }
+        if PhoneAppName.claiming(push: message.data) == .authPhone { _ = try message.payload() }
         return message
     }
 
