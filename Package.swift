@@ -44,7 +44,7 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(name: "SodiumKit", dependencies: ["CSodium"]),
-        .target(name: "OutOfBand", dependencies: ["WireJSON"]),
+        .target(name: "OutOfBand", dependencies: ["StrictJSON", "WireJSON"]),
         .target(name: "AuthFlow", dependencies: ["SodiumKit"]),
         // One JSON dialect for every party: Foundation's coders set alike, and a faster writer of the same bytes.
         .target(name: "WireJSON"),
@@ -107,7 +107,7 @@ let package = Package(
         .target(
             name: "PushService",
             dependencies: [
-                "Broadcast", "Faults", "Identifiers", "OutOfBand", "StrictJSON", "Storage",
+                "Broadcast", "Faults", "Identifiers", "OutOfBand", "StrictJSON", "Storage", "WireJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

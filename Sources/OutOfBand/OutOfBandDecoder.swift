@@ -1,4 +1,6 @@
 import Foundation
+import StrictJSON
+import WireJSON
 
 /// Pure decoders: text in, `OutOfBandPayload` or an `OutOfBandError` out. No I/O, no state.
 public enum OutOfBandDecoder {
@@ -32,75 +34,37 @@ public enum OutOfBandDecoder {
     /// The payload JSON itself.
     public static func decode(json bytes: [UInt8]) throws(OutOfBandError) -> OutOfBandPayload {
         guard bytes.count <= maximumLength else { throw .tooLarge("payload", limit: maximumLength) }
-        return try decode(root: try object(fromJSON: bytes, what: "the payload"))
+        return try decode(PayloadFields.self, fromJSON: bytes, what: "the payload").payload
     }
 
-    /// The payload's fields, however they arrived (a QR code's JSON, a push's data map).
-    static func decode(root: [String: Any]) throws(OutOfBandError) -> OutOfBandPayload {
-        let contentType = try string(root, "nma_data_content_type")
-        guard contentType == OutOfBandPayload.supportedContentType else { throw .unsupportedContentType(contentType) }
-        let version = try string(root, "nma_data_version")
-        guard version == OutOfBandPayload.supportedVersion else { throw .unsupportedVersion(version) }
-        for key in root.keys where !["nma_data", "nma_data_content_type", "nma_data_version"].contains(key) {
-            throw .invalidField(key, "is not part of an out-of-band payload")
-        }
-
-        // nma_data is an object in a QR code and JSON text inside a push's string-only data map.
-        let data: [String: Any]
-        switch root["nma_data"] {
-        case nil: throw .missingField("nma_data")
-        case let nested as [String: Any]: data = nested
-        case let text as String: data = try object(fromJSON: Array(text.utf8), what: "nma_data")
-        default: throw .invalidField("nma_data", "must be an object or JSON text")
-        }
-
-        let token = try string(data, "token", in: "nma_data")
-        guard (1...512).contains(token.utf8.count),
-            token.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
-        else { throw .invalidField("nma_data.token", "must be 1 to 512 printable ASCII characters without spaces") }
-
-        let redeemURL = try redeemURL(try string(data, "redeem_url", in: "nma_data"))
-        var attributes: [String: String] = [:]
-        for (key, value) in data where key != "token" && key != "redeem_url" {
-            guard let text = value as? String else { throw .invalidField("nma_data.\(key)", "must be a string") }
-            attributes[key] = text
-        }
-        return OutOfBandPayload(
-            redeemData: .init(token: token, redeemURL: redeemURL), attributes: attributes,
-            contentType: contentType, version: version)
+    /// The payload as a push's string-only data map carries it: `nma_data` as JSON text.
+    static func decode(contentType: String, version: String, nmaData: String) throws(OutOfBandError) -> OutOfBandPayload {
+        let contentType = try OutOfBandPayload.supported(contentType: contentType)
+        let version = try OutOfBandPayload.supported(version: version)
+        let data = try decode(NMAData.self, fromJSON: Array(nmaData.utf8), what: "nma_data", under: "nma_data")
+        return data.payload(contentType: contentType, version: version)
     }
 
-    static func object(fromJSON bytes: [UInt8], what: String) throws(OutOfBandError) -> [String: Any] {
-        guard let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: []) else {
-            throw .malformed("\(what) is not valid JSON")
+    /// `bytes` as a `T`, read strictly (a key twice, a trailing comma, anything RFC 8259 does not
+    /// write is malformed), a field missing or not a string named by its dotted path: `under`
+    /// is the field that holds the text, for JSON text inside a field.
+    static func decode<T: Decodable>(
+        _ type: T.Type, fromJSON bytes: [UInt8], what: String, under parent: String? = nil
+    ) throws(OutOfBandError) -> T {
+        let kinds: [String: StrictJSON.Kind]
+        do { kinds = try StrictJSON.scan(bytes) } catch { throw .malformed("\(what) is not valid JSON: \(error.message)") }
+        guard kinds[""] == .object else { throw .malformed("\(what) must be a JSON object") }
+        do { return try WireJSON.decoder().decode(T.self, from: Data(bytes)) } catch let error as OutOfBandError {
+            throw error
+        } catch {
+            // every field a payload's types read is a string (nma_data's own kinds are refused where it is read)
+            func name(_ path: [any CodingKey]) -> String { ((parent.map { [$0] } ?? []) + path.map(\.stringValue)).joined(separator: ".") }
+            switch error {
+            case DecodingError.keyNotFound(let key, let context): throw .missingField(name(context.codingPath + [key]))
+            case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+                throw .invalidField(name(context.codingPath), "must be a string")
+            default: throw .malformed("\(what) could not be read")
+            }
         }
-        guard let object = value as? [String: Any] else { throw .malformed("\(what) must be a JSON object") }
-        return object
-    }
-
-    private static func string(_ object: [String: Any], _ key: String, in parent: String? = nil) throws(OutOfBandError) -> String {
-        let name = parent.map { "\($0).\(key)" } ?? key
-        guard let value = object[key] else { throw .missingField(name) }
-        guard let text = value as? String else { throw .invalidField(name, "must be a string") }
-        return text
-    }
-
-    /// An absolute http(s) URL with a host and nothing that could disguise where it points.
-    private static func redeemURL(_ text: String) throws(OutOfBandError) -> URL {
-        let field = "nma_data.redeem_url"
-        guard text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }),
-            let components = URLComponents(string: text), let url = components.url
-        else {
-            throw .invalidField(field, "is not a URL")
-        }
-        guard let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw .invalidField(field, "must be an http or https URL")
-        }
-        guard let host = components.host, !host.isEmpty else { throw .invalidField(field, "has no host") }
-        guard components.user == nil, components.password == nil else {
-            throw .invalidField(field, "must not carry a user name or password")
-        }
-        guard components.fragment == nil else { throw .invalidField(field, "must not have a fragment") }
-        return url
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StrictJSON
 
 /// A push as the phone receives it: FCM's `data` map (string to string) and an optional banner.
 /// The out-of-band payload travels in `data` as `nma_data` (JSON text),
@@ -38,12 +39,12 @@ public struct PushMessage: Equatable, Sendable, Codable {
     /// The payload in the data map; keys that are not the payload's are left alone (a push may
     /// carry other data too).
     public func payload() throws(OutOfBandError) -> OutOfBandPayload {
-        var root: [String: Any] = [:]
-        for key in ["nma_data", "nma_data_content_type", "nma_data_version"] {
+        func field(_ key: String) throws(OutOfBandError) -> String {
             guard let value = data[key] else { throw .missingField("data.\(key)") }
-            root[key] = value
+            return value
         }
-        return try OutOfBandDecoder.decode(root: root)
+        let nmaData = try field("nma_data")
+        return try OutOfBandDecoder.decode(contentType: field("nma_data_content_type"), version: field("nma_data_version"), nmaData: nmaData)
     }
 }
 
@@ -51,13 +52,16 @@ public struct PushMessage: Equatable, Sendable, Codable {
 /// (`{"message": {…}}`, as a backend posts it), what an app is handed (`{"from", "messageId",
 /// "data", "notification"}`), Android's `RemoteMessage.getData()` map on its own, and iOS's
 /// `userInfo` (the data keys flat beside `aps`, `gcm.message_id` and `google.c.…`).
+/// Its shape is open: which of the four a text is shows only in the keys it has, and the flat
+/// ones hold data keys of any name beside the platform's, so it is read as an open JSON object
+/// (strictly) and walked.
 public enum PushDecoder {
     public static func decode(json bytes: [UInt8]) throws(OutOfBandError) -> PushMessage {
         guard !bytes.isEmpty else { throw .empty("push message") }
         guard bytes.count <= OutOfBandDecoder.maximumLength else {
             throw .tooLarge("push message", limit: OutOfBandDecoder.maximumLength)
         }
-        let root = try OutOfBandDecoder.object(fromJSON: bytes, what: "the push message")
+        let root = try object(fromJSON: bytes)
         if let message = root["message"] {
             guard let message = message as? [String: Any] else { throw .invalidField("message", "must be an object") }
             return try decode(fields: message, prefix: "message.")
@@ -66,6 +70,15 @@ public enum PushDecoder {
             return try decodeFlat(root)
         }
         return try decode(fields: root, prefix: "")
+    }
+
+    /// The push as an open JSON object, read strictly first: a key twice is refused, as FCM refuses it.
+    private static func object(fromJSON bytes: [UInt8]) throws(OutOfBandError) -> [String: Any] {
+        do { _ = try StrictJSON.scan(bytes) } catch { throw .malformed("the push message is not valid JSON: \(error.message)") }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
+            throw .malformed("the push message must be a JSON object")
+        }
+        return object
     }
 
     /// The keys iOS's `userInfo` adds beside the data: the banner and FCM's own bookkeeping.

@@ -1,5 +1,4 @@
 import Foundation
-import StrictJSON
 
 /// The parts of an FCM HTTP v1 message that speak to a platform (`android`, `apns`, `webpush`)
 /// or to Firebase itself (`fcm_options`), checked against FCM's v1 schema as Google's protobuf
@@ -75,9 +74,16 @@ enum FCMPlatformOptions {
             "proxy": .oneOf("Proxy", ["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"]),
         ])
 
-    /// Checks the message's platform blocks; `kinds` are the whole request's, from `StrictJSON.scan`.
-    static func check(_ message: [String: Any], kinds: [String: StrictJSON.Kind]) throws(FCMError) {
-        try checkFields(of: message, shapes, path: "message", kinds: kinds, unknown: { _ in })
+    /// Whether a message's field is one checked here, by its proto name or its JSON name.
+    static func checks(_ field: String) -> Bool {
+        shapes[field] != nil || shapes.keys.contains { jsonName($0) == field }
+    }
+
+    /// Checks a message's platform blocks (its fields that `checks` takes), read as open JSON:
+    /// FCM refuses their fields one by one, each named by its path and its schema's type, which
+    /// a type decoded whole would not word as FCM does.
+    static func check(_ blocks: [String: OpenJSON]) throws(FCMError) {
+        try checkFields(of: blocks, shapes, path: "message", unknown: { _ in })
     }
 
     /// The field's JSON name, which protobuf's parser takes as well as the proto name: `collapse_key` → `collapseKey`.
@@ -87,11 +93,10 @@ enum FCMPlatformOptions {
             .joined()
     }
 
-    /// Checks each field of `object` that `fields` names (by either name); `unknown` hears the
-    /// keys that name none, for a caller that knows more fields than these.
-    static func checkFields(
-        of object: [String: Any], _ fields: [String: Shape], path: String, kinds: [String: StrictJSON.Kind],
-        unknown: (String) throws(FCMError) -> Void
+    /// Checks each field of `object` against `fields` (by either name); `unknown` hears the keys
+    /// that name none.
+    private static func checkFields(
+        of object: [String: OpenJSON], _ fields: [String: Shape], path: String, unknown: (String) throws(FCMError) -> Void
     ) throws(FCMError) {
         var given: [String: String] = [:]
         for key in object.keys.sorted() {
@@ -104,55 +109,60 @@ enum FCMPlatformOptions {
                     "Invalid JSON payload received. Field \"\(field)\" at '\(path)' is given twice, as \"\(earlier)\" and \"\(key)\".")
             }
             let value = object[key]!
-            if value is NSNull { continue }
-            try check(value, fields[field]!, path: "\(path).\(key)", kinds: kinds)
+            if value == .null { continue }
+            try check(value, fields[field]!, path: "\(path).\(key)")
         }
     }
 
-    private static func check(_ value: Any, _ shape: Shape, path: String, kinds: [String: StrictJSON.Kind]) throws(FCMError) {
+    private static func check(_ value: OpenJSON, _ shape: Shape, path: String) throws(FCMError) {
         func invalid(_ type: String) -> FCMError {
-            let given = (value as? String).map { ", \"\($0)\"" } ?? ""
+            let given = if case .string(let text) = value { ", \"\(text)\"" } else { "" }
             return .invalidArgument("Invalid value at '\(path)' (\(type))\(given)")
         }
-        let number = kinds[path] == .number ? (value as? NSNumber)?.doubleValue : nil
+        let (text, number): (String?, Double?) =
+            switch value {
+            case .string(let text): (text, nil)
+            case .number(let number): (nil, number)
+            default: (nil, nil)
+            }
         switch shape {
         case .string:
-            guard value as? String != nil else { throw invalid("TYPE_STRING") }
+            guard text != nil else { throw invalid("TYPE_STRING") }
         case .bool:
-            guard kinds[path] == .bool else { throw invalid("TYPE_BOOL") }
+            guard case .bool = value else { throw invalid("TYPE_BOOL") }
         case .integer:
             // protobuf's JSON takes a whole number, or one written as a string
-            guard (value as? String).flatMap({ Int32($0) }) != nil || number.map({ Int32(exactly: $0) != nil }) == true else {
+            guard text.flatMap({ Int32($0) }) != nil || number.map({ Int32(exactly: $0) != nil }) == true else {
                 throw invalid("TYPE_INT32")
             }
         case .number:
-            guard number != nil || (value as? String).flatMap({ Double($0) }) != nil else { throw invalid("TYPE_FLOAT") }
+            guard number != nil || text.flatMap({ Double($0) }) != nil else { throw invalid("TYPE_FLOAT") }
         case .duration:
-            guard let text = value as? String, isDuration(text) else { throw invalid("google.protobuf.Duration, seconds and an 's': \"120s\"") }
+            guard let text, isDuration(text) else { throw invalid("google.protobuf.Duration, seconds and an 's': \"120s\"") }
         case .timestamp:
-            guard let text = value as? String, isTimestamp(text) else {
+            guard let text, isTimestamp(text) else {
                 throw invalid("google.protobuf.Timestamp, RFC 3339: \"2026-11-28T10:00:00.123Z\"")
             }
         case .oneOf(let name, let values):
             // Google's parser matches an enum's name without regard to case, or takes its number
-            let named = (value as? String).map { text in values.contains { $0.caseInsensitiveCompare(text) == .orderedSame } } ?? false
+            let named = text.map { text in values.contains { $0.caseInsensitiveCompare(text) == .orderedSame } } ?? false
             guard named || number.map({ values.indices.contains(Int(exactly: $0) ?? -1) }) == true else {
                 throw invalid("\(name): \(values.joined(separator: ", "))")
             }
         case .stringMap:
-            guard let map = value as? [String: Any] else { throw invalid("Map") }
-            for key in map.keys.sorted() where map[key] as? String == nil {
-                throw .invalidArgument("Invalid value at '\(path).\(key)' (TYPE_STRING)")
+            guard case .object(let map) = value else { throw invalid("Map") }
+            for key in map.keys.sorted() {
+                guard case .string = map[key] else { throw .invalidArgument("Invalid value at '\(path).\(key)' (TYPE_STRING)") }
             }
         case .strings, .durations:
-            guard let list = value as? [Any] else { throw invalid("list") }
+            guard case .array(let list) = value else { throw invalid("list") }
             let element: Shape = if case .strings = shape { .string } else { .duration }
-            for item in list { try check(item, element, path: path + "[]", kinds: kinds) }
+            for item in list { try check(item, element, path: path + "[]") }
         case .anyObject:
-            guard value as? [String: Any] != nil else { throw invalid("google.protobuf.Struct") }
+            guard case .object = value else { throw invalid("google.protobuf.Struct") }
         case .fields(let name, let fields):
-            guard let object = value as? [String: Any] else { throw invalid(name) }
-            try checkFields(of: object, fields, path: path, kinds: kinds) { key throws(FCMError) in
+            guard case .object(let object) = value else { throw invalid(name) }
+            try checkFields(of: object, fields, path: path) { key throws(FCMError) in
                 throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field.")
             }
         }

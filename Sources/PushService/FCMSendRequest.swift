@@ -1,6 +1,7 @@
 import Foundation
 import OutOfBand
 import StrictJSON
+import WireJSON
 
 /// An FCM HTTP v1 send request, checked the way FCM checks it for what AuthPhone covers.
 /// Pure: bytes in, a validated request or an `FCMError` out.
@@ -38,97 +39,42 @@ public struct FCMSendRequest: Equatable, Sendable {
         // FCM's own parser (protobuf JSON) refuses a key given twice and anything else RFC 8259 does.
         let kinds: [String: StrictJSON.Kind]
         do { kinds = try StrictJSON.scan(bytes) } catch { throw .invalidArgument("Invalid JSON payload received. \(error.message)") }
-        guard let value = try? JSONSerialization.jsonObject(with: Data(bytes)), let root = value as? [String: Any] else {
+        guard kinds[""] == .object else { throw .invalidArgument("Invalid JSON payload received.") }
+        let decoder = WireJSON.decoder()
+        decoder.userInfo[FCMSendBody.requestKey] = bytes
+        let body: FCMSendBody
+        do { body = try decoder.decode(FCMSendBody.self, from: Data(bytes)) } catch let error as FCMError { throw error } catch {
             throw .invalidArgument("Invalid JSON payload received.")
         }
-        for key in root.keys where key != "message" && key != "validate_only" && key != "validateOnly" {
-            throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\": Cannot find field.")
-        }
-        let validateOnly: Bool
-        let flagName = root["validate_only"] != nil ? "validate_only" : "validateOnly"
-        switch (root[flagName], kinds[flagName]) {
-        case (nil, _): validateOnly = false
-        // Foundation reads 0 and 1 as booleans too; FCM takes only true and false.
-        case (let flag as Bool, .bool?): validateOnly = flag
-        default: throw .invalidArgument("Invalid value at '\(flagName)' (TYPE_BOOL)")
-        }
-        guard let message = root["message"] as? [String: Any] else {
-            throw .invalidArgument("Request contains an invalid argument: 'message' is required and must be an object.")
-        }
-        for key in message.keys where !knownMessageFields.contains(key) {
-            throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\" at 'message': Cannot find field.")
-        }
-        let target = try Self.target(of: message)
-        try FCMPlatformOptions.check(message, kinds: kinds)
-
-        var data: [String: String] = [:]
-        if let raw = message["data"] {
-            guard let object = raw as? [String: Any] else { throw .invalidArgument("Invalid value at 'message.data' (Map)") }
-            // an entry is named by its place in the request, as FCM names it (the bytes were read above)
-            let order = (try? StrictJSON.keys(at: "message.data", in: bytes)) ?? object.keys.sorted()
-            for (index, key) in order.enumerated() {
-                guard let text = object[key] as? String else {
-                    throw .invalidArgument(
-                        "Invalid value at 'message.data[\(index)].value' (TYPE_STRING), \(object[key].map { "\($0)" } ?? "null")", rule: .stringValues
-                    )
-                }
-                if reservedKeys.contains(key) || reservedPrefixes.contains(where: key.hasPrefix) {
-                    throw .invalidArgument("Invalid data payload key: '\(key)' is reserved.", rule: .reservedKeys)
-                }
-                data[key] = text
-            }
-        }
-        var notification: PushMessage.Notification?
-        if let raw = message["notification"] {
-            guard let object = raw as? [String: Any] else { throw .invalidArgument("Invalid value at 'message.notification' (Notification)") }
-            for key in object.keys where !["title", "body", "image"].contains(key) {
-                throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\" at 'message.notification': Cannot find field.")
-            }
-            func text(_ key: String) throws(FCMError) -> String? {
-                guard let value = object[key] else { return nil }
-                guard let text = value as? String else { throw .invalidArgument("Invalid value at 'message.notification.\(key)' (TYPE_STRING)") }
-                return text
-            }
-            notification = .init(title: try text("title"), body: try text("body"))
-        }
+        let message = PushMessage(data: body.message.data, notification: body.message.notification)
         let size =
-            data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
-            + (notification?.title?.utf8.count ?? 0) + (notification?.body?.utf8.count ?? 0)
+            message.data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+            + (message.notification?.title?.utf8.count ?? 0) + (message.notification?.body?.utf8.count ?? 0)
         guard size <= payloadLimit else {
             throw .invalidArgument("Message is too big: \(size) bytes of data and notification, the limit is \(payloadLimit).", rule: .sizeLimit)
         }
-        return FCMSendRequest(target: target, message: PushMessage(data: data, notification: notification), validateOnly: validateOnly)
+        return FCMSendRequest(target: body.message.target, message: message, validateOnly: body.validateOnly)
     }
 
-    /// FCM's rule: exactly one of token, topic, condition and fid. AuthPhone serves the two that
-    /// name one phone.
-    static func target(of message: [String: Any]) throws(FCMError) -> Target {
-        let given = targetFields.filter { message[$0] != nil }
-        guard given.count == 1 else {
-            throw .invalidArgument(
-                "Exactly one of token, topic, condition or fid must be given, not \(given.isEmpty ? "none" : given.joined(separator: " and ")).",
-                rule: .oneTarget)
-        }
-        let field = given[0]
-        guard field == "token" || field == "fid" else {
-            throw .invalidArgument("Topics and conditions are not supported by AuthPhone's push service; send to a token or an fid.")
-        }
-        guard let value = message[field] as? String, !value.isEmpty else {
-            throw .invalidArgument("Invalid value at 'message.\(field)' (TYPE_STRING)")
-        }
-        guard field == "fid" else { return .token(value) }
-        guard FirebaseInstallationID.isWellFormed(value) else {
-            throw .invalidArgument("The fid is not a valid Firebase installation ID (22 base64url characters).")
-        }
-        return .fid(value)
+    /// A data key FCM keeps for itself.
+    static func isReserved(_ key: String) -> Bool {
+        reservedKeys.contains(key) || reservedPrefixes.contains(where: key.hasPrefix)
     }
 
     /// The target a message names, read leniently, so that a refused message is logged with its
-    /// target too: its token, else its topic or condition.
+    /// target too: its token, else its topic, condition or fid.
     public static func target(in bytes: [UInt8]) -> String? {
-        guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-            let message = root["message"] as? [String: Any]
-        else { return nil }
-        return targetFields.lazy.compactMap { message[$0] as? String }.first
+        (try? WireJSON.decoder().decode(LoggedTarget.self, from: Data(bytes)))?.target
+    }
+
+    /// Whatever the message names first of its targets, if a string; nothing else is looked at.
+    private struct LoggedTarget: Decodable {
+        let target: String?
+
+        init(from decoder: any Decoder) throws {
+            let message = try decoder.container(keyedBy: WireJSON.MemberName.self).nestedContainer(
+                keyedBy: WireJSON.MemberName.self, forKey: .init("message"))
+            target = targetFields.lazy.compactMap { try? message.decode(String.self, forKey: .init($0)) }.first
+        }
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import OutOfBand
 import StrictJSON
+import WireJSON
 import _CryptoExtras
 
 /// The token request of RFC 7523 §2.1, read from its form body: the grant type and the assertion.
@@ -39,8 +40,8 @@ enum JWTBearerRequest {
 /// with an RS256 signature by the service account's key. Read first for its issuer, which names
 /// the account; then checked whole against that account's key and this server's clock.
 struct JWTAssertion {
-    private let header: JSONObject
-    private let claims: JSONObject
+    private let header: Header
+    private let claims: Claims
     /// `BASE64URL(header) "." BASE64URL(claims)`, what the signature covers.
     private let signingInput: Substring
     private let signature: [UInt8]
@@ -58,26 +59,25 @@ struct JWTAssertion {
         guard parts.count == 3, let header = Base64URL.decode(String(parts[0])), let claims = Base64URL.decode(String(parts[1])),
             let signature = Base64URL.decode(String(parts[2]))
         else { throw .invalidGrant("the assertion is not a JWT: three base64url parts joined by dots") }
-        self.header = try JSONObject(header, what: "header")
-        self.claims = try JSONObject(claims, what: "claims set")
+        self.header = try Self.part(header, what: "header")
+        self.claims = try Self.part(claims, what: "claims set")
         signingInput = compact[..<parts[1].endIndex]
         self.signature = signature
     }
 
     /// The `iss` claim: the client email of the account that signed it.
     func issuer() throws(OAuthError) -> String {
-        guard let issuer = try claims.string("iss") else { throw .invalidGrant("the assertion names no issuer (iss): it is the client_email") }
+        guard let issuer = claims.iss else { throw .invalidGrant("the assertion names no issuer (iss): it is the client_email") }
         return issuer
     }
 
     /// RFC 7523 §3's checks, in the order that tells a sender most: the algorithm, the key, the
     /// signature, then the claims it vouches for.
     func check(against account: ServiceAccount, tokenEndpoint: String, now: Date) throws(OAuthError) {
-        let algorithm = try header.string("alg")
-        guard algorithm == "RS256" else {
-            throw .invalidGrant("the assertion is signed with \(algorithm.map { "'\($0)'" } ?? "no algorithm"): this endpoint takes RS256 only")
+        guard header.alg == "RS256" else {
+            throw .invalidGrant("the assertion is signed with \(header.alg.map { "'\($0)'" } ?? "no algorithm"): this endpoint takes RS256 only")
         }
-        if let keyId = try header.string("kid"), keyId != account.keyId {
+        if let keyId = header.kid, keyId != account.keyId {
             throw .invalidGrant("the assertion's kid is not the key of \(account.clientEmail) (its private_key_id)")
         }
         guard
@@ -86,11 +86,11 @@ struct JWTAssertion {
                 padding: .insecurePKCS1v1_5)
         else { throw .invalidGrant("the assertion's signature does not verify with the key of \(account.clientEmail)") }
 
-        let audiences = try claims.strings("aud")
+        let audiences = claims.aud?.names ?? []
         guard audiences.contains(tokenEndpoint) || audiences.contains(Self.googleTokenEndpoint) else {
             throw .invalidGrant("the assertion's audience (aud) is neither this token endpoint (\(tokenEndpoint)) nor \(Self.googleTokenEndpoint)")
         }
-        guard let expiry = try claims.number("exp"), let issued = try claims.number("iat") else {
+        guard let expiry = claims.exp, let issued = claims.iat else {
             throw .invalidGrant("the assertion needs both exp and iat (seconds since 1970)")
         }
         let seconds = now.timeIntervalSince1970
@@ -101,53 +101,81 @@ struct JWTAssertion {
         guard expiry - issued <= Self.longestLife else {
             throw .invalidGrant("the assertion lives longer than an hour (exp - iat = \(Int(expiry - issued)) s)")
         }
-        guard let scope = try claims.string("scope"), !scope.isEmpty else {
+        guard let scope = claims.scope, !scope.isEmpty else {
             throw OAuthError(code: .invalidScope, description: "the assertion asks for no scope")
         }
     }
-}
 
-/// A JWT part's JSON object, read strictly (a claim given twice is refused, RFC 7515 §5.2), each
-/// claim fetched with its type checked.
-private struct JSONObject {
-    private let values: [String: Any]
-    private let kinds: [String: StrictJSON.Kind]
-    private let what: String
-
-    init(_ bytes: [UInt8], what: String) throws(OAuthError) {
+    /// A JWT part's JSON object, read strictly (a claim given twice is refused, RFC 7515 §5.2); a
+    /// field of the wrong type is named with the type it must be.
+    private static func part<Part: Decodable>(_ bytes: [UInt8], what: String) throws(OAuthError) -> Part {
         let kinds: [String: StrictJSON.Kind]
         do { kinds = try StrictJSON.scan(bytes) } catch { throw .invalidGrant("the assertion's \(what) is not JSON: \(error.message)") }
-        guard kinds[""] == .object, let values = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
-            throw .invalidGrant("the assertion's \(what) is not a JSON object")
+        guard kinds[""] == .object else { throw .invalidGrant("the assertion's \(what) is not a JSON object") }
+        do { return try WireJSON.decoder().decode(Part.self, from: Data(bytes)) } catch DecodingError.typeMismatch(_, let context),
+            DecodingError.valueNotFound(_, let context), DecodingError.dataCorrupted(let context)
+        {
+            // every field is optional, so what fails is a field's kind (a boolean is no number either)
+            guard let field = context.codingPath.first.flatMap({ Field(rawValue: $0.stringValue) }) else {
+                throw .invalidGrant("the assertion's \(what) could not be read")
+            }
+            throw .invalidGrant("the assertion's \(what) has '\(field.rawValue)' that is not \(field.kind)")
+        } catch {
+            throw .invalidGrant("the assertion's \(what) could not be read")
         }
-        self.values = values
-        self.kinds = kinds
-        self.what = what
     }
 
-    func string(_ name: String) throws(OAuthError) -> String? {
-        guard let value = values[name] else { return nil }
-        guard let text = value as? String else { throw wrongType(name, "a string") }
-        return text
-    }
+    /// The fields of the header and the claims set this server checks, with the kind each must be.
+    private enum Field: String, CodingKey {
+        case alg, kid, iss, aud, exp, iat, scope
 
-    /// A number, not a boolean (which Foundation reads as one too).
-    func number(_ name: String) throws(OAuthError) -> Double? {
-        guard values[name] != nil else { return nil }
-        guard kinds[name] == .number, let number = (values[name] as? NSNumber)?.doubleValue else { throw wrongType(name, "a number") }
-        return number
-    }
-
-    /// A string or an array of strings, as RFC 7519 §4.1.3 allows `aud`.
-    func strings(_ name: String) throws(OAuthError) -> [String] {
-        if let list = values[name] as? [Any] {
-            guard let texts = list as? [String] else { throw wrongType(name, "a string or strings") }
-            return texts
+        var kind: String {
+            switch self {
+            case .exp, .iat: "a number"
+            case .aud: "a string or strings"
+            case .alg, .kid, .iss, .scope: "a string"
+            }
         }
-        return try string(name).map { [$0] } ?? []
     }
 
-    private func wrongType(_ name: String, _ type: String) -> OAuthError {
-        .invalidGrant("the assertion's \(what) has '\(name)' that is not \(type)")
+    /// The header's fields this server checks; the others (`typ`) are left to the sender.
+    private struct Header: Decodable {
+        let alg: String?
+        let kid: String?
+
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: Field.self)
+            alg = try fields.given(String.self, .alg)
+            kid = try fields.given(String.self, .kid)
+        }
+    }
+
+    /// The claims this server checks. The set is open (RFC 7519 §4: `sub`, `jti`, private
+    /// claims): the others are ignored, not refused.
+    private struct Claims: Decodable {
+        let iss: String?
+        let aud: Audience?
+        let exp: Double?
+        let iat: Double?
+        let scope: String?
+
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: Field.self)
+            iss = try fields.given(String.self, .iss)
+            aud = try fields.given(Audience.self, .aud)
+            exp = try fields.given(Double.self, .exp)
+            iat = try fields.given(Double.self, .iat)
+            scope = try fields.given(String.self, .scope)
+        }
+    }
+
+    /// `aud`: one string or a list of them, as RFC 7519 §4.1.3 allows.
+    private struct Audience: Decodable {
+        let names: [String]
+
+        init(from decoder: any Decoder) throws {
+            let value = try decoder.singleValueContainer()
+            names = try (try? value.decode(String.self)).map { [$0] } ?? value.decode([String].self)
+        }
     }
 }

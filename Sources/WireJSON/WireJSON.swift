@@ -15,6 +15,16 @@ public enum WireJSON {
         return decoder
     }
 
+    /// Any member's name, for an object whose members are not all known in advance: to list
+    /// them (`allKeys`) and refuse those its type does not take.
+    public struct MemberName: CodingKey, Hashable, Sendable {
+        public let stringValue: String
+        public var intValue: Int? { nil }
+        public init(_ name: String) { stringValue = name }
+        public init(stringValue: String) { self.init(stringValue) }
+        public init?(intValue: Int) { nil }
+    }
+
     /// A Swift type as JSON calls it.
     static func jsonKind(of type: Any.Type) -> String {
         switch type {

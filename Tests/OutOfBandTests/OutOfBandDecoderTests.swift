@@ -125,6 +125,34 @@ import Testing
             #"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1", "x": 1}"#,
             "INVALID_FIELD"
         ),
+        // a key twice, at the top, in nma_data's object or in its text: which one counts?
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1", "nma_data_version": "1"}"#,
+            "MALFORMED_PAYLOAD"
+        ),
+        (
+            #"{"nma_data": {"token": "t", "token": "u", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "MALFORMED_PAYLOAD"
+        ),
+        (
+            #"{"nma_data": "{\"token\": \"t\", \"token\": \"u\", \"redeem_url\": \"http://h/r\"}", "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "MALFORMED_PAYLOAD"
+        ),
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "http://h/r",}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "MALFORMED_PAYLOAD"
+        ),
+        (#"{"nma_data": 5, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
+        (#"{"nma_data": null, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "INVALID_FIELD"),
+        (#"{"nma_data": "not json", "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "MALFORMED_PAYLOAD"),
+        (#"{"nma_data": "[]", "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "MALFORMED_PAYLOAD"),
+        (#"{"nma_data": "{\"token\": \"t\"}", "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "MISSING_FIELD"),
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "http://h/r", "n": null}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "INVALID_FIELD"
+        ),
+        // the kind of payload is told before what is wrong with what it carries
+        (#"{"nma_data": 5, "nma_data_content_type": "application/jose", "nma_data_version": "1"}"#, "UNSUPPORTED_CONTENT_TYPE"),
     ]
 
     @Test(arguments: bad)
@@ -136,6 +164,60 @@ import Testing
             #expect(error.code == code, "\(error.message)")
             #expect(!error.message.isEmpty)
         }
+    }
+}
+
+extension OutOfBandDecoderTests {
+    static let refusals: [(String, String)] = [
+        (
+            #"{"nma_data": {"token": "t", "token": "u", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "the payload is not valid JSON: the key 'token' appears twice in 'nma_data'"
+        ),
+        (
+            #"{"nma_data": 5, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "the field 'nma_data' must be an object or JSON text"
+        ),
+        (
+            #"{"nma_data": "{\"token\": 5, \"redeem_url\": \"http://h/r\"}", "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "the field 'nma_data.token' must be a string"
+        ),
+        (
+            #"{"nma_data": "{\"token\": \"t\"}", "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "the field 'nma_data.redeem_url' is missing"
+        ),
+        (
+            #"{"nma_data": {"token": "t"}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "the field 'nma_data.redeem_url' is missing"
+        ),
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "http://h/r", "n": 1}, "nma_data_content_type": "application/json", "nma_data_version": "1"}"#,
+            "the field 'nma_data.n' must be a string"
+        ),
+        (
+            #"{"nma_data": {"token": "t", "redeem_url": "http://h/r"}, "nma_data_content_type": "application/json", "nma_data_version": "1", "x": 1}"#,
+            "the field 'x' is not part of an out-of-band payload"
+        ),
+        (#"{"nma_data": {}, "nma_data_content_type": 5, "nma_data_version": "1"}"#, "the field 'nma_data_content_type' must be a string"),
+        (#"{"nma_data": {}, "nma_data_content_type": "application/json"}"#, "the field 'nma_data_version' is missing"),
+        (#"{"nma_data": "[]", "nma_data_content_type": "application/json", "nma_data_version": "1"}"#, "nma_data must be a JSON object"),
+    ]
+
+    /// A refusal names the field by its dotted path, whether nma_data is an object or JSON text.
+    @Test(arguments: refusals)
+    func aRefusalNamesTheField(_ input: String, _ message: String) {
+        let error = #expect(throws: OutOfBandError.self) { try OutOfBandDecoder.decode(qrText: input) }
+        #expect(error?.message == message)
+    }
+
+    /// A push carries nma_data as JSON text: a key twice in it is refused too.
+    @Test func aKeyTwiceInAPushsNMADataIsRefused() {
+        let data = [
+            "nma_data": #"{"token": "t", "token": "u", "redeem_url": "http://h/r"}"#, "nma_data_content_type": "application/json",
+            "nma_data_version": "1",
+        ]
+        let error = #expect(throws: OutOfBandError.self) { try PushMessage(data: data).payload() }
+        #expect(error?.code == "MALFORMED_PAYLOAD")
+        #expect(error?.message == "nma_data is not valid JSON: the key 'token' appears twice in the body")
     }
 }
 

@@ -75,6 +75,9 @@ import Testing
             (json(["data": nonString]), "INVALID_FIELD"),
             (json(["message": "x"]), "INVALID_FIELD"),
             (json(["data": jose]), "UNSUPPORTED_CONTENT_TYPE"),
+            // a key twice, as FCM refuses it
+            (Array(#"{"data": {"k": "v", "k": "w"}}"#.utf8), "MALFORMED_PAYLOAD"),
+            (Array("[]".utf8), "MALFORMED_PAYLOAD"),
         ]
         for (bytes, code) in cases {
             do {

@@ -41,7 +41,28 @@ import Testing
         (#"{"message": {"token": "t"}, "other": 1}"#, "Unknown name"),
         (#"{"message": {"token": "t"}, "validate_only": "yes"}"#, "validate_only"),
         (#"{"message": {"token": "t", "notification": {"title": 1}}}"#, "notification.title"),
+        (#"{"message": {"token": "t", "notification": {"image": 5}}}"#, "'message.notification.image' (TYPE_STRING)"),
+        (#"{"message": {"token": "t", "notification": []}}"#, "'message.notification' (Notification)"),
+        (#"{"message": {"token": "t", "notification": {"sound": "x"}}}"#, #"Unknown name "sound" at 'message.notification'"#),
+        (#"{"message": {"token": "t", "data": null}}"#, "'message.data' (Map)"),
+        (#"{"message": {"token": "t", "data": {"n": true}}}"#, "'message.data[0].value' (TYPE_STRING), true"),
+        (#"{"message": {"token": "t", "data": {"n": {"a": [1.5]}}}}"#, #"'message.data[0].value' (TYPE_STRING), {"a":[1.5]}"#),
+        // the first entry that breaks a rule, in the request's order
+        (#"{"message": {"token": "t", "data": {"gcm.x": "x", "n": 5}}}"#, "'gcm.x' is reserved"),
+        (#"{"message": {"token": null}}"#, "'message.token' (TYPE_STRING)"),
+        (#"{"message": {"token": "t"}, "validate_only": 1}"#, "'validate_only' (TYPE_BOOL)"),
+        (#"{"message": {"token": "t"}, "validateOnly": null}"#, "'validateOnly' (TYPE_BOOL)"),
+        (#"{"message": {"token": "t"}, "message": {"token": "u"}}"#, "the key 'message' appears twice"),
+        ("[]", "Invalid JSON payload received."),
     ]
+
+    /// A refused message is logged with the target it names, read leniently.
+    @Test func theTargetOfARefusedMessageIsRead() {
+        #expect(FCMSendRequest.target(in: Array(#"{"message": {"topic": "news", "data": {"n": 5}}, "x": 1}"#.utf8)) == "news")
+        #expect(FCMSendRequest.target(in: Array(#"{"message": {"token": 5, "fid": "f"}}"#.utf8)) == "f")
+        #expect(FCMSendRequest.target(in: Array(#"{"message": []}"#.utf8)) == nil)
+        #expect(FCMSendRequest.target(in: Array("not json".utf8)) == nil)
+    }
 
     @Test(arguments: refused)
     func invalidRequestsAreInvalidArgument(_ body: String, _ mentions: String) {

@@ -121,6 +121,12 @@ import Testing
         ("no iat", [:], ["iat": nil], .invalidGrant, "exp and iat"),
         ("exp as text", [:], ["exp": #""1800003600""#], .invalidGrant, "'exp' that is not a number"),
         ("exp as a boolean", [:], ["exp": "true"], .invalidGrant, "'exp' that is not a number"),
+        ("iat as null", [:], ["iat": "null"], .invalidGrant, "'iat' that is not a number"),
+        ("kid as null", ["kid": "null"], [:], .invalidGrant, "header has 'kid' that is not a string"),
+        ("alg as a number", ["alg": "256"], [:], .invalidGrant, "header has 'alg' that is not a string"),
+        ("iss as a number", [:], ["iss": "5"], .invalidGrant, "claims set has 'iss' that is not a string"),
+        ("aud as a number", [:], ["aud": "5"], .invalidGrant, "'aud' that is not a string or strings"),
+        ("aud listing a number", [:], ["aud": "[5]"], .invalidGrant, "'aud' that is not a string or strings"),
         ("no scope", [:], ["scope": nil], .invalidScope, "scope"),
         ("an empty scope", [:], ["scope": #""""#], .invalidScope, "scope"),
     ]

@@ -1,0 +1,45 @@
+import WireJSON
+
+/// A JSON value of a part of an FCM message whose shape is open to this reader: the platform
+/// blocks, walked field by field against FCM's schema (`FCMPlatformOptions`) so that a refusal
+/// names the field as FCM names it, APNs' payload and the web notification (any JSON object),
+/// and a data value that is not a string, which a refusal quotes.
+enum OpenJSON: Decodable, Equatable, Sendable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([OpenJSON])
+    case object([String: OpenJSON])
+
+    init(from decoder: any Decoder) throws {
+        let value = try decoder.singleValueContainer()
+        // the likeliest kinds first: each kind tried before the right one throws
+        if value.decodeNil() {
+            self = .null
+        } else if let text = try? value.decode(String.self) {
+            self = .string(text)
+        } else if let members = try? value.decode([String: OpenJSON].self) {
+            self = .object(members)
+        } else if let flag = try? value.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let number = try? value.decode(Double.self) {
+            self = .number(number)
+        } else {
+            self = .array(try value.decode([OpenJSON].self))
+        }
+    }
+
+    /// The value as JSON text, an object's keys sorted: `12`, `true`, `{"a":[1,"b"]}`.
+    var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let flag): "\(flag)"
+        case .number(let number): Int64(exactly: number).map(String.init) ?? "\(number)"
+        case .string(let text): WireJSON.quoted(text)
+        case .array(let items): "[" + items.map(\.description).joined(separator: ",") + "]"
+        case .object(let members):
+            "{" + members.sorted { $0.key < $1.key }.map { WireJSON.quoted($0.key) + ":" + $0.value.description }.joined(separator: ",") + "}"
+        }
+    }
+}
