@@ -47,9 +47,9 @@ public struct FCMSendRequest: Equatable, Sendable {
             throw .invalidArgument("Invalid JSON payload received.")
         }
         let message = PushMessage(data: body.message.data, notification: body.message.notification)
-        let size =
-            message.data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
-            + (message.notification?.title?.utf8.count ?? 0) + (message.notification?.body?.utf8.count ?? 0)
+        let dataSize = message.data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        let notificationSize = (message.notification?.title?.utf8.count ?? 0) + (message.notification?.body?.utf8.count ?? 0)
+        let size = dataSize + notificationSize
         guard size <= payloadLimit else {
             throw .invalidArgument("Message is too big: \(size) bytes of data and notification, the limit is \(payloadLimit).", rule: .sizeLimit)
         }

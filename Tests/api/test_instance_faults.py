@@ -16,7 +16,7 @@ import urllib.parse
 
 import websocket
 
-from client import TIMEOUT, new_phone, new_session, screen_of, wait_for
+from client import TIMEOUT, EventStream, new_phone, new_session, screen_of, wait_for
 from device import Device
 from instances import POSTGRES, fresh_database, two_instances, postgres, needs_postgres
 from servers import BINARY, free_port
@@ -149,8 +149,9 @@ def told_until_closed(screen):
 def test_an_instance_paused_past_its_lease_runs_none_of_the_phones_taken_meanwhile(tmp_path):
     """The split brain: A, home to two phones with a flow each, is paused (SIGSTOP) past its lease
     while B takes one of them. Resumed, A runs none of that phone: its requests reach B, its old
-    screen is told PHONE_MOVED and closed, its own flow for it is no longer under way, and a flow
-    started through A runs on B. The phone nobody took stays on A, its flow going on."""
+    screen is told PHONE_MOVED and closed, its event stream about it ends, its own flow for it is
+    no longer under way, and a flow started through A runs on B. The phone nobody took stays on
+    A, its flow going on."""
     with two_instances(tmp_path) as (a, b, process_a):
         taken, kept = new_phone(b), new_phone(b)
         screens = {}
@@ -159,6 +160,10 @@ def test_an_instance_paused_past_its_lease_runs_none_of_the_phones_taken_meanwhi
             a.call("startOutOfBand", path={"id": phone["id"]}, body={"qr": new_session(b, "enrol", user)["qrText"]}, expect=202)
             screens[phone["id"]].flow("WAIT_FOR_INPUT", "CONFIRM")
         assert (flows_underway(a), flows_underway(b)) == (2, 0)
+        # a script's event stream about the phone B will take, served by A
+        events = EventStream(a.base, {"phone": taken["id"]})
+        events_ended = threading.Event()
+        threading.Thread(target=lambda: (events.response.read(), events_ended.set()), daemon=True).start()
 
         process_a.send_signal(signal.SIGSTOP)
         try:
@@ -172,6 +177,7 @@ def test_an_instance_paused_past_its_lease_runs_none_of_the_phones_taken_meanwhi
         assert a.call("getPhone", path=path, expect=200)[1].get("flow") is None, "A answers from its old flow"
         told = told_until_closed(screens[taken["id"]])
         assert [m["error"]["code"] for m in told if m["type"] == "error"] == ["PHONE_MOVED"], told
+        assert events_ended.wait(10), "A kept the event stream of a phone it no longer runs"
         assert (flows_underway(a), flows_underway(b)) == (1, 0)
 
         # a flow started through A runs on B, and a screen opened on A is joined to it

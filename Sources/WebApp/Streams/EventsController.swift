@@ -46,8 +46,15 @@ struct EventsController {
         }
         monitor.eventStreams(open: feed.hub.openStreams)
         ClientDeparture.watch(context.channel) { continuation.finish() }
+        // another instance took a phone this stream follows (this one missed its lease): the
+        // stream ends, and its client, back with the last id it got, is joined to the new home
+        let departures =
+            (forwarding.map { forwarding in
+                wanted.filter.phones.map { forwarding.homes.departures.forward($0) { _ in continuation.finish() } }
+            }) ?? []
         continuation.onTermination = { [monitor, hub = feed.hub] _ in
             subscription.cancel()
+            for departure in departures { departure.cancel() }
             monitor.eventStreams(open: hub.openStreams)
         }
         let keepAlive = keepAlive
