@@ -84,7 +84,7 @@ library WireJSON Sources/WireJSON/*.swift
 # NAME:CORPUS:SOURCES (globs; the StrictJSON and WireJSON libraries are linked into every target)
 for target in "QRText:qr-text:Sources/OutOfBand/*.swift" "DeepLink:deep-link:Sources/OutOfBand/*.swift" \
   "Push:push:Sources/OutOfBand/*.swift" "OTP:otp:Sources/OTP/Crockford32.swift" \
-  "FCMSend:fcm-send:Sources/OutOfBand/*.swift Sources/PushService/FCMSendRequest.swift Sources/PushService/FCMSendBody.swift Sources/PushService/FCMPlatformOptions.swift Sources/PushService/OpenJSON.swift Sources/PushService/KeyedDecodingContainer+Given.swift Sources/PushService/FCMError.swift" \
+  "FCMSend:fcm-send:Sources/OutOfBand/*.swift Sources/PushService/FCMSendRequest.swift Sources/PushService/FCMSendBody.swift Sources/PushService/FCMPlatformOptions.swift Sources/PushService/KeyedDecodingContainer+Given.swift Sources/PushService/FCMError.swift" \
   "StrictJSON:strict-json:" "Redaction:redaction:Sources/Timeline/Redaction.swift Sources/Timeline/FormRedaction.swift"; do
   IFS=: read -r name corpus sources <<<"$target"
   # shellcheck disable=SC2086 # the sources are globs

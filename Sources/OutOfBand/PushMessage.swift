@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import WireJSON
 
 /// A push as the phone receives it: FCM's `data` map (string to string) and an optional banner.
 /// The out-of-band payload travels in `data` as `nma_data` (JSON text),
@@ -53,9 +54,11 @@ public struct PushMessage: Equatable, Sendable, Codable {
 /// "data", "notification"}`), Android's `RemoteMessage.getData()` map on its own, and iOS's
 /// `userInfo` (the data keys flat beside `aps`, `gcm.message_id` and `google.c.…`).
 /// Its shape is open: which of the four a text is shows only in the keys it has, and the flat
-/// ones hold data keys of any name beside the platform's, so it is read as an open JSON object
+/// ones hold data keys of any name beside the platform's, so it is read as an `OpenJSON` object
 /// (strictly) and walked.
 public enum PushDecoder {
+    typealias Object = [String: OpenJSON]
+
     public static func decode(json bytes: [UInt8]) throws(OutOfBandError) -> PushMessage {
         guard !bytes.isEmpty else { throw .empty("push message") }
         guard bytes.count <= OutOfBandDecoder.maximumLength else {
@@ -63,7 +66,7 @@ public enum PushDecoder {
         }
         let root = try object(fromJSON: bytes)
         if let message = root["message"] {
-            guard let message = message as? [String: Any] else { throw .invalidField("message", "must be an object") }
+            guard case .object(let message) = message else { throw .invalidField("message", "must be an object") }
             return try decode(fields: message, prefix: "message.")
         }
         if root["data"] == nil, root["aps"] != nil || root["nma_data"] != nil {
@@ -73,9 +76,9 @@ public enum PushDecoder {
     }
 
     /// The push as an open JSON object, read strictly first: a key twice is refused, as FCM refuses it.
-    private static func object(fromJSON bytes: [UInt8]) throws(OutOfBandError) -> [String: Any] {
+    private static func object(fromJSON bytes: [UInt8]) throws(OutOfBandError) -> Object {
         do { _ = try StrictJSON.scan(bytes) } catch { throw .malformed("the push message is not valid JSON: \(error.message)") }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
+        guard case .object(let object)? = try? WireJSON.decoder().decode(OpenJSON.self, from: Data(bytes)) else {
             throw .malformed("the push message must be a JSON object")
         }
         return object
@@ -87,19 +90,19 @@ public enum PushDecoder {
     }
 
     /// A data map on its own (Android) or iOS's `userInfo`: every other key is data.
-    private static func decodeFlat(_ root: [String: Any]) throws(OutOfBandError) -> PushMessage {
+    private static func decodeFlat(_ root: Object) throws(OutOfBandError) -> PushMessage {
         var data: [String: String] = [:]
         for (key, value) in root where !isPlatformKey(key) {
-            guard let text = value as? String else { throw .invalidField(key, "must be a string (push data values are strings)") }
+            guard case .string(let text) = value else { throw .invalidField(key, "must be a string (push data values are strings)") }
             data[key] = text
         }
         var notification: PushMessage.Notification?
         if let aps = root["aps"] {
-            guard let aps = aps as? [String: Any] else { throw .invalidField("aps", "must be an object") }
+            guard case .object(let aps) = aps else { throw .invalidField("aps", "must be an object") }
             switch aps["alert"] {
             case nil: break
-            case let body as String: notification = .init(title: nil, body: body)
-            case let alert as [String: Any]:
+            case .string(let body): notification = .init(title: nil, body: body)
+            case .object(let alert):
                 notification = .init(title: try optionalString(alert, "title", "aps.alert."), body: try optionalString(alert, "body", "aps.alert."))
             default: throw .invalidField("aps.alert", "must be a string or an object")
             }
@@ -107,19 +110,19 @@ public enum PushDecoder {
         return PushMessage(messageId: try optionalString(root, "gcm.message_id", ""), from: nil, data: data, notification: notification)
     }
 
-    private static func decode(fields: [String: Any], prefix: String) throws(OutOfBandError) -> PushMessage {
+    private static func decode(fields: Object, prefix: String) throws(OutOfBandError) -> PushMessage {
         guard let rawData = fields["data"] else { throw .missingField(prefix + "data") }
-        guard let dataObject = rawData as? [String: Any] else { throw .invalidField(prefix + "data", "must be an object") }
+        guard case .object(let dataObject) = rawData else { throw .invalidField(prefix + "data", "must be an object") }
         var data: [String: String] = [:]
         for (key, value) in dataObject {
-            guard let text = value as? String else {
+            guard case .string(let text) = value else {
                 throw .invalidField("\(prefix)data.\(key)", "must be a string (FCM data values are strings)")
             }
             data[key] = text
         }
         var notification: PushMessage.Notification?
         if let raw = fields["notification"] {
-            guard let object = raw as? [String: Any] else { throw .invalidField(prefix + "notification", "must be an object") }
+            guard case .object(let object) = raw else { throw .invalidField(prefix + "notification", "must be an object") }
             notification = .init(
                 title: try optionalString(object, "title", prefix + "notification."),
                 body: try optionalString(object, "body", prefix + "notification."))
@@ -129,9 +132,9 @@ public enum PushDecoder {
             from: try optionalString(fields, "from", prefix), data: data, notification: notification)
     }
 
-    private static func optionalString(_ object: [String: Any], _ key: String, _ prefix: String) throws(OutOfBandError) -> String? {
+    private static func optionalString(_ object: Object, _ key: String, _ prefix: String) throws(OutOfBandError) -> String? {
         guard let value = object[key] else { return nil }
-        guard let text = value as? String else { throw .invalidField(prefix + key, "must be a string") }
+        guard case .string(let text) = value else { throw .invalidField(prefix + key, "must be a string") }
         return text
     }
 }

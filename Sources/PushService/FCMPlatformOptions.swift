@@ -1,4 +1,5 @@
 import Foundation
+import WireJSON
 
 /// The parts of an FCM HTTP v1 message that speak to a platform (`android`, `apns`, `webpush`)
 /// or to Firebase itself (`fcm_options`), checked against FCM's v1 schema as Google's protobuf

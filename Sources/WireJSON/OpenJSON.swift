@@ -1,10 +1,8 @@
-import WireJSON
-
-/// A JSON value of a part of an FCM message whose shape is open to this reader: the platform
-/// blocks, walked field by field against FCM's schema (`FCMPlatformOptions`) so that a refusal
-/// names the field as FCM names it, APNs' payload and the web notification (any JSON object),
-/// and a data value that is not a string, which a refusal quotes.
-enum OpenJSON: Decodable, Equatable, Sendable, CustomStringConvertible {
+/// A JSON value whose shape is open to its reader, decoded through `WireJSON.decoder()` and walked
+/// by the reader itself: FCM's platform blocks (checked field by field so that a refusal names the
+/// field as FCM does), APNs' payload, a data value a refusal quotes, and a pasted push whose shape
+/// shows only in the keys it has.
+public enum OpenJSON: Decodable, Equatable, Sendable, CustomStringConvertible {
     case null
     case bool(Bool)
     case number(Double)
@@ -12,7 +10,7 @@ enum OpenJSON: Decodable, Equatable, Sendable, CustomStringConvertible {
     case array([OpenJSON])
     case object([String: OpenJSON])
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let value = try decoder.singleValueContainer()
         // the likeliest kinds first: each kind tried before the right one throws
         if value.decodeNil() {
@@ -31,7 +29,7 @@ enum OpenJSON: Decodable, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The value as JSON text, an object's keys sorted: `12`, `true`, `{"a":[1,"b"]}`.
-    var description: String {
+    public var description: String {
         switch self {
         case .null: "null"
         case .bool(let flag): "\(flag)"
