@@ -104,6 +104,10 @@ let package = Package(
                 "BackendAPI", "Broadcast", "Faults", "Identifiers", "OTP", "OutOfBand", "Retry", "SodiumKit", "CQRencode", "Storage",
                 "StateExport", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        // An SMS gateway senders reach by a generic HTTP door or Twilio's Messages API (docs/sms.md).
+        .target(
+            name: "SMSGateway",
+            dependencies: ["Faults", "Identifiers", "SodiumKit", "Storage", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(
             name: "PushService",
             dependencies: [
@@ -124,7 +128,7 @@ let package = Package(
             name: "WebApp",
             dependencies: [
                 "Phone", "Backend", "BackendAPI", "BlockingWork", "Broadcast", "PushService", "Timeline", "AuthFlow", "Faults", "OutOfBand",
-                "LocalAuthority", "PrivacyIDEA",
+                "Identifiers", "LocalAuthority", "PrivacyIDEA", "SMSGateway",
                 "ProcessFigures", "Retry", "SodiumKit", "Storage", "StateExport", "StrictJSON", "WireJSON", "CZbar", "CPNG", "CTurboJPEG",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -211,6 +215,7 @@ let package = Package(
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
         .testTarget(name: "WireJSONTests", dependencies: ["WireJSON", "TestDoubles"]),
         .testTarget(name: "IdentifiersTests", dependencies: ["Identifiers"]),
+        .testTarget(name: "SMSGatewayTests", dependencies: ["SMSGateway", "Identifiers", "Faults", "TestDoubles"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "TestDoubles"]),
         .testTarget(name: "BlockingWorkTests", dependencies: ["BlockingWork"]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "TestDoubles"]),

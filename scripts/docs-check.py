@@ -63,6 +63,8 @@ NOT_OURS = {
     "ApsAlert", "CriticalSound", "WebpushConfig", "WebpushNotification", "FCMOptions",
     # google-auth, as privacyIDEA's Firebase provider uses it
     "RefreshError",
+    # Twilio's Messages API parameters
+    "To", "From", "MessagingServiceSid", "StatusCallback",
     # the SDKs AuthPhone simulates, as their documentation names them
     "MobileAuthenticationClient", "OTPAvailable", "Service", "User",
 }

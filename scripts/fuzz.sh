@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds one libFuzzer target per decoder of input (the payload forms, a typed OTP, an FCM send
-# request, strict JSON, the timeline's redaction of a body), with AddressSanitizer, and runs each
+# request, strict JSON, the timeline's redaction of a body, a text handed the SMS gateway), with AddressSanitizer, and runs each
 # for a bounded time from the seed corpus in Fuzz/corpus/. The gate fails the run when a fuzzer
 # does not build, does not start, exits with an error, or leaves a crash-, leak-, timeout- or oom-
 # file (kept in .build/fuzz/ to reproduce).
@@ -80,15 +80,17 @@ seconds="${1:-10}"
 
 library StrictJSON Sources/StrictJSON/*.swift
 library WireJSON Sources/WireJSON/*.swift
+library Identifiers Sources/Identifiers/*.swift
 
-# NAME:CORPUS:SOURCES (globs; the StrictJSON and WireJSON libraries are linked into every target)
+# NAME:CORPUS:SOURCES (globs; the StrictJSON, WireJSON and Identifiers libraries are linked into every target)
 for target in "QRText:qr-text:Sources/OutOfBand/*.swift" "DeepLink:deep-link:Sources/OutOfBand/*.swift" \
   "Push:push:Sources/OutOfBand/*.swift" "OTP:otp:Sources/OTP/Crockford32.swift" \
   "FCMSend:fcm-send:Sources/OutOfBand/*.swift Sources/PushService/FCMSendRequest.swift Sources/PushService/FCMSendBody.swift Sources/PushService/FCMPlatformOptions.swift Sources/PushService/KeyedDecodingContainer+Given.swift Sources/PushService/FCMError.swift" \
-  "StrictJSON:strict-json:" "Redaction:redaction:Sources/Timeline/Redaction.swift Sources/Timeline/FormRedaction.swift"; do
+  "StrictJSON:strict-json:" "Redaction:redaction:Sources/Timeline/Redaction.swift Sources/Timeline/FormRedaction.swift" \
+  "Text:text:Sources/SMSGateway/OutgoingText.swift Sources/SMSGateway/SMSError.swift Sources/Phone/Apps/Messages/OneTimeCode.swift"; do
   IFS=: read -r name corpus sources <<<"$target"
   # shellcheck disable=SC2086 # the sources are globs
-  build "$name" -O -I "$out/lib" "$out/lib/StrictJSON.o" "$out/lib/WireJSON.o" $sources "Fuzz/${name}Fuzz.swift"
+  build "$name" -O -I "$out/lib" "$out/lib/StrictJSON.o" "$out/lib/WireJSON.o" "$out/lib/Identifiers.o" $sources "Fuzz/${name}Fuzz.swift"
   echo "fuzzing $name for ${seconds}s"
   gate "$name" "Fuzz/corpus/$corpus" "$seconds"
 done

@@ -9,6 +9,7 @@ import { createDeviceControls } from "./phone/device-controls.js";
 import { showFaults } from "./phone/fault-strip.js";
 import { createFlowLog } from "./phone/flow-log.js";
 import { createInbox } from "./phone/inbox.js";
+import { createMessages } from "./phone/messages.js";
 import { createOperationBanner } from "./phone/operation-banner.js";
 import { createOTPAccounts } from "./phone/otp-accounts.js";
 import { acceptPictures } from "./phone/picture-drop.js";
@@ -76,6 +77,7 @@ const app = {
   inboxSection: () => inbox.section(),
   otpSection: () => otpAccounts.section(),
   privacyIDEASection: () => privacyIDEATokens.section(),
+  messagesSection: () => messages.section(),
   receivePush: (message, openAtOnce) => inbox.receive(message, openAtOnce),
 };
 
@@ -92,6 +94,7 @@ const bannerParts = {
 const inbox = createInbox(bannerParts, app);
 const otpAccounts = createOTPAccounts(app);
 const privacyIDEATokens = createPrivacyIDEATokens(app);
+const messages = createMessages(app, byId("text-banner"));
 app.privacyIDEA = createPrivacyIDEARequest({
   ...app,
   onChange: (source, request) => {
@@ -160,6 +163,7 @@ function onMessage(msg) {
         inbox.sync();
         otpAccounts.sync();
         privacyIDEATokens.sync();
+        messages.sync();
         app.privacyIDEA.snapshot(msg.phone.privacyIDEA && typeof msg.phone.privacyIDEA === "object" ? msg.phone.privacyIDEA : null);
         if (msg.phone.flow) log.flow("snapshot", msg.phone.flow);
         applyFlow(msg.phone.flow || null);
@@ -208,6 +212,11 @@ function onMessage(msg) {
     case "pushTokens": {
       if (!Array.isArray(msg.pushTokens)) return;
       privacyIDEATokens.show(msg.pushTokens);
+      break;
+    }
+    case "textMessage": {
+      if (!msg.textMessage || typeof msg.textMessage !== "object") return;
+      messages.receive(msg.textMessage);
       break;
     }
     case "operation": {

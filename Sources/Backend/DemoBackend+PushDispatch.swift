@@ -160,7 +160,7 @@ extension DemoBackend {
             let delay = faults.latency(minimum, maximum)
             try? await sleep(delay)
             return .late("latency of \(delay) (a fault set on purpose)")
-        case .dropPush, .delayPush, .offline:
+        case .drop, .delay, .offline:
             return nil
         }
     }

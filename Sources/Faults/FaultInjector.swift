@@ -4,17 +4,20 @@ import Identifiers
 import Synchronization
 
 /// Where a fault strikes: one phone's requests to its backend, every request to the backend,
-/// or the push service (the backend's sends to it, and its deliveries to phones).
+/// the push service (the backend's sends to it, and its deliveries to phones), or the SMS
+/// gateway (its senders' requests, and its deliveries to phones).
 public enum FaultTarget: Hashable, Sendable, CustomStringConvertible {
     case phone(String)
     case backend
     case push
+    case sms
 
     public var description: String {
         switch self {
         case .phone(let id): "phone \(id)"
         case .backend: "the backend"
         case .push: "the push service"
+        case .sms: "the SMS gateway"
         }
     }
 }
@@ -32,15 +35,15 @@ public enum FaultKind: Hashable, Sendable {
     case status(code: Int, retryAfter: Int?)
     /// The answer comes late, by a random time within the bounds (milliseconds).
     case latency(minimum: Int, maximum: Int)
-    /// The push service accepts a push and never delivers it.
-    case dropPush
-    /// The push service delivers a push this many seconds late.
-    case delayPush(seconds: Int)
+    /// The push service (or the SMS gateway) accepts a push (a text) and never delivers it.
+    case drop
+    /// The push service (or the SMS gateway) delivers a push (a text) this many seconds late.
+    case delay(seconds: Int)
 
-    /// Whether it acts on a request (rather than a push's delivery).
+    /// Whether it acts on a request (rather than a delivery).
     public var isRequestFault: Bool {
         switch self {
-        case .dropPush, .delayPush: false
+        case .drop, .delay: false
         default: true
         }
     }
@@ -98,13 +101,20 @@ public final class FaultInjector: Sendable {
             guard (0...30_000).contains(minimum), (minimum...30_000).contains(maximum) else {
                 throw .invalid("maximumMs", "needs 0 ≤ minimumMs ≤ maximumMs ≤ 30000 milliseconds")
             }
-        case (.delayPush(let seconds), _) where !(1...600).contains(seconds):
+        case (.delay(let seconds), _) where !(1...600).contains(seconds):
             throw .invalid("delaySeconds", "must be between 1 and 600 seconds")
-        case (.offline, .backend), (.offline, .push):
+        case (.offline, .backend), (.offline, .push), (.offline, .sms):
             throw .invalid("kind", "'offline' takes a phone off the network: only the target 'phone' takes it")
+        case (.unreachable, .sms), (.hang, .sms):
+            throw .invalid(
+                "kind",
+                "cannot be 'unreachable' or 'hang' on the target 'sms', whose senders reach this server itself: it takes status, latency, dropText and delayText"
+            )
         default: break
         }
-        if !kind.isRequestFault, target != .push { throw .invalid("kind", "drops and delays pushes: only the push service takes it") }
+        if !kind.isRequestFault, target != .push, target != .sms {
+            throw .invalid("kind", "drops and delays deliveries: only the push service and the SMS gateway take it")
+        }
         let time = now()
         let fault = Fault(
             id: UUID.random().uuidString.lowercased(), target: target, kind: kind, remaining: count, createdAt: time,

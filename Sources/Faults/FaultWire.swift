@@ -1,8 +1,8 @@
 import Foundation
 
 /// A fault as a script or the console asks for one:
-/// `{"target": "backend" | "push" | "phone", "phoneId"?, "kind": "unreachable" | "offline" | "hang" | "status"
-/// | "latency" | "dropPush" | "delayPush", "status"?, "retryAfter"?, "minimumMs"?, "maximumMs"?,
+/// `{"target": "backend" | "push" | "sms" | "phone", "phoneId"?, "kind": "unreachable" | "offline" | "hang" | "status"
+/// | "latency" | "dropPush" | "delayPush" | "dropText" | "delayText", "status"?, "retryAfter"?, "minimumMs"?, "maximumMs"?,
 /// "delaySeconds"?, "count"?, "seconds"?}`.
 public struct FaultRequest: Codable, Sendable, Equatable {
     public var target: String
@@ -26,10 +26,11 @@ public struct FaultRequest: Codable, Sendable, Equatable {
         switch (self.target, phoneId) {
         case ("backend", nil): target = .backend
         case ("push", nil): target = .push
+        case ("sms", nil): target = .sms
         case ("phone", let id?): target = .phone(id)
         case ("phone", nil): throw .invalid("phoneId", "is required for a phone's fault")
         case (_, .some) where self.target != "phone": throw .invalid("phoneId", "goes only with the target 'phone'")
-        default: throw .invalid("target", "must be 'backend', 'push' or 'phone'")
+        default: throw .invalid("target", "must be 'backend', 'push', 'sms' or 'phone'")
         }
         let kind: FaultKind
         switch self.kind {
@@ -42,15 +43,21 @@ public struct FaultRequest: Codable, Sendable, Equatable {
         case "latency":
             guard let maximumMs else { throw .invalid("maximumMs", "is required for the kind 'latency'") }
             kind = .latency(minimum: minimumMs ?? maximumMs, maximum: maximumMs)
-        case "dropPush": kind = .dropPush
-        case "delayPush":
-            guard let delaySeconds else { throw .invalid("delaySeconds", "is required for the kind 'delayPush'") }
-            kind = .delayPush(seconds: delaySeconds)
+        case Self.drop(for: target): kind = .drop
+        case Self.delay(for: target):
+            guard let delaySeconds else { throw .invalid("delaySeconds", "is required for the kind '\(self.kind)'") }
+            kind = .delay(seconds: delaySeconds)
+        case "dropPush", "delayPush", "dropText", "delayText":
+            throw .invalid("kind", "drops and delays pushes (dropPush, delayPush) on the target 'push', texts (dropText, delayText) on 'sms'")
         default:
-            throw .invalid("kind", "must be one of unreachable, offline, hang, status, latency, dropPush, delayPush")
+            throw .invalid("kind", "must be one of unreachable, offline, hang, status, latency, dropPush, delayPush, dropText, delayText")
         }
         return (target, kind)
     }
+
+    /// The kinds' names for what a target delivers: pushes, or texts.
+    static func drop(for target: FaultTarget) -> String { target == .sms ? "dropText" : "dropPush" }
+    static func delay(for target: FaultTarget) -> String { target == .sms ? "delayText" : "delayPush" }
 }
 
 /// A fault in force, as the screens and scripts see it.
@@ -81,6 +88,7 @@ public struct FaultView: Codable, Sendable, Equatable {
             phoneId = id
         case .backend: target = "backend"
         case .push: target = "push"
+        case .sms: target = "sms"
         }
         let what: String
         switch fault.kind {
@@ -103,19 +111,20 @@ public struct FaultView: Codable, Sendable, Equatable {
             minimumMs = low
             maximumMs = high
             what = low == high ? "answers \(high) ms late" : "answers \(low)–\(high) ms late"
-        case .dropPush:
-            kind = "dropPush"
-            what = "drops pushes"
-        case .delayPush(let seconds):
-            kind = "delayPush"
+        case .drop:
+            kind = FaultRequest.drop(for: fault.target)
+            what = fault.target == .sms ? "drops texts" : "drops pushes"
+        case .delay(let seconds):
+            kind = FaultRequest.delay(for: fault.target)
             delaySeconds = seconds
-            what = "delivers pushes \(seconds) s late"
+            what = (fault.target == .sms ? "delivers texts " : "delivers pushes ") + "\(seconds) s late"
         }
         let subject =
             switch fault.target {
             case .phone: "The backend, for this phone,"
             case .backend: "The backend"
             case .push: "The push service"
+            case .sms: "The SMS gateway"
             }
         description = "\(subject) \(what)" + (fault.remaining.map { " (\($0) more)" } ?? "")
     }

@@ -15,8 +15,16 @@ public struct PhoneRemote: Sendable {
         api = ServerAPI(base: url.hasSuffix("/") ? String(url.dropLast()) : url, http: http, timeout: .seconds(30))
     }
 
-    public func create(name: String) async throws -> [String: Any] {
-        try await api.call(.POST, "/api/phones", ["name": name])
+    /// The phone's texts, newest first (`GET /api/phones/{id}/messages`).
+    public func messages(_ idOrName: String) async throws -> [[String: Any]] {
+        try await api.call(.GET, "/api/phones/\(try await id(idOrName))/messages")["messages"] as? [[String: Any]] ?? []
+    }
+
+    /// A new phone, with the number given or the next free one.
+    public func create(name: String, number: String? = nil) async throws -> [String: Any] {
+        var body: [String: any Sendable] = ["name": name]
+        body["number"] = number
+        return try await api.call(.POST, "/api/phones", body)
     }
 
     public func list() async throws -> [[String: Any]] {

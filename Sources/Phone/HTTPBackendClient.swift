@@ -69,7 +69,7 @@ struct HTTPBackendClient: BackendClient {
             let delay = faults.latency(minimum, maximum)
             try? await sleep(delay)
             return "latency of \(delay) (a fault set on purpose)"
-        case .dropPush, .delayPush:
+        case .drop, .delay:
             return nil
         }
     }

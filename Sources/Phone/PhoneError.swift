@@ -1,4 +1,5 @@
 import AuthFlow
+import Identifiers
 import Retry
 
 /// A refusal by the simulated phone: a stable code, a message, and what kind of failure it is
@@ -63,6 +64,10 @@ public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
     static func serverParameters(_ detail: String) -> PhoneError {
         PhoneError(.badGateway, "SERVER_PARAMETERS_PARSE_ERROR", "the server's parameters cannot be read: \(detail)", sdkCode: 67)
     }
+    static func numberTaken(_ number: PhoneNumber) -> PhoneError {
+        PhoneError(.conflict, "NUMBER_TAKEN", "another phone has the number \(number) already")
+    }
+    static let noFreeNumber = PhoneError(.conflict, "NO_FREE_NUMBER", "no free number was found in +44 7700 9xxxxx: give the phone one")
     static func biometricsUnavailable(_ why: String) -> PhoneError { PhoneError(.conflict, "BIOMETRICS_UNAVAILABLE", why) }
     static func crypto(_ detail: String) -> PhoneError { PhoneError(.unavailable, "CRYPTO_ERROR", detail) }
     /// Without SQLite's words: they name statements and tables, which are no business of the caller's.

@@ -12,6 +12,8 @@ public struct PhoneSummary: Codable, Sendable, Equatable {
     /// The Firebase installation id the token carries (FirebaseInstallationID): a sender may
     /// target it instead of the token. Nil for a token set by hand without one.
     public var fid: String?
+    /// Its number, E.164: where texts to it go (docs/sms.md).
+    public var number: String
     public var createdAt: Date
 }
 
@@ -24,6 +26,8 @@ public struct PhoneDetail: Codable, Sendable, Equatable {
     /// The Firebase installation id the token carries (FirebaseInstallationID): a sender may
     /// target it instead of the token. Nil for a token set by hand without one.
     public var fid: String?
+    /// Its number, E.164: where texts to it go (docs/sms.md).
+    public var number: String
     public var createdAt: Date
     public var hasPin: Bool
     public var pinLength: Int
@@ -134,6 +138,8 @@ public indirect enum PhoneEvent: Sendable, Equatable {
     case privacyIDEA(PrivacyIDEARequest)
     /// The phone's privacyIDEA push tokens after one was added or removed.
     case pushTokens([PushTokenSummary])
+    /// A text arrived in the Messages app.
+    case textMessage(TextMessage)
 }
 
 /// A change of the device information (docs/behaviour.md#device-information-and-fcm-token-changes) as the phone asks for it.
@@ -203,7 +209,7 @@ extension PhoneRecord {
     var summary: PhoneSummary {
         PhoneSummary(
             id: id, name: name, deviceId: deviceId, fcmToken: fcmToken, fid: FirebaseInstallationID.of(token: fcmToken),
-            createdAt: createdAt)
+            number: number, createdAt: createdAt)
     }
 
     var settings: PhoneSettings {

@@ -12,6 +12,8 @@ struct PhoneRecord: Codable, Sendable, FetchableRecord {
     var name: String
     var deviceId: String
     var fcmToken: String
+    /// E.164 (`PhoneNumber`): where the SMS gateway delivers its texts; unique on a server.
+    var number: String
     var pinLength: Int
     var pinSalt: Data?
     var createdAt: Date
@@ -81,7 +83,8 @@ extension PhoneRecord {
     static let insertion = NamedInsert<PhoneRecord>(
         into: databaseTableName,
         [
-            "id": { $0.id }, "name": { $0.name }, "deviceId": { $0.deviceId }, "fcmToken": { $0.fcmToken }, "pinLength": { $0.pinLength },
+            "id": { $0.id }, "name": { $0.name }, "deviceId": { $0.deviceId }, "fcmToken": { $0.fcmToken }, "number": { $0.number },
+            "pinLength": { $0.pinLength },
             "pinSalt": { $0.pinSalt }, "createdAt": { StoredDate($0.createdAt) }, "openPushesAtOnce": { $0.openPushesAtOnce },
             "biometricSensor": { $0.biometricSensor }, "biometricsDisabled": { $0.biometricsDisabled },
             "legacyBioAddFlow": { $0.legacyBioAddFlow }, "disallowPinChangeWithBiometric": { $0.disallowPinChangeWithBiometric },

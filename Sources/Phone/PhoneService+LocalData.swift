@@ -9,16 +9,49 @@ import SodiumKit
 /// The phones themselves: making one, its settings and simulated sensor, and the reset that
 /// removes all its accounts.
 extension PhoneService {
-    public func createPhone(name: String) async throws(PhoneError) -> PhoneSummary {
+    /// A new phone, with the number given or the next free one of the fictional range.
+    public func createPhone(name: String, number: PhoneNumber? = nil) async throws(PhoneError) -> PhoneSummary {
         let name = name.trimmingCharacters(in: .whitespaces)
         if let problem = ReadableText.nameProblem(in: name, limit: 64) { throw .invalid("name", problem) }
-        let record = PhoneRecord(
+        var record = PhoneRecord(
             id: UUID.random().uuidString.lowercased(), name: name, deviceId: UUID.random().uuidString,
-            fcmToken: try Device.makeFCMToken(), pinLength: configuration.pinPolicy.length,
+            fcmToken: try Device.makeFCMToken(), number: "", pinLength: configuration.pinPolicy.length,
             pinSalt: nil, createdAt: now(), openPushesAtOnce: false,
             deviceKeySeed: Data(try Device.random(Ed25519.seedLength)))
-        try await store.insert(record)
-        return record.summary
+        if let number {
+            if try await store.phoneId(number: number.e164) != nil { throw .numberTaken(number) }
+            record.number = number.e164
+            try await store.insert(record)
+            return record.summary
+        }
+        // another instance may take the same free number at once: then a free one elsewhere
+        for attempt in 0..<8 {
+            record.number = try await freeNumber(fromRandomPlace: attempt > 0).e164
+            numbersBeingGiven.insert(record.number)
+            defer { numbersBeingGiven.remove(record.number) }
+            do {
+                try await store.insert(record)
+                return record.summary
+            } catch {
+                guard try await store.phoneId(number: record.number) != nil else { throw error }
+            }
+        }
+        throw .noFreeNumber
+    }
+
+    /// A free number of the fictional range: the first after as many as there are phones, or
+    /// after a random place in the range (once another instance took the one found).
+    private func freeNumber(fromRandomPlace: Bool) async throws(PhoneError) -> PhoneNumber {
+        let count = try await store.phoneCount()
+        let range = count < PhoneNumber.fictionalReserved ? PhoneNumber.fictionalReserved : PhoneNumber.fictionalRange
+        let start = fromRandomPlace ? Int.random(in: 0..<range) : count
+        let candidates = (0..<32).map { PhoneNumber.fictional((start + $0) % range) }
+        let taken = try await store.takenNumbers(candidates.map(\.e164))
+        // no suspension from here to the caller's reservation: two phones made here at once take two
+        guard let free = candidates.first(where: { !taken.contains($0.e164) && !numbersBeingGiven.contains($0.e164) }) else {
+            throw .noFreeNumber
+        }
+        return free
     }
 
     /// The phone is gone, with its accounts and keys, as if the app were uninstalled: its backends

@@ -86,10 +86,14 @@ public actor PhoneService {
     var operations: [String: Task<Result<DeviceChangeResult, PhoneError>, Never>] = [:]
     /// How each running operation stands.
     var progresses: [String: OperationProgress] = [:]
+    /// Numbers chosen for phones being made and not stored yet (`createPhone`).
+    var numbersBeingGiven: Set<String> = []
     /// The seeds' SDK app on each phone.
     public nonisolated let sdk: SDKApp
     /// privacyIDEA's authenticator app on each phone.
     public nonisolated let privacyIDEA: PrivacyIDEAApp
+    /// The texts each phone's number receives.
+    public nonisolated let messages: MessagesApp
 
     /// Phones that reach their backends through `network` (a test passes a double).
     public init(
@@ -109,8 +113,10 @@ public actor PhoneService {
             exchanges: PrivacyIDEAExchanges(
                 wire: privacyIDEAWire, retry: configuration.deviceChangeRetry, sleep: configuration.sleep, random: configuration.random,
                 retryObserver: configuration.retryObserver, keyLane: configuration.keyLane))
+        messages = MessagesApp(device: device)
         device.apps.install(sdk)
         device.apps.install(privacyIDEA)
+        device.apps.install(messages)
     }
 
     /// Phones that reach their backends over HTTP, through any fault set for them.

@@ -2,6 +2,7 @@ import AuthFlow
 import BackendAPI
 import Foundation
 import GRDB
+import Identifiers
 import OTP
 import PrivacyIDEA
 import StateExport
@@ -80,8 +81,27 @@ extension PhoneStore {
         _ = try rows(of: state)
     }
 
+    /// Each phone's rows. A file written before phones had numbers gives none: each such phone
+    /// gets the next number of the fictional range that no phone of the file has.
     private static func rows(of state: ExportedState) throws(StateExportError) -> [PhoneRows] {
-        try state.phones.map { phone throws(StateExportError) in try PhoneRows.loaded(phone, from: state) }
+        var given = Set<String>()
+        for phone in state.phones {
+            guard let text = phone.number else { continue }
+            let number: PhoneNumber
+            do { number = try PhoneNumber(reading: text) } catch { throw .invalid("phone \(phone.id): the number \(error)") }
+            guard number.e164 == text else { throw .invalid("phone \(phone.id): the number '\(text)' is not written in E.164 (\(number))") }
+            guard given.insert(text).inserted else { throw .invalid("phone \(phone.id): the number \(text) is another phone's too") }
+        }
+        var next = 0
+        return try state.phones.map { phone throws(StateExportError) in
+            var number = phone.number
+            while number == nil {
+                let candidate = PhoneNumber.fictional(next).e164
+                next += 1
+                if !given.contains(candidate) { number = candidate }
+            }
+            return try PhoneRows.loaded(phone, number: number ?? "", from: state)
+        }
     }
 
     /// The state's phones, in one transaction: with `replacing`, instead of every phone there was;
@@ -106,8 +126,8 @@ extension PhoneStore {
 extension PhoneStore.PhoneRows {
     var exported: ExportedState.Phone {
         ExportedState.Phone(
-            id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken, pinLength: phone.pinLength,
-            createdAt: phone.createdAt,
+            id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken, number: phone.number,
+            pinLength: phone.pinLength, createdAt: phone.createdAt,
             settings: ExportedState.Settings(
                 openPushesAtOnce: phone.openPushesAtOnce, pushNotificationsDisabled: phone.pushNotificationsDisabled,
                 biometricSensor: phone.biometricSensor, biometricsDisabled: phone.biometricsDisabled, legacyBioAddFlow: phone.legacyBioAddFlow,
@@ -134,7 +154,9 @@ extension PhoneStore.PhoneRows {
     /// The rows of an exported phone, its settings checked by the rules a settings change follows,
     /// its OTP accounts by those a key URI is held to, its privacyIDEA tokens by those an
     /// enrolment is (keys that parse, a server's address).
-    static func loaded(_ phone: ExportedState.Phone, from state: ExportedState) throws(StateExportError) -> PhoneStore.PhoneRows {
+    static func loaded(_ phone: ExportedState.Phone, number: String, from state: ExportedState) throws(StateExportError)
+        -> PhoneStore.PhoneRows
+    {
         func refuse(_ reason: String) -> StateExportError { .invalid("phone \(phone.id): \(reason)") }
         if let problem = ReadableText.nameProblem(in: phone.name, limit: 64) { throw refuse("the name \(problem)") }
         guard PinPolicy.allowedLengths.contains(phone.pinLength) else { throw refuse("pinLength \(phone.pinLength) is not allowed") }
@@ -145,8 +167,8 @@ extension PhoneStore.PhoneRows {
         let secrets = try state.secrets(ofPhone: phone.id)
         guard secrets.pinPublicKey == nil || secrets.pinSalt != nil else { throw refuse("a PIN key without a PIN salt") }
         var record = PhoneRecord(
-            id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken, pinLength: phone.pinLength,
-            pinSalt: secrets.pinSalt, createdAt: phone.createdAt, openPushesAtOnce: settings.openPushesAtOnce,
+            id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken, number: number,
+            pinLength: phone.pinLength, pinSalt: secrets.pinSalt, createdAt: phone.createdAt, openPushesAtOnce: settings.openPushesAtOnce,
             enrolledFeatures: phone.biometrics.enrolledFeatures, featureSetVersion: phone.biometrics.featureSetVersion,
             biometricSecretKey: secrets.biometricSecretKey, biometricKeySetVersion: phone.biometrics.keySetVersion,
             biometricUsesSinceLastPin: phone.biometrics.usesSinceLastPin, lastPinAt: phone.biometrics.lastPinAt,

@@ -113,6 +113,15 @@ public struct PhoneStore: Store {
         migrator.registerMigration("phone-v11-homes") { db in
             for statement in homesTables { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("phone-v12-numbers-and-texts") { db in
+            // a number each, handed out from the fictional range in the order the phones were made
+            try db.execute(sql: "ALTER TABLE phone ADD COLUMN number TEXT")
+            try db.execute(
+                sql: """
+                    UPDATE phone SET number = printf('+4477009%05d', (SELECT count(*) FROM phone AS older WHERE older.rowid < phone.rowid) % 100000)
+                    """)
+            for statement in numbersAndTexts { try db.execute(sql: statement) }
+        }
         return migrator
     }
 
@@ -163,6 +172,27 @@ public struct PhoneStore: Store {
                 """,
             ]),
         PostgresMigration("phone-pg-v2-homes", homesTables),
+        PostgresMigration(
+            "phone-pg-v3-numbers-and-texts",
+            [
+                "ALTER TABLE phone ADD COLUMN number TEXT",
+                """
+                UPDATE phone SET number = '+4477009' || lpad(((older.rank - 1) % 100000)::text, 5, '0')
+                    FROM (SELECT id, row_number() OVER (ORDER BY createdAt, id) AS rank FROM phone) AS older WHERE phone.id = older.id
+                """,
+                "ALTER TABLE phone ALTER COLUMN number SET NOT NULL",
+            ] + numbersAndTexts),
+    ]
+
+    /// The phones' numbers, unique, and the texts their Messages app keeps, newest read first:
+    /// the same on both engines.
+    private static let numbersAndTexts = [
+        "CREATE UNIQUE INDEX phone_on_number ON phone (number)",
+        """
+        CREATE TABLE textMessage (id TEXT PRIMARY KEY, phoneId TEXT NOT NULL REFERENCES phone ON DELETE CASCADE,
+            sender TEXT NOT NULL, body TEXT NOT NULL, receivedAt TEXT NOT NULL)
+        """,
+        "CREATE INDEX textMessage_on_phoneId_receivedAt ON textMessage (phoneId, receivedAt)",
     ]
 
     // MARK: phones

@@ -193,10 +193,10 @@ public final class PushService: Sendable {
         message.from = configuration.project
         let limit = configuration.logLimit
         switch faults?.strike([.push], requests: false) {
-        case .dropPush:
+        case .drop:
             await record(entry(.dropped))
             return .dropped  // accepted, and lost on its way to the phone
-        case .delayPush(let seconds):
+        case .delay(let seconds):
             Task { [self] in
                 try await sleep(.seconds(seconds))
                 try? await deliver(InboxMessage(id: id, name: name, receivedAt: now(), message: message), to: token) { .outcome(id: id, $0) }

@@ -144,27 +144,11 @@ public struct PushStore: Store {
         }
     }
 
-    /// Counts a send against the token's window (nil), or refuses it, counting nothing, when the
-    /// window holds `limit` sends already: then the seconds until its oldest send leaves it.
-    /// A token's window is one row, its sends' times oldest first: counting a send rewrites that
-    /// row alone, so on PostgreSQL two tokens' sends never collide (rows of their own, added to
-    /// an index, would: its pages are shared).
+    /// Counts a send against the token's window (`SendWindow`), or refuses it, counting nothing:
+    /// then the seconds until its oldest send leaves the window.
     func admit(token: String, at time: Date, window: TimeInterval, limit: Int) async throws -> TimeInterval? {
-        let seconds = time.timeIntervalSince1970
-        return try await write { sql in
-            let stored = try sql.fetchOne(String.self, "SELECT sentAt FROM sendWindow WHERE token = ?", [token])
-            var sends = (stored ?? "").split(separator: " ").compactMap { Double($0) }.filter { $0 > seconds - window }
-            if sends.count >= limit { return (sends.min() ?? seconds) + window - seconds }
-            sends.append(seconds)
-            sends.sort()
-            let text = sends.map { String($0) }.joined(separator: " ")
-            if stored == nil {
-                try sql.execute("INSERT INTO sendWindow (token, sentAt) VALUES (?, ?)", [token, text])
-            } else {
-                try sql.execute("UPDATE sendWindow SET sentAt = ? WHERE token = ?", [text, token])
-            }
-            return nil
-        }
+        let sends = SendWindow(table: "sendWindow", keyColumn: "token", window: window, limit: limit)
+        return try await write { sql in try sends.admit(token, at: time, sql) }
     }
 
     /// Puts a message in the inbox and, in the same transaction, its outcome in the log: a new

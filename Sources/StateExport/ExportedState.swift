@@ -22,6 +22,8 @@ public struct ExportedState: Sendable, Equatable {
         public var name: String
         public var deviceId: String
         public var fcmToken: String
+        /// E.164; absent in a file written before phones had numbers (the import gives one).
+        public var number: String?
         public var pinLength: Int
         public var createdAt: Date
         public var settings: Settings
@@ -35,7 +37,7 @@ public struct ExportedState: Sendable, Equatable {
         public var privacyIDEAServers: [PrivacyIDEAServer]?
 
         public init(
-            id: String, name: String, deviceId: String, fcmToken: String, pinLength: Int, createdAt: Date, settings: Settings,
+            id: String, name: String, deviceId: String, fcmToken: String, number: String? = nil, pinLength: Int, createdAt: Date, settings: Settings,
             biometrics: Biometrics, accounts: [Account], otpAccounts: [OTPAccount]? = nil, privacyIDEATokens: [PrivacyIDEAToken]? = nil,
             privacyIDEAServers: [PrivacyIDEAServer]? = nil
         ) {
@@ -43,6 +45,7 @@ public struct ExportedState: Sendable, Equatable {
             self.name = name
             self.deviceId = deviceId
             self.fcmToken = fcmToken
+            self.number = number
             self.pinLength = pinLength
             self.createdAt = createdAt
             self.settings = settings

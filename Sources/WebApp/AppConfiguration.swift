@@ -2,6 +2,7 @@ import Backend
 import BlockingWork
 import Foundation
 import PushService
+import SMSGateway
 import SodiumKit
 import StateExport
 import Storage
@@ -23,7 +24,7 @@ public struct AppConfiguration: Sendable {
     /// When set, the FCM endpoint takes only sends with `Authorization: Bearer TOKEN`, as FCM
     /// takes only OAuth tokens; the demo backend sends it too.
     public var pushToken: String?
-    /// Folder for `phones.sqlite`, `backend.sqlite`, `push.sqlite` and `timeline.sqlite`; nil keeps everything in memory (tests).
+    /// Folder for `phones.sqlite`, `backend.sqlite`, `push.sqlite`, `sms.sqlite` and `timeline.sqlite`; nil keeps everything in memory (tests).
     public var dataDirectory: String? = defaultDataDirectory
     public static let defaultDataDirectory = "authphone-data"
     /// A PostgreSQL that holds the stores instead of the data folder's SQLite files: every
@@ -42,6 +43,7 @@ public struct AppConfiguration: Sendable {
     public var pinDerivation = PinKeyDerivation.Profile.interactive
     public var backend = DemoBackend.Configuration()
     public var push = PushService.Configuration()
+    public var sms = SMSGateway.Configuration()
     /// Whether the exchanges between the parts are recorded at all (off: the timeline stays empty).
     public var recordTimeline = true
     /// The exchanges between the parts the timeline keeps per session and per phone (the newest).

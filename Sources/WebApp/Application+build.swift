@@ -12,6 +12,7 @@ import NIOSSL
 import OutOfBand
 import Phone
 import PushService
+import SMSGateway
 import ServiceLifecycle
 import SodiumKit
 import Timeline
@@ -33,7 +34,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     }
     let startedAt = configuration.now()
     let monitor = ServiceMonitor(logger: logger)
-    let (phoneStore, backendStore, pushStore, timelineStore) = try await openDatabases(configuration, logger: logger)
+    let (phoneStore, backendStore, pushStore, timelineStore, smsStore) = try await openDatabases(configuration, logger: logger)
     let tls = try configuration.tls.map {
         try ServerTLS.load(
             $0,
@@ -76,6 +77,12 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         store: pushStore, configuration: configuration.push, now: configuration.now,
         faults: faults, sleep: configuration.sleep)
     try await push.register(tokens: phones.phones().map(\.fcmToken))
+    let sms = SMSGateway(
+        store: smsStore,
+        phones: .init(
+            find: { try await phones.messages.phoneId(number: $0) },
+            deliver: { try await phones.messages.receive(id: $0, to: $1.to, from: $1.from, text: $1.body)?.phoneId }),
+        configuration: configuration.sms, now: configuration.now, faults: faults, sleep: configuration.sleep)
     // several instances on one PostgreSQL: each phone's flow runs on one, its home
     let instanceURL = try ServerURL(publicURL: configuration.instanceURL, listenHost: listenHost, port: configuration.port)
     let platform = PhonePlatform(phones: phones, push: push, monitor: monitor)
@@ -112,6 +119,10 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)
     router.addRoutes(PushConsoleController(push: push, phones: phones).endpoints, atPath: "/api/push")
     SenderCredentialsController(push: push, baseURL: { selfURL.get() }).addRoutes(to: router)
+    let messages = MessagesController(phones: phones, gateway: sms, baseURL: { selfURL.get() })
+    router.addRoutes(messages.phoneRoutes, atPath: "/api/phones")
+    router.addRoutes(messages.gatewayRoutes, atPath: "/api/sms")
+    SMSDoorsController(gateway: sms).addRoutes(to: router)
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
     let events = EventFeed(
@@ -120,14 +131,15 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         EventsController(feed: events, monitor: monitor, forwarding: forwarding, keepAlive: configuration.eventKeepAlive).endpoints,
         atPath: "/api/events")
     router.addRoutes(CertificateController(authority: tls?.authority).endpoints, atPath: "/tls")
-    ResetController(phones: phones, backend: backend, push: push, faults: faults, timeline: timeline, monitor: monitor).addRoutes(to: router)
+    ResetController(phones: phones, backend: backend, push: push, sms: sms, faults: faults, timeline: timeline, monitor: monitor)
+        .addRoutes(to: router)
     let timelineRoutes = TimelineController(timeline: timeline, backend: backend, phones: phones)
     timelineRoutes.addRoutes(to: router)
     router.addRoutes(try PagesController(templates: templates, phones: phones, backend: backend).endpoints)
     HealthController(
         databases: [
             ("phones", { await phoneStore.state() }), ("backend", { await backendStore.state() }), ("push", { await pushStore.state() }),
-            ("timeline", { await timelineStore.state() }),
+            ("timeline", { await timelineStore.state() }), ("sms", { await smsStore.state() }),
         ],
         monitor: monitor, faults: faults, startedAt: startedAt, now: configuration.now
     ).addRoutes(to: router)
@@ -143,7 +155,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         PushOpener(platform: platform, forwarding: forwarding, logger: logger), DeferredPushSender(backend: backend), lanes, events,
     ]
     if let forwarding {
-        services.append(OtherInstances(push: push, backend: backend, timeline: timeline))
+        services.append(OtherInstances(push: push, phones: phones, backend: backend, timeline: timeline))
         services.append(PhoneHomesBeat(homes: forwarding.homes, logger: logger))
     }
     if configuration.recordTimeline { services.append(TimelineRecorder(timeline: timeline, push: push)) }

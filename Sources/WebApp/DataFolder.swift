@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Phone
 import PushService
+import SMSGateway
 import SodiumKit
 import StateExport
 import Storage
@@ -26,7 +27,7 @@ public enum StoresLocation: Sendable, CustomStringConvertible {
     }
 
     /// The stores, opened as a server would open them; a folder is made if missing.
-    fileprivate func open() async throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
+    fileprivate func open() async throws -> (PhoneStore, BackendStore, PushStore, TimelineStore, SMSStore) {
         var configuration = AppConfiguration()
         switch self {
         case .folder(let directory): configuration.dataDirectory = directory
@@ -48,11 +49,12 @@ public enum StoresLocation: Sendable, CustomStringConvertible {
 /// them is refused, not created.
 public func resetDatabases(in location: StoresLocation) async throws {
     try location.mustHold(DatabaseFile.all, "database")
-    let (phones, backend, push, timeline) = try await location.open()
+    let (phones, backend, push, timeline, sms) = try await location.open()
     try await phones.erasePhones()
     try await backend.eraseTestData()
     try await push.eraseDeliveries()
     try await timeline.erase()
+    try await sms.eraseTexts()
 }
 
 public struct DataFolderError: Error, CustomStringConvertible {
@@ -66,7 +68,7 @@ public func exportState(
     from location: StoresLocation, passphrase: GuardedBytes, cost: PassphraseBox.Cost = .interactive, now: Date = Date()
 ) async throws -> Data {
     for file in [DatabaseFile.phones, DatabaseFile.backend] { try location.mustHold([file], "phones and backend") }
-    let (phones, backend, _, _) = try await location.open()
+    let (phones, backend, _, _, _) = try await location.open()
     let phonePart = try await phones.exported()
     let backendPart = try await backend.exported()
     let state = ExportedState(
@@ -81,13 +83,14 @@ public func exportState(
 /// `replacing`, into any folder as if `reset` had run first. The file is checked whole before a
 /// store is written; each store is written in one transaction.
 public func importState(_ state: ExportedState, into location: StoresLocation, replacing: Bool, now: Date = Date()) async throws {
-    let (phones, backend, push, timeline) = try await location.open()
+    let (phones, backend, push, timeline, sms) = try await location.open()
     if !replacing, let held = try await heldState(phones: phones, backend: backend) { throw StateExportError.notEmpty(held) }
     try await load(state, phones: phones, backend: backend, replacing: replacing, now: now)
     if replacing {
         // what the replaced phones had in flight is theirs, not the new ones'
         try await push.eraseDeliveries()
         try await timeline.erase()
+        try await sms.eraseTexts()
     }
 }
 
@@ -123,7 +126,8 @@ private enum DatabaseFile {
     static let backend = "backend.sqlite"
     static let push = "push.sqlite"
     static let timeline = "timeline.sqlite"
-    static let all = [phones, backend, push, timeline]
+    static let sms = "sms.sqlite"
+    static let all = [phones, backend, push, timeline, sms]
 }
 
 /// The parts' schemas on a shared PostgreSQL.
@@ -132,12 +136,15 @@ private enum PostgresSchema {
     static let backend = "backend"
     static let push = "push"
     static let timeline = "timeline"
+    static let sms = "sms"
 }
 
 /// The parts' stores where the server keeps its data: a schema each on a shared PostgreSQL, or
-/// else one SQLite file per part, as if they ran on three machines, and one for the timeline
-/// that watches the wire between them (a record to look at: it is not synced at every batch).
-func openDatabases(_ configuration: AppConfiguration, logger: Logger) async throws -> (PhoneStore, BackendStore, PushStore, TimelineStore) {
+/// else one SQLite file per part, as if they ran on four machines (the SMS gateway one of them),
+/// and one for the timeline that watches the wire between them (a record to look at: it is not synced at every batch).
+func openDatabases(_ configuration: AppConfiguration, logger: Logger) async throws -> (
+    PhoneStore, BackendStore, PushStore, TimelineStore, SMSStore
+) {
     if let postgres = configuration.postgres {
         do { try await postgres.probe(within: configuration.postgresLimits.timeout, logger: logger) } catch {
             throw DataFolderError(message: "\(error)")
@@ -148,16 +155,20 @@ func openDatabases(_ configuration: AppConfiguration, logger: Logger) async thro
         do {
             return (
                 try await .open(schema(PostgresSchema.phones)), try await .open(schema(PostgresSchema.backend)),
-                try await .open(schema(PostgresSchema.push)), try await .open(schema(PostgresSchema.timeline))
+                try await .open(schema(PostgresSchema.push)), try await .open(schema(PostgresSchema.timeline)),
+                try await .open(schema(PostgresSchema.sms))
             )
         } catch {
             throw DataFolderError(message: "the stores could not be opened on \(postgres): \(PostgresLocation.cause(of: error))")
         }
     }
-    guard let directory = configuration.dataDirectory else { return (try .inMemory(), try .inMemory(), try .inMemory(), try .inMemory()) }
+    guard let directory = configuration.dataDirectory else {
+        return (try .inMemory(), try .inMemory(), try .inMemory(), try .inMemory(), try .inMemory())
+    }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return (
         try .open(path: directory + "/" + DatabaseFile.phones), try .open(path: directory + "/" + DatabaseFile.backend),
-        try .open(path: directory + "/" + DatabaseFile.push), try .open(path: directory + "/" + DatabaseFile.timeline, durability: .processCrash)
+        try .open(path: directory + "/" + DatabaseFile.push), try .open(path: directory + "/" + DatabaseFile.timeline, durability: .processCrash),
+        try .open(path: directory + "/" + DatabaseFile.sms)
     )
 }

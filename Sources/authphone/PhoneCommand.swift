@@ -8,7 +8,7 @@ import LoadGenerator
 struct PhoneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "phone", abstract: "Create, list and drive the phones of a running AuthPhone.",
-        subcommands: [Create.self, List.self, Open.self, Confirm.self, Pin.self, Wait.self, AutoAnswer.self])
+        subcommands: [Create.self, List.self, Open.self, Confirm.self, Pin.self, Wait.self, Messages.self, AutoAnswer.self])
 
     /// What every phone command takes.
     struct Common: ParsableArguments {
@@ -44,19 +44,43 @@ struct PhoneCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a phone; prints its id.")
         @Argument(help: "The phone's name.") var name: String
+        @Option(help: "Its number, E.164 (default: the next free one of +44 7700 900000–900999).") var number: String?
         @OptionGroup var common: Common
         func run() async throws {
-            try await common.report({ $0["id"] as? String ?? "" }) { try await common.remote.create(name: name) }
+            try await common.report({ $0["id"] as? String ?? "" }) { try await common.remote.create(name: name, number: number) }
         }
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the phones: id and name, one a line.")
+        static let configuration = CommandConfiguration(abstract: "List the phones: id, number and name, one a line.")
         @OptionGroup var common: Common
         func run() async throws {
             try await common.report({ answer in
-                (answer["phones"] as? [[String: Any]] ?? []).map { "\($0["id"] ?? "")\t\($0["name"] ?? "")" }.joined(separator: "\n")
+                (answer["phones"] as? [[String: Any]] ?? []).map { "\($0["id"] ?? "")\t\($0["number"] ?? "")\t\($0["name"] ?? "")" }
+                    .joined(separator: "\n")
             }) { ["phones": try await common.remote.list()] }
+        }
+    }
+
+    struct Messages: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the phone's texts, newest first: time, sender, code (or -) and text, one a line; --code prints the newest code only.")
+        @Argument(help: "The phone's id or name.") var phone: String
+        @Flag(help: "Print only the newest text's one-time code; exit 1 if it has none.") var code = false
+        @OptionGroup var common: Common
+        func run() async throws {
+            try await common.report({ answer in
+                let texts = answer["messages"] as? [[String: Any]] ?? []
+                if code { return texts.first?["code"] as? String ?? "" }
+                return texts.map { text in
+                    let body = (text["text"] as? String ?? "").replacingOccurrences(of: "\n", with: " ")
+                    return "\(text["receivedAt"] ?? "")\t\(text["from"] ?? "")\t\(text["code"] ?? "-")\t\(body)"
+                }.joined(separator: "\n")
+            }) {
+                let texts = try await common.remote.messages(phone)
+                if code, texts.first?["code"] == nil { throw LoadFailure("NO_CODE", "the phone's newest text carries no one-time code") }
+                return ["messages": texts]
+            }
         }
     }
 

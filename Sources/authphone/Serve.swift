@@ -82,6 +82,8 @@ struct Serve: AsyncParsableCommand {
     var pushRateLimit: Int?
     @Option(help: "Messages the push log keeps, 1 to 100000; the oldest leave (default: \(defaults.push.logLimit)). [AUTHPHONE_PUSH_LOG_SIZE]")
     var pushLogSize: Int?
+    @Option(help: "Texts a minute one number accepts before 429 TOO_MANY_TEXTS (default: \(defaults.sms.rateLimit)). [AUTHPHONE_SMS_RATE_LIMIT]")
+    var smsRateLimit: Int?
     @Option(help: "Argon2id cost of the PIN key (default: interactive). [AUTHPHONE_PIN_KDF]") var pinKdf: PinKdf?
     @Option(
         help:

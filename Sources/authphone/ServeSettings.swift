@@ -87,6 +87,9 @@ struct ServeSettings {
         let pushLogSize = try await sources.int("pushLogSize", flags.pushLogSize) ?? configuration.push.logLimit
         guard (1...100_000).contains(pushLogSize) else { throw ValidationError("--push-log-size must be between 1 and 100000") }
         configuration.push = PushService.Configuration(rateLimit: pushRateLimit, logLimit: pushLogSize)
+        let smsRateLimit = try await sources.int("smsRateLimit", flags.smsRateLimit) ?? configuration.sms.rateLimit
+        guard (1...10_000).contains(smsRateLimit) else { throw ValidationError("--sms-rate-limit must be between 1 and 10000") }
+        configuration.sms.rateLimit = smsRateLimit
 
         configuration.recordTimeline = !(try await sources.bool("noTimeline", flags.noTimeline ? true : nil) ?? false)
         let perSession = try await sources.int("timelinePerSession", flags.timelinePerSession) ?? configuration.timelinePerSession

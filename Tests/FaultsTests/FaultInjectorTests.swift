@@ -22,8 +22,8 @@ import Testing
 
     @Test func aFaultExpiresByItself() throws {
         let faults = FaultInjector(now: { [clock] in clock.now() })
-        let fault = try faults.add(target: .push, kind: .dropPush, count: nil, lifetime: 30)
-        #expect(faults.strike([.push], requests: false) == .dropPush)
+        let fault = try faults.add(target: .push, kind: .drop, count: nil, lifetime: 30)
+        #expect(faults.strike([.push], requests: false) == .drop)
         clock.advance(30)
         #expect(faults.strike([.push], requests: false) == nil)
         #expect(faults.active.isEmpty)
@@ -41,8 +41,8 @@ import Testing
         (FaultTarget.backend, FaultKind.status(code: 302, retryAfter: nil), 1, "status"),
         (.backend, .status(code: 503, retryAfter: 4000), 1, "retryAfter"),
         (.backend, .latency(minimum: 500, maximum: 100), 1, "maximumMs"),
-        (.phone("p"), .delayPush(seconds: 5), 1, "kind"),
-        (.push, .delayPush(seconds: 0), 1, "delaySeconds"),
+        (.phone("p"), .delay(seconds: 5), 1, "kind"),
+        (.push, .delay(seconds: 0), 1, "delaySeconds"),
         (.backend, .offline, 1, "kind"),
         (.backend, .hang, 0, "count"),
     ])

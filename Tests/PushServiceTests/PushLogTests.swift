@@ -78,9 +78,9 @@ import Testing
         let (delay, endDelay) = AsyncStream<Void>.makeStream()
         let service = try await makeService(on: engine, faults: faults) { _ in for await _ in delay { return } }
         try await service.register(token: "t1")
-        _ = try faults.add(target: .push, kind: .dropPush, count: 1, lifetime: 60)
+        _ = try faults.add(target: .push, kind: .drop, count: 1, lifetime: 60)
         #expect(try await sendAndLog(service, body(to: "t1")).outcome == .dropped)
-        _ = try faults.add(target: .push, kind: .delayPush(seconds: 5), count: 1, lifetime: 60)
+        _ = try faults.add(target: .push, kind: .delay(seconds: 5), count: 1, lifetime: 60)
         let delayed = try await sendAndLog(service, body(to: "t1"))
         #expect(delayed.outcome == .delayed)
         #expect(try await service.inbox(token: "t1").isEmpty)

@@ -37,7 +37,7 @@ import WebApp
             #expect(ready.version == authPhoneVersion)
             #expect(ready.uptimeSeconds == 0)
             let memory = Readiness.Database(status: "ok", storage: "memory")
-            #expect(ready.databases == ["phones": memory, "backend": memory, "push": memory, "timeline": memory])
+            #expect(ready.databases == ["phones": memory, "backend": memory, "push": memory, "timeline": memory, "sms": memory])
             clock.advance(90)
             #expect(try await client.send(.get, "/ready").decode(Readiness.self).uptimeSeconds == 90)
         }

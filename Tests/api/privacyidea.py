@@ -14,6 +14,7 @@ import requests
 
 # privacyIDEA's module path of the provider that sends pushes through FCM's HTTP v1 API.
 FIREBASE_PROVIDER = "privacyidea.lib.smsprovider.FirebaseProvider.FirebaseProvider"
+HTTP_SMS_PROVIDER = "privacyidea.lib.smsprovider.HttpSMSProvider.HttpSMSProvider"
 # The enrollment policy value that makes a push token poll-only (no Firebase gateway).
 POLL_ONLY = "poll only"
 
@@ -130,6 +131,16 @@ class PrivacyIDEA:
         self.call("POST", "/smsgateway", json={"name": name, "module": FIREBASE_PROVIDER,
                                                 "option.JSON config file": str(service_account_file)})
 
+    def create_http_sms_gateway(self, name, options):
+        """An SMS gateway of privacyIDEA's HttpSMSProvider; `options` are its settings and the
+        parameters it sends (`{phone}` and `{otp}` filled in)."""
+        self.call("POST", "/smsgateway", json={"name": name, "module": HTTP_SMS_PROVIDER,
+                                                **{f"option.{key}": value for key, value in options.items()}})
+
+    def set_config(self, values):
+        """privacyIDEA's system configuration (`sms.identifier`: the SMS gateway its SMS tokens use)."""
+        self.call("POST", "/system/setConfig", json=values)
+
     def delete_gateway(self, name):
         self.call("DELETE", f"/smsgateway/{name}")
 
@@ -139,6 +150,11 @@ class PrivacyIDEA:
         """Enrols a push token for `user`: (serial, the enrolment QR code's text)."""
         _, detail = self.call("POST", "/token/init", json={"type": "push", "genkey": 1, "user": user})
         return detail["serial"], detail["pushurl"]["value"]
+
+    def init_sms_token(self, user, phone):
+        """Enrols an SMS token that sends its codes to `phone`: its serial."""
+        _, detail = self.call("POST", "/token/init", json={"type": "sms", "genkey": 1, "user": user, "phone": phone})
+        return detail["serial"]
 
     def init_totp(self, user, hashlib="sha1", digits=6, period=30):
         """Enrols a TOTP token with a key privacyIDEA makes: (serial, otpauth URI)."""

@@ -109,6 +109,27 @@ class PrivacyIDEAServer:
             self.admin.delete_gateway(gateway)
 
 
+    @contextlib.contextmanager
+    def sms_through_authphone(self):
+        """For the block's length, privacyIDEA's SMS tokens send their codes through its
+        HttpSMSProvider, pointed at AuthPhone's generic SMS gateway with the account AuthPhone
+        issues (the settings docs/sms.md gives); yields the gateway's name."""
+        response = requests.get(f"{self.authphone_url}/api/sms/account", timeout=self.timeout)
+        response.raise_for_status()
+        account = response.json()
+        gateway = "authphone-sms"
+        self.admin.create_http_sms_gateway(gateway, {
+            "URL": account["gatewayURL"], "HTTP_METHOD": "POST", "USERNAME": account["accountSid"],
+            "PASSWORD": account["authToken"], "CHECK_SSL": "no", "to": "{phone}", "text": "{otp}", "from": "privacyIDEA",
+        })
+        self.admin.set_config({"sms.identifier": gateway})
+        try:
+            yield gateway
+        finally:
+            self.admin.set_config({"sms.identifier": ""})
+            self.admin.delete_gateway(gateway)
+
+
 def run_in_venv(environment, program, *args, input=None):
     """A program of privacyIDEA's venv, run to its end; its output if it fails."""
     done = subprocess.run([VENV / "bin" / program, *args], input=input, capture_output=True, text=True, env=environment)

@@ -99,7 +99,9 @@ def keyed():
 
 
 # Operations a server with an access key answers without it, and why.
-KEYLESS = {"issueAccessToken": "the token endpoint: the signed assertion it is sent is the proof"}
+KEYLESS = {"issueAccessToken": "the token endpoint: the signed assertion it is sent is the proof",
+           **dict.fromkeys(["sendSMSByQuery", "sendSMS", "createTwilioMessage", "getTwilioMessage"],
+                           "the SMS gateway's doors: the SMS account's credentials (HTTP basic auth) are the proof")}
 
 
 def test_doors_need_the_access_key(keyed):

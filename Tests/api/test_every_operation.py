@@ -7,6 +7,7 @@ which run on servers of their own.
 
 import pathlib
 import tempfile
+import urllib.parse
 
 import requests
 
@@ -183,8 +184,34 @@ def test_every_operation_answers(api, privacyidea):
             answer = requests.get(f"https://127.0.0.1:{port}{OPS[op_id].path}", verify=f"{folder}/data/tls/ca.crt", timeout=TIMEOUT)
             api.check(OPS[op_id], answer, None)
 
+    def sms_auth():
+        account = api.call("getSMSAccount", expect=200)[1]
+        return {"Authorization": requests.auth._basic_auth_str(account["accountSid"], account["authToken"])}
+
+    def twilio_path():
+        return {"account": api.call("getSMSAccount", expect=200)[1]["accountSid"]}
+
+    def create_twilio_message(text="Sweep 4321"):
+        form = urllib.parse.urlencode({"To": phone["number"], "From": "+15005550006", "Body": text}).encode()
+        return api.call("createTwilioMessage", path=twilio_path(), raw=form, content_type="application/x-www-form-urlencoded",
+                        headers=sms_auth())[1]
+
+    def get_twilio_message():
+        sid = Api.check(api, OPS["sendSMS"], requests.post(f"{BASE_URL}/sms/send", json={"to": phone["number"], "text": "Sweep 8765"},
+                                                            headers=sms_auth(), timeout=TIMEOUT), None)["id"]
+        api.call("getTwilioMessage", path={**twilio_path(), "message": sid}, headers=sms_auth())
+
     sweep = {
         "health": lambda: api.call("health"),
+        "listTextMessages": lambda: api.call("listTextMessages", path={"id": phone["id"]}),
+        "clearTextMessages": lambda: api.call("clearTextMessages", path={"id": phone["id"]}),
+        "getSMSAccount": lambda: api.call("getSMSAccount"),
+        "listSMSLog": lambda: api.call("listSMSLog", query={"limit": "5"}),
+        "clearSMSLog": lambda: api.call("clearSMSLog"),
+        "sendSMSByQuery": lambda: api.call("sendSMSByQuery", query={"to": phone["number"], "text": "Sweep 1234"}, headers=sms_auth()),
+        "sendSMS": lambda: api.call("sendSMS", body={"to": phone["number"], "text": "Sweep 5678"}, headers=sms_auth()),
+        "createTwilioMessage": create_twilio_message,
+        "getTwilioMessage": get_twilio_message,
         "resetAll": reset_elsewhere,
         "deletePhone": lambda: api.call("deletePhone", path={"id": new_phone(api, "Sweep doomed")["id"]}),
         "ready": lambda: api.call("ready", "ready"),

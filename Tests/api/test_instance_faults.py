@@ -62,7 +62,7 @@ def test_ready_answers_unready_within_two_seconds_of_postgresql_stopping(tmp_pat
             postgres("resume_postgres")
         assert response.status_code == 503 and took < 2, (response.status_code, f"{took:.1f} s")
         states = response.json()["databases"]
-        assert sorted(states) == ["backend", "phones", "push", "timeline"]
+        assert sorted(states) == ["backend", "phones", "push", "sms", "timeline"]
         assert all(state["status"] == "failing" for state in states.values()), states
         wait_for(lambda: a.http.get(a.base + "/ready", timeout=TIMEOUT).status_code == 200, "ready again", within=TIMEOUT)
 

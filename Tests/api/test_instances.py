@@ -12,6 +12,8 @@ import json
 import subprocess
 import time
 
+import requests
+
 from client import PIN, TIMEOUT, EventStream, enrolled_token, new_phone, new_session, open_on_screen, screen_of, wait_for
 from device import Device
 from instances import fresh_database, two_instances, needs_postgres
@@ -245,3 +247,24 @@ def test_twenty_users_logging_in_at_once_through_both_meet_no_database_error(tmp
         assert report["errors"].get("DATABASE_ERROR", 0) == 0, report["errors"]
         assert report["completed"] >= 100, report
         assert share < 0.04, f"{share:.1%} of the transactions lost a race to another"
+
+
+def test_a_text_one_instance_takes_reaches_the_screen_and_the_stream_on_the_other(tmp_path):
+    """An SMS gateway behind a load balancer: the instance a sender reaches is not the one the
+    phone's screen and a script's stream are open on (docs/sms.md)."""
+    with two_instances(tmp_path) as (a, b, _):
+        phone = new_phone(a)
+        b.call("getPhone", path={"id": phone["id"]}, expect=200)  # B serves it first: B is its home
+        screen = screen_of(b, phone)
+        stream = EventStream(b.base, {"phone": phone["id"], "kind": "sms"})
+        account = a.call("getSMSAccount", expect=200)[1]
+        assert b.call("getSMSAccount", expect=200)[1] == account  # one account for the cluster
+        sent = requests.post(a.base + "/sms/send", data={"to": phone["number"], "text": "Your code is 161803"},
+                             auth=(account["accountSid"], account["authToken"]), timeout=TIMEOUT)
+        assert sent.status_code == 200, sent.text
+        shown = screen.until(lambda m: m["type"] == "textMessage", "the text on the other instance's screen")["textMessage"]
+        assert (shown["id"], shown["code"]) == (sent.json()["id"], "161803")
+        event = stream.until(lambda e: e["event"] == "sms")[-1]
+        assert event["data"]["sms"]["id"] == shown["id"]
+        stream.drop()
+        screen.close()

@@ -33,8 +33,9 @@ def session(kind, user):
 
 def test_the_command_line_enrols_and_logs_in(tmp_path):
     name, user = uniq("CLI phone"), uniq("cli")
-    phone_id = json.loads(ok("phone", "create", name, "--json"))["id"]
-    assert f"{phone_id}\t{name}" in ok("phone", "list").splitlines()
+    created = json.loads(ok("phone", "create", name, "--json"))
+    phone_id = created["id"]
+    assert f"{phone_id}\t{created['number']}\t{name}" in ok("phone", "list").splitlines()
 
     enrol = session("enrol", user)
     assert ok("phone", "open", name, "--qr", enrol["qrText"]) == "WAIT_FOR_INPUT CONFIRM"
@@ -90,3 +91,20 @@ def test_the_command_line_sets_auto_answer_rules():
     assert code == 64 and "a rule's options go with --answer" in err
     assert ok("phone", "auto-answer", name, "--clear") == "cleared"
     assert ok("phone", "auto-answer", name, "--list") == ""
+
+
+def test_the_command_line_lists_a_phones_texts_and_reads_its_code():
+    """`authphone phone create --number` and `authphone phone messages`: a text sent through the SMS
+    gateway is listed, and `--code` prints its one-time code alone."""
+    name = uniq("CLI texts")
+    number = "+1555" + str(abs(hash(name)) % 10_000_000).zfill(7)
+    assert json.loads(ok("phone", "create", name, "--number", number, "--json"))["number"] == number
+    code, _, err = cli("phone", "messages", name, "--code")
+    assert code == 1 and err.startswith("NO_CODE"), err
+    account = requests.get(f"{BASE_URL}/api/sms/account", timeout=TIMEOUT).json()
+    sent = requests.post(account["gatewayURL"], data={"to": number, "text": "Your code is 271828", "from": "Bank"},
+                         auth=(account["accountSid"], account["authToken"]), timeout=TIMEOUT)
+    assert sent.status_code == 200, sent.text
+    line = ok("phone", "messages", name)
+    assert line.split("\t")[1:] == ["Bank", "271828", "Your code is 271828"], line
+    assert ok("phone", "messages", name, "--code") == "271828"

@@ -33,7 +33,7 @@ def test_ready_names_the_version_the_databases_and_the_uptime():
     assert answer.status_code == 200
     ready = answer.json()
     assert ready["status"] == "ready" and ready["version"]
-    assert ready["databases"] == {name: {"status": "ok", "storage": "file"} for name in ("phones", "backend", "push", "timeline")}
+    assert ready["databases"] == {name: {"status": "ok", "storage": "file"} for name in ("phones", "backend", "push", "timeline", "sms")}
     assert ready["uptimeSeconds"] > 0
     later = requests.get(f"{BASE_URL}/ready", timeout=TIMEOUT).json()
     assert later["uptimeSeconds"] >= ready["uptimeSeconds"]

@@ -1,5 +1,5 @@
-// The home screen: what the phone shows when no flow is under way: each app on it with what it
-// holds (AuthPhone's accounts; privacyIDEA's tokens and one-time codes), one line saying how to
+// The home screen: what the phone shows when no flow is under way: its number, each app on it
+// with what it holds (AuthPhone's accounts; privacyIDEA's tokens and one-time codes; the texts), one line saying how to
 // add one when none holds anything, the inbox when it has notifications, the waiting requests,
 // PIN and biometrics, and the local data. An app with nothing is not shown. The device itself
 // (camera, sensor, device information, settings) is driven from the controls beside the frame
@@ -37,13 +37,14 @@ export function renderHome(view) {
     el(
       "div",
       { className: "home" },
-      el("header", { className: "home-header" }, el("p", { className: "home-kicker", text: "AuthPhone" }), el("h1", { className: "home-title", id: "home-phone-name", text: phone.name || view.phoneName })),
+      el("header", { className: "home-header" }, el("p", { className: "home-kicker", text: "AuthPhone" }), el("h1", { className: "home-title", id: "home-phone-name", text: phone.name || view.phoneName }), el("p", { className: "home-number", id: "home-phone-number", text: phone.number || "" })),
       el(
         "div",
         { id: "home-apps", className: "home-apps" },
         el("section", { id: "authphone-app", className: "home-section", hidden: !accounts.length }, el("h2", { className: "section-title", text: "AuthPhone" }), accountList),
         view.privacyIDEASection(),
         view.otpSection(),
+        view.messagesSection(),
         el("p", {
           id: "home-empty",
           className: "empty",

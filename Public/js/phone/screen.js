@@ -13,7 +13,7 @@ const FINAL_STATES = new Set(["DONE", "ERROR"]);
 
 /**
  * `app`: state, phoneId, phoneName, phonePath(suffix), send(action), toast,
- * showStartedFlow(source, answer), inboxSection(), otpSection(), privacyIDEASection(),
+ * showStartedFlow(source, answer), inboxSection(), otpSection(), privacyIDEASection(), messagesSection(),
  * privacyIDEA ({isShown, dismiss}). Returns {render, isBusy, showNotFound, tearDown}.
  */
 export function createScreen(node, app) {

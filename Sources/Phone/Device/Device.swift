@@ -34,7 +34,7 @@ struct Device: Sendable {
         let (phone, accounts) = try await phoneAndAccounts(id)
         var detail = PhoneDetail(
             id: phone.id, name: phone.name, deviceId: phone.deviceId, fcmToken: phone.fcmToken,
-            fid: FirebaseInstallationID.of(token: phone.fcmToken), createdAt: phone.createdAt, hasPin: phone.pinSalt != nil,
+            fid: FirebaseInstallationID.of(token: phone.fcmToken), number: phone.number, createdAt: phone.createdAt, hasPin: phone.pinSalt != nil,
             pinLength: phone.pinLength, accounts: accounts.map(\.summary), settings: phone.settings, biometrics: phone.biometrics,
             pushNotifications: !phone.pushNotificationsDisabled)
         for app in apps.installed { detail = await app.show(id, on: detail) }

@@ -1,4 +1,5 @@
 import AuthFlow
+import Identifiers
 import OutOfBand
 import Phone
 import PushService
@@ -15,8 +16,8 @@ struct PhonePlatform: Sendable {
     let monitor: ServiceMonitor
 
     /// A new phone, which the platform hands its push registration.
-    func createPhone(name: String) async throws -> PhoneSummary {
-        let phone = try await phones.createPhone(name: name)
+    func createPhone(name: String, number: PhoneNumber? = nil) async throws -> PhoneSummary {
+        let phone = try await phones.createPhone(name: name, number: number)
         try await push.register(token: phone.fcmToken)
         return phone
     }

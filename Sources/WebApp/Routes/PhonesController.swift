@@ -2,6 +2,7 @@ import AuthFlow
 import BackendAPI
 import Foundation
 import Hummingbird
+import Identifiers
 import OutOfBand
 import Phone
 import PushService
@@ -19,6 +20,8 @@ struct PhonesController {
 
     struct CreatePhone: Codable {
         let name: String
+        /// E.164; none: the next free one of the fictional range.
+        let number: String?
     }
 
     struct PhoneList: ResponseEncodable {
@@ -118,7 +121,11 @@ struct PhonesController {
 
     func createPhone(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<PhoneSummary> {
         let input = try await request.decodeJSON(as: CreatePhone.self, context: context)
-        return EditedResponse(status: .created, response: try await platform.createPhone(name: input.name))
+        var number: PhoneNumber?
+        if let given = input.number {
+            do { number = try PhoneNumber(reading: given) } catch { throw APIError(.badRequest, "INVALID_NUMBER", "the field 'number': \(error)") }
+        }
+        return EditedResponse(status: .created, response: try await platform.createPhone(name: input.name, number: number))
     }
 
     func listPhones(_ request: Request, context: AppRequestContext) async throws -> PhoneList {

@@ -3,16 +3,18 @@ import Faults
 import Hummingbird
 import Phone
 import PushService
+import SMSGateway
 import Timeline
 
 /// `POST /api/reset`: every phone, backend session and account, push registration and inbox,
-/// fault and timeline entry gone, so that a CI job starts each run from nothing without restarting the server.
-/// The backend keeps its key, the push service its senders' service accounts. Behind the doors
+/// text and SMS log entry, fault and timeline entry gone, so that a CI job starts each run from nothing without restarting the server.
+/// The backend keeps its key, the push service its senders' service accounts, the SMS gateway its account. Behind the doors
 /// like every state change: a foreign Origin is refused before anything is erased.
 struct ResetController {
     let phones: PhoneService
     let backend: DemoBackend
     let push: PushService
+    let sms: SMSGateway
     let faults: FaultInjector
     let timeline: Timeline
     /// Told that every flow and session under way is gone.
@@ -26,6 +28,7 @@ struct ResetController {
             monitor.forgot(phoneId: nil, outcome: "RESET")
             try await backend.reset()
             try await push.reset()
+            try await sms.clearLog()
             try await timeline.reset()
             return Response(status: .noContent)
         }

@@ -13,6 +13,7 @@ enum EventPayload: Sendable {
     case push(phone: String, PushService.InboxMessage)
     case session(BackendSession)
     case privacyIDEA(phone: String, PrivacyIDEARequest)
+    case sms(phone: String, TextMessage)
 
     var topic: EventTopic {
         switch self {
@@ -27,6 +28,7 @@ enum EventPayload: Sendable {
         case .push(let phone, _): return EventTopic(kind: .push, phone: phone)
         case .session(let session): return EventTopic(kind: .session, session: session.id)
         case .privacyIDEA(let phone, _): return EventTopic(kind: .privacyIDEA, phone: phone)
+        case .sms(let phone, _): return EventTopic(kind: .sms, phone: phone)
         }
     }
 
@@ -38,6 +40,7 @@ enum EventPayload: Sendable {
         var title: String?
         var session: BackendSession?
         var privacyIDEA: PrivacyIDEARequest?
+        var sms: TextMessage?
     }
 
     var json: String {
@@ -47,6 +50,7 @@ enum EventPayload: Sendable {
             case .push(let phone, let message): Body(phone: phone, message: message.id, title: message.message.notification?.title)
             case .session(let session): Body(session: session)
             case .privacyIDEA(let phone, let request): Body(phone: phone, privacyIDEA: request)
+            case .sms(let phone, let message): Body(phone: phone, sms: message)
             }
         return StreamController.json(data)
     }
@@ -136,6 +140,7 @@ final class EventFeed: Service {
                     switch event {
                     case .flowUpdate(let flow): hub.publish(.flow(phone: phone, flow))
                     case .privacyIDEA(let request): hub.publish(.privacyIDEA(phone: phone, request))
+                    case .textMessage(let message): hub.publish(.sms(phone: phone, message))
                     case .phoneChanged, .operation, .session, .otpAccount, .pushTokens: break
                     }
                 })

@@ -2,7 +2,7 @@ import Foundation
 
 /// What an event of `/api/events` is (docs/protocol.md#events), its `event:` line.
 enum EventKind: String, CaseIterable, Sendable {
-    case interaction, flowEnded, flowUpdate, push, session, privacyIDEA
+    case interaction, flowEnded, flowUpdate, push, session, privacyIDEA, sms
 }
 
 /// What an event is about: all that a stream's filter looks at.

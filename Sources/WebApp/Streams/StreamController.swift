@@ -40,11 +40,13 @@ struct StreamController {
         case privacyIDEA(PrivacyIDEARequest)
         /// The phone's privacyIDEA push tokens after one was added or removed.
         case pushTokens([PushTokenSummary])
+        /// A text arrived in the Messages app (docs/sms.md).
+        case textMessage(TextMessage)
         case faults([FaultView])
         case error(code: String, message: String)
 
         private enum Keys: String, CodingKey {
-            case type, phone, flow, notification, operation, session, otpAccount, privacyIDEA, pushTokens, faults, error
+            case type, phone, flow, notification, operation, session, otpAccount, privacyIDEA, pushTokens, textMessage, faults, error
         }
 
         init(_ event: PhoneEvent) {
@@ -56,6 +58,7 @@ struct StreamController {
             case .otpAccount(let change): self = .otpAccount(change)
             case .privacyIDEA(let request): self = .privacyIDEA(request)
             case .pushTokens(let tokens): self = .pushTokens(tokens)
+            case .textMessage(let message): self = .textMessage(message)
             }
         }
         private struct ErrorBody: Encodable {
@@ -90,6 +93,9 @@ struct StreamController {
             case .pushTokens(let tokens):
                 try container.encode("pushTokens", forKey: .type)
                 try container.encode(tokens, forKey: .pushTokens)
+            case .textMessage(let message):
+                try container.encode("textMessage", forKey: .type)
+                try container.encode(message, forKey: .textMessage)
             case .faults(let list):
                 try container.encode("faults", forKey: .type)
                 try container.encode(list, forKey: .faults)
@@ -100,9 +106,9 @@ struct StreamController {
         }
     }
 
-    /// The faults a phone's screen shows: its own, the backend's and the push service's.
+    /// The faults a phone's screen shows: its own, the backend's, the push service's and the SMS gateway's.
     static func faults(_ list: [Fault], for phoneId: String) -> [FaultView] {
-        list.filter { $0.target == .backend || $0.target == .push || $0.target == .phone(phoneId) }
+        list.filter { [.backend, .push, .sms, .phone(phoneId)].contains($0.target) }
             .map(FaultView.init)
     }
 

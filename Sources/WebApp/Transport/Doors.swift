@@ -54,6 +54,11 @@ struct Doors: Sendable {
     /// The OAuth token endpoint takes no key: a Google client sends none there, and the assertion
     /// it posts, signed with a service account's key, is a stronger proof than the key.
     static let tokenRoute = "/oauth2/token"
+    /// The SMS gateway's doors take no key either: each needs the gateway's own credentials (HTTP
+    /// basic auth), as a sender's gateway settings hold them.
+    static func isSMSDoor(_ path: String) -> Bool {
+        path == SMSDoorsController.gatewayRoute || path.hasPrefix(SMSDoorsController.twilioPrefix)
+    }
 
     /// The event stream holds a connection and one of a few places for as long as it is open: a
     /// page of another site may not open one, even one it cannot read (a browser names the page's
@@ -84,7 +89,8 @@ struct Doors: Sendable {
                 message:
                     "this server answers only to its own names (\(hostNames.sorted().joined(separator: ", "))), not \(Self.hostName(of: authority))")
         }
-        let stateChanging = ![.get, .head, .options].contains(method)
+        // a text sent by a GET (the generic SMS door) changes state too
+        let stateChanging = ![.get, .head, .options].contains(method) || Self.isSMSDoor(path)
         let holdsAStream = path == Self.eventsRoute
         if stateChanging || headers[.upgrade] != nil || holdsAStream, let origin = headers[.origin], !Self.sameOrigin(origin, authority: authority) {
             return Refusal(status: .forbidden, code: "FORBIDDEN_ORIGIN", message: "requests from \(origin) are not allowed")
@@ -94,7 +100,8 @@ struct Doors: Sendable {
         }
         let pushRoute = path.hasPrefix(Self.pushRoutePrefix)
         let keys = [accessKey, pushRoute ? pushToken : nil].compactMap { $0 }
-        if accessKey != nil, path != Self.tokenRoute, !keys.contains(where: { presentsKey($0, headers: headers, query: query) }),
+        if accessKey != nil, path != Self.tokenRoute, !Self.isSMSDoor(path),
+            !keys.contains(where: { presentsKey($0, headers: headers, query: query) }),
             !(pushRoute && Self.bearerToken(in: headers[.authorization]).map(isIssuedAccessToken) == true)
         {
             return Refusal(

@@ -25,6 +25,14 @@ struct RequestGuardMiddleware: RouterMiddleware {
             guard contentType.hasPrefix(Self.formType) else {
                 throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "the token endpoint takes a form (Content-Type: \(Self.formType))")
             }
+        } else if Doors.isSMSDoor(request.uri.path) {
+            // SMS senders post forms (Twilio's libraries, most gateways' clients) or JSON, with
+            // the gateway's credentials, which a cross-site form cannot add
+            guard contentType.hasPrefix(Self.formType) || contentType.hasPrefix("application/json") else {
+                throw APIError(
+                    .unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE",
+                    "the SMS gateway takes a form (Content-Type: \(Self.formType)) or JSON (application/json)")
+            }
         } else if request.uri.path.hasSuffix(Self.imageRouteSuffix) {
             guard contentType.hasPrefix("image/") else {
                 throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "this route takes a picture (Content-Type: image/png, image/jpeg…)")

@@ -1,16 +1,17 @@
 """A Python client of AuthPhone, the simulated mobile authenticator: phones that scan, get
-pushes and answer, the demo backend's sessions, the push service, and a pytest plugin
-(`authphone.pytest_plugin`). docs/python-client.md in the repository documents every call."""
+pushes and texts and answer, the demo backend's sessions, the push service, the SMS gateway,
+and a pytest plugin (`authphone.pytest_plugin`). docs/python-client.md in the repository documents every call."""
 
 from .backend import Backend, Session
 from .client import AuthPhone
 from .errors import (AuthPhoneError, BadRequestError, ConflictError, NotFoundError, ServerError,
                      ServerStartError, WaitTimeout)
 from .events import Event, EventStream
-from .models import Flow, Rule, Started
+from .models import Flow, Rule, SMSAccount, Started, TextMessage
 from .phone import Phone
 from .push import Push
+from .sms import Messages, SMSGateway
 
 __all__ = ["AuthPhone", "AuthPhoneError", "Backend", "BadRequestError", "ConflictError", "Event", "EventStream",
-           "Flow", "NotFoundError", "Phone", "Push", "Rule", "ServerError", "ServerStartError", "Session",
-           "Started", "WaitTimeout"]
+           "Flow", "Messages", "NotFoundError", "Phone", "Push", "Rule", "SMSAccount", "SMSGateway", "ServerError",
+           "ServerStartError", "Session", "Started", "TextMessage", "WaitTimeout"]

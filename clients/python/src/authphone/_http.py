@@ -20,14 +20,16 @@ class Http:
         self.client = httpx.Client(base_url=self.base_url, timeout=timeout)
 
     def request(self, method: str, path: str, *, body: Any = None, content: bytes | None = None,
-                content_type: str = "application/json", params: Any = None) -> httpx.Response:
-        """Sends the request; a 4xx or 5xx answer raises the matching AuthPhoneError."""
+                content_type: str = "application/json", params: Any = None,
+                auth: tuple[str, str] | None = None) -> httpx.Response:
+        """Sends the request (with HTTP basic `auth` when given); a 4xx or 5xx answer raises the
+        matching AuthPhoneError."""
         headers = {}
         if body is not None:
             content = json.dumps(body).encode()
         if content is not None or method in ("POST", "PUT"):
             headers["Content-Type"] = content_type
-        response = self.client.request(method, path, content=content, params=params, headers=headers)
+        response = self.client.request(method, path, content=content, params=params, headers=headers, auth=auth)
         if response.status_code >= 400:
             raise refusal(response)
         return response

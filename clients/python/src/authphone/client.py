@@ -13,10 +13,12 @@ from .events import EventStream
 from .phone import Phone
 from .push import Push
 from .server import LocalServer, find_binary
+from .sms import SMSGateway
 
 
 class AuthPhone:
-    """A client of the AuthPhone server at `url`: its phones, its demo `backend`, its `push` service.
+    """A client of the AuthPhone server at `url`: its phones, its demo `backend`, its `push`
+    service, its `sms` gateway.
 
     Use it as a context manager (or call `close()`); one made by `start()` stops its server then.
     """
@@ -26,6 +28,7 @@ class AuthPhone:
         self.url = self._http.base_url
         self.backend = Backend(self._http)
         self.push = Push(self._http)
+        self.sms = SMSGateway(self._http)
         self._server: LocalServer | None = None
 
     @classmethod
@@ -42,9 +45,13 @@ class AuthPhone:
     def __repr__(self) -> str:
         return f"AuthPhone({self.url!r})"
 
-    def new_phone(self, name: str) -> Phone:
-        """A new phone named `name` (1 to 64 characters on one line)."""
-        return Phone(self._http, self._http.json("POST", "/api/phones", body={"name": name}))
+    def new_phone(self, name: str, *, number: str | None = None) -> Phone:
+        """A new phone named `name` (1 to 64 characters on one line), with the phone number
+        `number` (E.164, `+447700900123`) or else the next free one the server hands out. A number
+        another phone has is refused (ConflictError `NUMBER_TAKEN`), one not in E.164 form too
+        (BadRequestError `INVALID_NUMBER`)."""
+        body = {"name": name} if number is None else {"name": name, "number": number}
+        return Phone(self._http, self._http.json("POST", "/api/phones", body=body))
 
     def phone(self, phone_id: str) -> Phone:
         """An existing phone by its id."""

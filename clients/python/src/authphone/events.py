@@ -21,7 +21,7 @@ from .errors import WaitTimeout
 @dataclass(frozen=True)
 class Event:
     """One event: its `id` (increasing across the server), `kind` (interaction, flowEnded,
-    flowUpdate, push, session, privacyIDEA, or gap after a resume lost events) and its JSON."""
+    flowUpdate, push, session, privacyIDEA, sms, or gap after a resume lost events) and its JSON."""
 
     id: int | None
     kind: str

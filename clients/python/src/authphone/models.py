@@ -1,5 +1,5 @@
-"""The server's answers as small read-only values: a phone's flow and what a hand-over started.
-Each keeps the whole JSON in `data` for anything the attributes leave out."""
+"""The server's answers as small read-only values: a phone's flow, what a hand-over started, an
+auto-answer rule, a text on a phone and the SMS gateway's account. Each keeps the whole JSON in `data` for anything the attributes leave out."""
 
 from __future__ import annotations
 
@@ -78,3 +78,42 @@ class Rule:
     def from_json(cls, data: JSON) -> Rule:
         return cls(id=data["id"], answer=data["answer"], second_factor=data.get("secondFactor"),
                    remaining=data.get("remaining"), data=data)
+
+
+@dataclass(frozen=True)
+class TextMessage:
+    """A text (SMS) in a phone's Messages app."""
+
+    id: str
+    sender: str
+    """Whom it is from (the API's `from`): a number, or a name such as "Bank"."""
+    text: str
+    received_at: str
+    """When the phone got it, as the server writes it (ISO 8601, UTC)."""
+    code: str | None
+    """The one-time code the server recognised in the text, or None."""
+    data: JSON = field(repr=False)
+
+    @classmethod
+    def from_json(cls, data: JSON) -> TextMessage:
+        return cls(id=data["id"], sender=data["from"], text=data["text"], received_at=data["receivedAt"],
+                   code=data.get("code"), data=data)
+
+
+@dataclass(frozen=True)
+class SMSAccount:
+    """The credentials the SMS gateway issued: senders authenticate with HTTP basic auth,
+    `account_sid` as the user and `auth_token` as the password."""
+
+    account_sid: str
+    auth_token: str = field(repr=False)
+    gateway_url: str
+    """The generic gateway (`…/sms/send`)."""
+    twilio_base_url: str
+    """Where a Twilio library is pointed instead of `https://api.twilio.com`."""
+    data: JSON = field(repr=False)
+
+    @classmethod
+    def from_json(cls, data: JSON) -> SMSAccount:
+        return cls(account_sid=data["accountSid"], auth_token=data["authToken"], gateway_url=data["gatewayURL"],
+                   twilio_base_url=data["twilioBaseURL"], data=data)

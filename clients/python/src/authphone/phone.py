@@ -1,4 +1,5 @@
-"""One simulated phone: hand it codes and pushes, answer its screen, give it rules to answer by itself."""
+"""One simulated phone: hand it codes and pushes, answer its screen, give it rules to answer by
+itself, read its texts."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ._http import JSON, Http
 from .errors import NotFoundError
 from .events import Event, EventStream
 from .models import Flow, Rule, Started
+from .sms import Messages
 
 if TYPE_CHECKING:
     from .backend import Session
@@ -24,18 +26,22 @@ FLOW_EVENTS = ("interaction", "flowUpdate", "flowEnded")
 
 
 class Phone:
-    """A phone on the server (`ap.new_phone(name)`); its `id`, `name`, `fcm_token` and `fid`."""
+    """A phone on the server (`ap.new_phone(name)`); its `id`, `name`, `number` (E.164,
+    `+447700900000`: where texts to it are sent), `fcm_token` and `fid`, and its Messages app
+    in `messages`."""
 
     def __init__(self, http: Http, data: JSON) -> None:
         self._http = http
         self.id: str = data["id"]
         self.name: str = data["name"]
+        self.number: str = data["number"]
         self.fcm_token: str = data["fcmToken"]
         self.fid: str | None = data.get("fid")
         self._path = f"/api/phones/{quote(self.id, safe='')}"
+        self.messages = Messages(http, self)
 
     def __repr__(self) -> str:
-        return f"Phone(id={self.id!r}, name={self.name!r})"
+        return f"Phone(id={self.id!r}, name={self.name!r}, number={self.number!r})"
 
     def details(self) -> JSON:
         """The phone as `GET /api/phones/{id}` answers: accounts, settings, current flow, …"""
