@@ -59,7 +59,7 @@ export function createMessages({ phonePath, toast }, banner) {
   const node = el(
     "section",
     { id: "messages-section", className: "home-section", hidden: true },
-    el("h2", { className: "section-title" }, "Messages ", clearButton),
+    el("div", { className: "section-head" }, el("h2", { className: "section-title", text: "Messages" }), clearButton),
     list,
     errorBox,
   );
