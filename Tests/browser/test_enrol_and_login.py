@@ -11,7 +11,7 @@ from selenium.webdriver.common.by import By
 
 from pages import (
     PIN, animations_done, click, confirm_with_pin, enrol_by_qr, enter_pin, find, flow_log_text, go_home,
-    open_console, open_payload, screenshot, start_session, visible, wait_console_status, wait_for, wait_screen,
+    open_console, open_payload, rect, screenshot, start_session, visible, wait_console_status, wait_for, wait_screen,
     wait_visible,
 )
 
@@ -92,6 +92,8 @@ def test_login_by_push(driver, windows):
     assert not visible(driver, "#push-count"), "count shown for a single notification"
     wait_visible(driver, f'#inbox .inbox-item[data-message-id="{message_id}"]', "notification missing from the inbox")
     wait_for(driver, lambda d: animations_done(d, "#push-banner"), "banner still sliding in")
+    island, app_row = rect(driver, ".island"), rect(driver, "#push-banner .push-app")
+    assert app_row["top"] >= island["bottom"], f"the island covers the banner's app row: {island} over {app_row}"
     screenshot(driver, "push-banner.png")
 
     click(driver, "#push-banner")

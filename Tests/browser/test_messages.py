@@ -9,7 +9,7 @@ import uuid
 
 import requests
 
-from pages import BASE_URL, TIMEOUT, click, create_phone, find, phone_screenshot, wait_for, wait_visible
+from pages import BASE_URL, TIMEOUT, click, create_phone, find, phone_screenshot, rect, wait_for, wait_visible
 
 READ_CLIPBOARD = "const done = arguments[arguments.length - 1]; navigator.clipboard.readText().then(done, e => done('error: ' + e));"
 
@@ -34,6 +34,8 @@ def test_a_text_raises_a_banner_and_its_code_can_be_copied(driver, windows):
     assert find(driver, "#text-banner-from").get_property("textContent") == "ACME Bank"
     assert "314159" in find(driver, "#text-banner-text").get_property("textContent")
     assert find(driver, "#text-banner-copy").get_attribute("data-code") == "314159"
+    island, app_row = rect(driver, ".island"), rect(driver, "#text-banner .push-app")
+    assert app_row["top"] >= island["bottom"], f"the island covers the banner's app row: {island} over {app_row}"
     phone_screenshot(driver, "sms-banner")  # docs/images/sms-banner.png
 
     wait_visible(driver, "#messages-section", "the Messages app does not show on the home screen")
