@@ -8,8 +8,9 @@ The server is started by the caller (scripts/browser-test.sh); pages.py has the 
 import uuid
 
 import requests
+from selenium.webdriver.support.ui import Select
 
-from pages import BASE_URL, TIMEOUT, click, create_phone, find, phone_screenshot, rect, wait_for, wait_visible
+from pages import BASE_URL, TIMEOUT, click, create_phone, find, open_console, phone_screenshot, rect, wait_for, wait_visible
 
 READ_CLIPBOARD = "const done = arguments[arguments.length - 1]; navigator.clipboard.readText().then(done, e => done('error: ' + e));"
 
@@ -51,3 +52,29 @@ def test_a_text_raises_a_banner_and_its_code_can_be_copied(driver, windows):
     wait_for(driver, lambda d: len(d.find_elements("css selector", row)) == 2, "the second text is not listed")
     assert find(driver, row).get_attribute("data-code") == ""
     assert not find(driver, row).find_elements("css selector", ".copy-code")
+
+
+def test_the_console_holds_texts_back_and_the_phone_gets_them_late(driver, windows):
+    """The console's faults card sets the SMS gateway's faults: a delayed text shows up on the
+    phone once its delay is over, and the card lists the fault in words."""
+    open_console(driver, windows)
+    create_phone(driver, windows, f"Late texts {uuid.uuid4().hex[:8]}")
+    number = find(driver, "#home-phone-number").get_property("textContent")
+    driver.switch_to.window(windows["console"])
+    Select(find(driver, "#fault-target")).select_by_value("sms")
+    Select(find(driver, "#fault-kind")).select_by_value("delayText")
+    delay = wait_visible(driver, "#fault-delay", "the delay's field is not shown for delayed texts")
+    delay.clear()
+    delay.send_keys("2")
+    count = find(driver, "#fault-count")
+    count.clear()
+    count.send_keys("1")
+    click(driver, "#fault-add")
+    row = wait_visible(driver, '#faults .fault-row[data-kind="delayText"]', "the fault is not listed")
+    assert "The SMS gateway delivers texts 2 s late" in row.text, row.text
+
+    send_text(number, "Your late code is 662607")
+    driver.switch_to.window(windows["phone"])
+    assert not find(driver, "#messages-section").is_displayed()
+    wait_visible(driver, "#messages-section", "the delayed text never arrived")
+    assert find(driver, "#messages .message").get_attribute("data-code") == "662607"

@@ -1,5 +1,5 @@
-// Faults on demand, from the console: make the network fail on purpose (backend, push service or
-// one phone), and the list of those in force, kept current while the page is looked at.
+// Faults on demand, from the console: make the network fail on purpose (backend, push service, SMS
+// gateway or one phone), and the list of those in force, kept current while the page is looked at.
 import { api, getJSON, postJSON, el, clear, shortId, formatDateTime, showError } from "../api.js";
 
 /** `loadPhones()`: resolves to the phones, newest first (for a fault on one phone). */
@@ -30,7 +30,7 @@ export function initFaultsForm(loadPhones) {
         if ([...phoneSelect.options].some((o) => o.value === chosen)) phoneSelect.value = chosen;
       });
     }
-    for (const param of form.querySelectorAll(".fault-param")) param.hidden = param.dataset.kind !== kind.value;
+    for (const param of form.querySelectorAll(".fault-param")) param.hidden = !param.dataset.kind.split(" ").includes(kind.value);
   }
 
   // Redrawn only when the faults change, so a row (and its Remove button) is not swapped out
@@ -81,7 +81,7 @@ export function initFaultsForm(loadPhones) {
     if (body.target === "phone") body.phoneId = phoneSelect.value;
     if (body.kind === "status") Object.assign(body, { status: numberOf("fault-status"), retryAfter: numberOf("fault-retry-after") });
     if (body.kind === "latency") Object.assign(body, { minimumMs: numberOf("fault-min-ms"), maximumMs: numberOf("fault-max-ms") });
-    if (body.kind === "delayPush") body.delaySeconds = numberOf("fault-delay");
+    if (body.kind === "delayPush" || body.kind === "delayText") body.delaySeconds = numberOf("fault-delay");
     showError(errorBox, null);
     try {
       await postJSON("/api/faults", body);
