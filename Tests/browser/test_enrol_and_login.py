@@ -137,6 +137,8 @@ def test_picture_pull_and_open_at_once(driver, windows):
     wait_screen(driver, "ERROR")
     driver.switch_to.window(windows["console"])
     wait_console_status(driver, picture_sid, "canceled")
+    # the outcome says it once ("Cancelled", not "Canceled: Cancelled")
+    assert find(driver, "#session-outcome").get_property("textContent") == "Cancelled"
 
     # Pull: a login the phone was never told about, found by asking.
     pulled_sid, _ = start_session(driver, "login", user_id)

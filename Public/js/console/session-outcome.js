@@ -10,7 +10,7 @@ const OUTCOMES = {
   signed: { kind: "ok", text: "Signed" },
   completed: { kind: "ok", text: "Completed" },
   failed: { kind: "error", text: "Failed" },
-  canceled: { kind: "warn", text: "Canceled" },
+  canceled: { kind: "warn", text: "Cancelled" },
   expired: { kind: "warn", text: "Expired" },
 };
 
@@ -57,9 +57,11 @@ export function createSessionOutcome() {
         const how = s.status === "loggedin" && s.otplogin ? " with an offline OTP" : "";
         outcome.dataset.kind = known.kind;
         outcome.dataset.status = s.status;
-        // a failure in words; one without words is named on the card's Failure line, behind Details
+        // a failure in words, unless they only say the outcome again ("Cancelled: Cancelled"); one
+        // without words is named on the card's Failure line, behind Details
         const why = s.failure ? plainWords(String(s.failure), null) : null;
-        outcome.textContent = known.text + how + (why ? `: ${why}` : "");
+        const adds = why && why.toLowerCase() !== known.text.toLowerCase();
+        outcome.textContent = known.text + how + (adds ? `: ${why}` : "");
       }
       countdown.hidden = ended;
       expiresAt = ended ? null : toDate(s.expiresAt);
