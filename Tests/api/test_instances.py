@@ -151,7 +151,8 @@ def test_a_stream_about_a_phone_opened_on_the_other_instance_carries_its_flow_an
         assert [e["event"] for e in enrolment if e["event"] == "interaction"] == ["interaction", "interaction"], enrolment
         assert enrolment[-1]["data"]["flow"]["state"] == "DONE", enrolment[-1]
         statuses = [e["data"]["session"]["status"] for e in outcome.until(lambda e: e["data"]["session"]["status"] == "enrolled")]
-        assert statuses[0] == "redeemed", statuses
+        # the session's creation, which A tells B of through PostgreSQL, may reach B after the stream opened
+        assert statuses[1 if statuses[0] == "pending" else 0] == "redeemed", statuses
         outcome.drop()
 
         # the backend (A, the public URL) pushes through A's FCM endpoint: B's stream tells of it
