@@ -192,6 +192,9 @@ import Testing
             {
                 // on a loaded machine the idle time can pass before the half request is even written: closed all the same
                 answer = ""
+            } catch let error as IOError where error.errnoCode == ECONNRESET {
+                // or the close comes as a reset while the half request is still unread: closed all the same
+                answer = ""
             }
             #expect(answer.isEmpty)
             #expect(ContinuousClock.now - started < .seconds(10))
