@@ -323,7 +323,9 @@ def wait_console_status(driver, sid, status):
 
     wait_for(driver, reached, f"console status never became {status}")
     row_badge = f'#sessions tr[data-session-id="{sid}"] .badge'
-    wait_for(driver, lambda d: find(d, row_badge).text.strip() == status, f"table row status never became {status}")
+    wait_for(driver, lambda d: find(d, row_badge).get_attribute("data-status") == status, f"table row status never became {status}")
+    # in words, as the card's badge: "logged in", not the raw "loggedin"
+    assert find(driver, row_badge).get_property("textContent") == find(driver, "#session-status").get_property("textContent")
 
 
 def enrol_by_qr(driver, windows, user_id, display_name, phone_name):

@@ -111,6 +111,8 @@ def test_login_by_push(driver, windows):
 
     driver.switch_to.window(windows["console"])
     wait_console_status(driver, login_sid, "loggedin")
+    # the card no longer asks to open the push on the phone
+    assert find(driver, "#session-dispatch .dispatch-text").get_property("textContent") == "The push was sent."
     screenshot(driver, "console-push.png")
 
 

@@ -3,7 +3,7 @@
 // to send it to) each show their own section of it.
 import { el, clear, codeDetails, shortId, formatDateTime, copyOnClick, flashLabel, safeHref } from "../api.js";
 import { plainWords } from "../plain-words.js";
-import { DELIVERY_LABELS, dispatchCode, dispatchInfo, loggedinText, setBadge } from "./session-labels.js";
+import { DELIVERY_LABELS, STATUS_RANK, dispatchCode, dispatchInfo, loggedinText, setBadge } from "./session-labels.js";
 
 function metaRow(dl, label, value) {
   if (value === null || value === undefined || value === "") return;
@@ -63,7 +63,7 @@ export function createSessionCard(parts, outcome) {
       return;
     }
     const raw = s.dispatch === null || s.dispatch === undefined ? "" : String(s.dispatch);
-    const info = raw ? dispatchInfo(raw, s.pushRetryAt) : { kind: "warn", text: "Not sent." };
+    const info = raw ? dispatchInfo(raw, s.pushRetryAt, (STATUS_RANK[s.status] ?? 0) >= STATUS_RANK.redeemed) : { kind: "warn", text: "Not sent." };
     cardDispatch.dataset.dispatch = raw;
     cardDispatch.dataset.kind = info.kind;
     cardDispatch.append(

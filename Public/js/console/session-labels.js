@@ -8,9 +8,11 @@ export const STATUS_RANK = { pending: 0, redeemed: 1, confirmed: 2, verified: 2,
 
 export const DELIVERY_LABELS = { qr: "QR code / link", push: "Push" };
 
+/** A list row's badge: the status in words (the status itself in data-status). */
 export function statusBadge(status, attrs = {}) {
-  const s = String(status || "unknown");
-  return el("span", { className: "badge status-" + s.replace(/[^a-z0-9_-]/gi, ""), dataset: { status: s }, text: s, ...attrs });
+  const node = el("span", attrs);
+  setBadge(node, status || "unknown");
+  return node;
 }
 
 /** The card's badge: the status in words (the status itself in data-status). */
@@ -28,10 +30,10 @@ export function loggedinText(value) {
 }
 
 /** What came of sending the push: {kind: "ok" | "warn" | "error", text}; `retryAt`, when a
- * throttled push goes again. */
-export function dispatchInfo(dispatch, retryAt) {
+ * throttled push goes again; `opened`, once the phone has the session (nothing is left to ask). */
+export function dispatchInfo(dispatch, retryAt, opened = false) {
   const d = String(dispatch);
-  if (d === "dispatched") return { kind: "ok", text: "The push was sent; open it on the phone." };
+  if (d === "dispatched") return { kind: "ok", text: opened ? "The push was sent." : "The push was sent; open it on the phone." };
   if (d === "dispatchWaiting") {
     const at = retryAt ? new Date(retryAt).toLocaleTimeString() : "later";
     return { kind: "warn", text: `The phone took too many pushes just now: this one goes again at ${at}. The QR code and link work meanwhile.` };
