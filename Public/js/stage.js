@@ -10,16 +10,20 @@ import { createStarterFold } from "./stage/starter-fold.js";
 
 const starter = createStarterFold(document.getElementById("session-starter"));
 const phones = createStagePhones({ onChange: () => live.toPhone.refresh() });
+const tools = createStageTools({
+  userId: () => document.getElementById("session-user").value.trim(),
+  // the stage as new: its address names only the new phone
+  restart: (phone) => location.replace(`/stage?phones=${encodeURIComponent(phone.id)}`),
+});
 const live = mountLiveSessions({
   preferredPhoneId: phones.first,
-  onShown: starter.fold,
+  onShown: (id) => {
+    starter.fold(id);
+    tools.sessionShown();
+  },
   streamBadge: document.getElementById("stream-status"),
   errorBox: document.getElementById("session-error"),
 });
 phones.start(live.loadPhones);
 initFaultsForm(live.loadPhones);
-createStageTools({
-  userId: () => document.getElementById("session-user").value.trim(),
-  // the stage as new: its address names only the new phone
-  restart: (phone) => location.replace(`/stage?phones=${encodeURIComponent(phone.id)}`),
-});
+

@@ -224,10 +224,14 @@ public struct FlowError: Codable, Sendable, Equatable, Error {
         FlowError(code: "NO_ACCOUNTS_FOR_SERVER", sdkCode: 34, message: "this phone has no account at \(server)")
     }
     public static let pinBlocked = FlowError(
-        code: "PIN_BLOCKED", message: "the PIN is blocked after too many wrong attempts; remove all accounts to reset the phone")
+        code: "PIN_BLOCKED",
+        message:
+            "the PIN is blocked after too many wrong attempts: the server's administrator can unblock it, or removing all accounts resets the phone")
     /// The Nevis change-PIN way of saying it: too many wrong old PINs end the change.
     public static let pinLocked = FlowError(
-        code: "PIN_LOCKED", message: "the PIN is locked after too many wrong attempts; remove all accounts to reset the phone")
+        code: "PIN_LOCKED",
+        message:
+            "the PIN is locked after too many wrong attempts: the server's administrator can unblock it, or removing all accounts resets the phone")
     public static func serverConnection(_ detail: String) -> FlowError {
         FlowError(code: "SERVER_CONNECTION_ERROR", sdkCode: 70, message: "the server could not be reached: \(detail)")
     }

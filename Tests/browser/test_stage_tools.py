@@ -46,6 +46,8 @@ def test_a_blocked_pin_is_unblocked_from_the_stage(driver):
     enter_pin(driver, WRONG_PIN)
     wait_screen(driver, "ERROR")
     assert find(driver, "#flow-error .screen-title").text == "PIN blocked after too many wrong tries"
+    # the way out the stage offers (Unblock PIN) is the one the screen names first
+    assert "administrator can unblock it" in find(driver, "#flow-error-message").get_property("textContent")
     driver.switch_to.default_content()
     outcome(driver, "Failed: PIN blocked after too many wrong tries")
     # in plain words on both, the codes one click away
@@ -67,6 +69,8 @@ def test_a_blocked_pin_is_unblocked_from_the_stage(driver):
     wait_screen(driver, "DONE")
     driver.switch_to.default_content()
     outcome(driver, "Logged in")
+    # the note said what it had to: the next session on the card takes it away
+    assert find(driver, "#stage-note").get_property("textContent") == ""
 
     # a user with no account: said, nothing changes
     user = find(driver, "#session-user")

@@ -4,7 +4,8 @@ import { ApiError, postJSON, showError } from "../api.js";
 
 /**
  * `userId()`: the user the presenter is showing (the starter's). `restart(phone)`: the demo
- * starts again with this one new phone on stage.
+ * starts again with this one new phone on stage. Returns {sessionShown()}: the next session on
+ * the card, after which a tool's note ("The PIN of … is unblocked") has said what it had to.
  */
 export function createStageTools({ userId, restart }) {
   const byId = (id) => document.getElementById(id);
@@ -48,4 +49,10 @@ export function createStageTools({ userId, restart }) {
       return "";
     });
   });
+
+  return {
+    sessionShown() {
+      note.textContent = "";
+    },
+  };
 }
