@@ -8,8 +8,11 @@ The server is started by the caller (scripts/browser-test.sh); pages.py has the 
 import uuid
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
-from pages import PIN, call, click, confirm_with_pin, enter_pin, find, open_stage, visible, wait_for, wait_screen, wait_visible
+from pages import (
+    PIN, call, click, confirm_with_pin, enter_pin, find, open_stage, rect, visible, wait_for, wait_screen, wait_visible,
+)
 from test_stage import new_phone_on_stage, on_phone, outcome, start
 from test_stage_presenter import assert_audience_sees_words
 
@@ -153,3 +156,23 @@ def test_a_retry_series_is_one_line_on_the_phone(driver):
     finally:
         driver.switch_to.default_content()
         call(driver, "DELETE", "/api/faults")
+
+
+def test_the_faults_menu_opens_on_screen_on_a_narrow_phone(driver):
+    """At 390 px the stage's Faults menu drops down within the screen, and Add fault is reached."""
+    size = driver.get_window_size()
+    driver.set_window_size(390, 844)
+    try:
+        open_stage(driver)
+        click(driver, "#stage-faults summary")
+        width = driver.execute_script("return document.documentElement.clientWidth")
+        for css in ("#stage-faults .stage-menu-panel", "#fault-add"):
+            box = rect(driver, css)
+            assert box["left"] >= 0 and box["right"] <= width, f"{css} is off screen at 390 px: {box}, width {width}"
+        Select(find(driver, "#fault-target")).select_by_value("sms")
+        Select(find(driver, "#fault-kind")).select_by_value("dropText")
+        click(driver, "#fault-add")
+        wait_visible(driver, '#faults .fault-row[data-kind="dropText"]', "Add fault was not reached")
+    finally:
+        call(driver, "DELETE", "/api/faults")
+        driver.set_window_size(size["width"], size["height"])
