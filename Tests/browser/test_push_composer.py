@@ -140,6 +140,9 @@ def test_an_opened_log_message_stays_open_as_the_log_follows(driver, windows):
     first = send_by_script(token).split("/")[-1]
     row = f'{LOG} tr.log-row[data-message-id="{first}"]'
     click(driver, f"{row} details summary")
+    # the message by its notification's title, its id beside it
+    summary = find(driver, f"{row} details summary")
+    assert summary.get_property("textContent") == "From a script" and first.startswith(summary.get_attribute("title"))
     opened = find(driver, f"{row} details")
     assert opened.get_attribute("open") is not None
     second = send_by_script(token).split("/")[-1]

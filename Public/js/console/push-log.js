@@ -60,20 +60,26 @@ export function mountPushLog(container, { api, loadPhones, sessionFor = () => nu
     return el("td", {}, link);
   }
 
+  /** A message by what its notification says (its title, or privacyIDEA's in its data); by its id without one. */
   function messageCell(entry) {
     let shown = entry.request;
+    let title = null;
     try {
-      shown = JSON.stringify(JSON.parse(entry.request), null, 2);
+      const request = JSON.parse(entry.request);
+      shown = JSON.stringify(request, null, 2);
+      const message = (request && request.message) || {};
+      title = [message.notification && message.notification.title, message.data && message.data.title].find((t) => typeof t === "string" && t.trim()) ?? null;
     } catch {
       // shown as received
     }
+    const id = entry.name ? shortId(entry.name.split("/").pop()) : null;
     return el(
       "td",
       {},
       el(
         "details",
         {},
-        el("summary", { text: entry.name ? shortId(entry.name.split("/").pop()) : entry.error || "refused" }),
+        el("summary", { text: title ?? id ?? (entry.error || "refused"), title: id ?? "" }),
         entry.error ? el("p", { className: "log-error", text: entry.error }) : null,
         el("pre", { className: "log-request", text: shown + (entry.truncated ? "\n… (truncated)" : "") }),
       ),
