@@ -44,7 +44,7 @@ def test_a_blocked_pin_is_unblocked_from_the_stage(driver):
     login_on_phone(driver, phone_id, user_id)
     for attempt in (1, 2):
         enter_pin(driver, WRONG_PIN)
-        wait_for(driver, lambda d: visible(d, "#pin-attempts") and visible(d, "#pin-attempts").text == f"Failed attempt {attempt} of 3",
+        wait_for(driver, lambda d: (shown := visible(d, "#pin-attempts")) and shown.text == f"Failed attempt {attempt} of 3",
                  f"wrong try {attempt} not counted")
     enter_pin(driver, WRONG_PIN)
     wait_screen(driver, "ERROR")
