@@ -6,7 +6,9 @@ import { ReconnectingSocket, getJSON, el, clear, formatTime, shortId } from "./a
 import { plainWords } from "./plain-words.js";
 
 const LANES = ["phone", "backend", "push"];
-const LANE_NAMES = { phone: "Phone", backend: "Backend", push: "Push service" };
+const LANE_NAMES = { phone: "Phone", backend: "Backend", push: "Push service", privacyIDEA: "privacyIDEA" };
+/** The lane a part's arrows end on: a privacyIDEA server stands in the backend's. */
+const laneOf = (part) => LANES.indexOf(part === "privacyIDEA" ? "backend" : part);
 
 /** The URL's last path segment, enough to tell the exchanges apart on an arrow ("…/verify"). */
 function shortPath(url) {
@@ -21,8 +23,8 @@ function shortPath(url) {
 }
 
 function hopRow(hop) {
-  const from = LANES.indexOf(hop.from);
-  const to = LANES.indexOf(hop.to);
+  const from = laneOf(hop.from);
+  const to = laneOf(hop.to);
   const ok = hop.status !== null && hop.status !== undefined && hop.status < 400;
   const status = hop.status ?? "—";
   const notes = [

@@ -4,9 +4,11 @@ import NIOCore
 /// One exchange between the parts as the wire saw it, handed to whoever keeps the timeline:
 /// the raw bytes and timings only. Redacting and storing happen later, off the request's way.
 public struct WireExchange: Sendable {
-    /// The three parts AuthPhone plays.
+    /// The parts AuthPhone plays, and the privacyIDEA servers its phones talk to.
     public enum Part: String, Sendable, Codable {
-        case phone, backend, push
+        /// `privacyIDEA`: a privacyIDEA server the phone's privacyIDEA app talks to, in the
+        /// backend's place.
+        case phone, backend, push, privacyIDEA
     }
 
     /// What the caller knows of the exchange that the bytes do not say.

@@ -54,33 +54,38 @@ public struct WireHTTPClient: Sendable {
     /// The same settings, trusting `roots` besides the system's (a server's own certificate
     /// authority, `serve --tls`); the caller shuts it down.
     public static func noRedirects(trusting roots: [NIOSSLCertificate]) -> HTTPClient {
+        client(trusting: roots)
+    }
+
+    /// For servers that are not AuthPhone's parts (privacyIDEA): a connection refused fails at
+    /// once instead of being tried again until the request's deadline, since the phone's own
+    /// retry policy decides when to try again, and says so on its screen.
+    public static let otherServers = client(retryingConnections: false)
+
+    /// For a server whose user accepted it with its certificate unchecked (privacyIDEA's
+    /// `sslverify=0`), and for nothing else.
+    public static let otherServersNoCertificateCheck = client(checkingCertificates: false, retryingConnections: false)
+
+    private static func client(
+        trusting roots: [NIOSSLCertificate] = [], checkingCertificates: Bool = true, retryingConnections: Bool = true
+    ) -> HTTPClient {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         configuration.connectionPool.idleTimeout = idleTimeout
-        if !roots.isEmpty {
+        configuration.connectionPool.retryConnectionEstablishment = retryingConnections
+        if !roots.isEmpty || !checkingCertificates {
             var tls = TLSConfiguration.makeClientConfiguration()
-            tls.additionalTrustRoots = [.certificates(roots)]
+            tls.additionalTrustRoots = roots.isEmpty ? [] : [.certificates(roots)]
+            if !checkingCertificates { tls.certificateVerification = .none }
             configuration.tlsConfiguration = tls
         }
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
-    /// For a server whose user accepted it with its certificate unchecked (privacyIDEA's
-    /// `sslverify=0`), and for nothing else.
-    public static let noRedirectsNoCertificateCheck: HTTPClient = {
-        var configuration = HTTPClient.Configuration.singletonConfiguration
-        configuration.redirectConfiguration = .disallow
-        configuration.connectionPool.idleTimeout = idleTimeout
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.certificateVerification = .none
-        configuration.tlsConfiguration = tls
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
-
     /// The same wire to a server whose certificate is not checked.
     public var withoutCertificateChecks: WireHTTPClient {
-        WireHTTPClient(http: Self.noRedirectsNoCertificateCheck, timeout: timeout, authorization: authorization, observe: observe)
+        WireHTTPClient(http: Self.otherServersNoCertificateCheck, timeout: timeout, authorization: authorization, observe: observe)
     }
 
     public init(
@@ -161,9 +166,34 @@ public struct WireHTTPClient: Sendable {
             record(answer.status, answer.body, nil)
             return answer
         } catch {
-            record(nil, nil, String(describing: error))
+            let words = Self.words(for: error, to: request.url)
+            record(nil, nil, words)
             let timedOut = [HTTPClientError.deadlineExceeded, .readTimeout].contains(error as? HTTPClientError)
-            throw TransportError(description: String(describing: error), timedOut: timedOut)
+            throw TransportError(description: words, timedOut: timedOut)
+        }
+    }
+
+    /// Why a request got no answer, in words a screen can show: NIO's own descriptions read
+    /// "connection reset (error set): Connection refused) (errno: 111)".
+    static func words(for error: any Error, to url: String) -> String {
+        let place =
+            URLComponents(string: url).map { url in
+                url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } ?? "the server"
+            } ?? "the server"
+        if let error = error as? IOError {
+            switch error.errnoCode {
+            case ECONNREFUSED: return "the connection to \(place) was refused (nothing listens there)"
+            case ECONNRESET: return "the connection to \(place) was reset"
+            case ENETUNREACH, EHOSTUNREACH: return "\(place) cannot be reached from here"
+            default: return "the connection to \(place) failed: \(String(cString: strerror(error.errnoCode)))"
+            }
+        }
+        switch error as? HTTPClientError {
+        case .deadlineExceeded?: return "\(place) gave no answer in time"
+        case .readTimeout?: return "\(place) stopped answering"
+        case .connectTimeout?: return "no connection to \(place) could be made in time"
+        case .remoteConnectionClosed?: return "\(place) closed the connection before it answered"
+        default: return String(describing: error)
         }
     }
 }

@@ -83,6 +83,9 @@ public final class FaultInjector: Sendable {
     public let changes = Broadcaster<[Fault]>()
     /// Each fault as it strikes a request or a push, for the server's metrics and logs.
     public let strikes = Broadcaster<Fault>()
+    /// The faults that stopped striking (removed, cleared, used up or expired), for what waits
+    /// out a back-off they caused: it may try again at once.
+    public let lifted = Broadcaster<[Fault]>()
 
     public init(now: @escaping @Sendable () -> Date = Date.init, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.now = now
@@ -142,8 +145,8 @@ public final class FaultInjector: Sendable {
     public func strike(_ targets: [FaultTarget], requests: Bool) -> FaultKind? {
         let time = now()
         var struck: Fault?
-        let changed = faults.withLock { list -> [Fault]? in
-            let before = list.count
+        let (before, changed) = faults.withLock { list -> ([Fault], [Fault]?) in
+            let before = list
             list.removeAll { $0.expiresAt <= time }
             for target in targets {
                 guard let index = list.firstIndex(where: { $0.target == target && $0.kind.isRequestFault == requests }) else { continue }
@@ -151,11 +154,11 @@ public final class FaultInjector: Sendable {
                 if let remaining = list[index].remaining {
                     if remaining <= 1 { list.remove(at: index) } else { list[index].remaining = remaining - 1 }
                 }
-                return list
+                return (before, list)
             }
-            return list.count != before ? list : nil
+            return (before, list.count != before.count ? list : nil)
         }
-        if let changed { changes.send(changed) }
+        if let changed { announce(changed, after: before) }
         guard let struck else { return nil }
         strikes.send(struck)
         return struck.kind
@@ -173,11 +176,18 @@ public final class FaultInjector: Sendable {
 
     private func publish(_ body: (inout [Fault]) -> Void) {
         let time = now()
-        let list = faults.withLock { list -> [Fault] in
+        let (before, list) = faults.withLock { list -> ([Fault], [Fault]) in
+            let before = list
             body(&list)
             list.removeAll { $0.expiresAt <= time }
-            return list
+            return (before, list)
         }
+        announce(list, after: before)
+    }
+
+    private func announce(_ list: [Fault], after before: [Fault]) {
         changes.send(list)
+        let gone = before.filter { fault in !list.contains { $0.id == fault.id } }
+        if !gone.isEmpty { lifted.send(gone) }
     }
 }

@@ -97,7 +97,8 @@ public actor PhoneService {
 
     /// Phones that reach their backends through `network` (a test passes a double).
     public init(
-        store: PhoneStore, configuration: Configuration, network: any BackendClient, privacyIDEAWire: WireHTTPClient = WireHTTPClient(),
+        store: PhoneStore, configuration: Configuration, network: any BackendClient,
+        privacyIDEAWire: WireHTTPClient = WireHTTPClient(http: WireHTTPClient.otherServers),
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.store = store
@@ -119,7 +120,8 @@ public actor PhoneService {
         device.apps.install(messages)
     }
 
-    /// Phones that reach their backends over HTTP, through any fault set for them.
+    /// Phones that reach their backends over HTTP, through any fault set for them, and
+    /// privacyIDEA servers through the wire for servers that are not AuthPhone's.
     public init(
         store: PhoneStore, configuration: Configuration, http: HTTPClient = WireHTTPClient.noRedirects,
         now: @escaping @Sendable () -> Date = Date.init, faults: FaultInjector? = nil
@@ -129,7 +131,10 @@ public actor PhoneService {
         let network = HTTPBackendClient(
             wire: wire, faults: faults, timeout: .seconds(Int64(configuration.requestTimeout.nanoseconds / 1_000_000_000)),
             sleep: configuration.sleep)
-        self.init(store: store, configuration: configuration, network: network, privacyIDEAWire: wire, now: now)
+        let privacyIDEAWire = WireHTTPClient(
+            http: WireHTTPClient.otherServers, timeout: configuration.requestTimeout, authorization: configuration.authorization,
+            observe: configuration.observe)
+        self.init(store: store, configuration: configuration, network: network, privacyIDEAWire: privacyIDEAWire, now: now)
     }
 
     func phoneAndAccounts(_ id: String) async throws(PhoneError) -> (PhoneRecord, [AccountRecord]) {

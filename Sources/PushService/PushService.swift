@@ -48,6 +48,10 @@ public final class PushService: Sendable {
     let now: @Sendable () -> Date
     /// New messages, per registration token.
     public let deliveries = KeyedBroadcaster<String, InboxMessage>()
+    /// The ids of messages taken out of an inbox as they were opened, per registration token: a
+    /// screen that showed one as waiting stops showing it (a privacyIDEA challenge the phone
+    /// opened by itself, say).
+    public let openings = KeyedBroadcaster<String, String>()
     /// Every new message with its token, for whatever acts on all phones' pushes (the opener,
     /// the timeline): none lost, or a burst of logins would leave pushes unopened.
     public let allDeliveries = Broadcaster<(token: String, message: InboxMessage)>.keepingEvery()
@@ -95,7 +99,9 @@ public final class PushService: Sendable {
 
     /// Removes one message (it was opened) and returns it; nil when there is no such message.
     public func take(token: String, id: String) async throws -> InboxMessage? {
-        try await store.take(token: token, id: id)
+        let taken = try await store.take(token: token, id: id)
+        if taken != nil { openings.send(id, to: token) }
+        return taken
     }
 
     /// No registration, no inbox, no rate window left; the senders' service accounts stay.

@@ -153,6 +153,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
 
     var services: [any Service] = [
         PushOpener(platform: platform, forwarding: forwarding, logger: logger), DeferredPushSender(backend: backend), lanes, events,
+        RetryWhenFaultsLift(faults: faults, phones: phones),
     ]
     if let forwarding {
         services.append(OtherInstances(push: push, phones: phones, backend: backend, timeline: timeline))

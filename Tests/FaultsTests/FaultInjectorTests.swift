@@ -1,5 +1,6 @@
 import Faults
 import Foundation
+import Synchronization
 import TestDoubles
 import Testing
 
@@ -28,6 +29,28 @@ import Testing
         #expect(faults.strike([.push], requests: false) == nil)
         #expect(faults.active.isEmpty)
         #expect(!faults.remove(id: fault.id))
+    }
+
+    /// What waits out a back-off hears each fault that stops striking, however it went (removed,
+    /// used up, expired, cleared), and nothing when one is added.
+    @Test func eachFaultThatStopsStrikingIsToldOnce() throws {
+        let faults = FaultInjector(now: { [clock] in clock.now() })
+        let lifted = Mutex<[String]>([])
+        let subscription = faults.lifted.forward { gone in lifted.withLock { $0 += gone.map(\.id) } }
+        defer { subscription.cancel() }
+        let removed = try faults.add(target: .backend, kind: .unreachable, count: nil, lifetime: 60)
+        let usedUp = try faults.add(target: .phone("p1"), kind: .unreachable, count: 1, lifetime: 60)
+        let expiring = try faults.add(target: .push, kind: .drop, count: nil, lifetime: 10)
+        let cleared = try faults.add(target: .sms, kind: .drop, count: nil, lifetime: 60)
+        #expect(lifted.withLock { $0 }.isEmpty)
+
+        #expect(faults.remove(id: removed.id))
+        _ = faults.strike([.phone("p1")], requests: true)
+        clock.advance(10)
+        _ = faults.strike([.push], requests: false)
+        faults.clear()
+
+        #expect(lifted.withLock { $0 } == [removed.id, usedUp.id, expiring.id, cleared.id])
     }
 
     @Test func latencyStaysWithinItsBounds() {

@@ -49,6 +49,32 @@ import Testing
         #expect(phone.backend.unanswered.isEmpty)
     }
 
+    /// A fault was lifted: the session waiting out its back-off is fetched again at once, not
+    /// when the wait ends.
+    @Test(arguments: TestEngine.available) func aWaitingSessionIsFetchedAtOnceWhenTheWayIsClear(on engine: TestEngine) async throws {
+        let phone = try await PhoneUnderTest(on: engine, sessionFetchRetry: .constant(maxRetries: 2, delay: .seconds(30)), waitsEnd: false)
+        let id = try await phone.newPhone()
+        _ = try await phone.enrol(id, otpReference: 7)
+        let session = phone.server.session(.login)
+        phone.backend.expect(TestServer.redeemURL, failingWith: Self.unreachable)
+        phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
+        var events = phone.phones.events.subscribe(id).makeAsyncIterator()
+        await #expect(throws: PhoneError.self) { try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: phone.server.payload()) }
+        while let event = await events.next() {
+            if case .session(let start) = event, start.nextAttemptAt != nil { break }
+        }
+
+        await phone.phones.sdk.retryWaitingSessionsNow()
+
+        var started: Flow?
+        while started == nil, let event = await events.next() {
+            if case .flowUpdate(let flow) = event { started = flow }
+        }
+        #expect(started?.session?.id == session.sessionId)
+        #expect(phone.sleeps.recorded == [.seconds(30)])
+        #expect(phone.backend.unanswered.isEmpty)
+    }
+
     /// The OTP generated while the backend is away is the one the backend derives from its half
     /// of the key agreed at enrolment; generating it ends the session.
     @Test(arguments: TestEngine.available) func theOfflineOTPIsTheOneTheBackendExpects(on engine: TestEngine) async throws {

@@ -240,12 +240,25 @@ def test_a_privacyidea_that_is_down_is_tried_again_and_no_token_is_kept(api, pri
     started = api.call("startOutOfBand", "privacyIDEAPush", path={"id": phone["id"]}, body={"qr": qr_text.replace(here, there)},
                        expect=202)[1]
     assert started["privacyIDEA"]["state"] == "WAIT_FOR_INPUT"
-    # the first attempt failed: the phone tries again under its retry policy, the wait on the screen
-    # (the last attempt's ERROR is PhoneTests' PrivacyIDEARequestTests: here each attempt waits out the
-    # HTTP client's connect deadline)
+    # the first attempt failed: the phone tries again under its retry policy, the wait and why on the screen
+    refusal = f"the server could not be reached: the connection to 127.0.0.1:{dead} was refused (nothing listens there)"
     retrying = answer(api, phone, "privacyIDEADown")
     assert (retrying["state"], retrying["attempt"], retrying["maxAttempts"]) == ("PROCESSING", 1, 4), retrying
     assert 0 <= retrying["nextAttemptIn"] <= 1 and "error" not in retrying, retrying
+    assert retrying["attemptFailure"] == refusal, retrying
+    # a refused connection is not tried again until the HTTP client's deadline: the four attempts end
+    # in the retry policy's waits (1 + 2 + 4 s, with jitter), not in four 10 s deadlines
+    path = {"id": phone["id"]}
+
+    def ended():
+        request = api.call("getPrivacyIDEARequest", path=path, expect=200)[1]["privacyIDEA"]
+        return request if request["state"] == "ERROR" else None
+    failed = wait_for(ended, "the failed registration", within=15)
+    assert failed["error"]["message"] == f"privacyIDEA could not be reached in 4 attempts: {refusal}", failed
+    # each attempt on the timeline, to privacyIDEA, numbered, its error in words
+    hops = [hop for hop in api.call("getPhoneTimeline", path=path, expect=200)[1]["hops"] if hop["to"] == "privacyIDEA"]
+    said = f"the connection to 127.0.0.1:{dead} was refused (nothing listens there)"
+    assert [(hop["attempt"], hop["error"], "status" in hop) for hop in hops] == [(n, said, False) for n in (1, 2, 3, 4)], hops
     assert tokens_of(api, phone) == []
     FINISHED.add("privacyIDEA down")
 

@@ -194,7 +194,23 @@ function declineButtons(request, view) {
 
 function renderProcessing(request, view) {
   const text = request.kind === "ENROLMENT" ? "Registering with privacyIDEA…" : "Sending your answer to privacyIDEA…";
-  view.screen.append(processingScreen("privacyidea-processing", text));
+  view.screen.append(processingScreen("privacyidea-processing", text, attemptsLine(request, view)));
+}
+
+/** A registration privacyIDEA did not take yet: which attempt failed and why, and the countdown to the next. */
+function attemptsLine(request, view) {
+  if (!request.attempt || request.nextAttemptIn == null) return null;
+  const line = el("p", { id: "privacyidea-attempts", className: "hint small", role: "status", dataset: { attempt: String(request.attempt) } });
+  const nextAt = Date.now() + 1000 * Number(request.nextAttemptIn);
+  const failed = `Attempt ${request.attempt} of ${request.maxAttempts} failed${request.attemptFailure ? ": " + request.attemptFailure : ""}.`;
+  const tick = () => {
+    const left = Math.ceil(Math.max(0, nextAt - Date.now()) / 1000);
+    line.textContent = `${failed} ${left > 0 ? `Trying again in ${left} s.` : "Trying again…"}`;
+  };
+  tick();
+  const timer = setInterval(tick, 250);
+  view.onTeardown(() => clearInterval(timer));
+  return line;
 }
 
 /** A result screen: its icon and title, the lines under them, and Home. */

@@ -6,9 +6,12 @@ import { alertPush } from "./push-alert.js";
 
 /** The app a push is for (the server says which claims it), its title and body, as it shows here and in the inbox. */
 export function pushText(message) {
+  const said = (text) => typeof text === "string" && text.trim() !== "";
   const n = (message.message && message.message.notification) || {};
-  const title = typeof n.title === "string" && n.title.trim() ? n.title : "New message";
-  const body = typeof n.body === "string" && n.body.trim() ? n.body : n.title ? "" : "A data message for this phone.";
+  // privacyIDEA's challenges are data messages: its app shows their title and question, as here
+  const data = (message.app === "privacyIDEA" && message.message && message.message.data) || {};
+  const title = [n.title, data.title].find(said) || "New message";
+  const body = [n.body, data.question].find(said) || (said(n.title) || said(data.title) ? "" : "A data message for this phone.");
   return { app: message.app || "AuthPhone", title, body };
 }
 

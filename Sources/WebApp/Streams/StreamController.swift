@@ -31,6 +31,8 @@ struct StreamController {
         case phone(PhoneDetail)
         case flowUpdate(Flow)
         case notification(PushService.InboxMessage)
+        /// A waiting message left the inbox as it was opened.
+        case notificationOpened(id: String)
         case operation(OperationProgress)
         /// A scanned session before its flow (docs/behaviour.md#offline-otp): STARTING with its OTP offer, READY, STOPPED.
         case session(SessionStart)
@@ -46,7 +48,8 @@ struct StreamController {
         case error(code: String, message: String)
 
         private enum Keys: String, CodingKey {
-            case type, phone, flow, notification, operation, session, otpAccount, privacyIDEA, pushTokens, textMessage, faults, error
+            case type, phone, flow, notification, notificationOpened, operation, session, otpAccount, privacyIDEA, pushTokens, textMessage, faults,
+                error
         }
 
         init(_ event: PhoneEvent) {
@@ -78,6 +81,9 @@ struct StreamController {
             case .notification(let message):
                 try container.encode("notification", forKey: .type)
                 try container.encode(message, forKey: .notification)
+            case .notificationOpened(let id):
+                try container.encode("notificationOpened", forKey: .type)
+                try container.encode(["id": id], forKey: .notificationOpened)
             case .operation(let progress):
                 try container.encode("operation", forKey: .type)
                 try container.encode(progress, forKey: .operation)
@@ -162,6 +168,7 @@ struct StreamController {
             return (phone.fcmToken, Self.json(ScreenMessage.phone(phone)), waiting)
         }
         subscriptions.append(push.deliveries.forward(token) { feed.yield(.notification($0)) })
+        subscriptions.append(push.openings.forward(token) { feed.yield(.notificationOpened(id: $0)) })
         subscriptions.append(faults.changes.forward { feed.yield(.faults(Self.faults($0, for: id))) })
         if let forwarding {
             // another instance took the phone while this one missed its lease: the page, told so,

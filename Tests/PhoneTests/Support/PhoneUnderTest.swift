@@ -26,7 +26,7 @@ struct PhoneUnderTest {
 
     init(
         on engine: TestEngine, sessionFetchRetry: RetryPolicy = PhoneService.Configuration.defaultSessionFetchRetry, pinLane: WorkLane? = nil,
-        keyLane: WorkLane? = nil
+        keyLane: WorkLane? = nil, waitsEnd: Bool = true
     ) async throws {
         server = try TestServer()
         store = try await engine.open(PhoneStore.self)
@@ -35,7 +35,11 @@ struct PhoneUnderTest {
         var configuration = PhoneService.Configuration(
             allowedBackends: { [TestServer.url] }, pinDerivation: PinKeyDerivation(profile: .fast),
             sessionFetchRetry: sessionFetchRetry,
-            sleep: { sleeps.sleep($0) }, random: { 0.5 })
+            sleep: { wait in
+                sleeps.sleep(wait)
+                // a wait that ends only when its task is cancelled, for what must not wait it out
+                if !waitsEnd { try await Task.sleep(for: .seconds(86_400)) }
+            }, random: { 0.5 })
         configuration.pinLane = pinLane
         configuration.keyLane = keyLane
         // privacyIDEA is reached over real HTTP; an unreachable one fails its attempts within a second

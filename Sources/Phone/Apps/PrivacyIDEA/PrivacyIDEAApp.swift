@@ -198,10 +198,11 @@ public actor PrivacyIDEAApp: PhoneApp {
             let key = try await exchanges.newTokenKey()
             let form = PushTokenRequests.registration(enrolment, fcmToken: phone.fcmToken, key: key)
             let exchanges = exchanges
-            let answer = try await exchanges.retried { () async throws(PhoneError) -> Data in
-                try await exchanges.send("POST", enrolment.url.absoluteString, form: form, sslVerify: enrolment.sslVerify, phoneId: phoneId)
-            } waiting: { [weak self] attempt, attempts, nextIn in
-                await self?.registrationRetrying(phoneId: phoneId, attempt: attempt, of: attempts, nextIn: nextIn)
+            let answer = try await exchanges.retried { attempt async throws(PhoneError) -> Data in
+                try await exchanges.send(
+                    "POST", enrolment.url.absoluteString, form: form, sslVerify: enrolment.sslVerify, phoneId: phoneId, attempt: attempt)
+            } waiting: { [weak self] attempt, attempts, nextIn, failure in
+                await self?.registrationRetrying(phoneId: phoneId, attempt: attempt, of: attempts, nextIn: nextIn, failure: failure)
                 if nextIn != nil { settled.yield() }
             }
             let serverKey: PrivacyIDEAServerKey
@@ -219,8 +220,8 @@ public actor PrivacyIDEAApp: PhoneApp {
         }
     }
 
-    private func registrationRetrying(phoneId: String, attempt: Int, of attempts: Int, nextIn: Double?) {
-        change(phoneId) { $0.registrationRetrying(attempt: attempt, of: attempts, nextIn: nextIn) }
+    private func registrationRetrying(phoneId: String, attempt: Int, of attempts: Int, nextIn: Double?, failure: String?) {
+        change(phoneId) { $0.registrationRetrying(attempt: attempt, of: attempts, nextIn: nextIn, failure: failure) }
     }
 
     private func send(_ answer: PushAnswer, to challenge: PushChallenge, phoneId: String) async {

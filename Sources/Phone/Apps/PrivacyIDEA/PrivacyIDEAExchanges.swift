@@ -20,23 +20,24 @@ struct PrivacyIDEAExchanges: Sendable {
     let keyLane: WorkLane?
 
     /// An exchange under the phone's retry policy for what it does by itself: a privacyIDEA that
-    /// cannot be reached is tried again, each wait told to `waiting` ("attempt 2 of 4, next in 2 s"),
-    /// and only a refusal or the last failure ends it.
+    /// cannot be reached is tried again, each wait told to `waiting` ("attempt 2 of 4 failed: the
+    /// connection was refused; next in 2 s"), and only a refusal or the last failure ends it.
+    /// `exchange` hears which attempt it is.
     func retried(
-        _ exchange: @escaping @Sendable () async throws(PhoneError) -> Data,
-        waiting: @escaping @Sendable (_ attempt: Int, _ of: Int, _ nextIn: Double?) async -> Void
+        _ exchange: @escaping @Sendable (_ attempt: Int) async throws(PhoneError) -> Data,
+        waiting: @escaping @Sendable (_ attempt: Int, _ of: Int, _ nextIn: Double?, _ failure: String?) async -> Void
     ) async throws(PhoneError) -> Data {
         let observer = retryObserver
         let retrying = Retrying(policy: retry, sleep: sleep, random: random, onRetry: { observer("privacyIDEA") })
         let lastRefusal = Mutex<PhoneError?>(nil)
-        let (answer, attempts) = await retrying.run { _ -> AttemptOutcome<Data> in
-            do throws(PhoneError) { return .success(try await exchange()) } catch {
+        let (answer, attempts) = await retrying.run { attempt -> AttemptOutcome<Data> in
+            do throws(PhoneError) { return .success(try await exchange(attempt)) } catch {
                 lastRefusal.withLock { $0 = error }
                 let reason = "\(error.code): \(error.message)"
                 return error.isRetryable ? .retryable(reason: reason, retryAfter: error.retryAfter) : .failure(reason: reason)
             }
         } observe: { record, nextWait in
-            await waiting(record.number, retrying.policy.maxRetries + 1, nextWait?.seconds)
+            await waiting(record.number, retrying.policy.maxRetries + 1, nextWait?.seconds, lastRefusal.withLock { $0?.message })
         }
         if let answer { return answer }
         let refusal = lastRefusal.withLock { $0 } ?? .serverConnection("no attempt was made")
@@ -89,13 +90,16 @@ struct PrivacyIDEAExchanges: Sendable {
 
     /// One exchange with a privacyIDEA server, on the timeline like the backend's; a server that
     /// does not answer, or answers with a status privacyIDEA uses for refusals, is an error here.
-    func send(_ method: String, _ url: String, form: PushTokenRequests.Fields?, sslVerify: Bool, phoneId: String) async throws(PhoneError) -> Data {
+    func send(
+        _ method: String, _ url: String, form: PushTokenRequests.Fields?, sslVerify: Bool, phoneId: String, attempt: Int = 1
+    ) async throws(PhoneError) -> Data {
         let wire = sslVerify ? wire : wire.withoutCertificateChecks
         let answer: WireHTTPClient.Answer
         do {
             answer = try await wire.send(
                 method, url, contentType: form == nil ? nil : "application/x-www-form-urlencoded",
-                bytes: Data((form.map(PushTokenRequests.encoded) ?? "").utf8), label: .init(from: .phone, to: .backend, phoneId: phoneId))
+                bytes: Data((form.map(PushTokenRequests.encoded) ?? "").utf8),
+                label: .init(from: .phone, to: .privacyIDEA, phoneId: phoneId, attempt: attempt))
         } catch {
             throw error.timedOut ? .serverTimeout(error.description) : .serverConnection(error.description)
         }

@@ -77,12 +77,13 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
         return .register(enrolment)
     }
 
-    /// The registration waits to try again: which attempt failed, of how many, and the wait.
-    mutating func registrationRetrying(attempt: Int, of maxAttempts: Int, nextIn seconds: Double?) {
+    /// The registration waits to try again: which attempt failed, of how many, why, and the wait.
+    mutating func registrationRetrying(attempt: Int, of maxAttempts: Int, nextIn seconds: Double?, failure: String? = nil) {
         guard enrolment != nil, screen?.kind == .enrolment else { return }
         screen?.attempt = attempt
         screen?.maxAttempts = maxAttempts
         screen?.nextAttemptIn = seconds
+        screen?.attemptFailure = seconds == nil ? nil : failure
     }
 
     /// The registration ended: the token is kept (nil), or it failed with `error`.

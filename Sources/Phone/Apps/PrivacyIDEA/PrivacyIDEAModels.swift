@@ -92,6 +92,8 @@ public struct PrivacyIDEARequest: Codable, Sendable, Equatable {
     public var attempt: Int?
     public var maxAttempts: Int?
     public var nextAttemptIn: Double?
+    /// With `nextAttemptIn`, why the last attempt failed, in words.
+    public var attemptFailure: String?
     /// The phone's other open challenges, newest first, each as it would be on screen: an answer
     /// names the one it is for by its nonce.
     public var waiting: [PrivacyIDEARequest]?

@@ -76,12 +76,24 @@ extension SDKApp {
         publishSessionStart(phoneId)
     }
 
+    /// What kept the backends away was lifted (a fault cleared): each session waiting out its
+    /// back-off tries again now, not when its wait of up to 30 s ends.
+    public func retryWaitingSessionsNow() {
+        for (phoneId, phone) in phones {
+            guard var entry = phone.sessionStart, entry.session.state == .starting, let planned = entry.retry else { continue }
+            planned.cancel()
+            entry.retry = Task { [weak self] in await self?.retrySessionFetch(phoneId) }
+            phones[phoneId]?.sessionStart = entry
+        }
+    }
+
     /// While the session is STARTING nothing else can start on the phone (`refuseDuringFlow`),
-    /// so the retry needs no guard of its own.
+    /// so the retry needs no guard of its own. Once it fetches, it no longer waits: nothing calls
+    /// it off (a request in flight is not cut), and a failure plans the next.
     private func retrySessionFetch(_ phoneId: String) async {
-        guard !Task.isCancelled, let entry = phones[phoneId]?.sessionStart, entry.session.state == .starting,
-            let local = try? await device.phoneAndAccounts(phoneId)
-        else { return }
+        guard !Task.isCancelled, phones[phoneId]?.sessionStart?.session.state == .starting else { return }
+        phones[phoneId]?.sessionStart?.retry = nil
+        guard let entry = phones[phoneId]?.sessionStart, let local = try? await device.phoneAndAccounts(phoneId) else { return }
         _ = try? await fetchSessionAndStartFlow(phoneId, payload: entry.payload, local: local)
     }
 
