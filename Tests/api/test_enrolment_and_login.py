@@ -209,6 +209,11 @@ def test_walk_qr_pictures(api):
     blank = svg_to_png('<svg viewBox="0 0 29 29"></svg>')
     api.call("startOutOfBandFromImage", "noQrCode", path={"id": phone["id"]}, raw=blank, content_type="image/png",
              expect=422)
+    # a camera's frame without a code is no error (a camera sends many), and starts nothing
+    response, _ = api.call("startOutOfBandFromImage", path={"id": phone["id"]}, raw=blank, content_type="image/png",
+                           query={"frame": ""}, expect=204)
+    assert response.content == b""
+    assert api.call("getPhone", path={"id": phone["id"]}, expect=200)[1]["flow"]["id"] == started["flow"]["id"]
     api.call("startOutOfBandFromImage", "imageTooLarge", path={"id": phone["id"]}, raw=bytes(8 * 1024 * 1024 + 1),
              content_type="image/png", expect=413)
     api.call("startOutOfBandFromImage", "phoneNotFound", path={"id": NO_PHONE}, raw=picture,

@@ -17,13 +17,13 @@ struct QRImageScanner: Sendable {
     /// How long a request waits for the decoding and the scan together.
     var timeLimit: Duration = .seconds(5)
 
+    static let noCode = APIError(.unprocessableContent, "NO_QR_CODE", "no QR code was found in the image")
+
     /// The first code, in libzbar's order, that the phone reads (`ScannedCode`). A picture holding
     /// several (a page with two sessions' codes) starts what the first one starts.
     func code(in image: Data) async throws(APIError) -> ScannedCode {
         let texts = try await codes(in: image)
-        guard let first = texts.first else {
-            throw APIError(.unprocessableContent, "NO_QR_CODE", "no QR code was found in the image")
-        }
+        guard let first = texts.first else { throw Self.noCode }
         // One code: why it is not a payload is the useful answer, as for QR text sent as JSON.
         guard texts.count > 1 else {
             do { return try ScannedCode(scanned: first) } catch { throw APIError(error) }

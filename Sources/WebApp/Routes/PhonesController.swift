@@ -241,14 +241,20 @@ struct PhonesController {
         Pending(operations: try await phones.sdk.pendingOperations(phoneId: context.parameters.require("id")))
     }
 
-    /// A picture of a QR code (a screenshot, a photo), as the phone's camera would see it.
+    /// A picture of a QR code (a screenshot, a photo), as the phone's camera would see it. A
+    /// camera's frame (`?frame`) without a code is no error but 204: a camera sends many.
     func startOutOfBandFromImage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try await phones.phone(id: context.parameters.require("id")).id
         let image: ByteBuffer
         do { image = try await request.body.collect(upTo: QRImageScanner.maximumImageSize) } catch {
             throw APIError(.contentTooLarge, "BODY_TOO_LARGE", "the image is larger than \(QRImageScanner.maximumImageSize) bytes")
         }
-        return try await handOver(try await scanner.code(in: Data(buffer: image)), phoneId: id, request: request, context: context)
+        let code: ScannedCode
+        do { code = try await scanner.code(in: Data(buffer: image)) } catch {
+            if error == QRImageScanner.noCode, request.uri.queryParameters["frame"] != nil { return Response(status: .noContent) }
+            throw error
+        }
+        return try await handOver(code, phoneId: id, request: request, context: context)
     }
 
     /// What a scanned code starts, by what it is: an AuthPhone payload its flow (202 `{"flow"}`),
