@@ -7,11 +7,22 @@ import Retry
 /// The console's side of a session: starting it, handing it to the phone as QR code, link or
 /// push, and showing how it stands.
 extension DemoBackend {
-    /// How a session reaches the phone: shown as QR code and link, or pushed (to the given
-    /// registration token, or else to every device the user enrolled).
+    /// How a session reaches the phone: shown as QR code and link, pushed (to the given
+    /// registration token, or else to every device the user enrolled), or pushed by someone
+    /// else through the push service (the console's push composer, a script), which the
+    /// backend does not send but shows as a push.
     public enum Delivery: Sendable, Equatable {
         case qr
         case push(token: String?)
+        case external
+
+        var name: String {
+            switch self {
+            case .qr: "qr"
+            case .push: "push"
+            case .external: "external"
+            }
+        }
     }
 
     /// Starts a session. A login or transaction may pre-select one of the user's accounts; a
@@ -54,7 +65,7 @@ extension DemoBackend {
             token: try Self.randomToken(), status: SessionMachine.initialStatus(of: type), challenge: try Self.randomToken(),
             deviceId: nil, accountId: accountId, failure: nil, otplogin: false,
             createdAt: created, expiresAt: created.addingTimeInterval(configuration.sessionLifetime), updatedAt: created,
-            delivery: delivery == .qr ? "qr" : "push", dispatch: nil, transactionText: transaction,
+            delivery: delivery.name, dispatch: nil, transactionText: transaction,
             announceInfo: announceInfo, announceLogo: announceLogo)
         let stored = try await write { tx -> SessionRecord in
             var stored = record

@@ -182,6 +182,14 @@ def test_walk_login_by_push_and_cancel(api):
     api.call("createSession", "badType", expect=400)
     api.call("createSession", "emptyUser", expect=400)
 
+    # A session whose push someone else sends (the push composer): the backend pushes nothing
+    # and says how it goes; a push token for the backend to push to does not go with it.
+    _, external = api.call("createSession", "externalPush", merge={"userId": user}, expect=201)
+    assert (external["delivery"], external.get("dispatch")) == ("external", None), external
+    refused = api.call("createSession", body={"type": "login", "userId": user, "delivery": "external", "pushToken": "t"},
+                       expect=400)[1]
+    assert refused["error"]["code"] == "INVALID_FIELD" and "pushToken" in refused["error"]["message"], refused
+
     # A push carrying an enrolment, handed to a new phone directly.
     pushed = new_phone(api, "Push phone")
     enrol = new_session(api, "enrol", uniq("grace"), displayName="Grace Hopper")

@@ -15,7 +15,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from pages import (
-    BASE_URL, animations_done, backend_session, call, click, confirm_with_pin, enrol_by_qr, find, new_phone, open_console, screenshot,
+    BASE_URL, animations_done, backend_session, call, click, confirm_with_pin, enrol_by_qr, find, new_phone, open_console, rect, screenshot,
     wait_for, wait_screen, wait_visible,
 )
 
@@ -90,7 +90,8 @@ def test_compose_a_login_push_and_follow_it_in_the_log(driver, windows):
     wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")
     assert find(driver, "#screen").get_attribute("data-flow-type") == "LOGIN"
     confirm_with_pin(driver)
-    assert backend_session(driver, login_sid)["status"] == "loggedin"
+    # the backend did not push it, and says so
+    assert (backend_session(driver, login_sid)["status"], backend_session(driver, login_sid)["delivery"]) == ("loggedin", "external")
 
     # Console: the same message with a second target is FCM's INVALID_ARGUMENT, the rule named.
     driver.switch_to.window(windows["console"])
@@ -164,3 +165,15 @@ def test_a_refused_data_value_is_named_by_its_place_in_the_message(driver, windo
     click(driver, f'{COMPOSER} [data-composer="send"]')
     refused = wait_visible(driver, f'{COMPOSER} .composer-answer[data-outcome="INVALID_ARGUMENT"]', "no refusal shown")
     assert "message.data[1].value" in refused.text, refused.text
+
+
+def test_send_is_in_view_wherever_the_composer_is_read(driver, windows):
+    """At a laptop's 1366×900 the composer is taller than the window: its Send stays at the
+    window's foot while any part of the form is in view."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1366, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    open_console(driver, windows)
+    wait_visible(driver, f'{COMPOSER}[data-ready="true"]', "composer not ready")
+    for part in (COMPOSER, f"{COMPOSER} textarea[data-composer='android']"):
+        driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", find(driver, part))
+        box = rect(driver, f'{COMPOSER} [data-composer="send"]')
+        assert 0 <= box["top"] and box["bottom"] <= 900, f"Send is out of view with {part} at the top: {box}"

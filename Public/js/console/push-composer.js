@@ -64,7 +64,7 @@ export function mountPushComposer(container, { api, fetch, loadPhones, origin, p
     el("fieldset", {}, el("legend", { text: "Platform blocks (JSON, optional)" }), el("div", { className: "inline-form" }, field("android", android), field("apns", apns))),
     el("label", { className: "setting" }, validateOnly, el("span", { text: "validate_only: check the message, deliver nothing" })),
     field("Bearer token", bearer),
-    el("div", { className: "form-actions" }, sendButton),
+    el("div", { className: "form-actions composer-send" }, sendButton),
     el("div", { className: "inline-form" }, field("Save this message as a template", templateName), el("div", { className: "form-actions" }, el("button", { type: "button", className: "btn", dataset: { composer: "save-template" }, text: "Save template", on: { click: saveTemplate } }))),
   );
   container.append(
@@ -162,7 +162,8 @@ export function mountPushComposer(container, { api, fetch, loadPhones, origin, p
     if (name.startsWith("saved:")) return fill(state.templates[name.slice(6)] || {});
     if (!user) return showProblem("Enter the user the session is for.");
     try {
-      const request = { type: name, userId: user };
+      // the composer, not the backend, pushes it: the session says so
+      const request = { type: name, userId: user, delivery: "external" };
       if (name === "transaction") request.transaction = "Pay 10.00 EUR to ACME Ltd";
       const session = await api("/api/backend/sessions", { method: "POST", body: request });
       const payload = payloadOf(session.qrText);

@@ -6,7 +6,7 @@ import { STATUS_WORDS } from "../plain-words.js";
 /** How far a status has come: a list snapshot never steps a session back. */
 export const STATUS_RANK = { pending: 0, redeemed: 1, confirmed: 2, verified: 2, enrolled: 3, loggedin: 3, signed: 3, completed: 3, failed: 3, canceled: 3, expired: 3 };
 
-export const DELIVERY_LABELS = { qr: "QR code / link", push: "Push" };
+export const DELIVERY_LABELS = { qr: "QR code / link", push: "Push", external: "Push from the composer or a script", phone: "Started on the phone" };
 
 /** A list row's badge: the status in words (the status itself in data-status). */
 export function statusBadge(status, attrs = {}) {

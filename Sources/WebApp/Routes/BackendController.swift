@@ -9,7 +9,7 @@ struct BackendController {
 
     struct CreateSession: Codable {
         enum Delivery: String, Codable {
-            case qr, push
+            case qr, push, external
         }
         let type: WireSessionType
         let userId: String
@@ -150,10 +150,15 @@ struct BackendController {
 
     func createSession(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<BackendSession> {
         let input = try await request.decodeJSON(as: CreateSession.self, context: context)
-        if input.delivery == .qr, input.pushToken != nil {
+        if input.delivery ?? .push != .push, input.pushToken != nil {
             throw APIError(.badRequest, "INVALID_FIELD", "the field 'pushToken' goes with \"delivery\": \"push\"")
         }
-        let delivery: DemoBackend.Delivery = input.delivery == .push || input.pushToken != nil ? .push(token: input.pushToken) : .qr
+        let delivery: DemoBackend.Delivery =
+            switch input.delivery {
+            case .external: .external
+            case .push: .push(token: input.pushToken)
+            case .qr, nil: input.pushToken == nil ? .qr : .push(token: input.pushToken)
+            }
         let session = try await backend.createSession(
             type: input.type, userId: input.userId, displayName: input.displayName,
             transaction: input.transaction, accountId: input.accountId, delivery: delivery,
