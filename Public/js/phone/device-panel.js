@@ -51,7 +51,7 @@ export function deviceSection(phone, view) {
   const errorBox = el("div", { id: "device-error", className: "error", role: "alert", hidden: true });
   const policy = el(
     "select",
-    { id: "device-retry-policy" },
+    { id: "device-retry-policy", "aria-label": "Retry policy for device information changes" },
     el("option", { value: "default", text: "Retry: default (exponential, 3 retries, 1–8 s)" }),
     el("option", { value: "none", text: "Retry: none" }),
     el("option", { value: "constant", text: "Retry: constant, 3 × 2 s" }),

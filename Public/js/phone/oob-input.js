@@ -81,7 +81,8 @@ function outOfBandBody(text) {
 
 /** The camera: a picture of a QR code (a screenshot, a photo), scanned on the server. */
 function imageScanner(view, errorBox) {
-  const input = el("input", { id: "oob-image", type: "file", accept: "image/*", className: "visually-hidden" });
+  // the button below opens it: the hidden input stays out of the tab order, named for screen readers
+  const input = el("input", { id: "oob-image", type: "file", accept: "image/*", className: "visually-hidden", tabindex: "-1", "aria-label": "Picture of a QR code" });
   const button = el("button", { id: "oob-image-pick", type: "button", className: "btn btn-block", text: "Scan a picture of a QR code…" });
   button.addEventListener("click", () => input.click());
   input.addEventListener("change", () => {
