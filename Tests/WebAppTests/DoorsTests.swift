@@ -82,6 +82,13 @@ import Testing
             #expect(admit(doors, path: path, host: host, [.cookie: "a=b; authphone_key=the-key-0123456789"]) == nil)
             #expect(admit(doors, path: path, host: host, query: "key=the-key-0123456789") == nil)
         }
+        // the orchestrator's probes read without it, and only read
+        for path in Doors.probeRoutes {
+            #expect(admit(doors, path: path, host: host) == nil, "\(path)")
+            #expect(admit(doors, .post, path: path, host: host) == "ACCESS_KEY_REQUIRED", "\(path)")
+            #expect(admit(doors, path: path, host: "attacker.example") == "UNKNOWN_HOST", "\(path)")
+        }
+        #expect(admit(doors, path: "/metrics", host: host) == "ACCESS_KEY_REQUIRED")
         // the push token opens the FCM route only
         #expect(admit(doors, .post, path: "/v1/projects/p/messages:send", host: host, [.authorization: "Bearer push-token-0123456789"]) == nil)
         #expect(admit(doors, path: "/api/phones", host: host, [.authorization: "Bearer push-token-0123456789"]) == "ACCESS_KEY_REQUIRED")

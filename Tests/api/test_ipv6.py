@@ -71,15 +71,16 @@ def test_listening_on_ipv6_loopback(tmp_path):
 
 
 def test_listening_on_every_ipv6_address(tmp_path):
-    # off loopback every route needs the key: /health too, until the key link is opened
-    with serving(tmp_path, ["--host", "::", "--in-memory", "--pin-kdf", "fast"], ready_status=401) as (_, url, log_path):
+    # off loopback every route but the probes needs the key, until the key link is opened
+    with serving(tmp_path, ["--host", "::", "--in-memory", "--pin-kdf", "fast"]) as (_, url, log_path):
+        assert requests.get(f"{url}/api/phones", timeout=TIMEOUT).status_code == 401
         port = url.rsplit(":", 1)[1]
         link = re.search(r"open (http://\S+/\?key=\S+)", log_path.read_text())
         assert link, log_path.read_text()
         assert link[1].startswith(f"http://[::1]:{port}/?key=")
         opened = requests.Session()
         assert opened.get(link[1], timeout=TIMEOUT).status_code == 200  # the redirect, then the page with the key's cookie
-        assert opened.get(f"{url}/health", timeout=TIMEOUT).ok
+        assert opened.get(f"{url}/api/phones", timeout=TIMEOUT).ok
         key = link[1].split("?key=", 1)[1]
         redeem, session = enrol_through_qr(url, "bob", {"Authorization": f"Bearer {key}"})
         assert redeem == f"http://[::1]:{port}/api/backend/redeem"

@@ -121,9 +121,9 @@ def test_a_certificate_for_other_names_is_made_anew_and_the_ca_kept(folder):
     with tls_server(folder, port, "--port", str(port), "--host", "0.0.0.0", "--public-url", public_url) as log:
         assert "made anew: it is not for authphone.test" in log.read_text()
         assert (folder / "data" / "tls" / "ca.crt").read_bytes() == ca
-        response, body, certificate = get(port, "/health", trusting_the_ca(folder), name="authphone.test")
+        response, body, certificate = get(port, "/api/phones", trusting_the_ca(folder), name="authphone.test")
         assert "authphone.test" in names(certificate)
-        # listening off loopback, HTTPS does not stand in for the access key
+        # listening off loopback, HTTPS does not stand in for the access key (the probes need none)
         assert response.status == 401
         assert json.loads(body)["error"]["code"] == "ACCESS_KEY_REQUIRED"
 

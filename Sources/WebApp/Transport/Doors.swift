@@ -60,6 +60,11 @@ struct Doors: Sendable {
         path == SMSDoorsController.gatewayRoute || path.hasPrefix(SMSDoorsController.twilioPrefix)
     }
 
+    /// The probes an orchestrator sends (Kubernetes' liveness and readiness, a load balancer's
+    /// health check) hold no key: they read, with a GET, whether the server and its databases
+    /// answer, and nothing else.
+    static let probeRoutes: Set<String> = ["/health", "/ready"]
+
     /// The event stream holds a connection and one of a few places for as long as it is open: a
     /// page of another site may not open one, even one it cannot read (a browser names the page's
     /// Origin, or says `Sec-Fetch-Site: cross-site` where it sends none).
@@ -100,7 +105,8 @@ struct Doors: Sendable {
         }
         let pushRoute = path.hasPrefix(Self.pushRoutePrefix)
         let keys = [accessKey, pushRoute ? pushToken : nil].compactMap { $0 }
-        if accessKey != nil, path != Self.tokenRoute, !Self.isSMSDoor(path),
+        let probe = Self.probeRoutes.contains(path) && [.get, .head].contains(method)
+        if accessKey != nil, path != Self.tokenRoute, !Self.isSMSDoor(path), !probe,
             !keys.contains(where: { presentsKey($0, headers: headers, query: query) }),
             !(pushRoute && Self.bearerToken(in: headers[.authorization]).map(isIssuedAccessToken) == true)
         {
