@@ -26,4 +26,9 @@ const live = mountLiveSessions({
 });
 phones.start(live.loadPhones);
 initFaultsForm(live.loadPhones);
+// the bar's menu opens your own phone's section (which reads the phones as it opens)
+const ownPhoneMenu = document.getElementById("stage-own-phone");
+ownPhoneMenu.addEventListener("toggle", () => {
+  if (ownPhoneMenu.open) document.getElementById("own-phone").open = true;
+});
 

@@ -133,7 +133,7 @@ def screenshot_windows(driver, windows):
 # the phone
 
 
-def wait_screen(driver, state, interaction=None, extra=""):
+def wait_screen(driver, state, interaction=None, extra="", timeout=TIMEOUT):
     css = f'#screen[data-state="{state}"]'
     if interaction:
         css += f'[data-interaction="{interaction}"]'
@@ -147,7 +147,7 @@ def wait_screen(driver, state, interaction=None, extra=""):
             raise AssertionError("flow ended in ERROR: " + find(d, "#flow-error").text.replace("\n", " "))
         return False
 
-    return wait_for(driver, shown, f"phone screen never showed {css}")
+    return wait_for(driver, shown, f"phone screen never showed {css}", timeout=timeout)
 
 
 def go_home(driver):

@@ -44,6 +44,7 @@ def start(driver, kind, user_id, display_name=None, transaction=None):
     # while it waits: a live countdown to its expiry, and the phone to send it to
     wait_for(driver, lambda d: ":" in find(d, "#session-countdown-value").text, "no countdown to expiry")
     assert not visible(driver, "#session-outcome"), "an outcome shown before the end"
+    assert find(driver, "#session-codes").get_property("open"), "a new session's QR code and link are folded away"
     assert find(driver, "#session-link").get_attribute("href").endswith("/console/sessions/" + sid)
     return sid
 
@@ -56,6 +57,9 @@ def outcome(driver, text):
     wait_for(driver, lambda d: visible(d, "#session-outcome") and find(d, "#session-outcome").text.startswith(text), f"outcome never became {text}")
     assert not visible(driver, "#session-countdown"), "the countdown stays after the end"
     assert not visible(driver, "#session-send"), "a finished session is still offered to phones"
+    # nothing is left to scan: the QR code, its text, the link and the account fold under the outcome
+    assert not find(driver, "#session-codes").get_property("open"), "an ended session's QR code and link stay on show"
+    assert not visible(driver, "#session-qr-text") and not visible(driver, "#session-deep-link")
 
 
 def downloaded(name):

@@ -42,6 +42,25 @@ return document.body.innerText.split(/\\s+/).filter((word) => !word.includes(":/
 """
 
 
+# The cells of a table (arguments[0]) whose text overflows them, or has a word split across lines.
+BROKEN_CELLS = """
+const broken = [];
+for (const cell of document.querySelectorAll(arguments[0] + ' td, ' + arguments[0] + ' th')) {
+  if (cell.scrollWidth > cell.clientWidth + 1) broken.push('overflows: ' + cell.textContent);
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const word of node.textContent.matchAll(/[A-Za-z]+/g)) {
+      const range = document.createRange();
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      if (range.getClientRects().length > 1) broken.push('split: ' + word[0]);
+    }
+  }
+}
+return broken;
+"""
+
+
 def assert_plain_words(driver, step):
     """The visible text of the page (a closed Details toggle hides its codes) has no SDK code."""
     found = [code for code in SDK_CODE.findall(driver.execute_script(CODE_FREE_TEXT)) if code not in PRODUCT_NAMES]
@@ -162,6 +181,9 @@ def test_the_stage_fits_a_laptop_at_every_step(driver):
     wait_for(driver, lambda d: int(find(d, "#phone-timeline").get_attribute("data-count") or 0) >= 9, "the phone's timeline is not shown")
     cut = driver.execute_script("return [...document.querySelectorAll('#phone-timeline .tl-label')].filter((l) => l.scrollWidth > l.clientWidth).map((l) => l.textContent)")
     assert not cut, f"timeline labels cut off: {cut}"
+    # and its flow log's cells whole: no word broken across lines, no header over the next one
+    broken = driver.execute_script(BROKEN_CELLS, "#flow-log")
+    assert not broken, f"flow log cells broken or overflowing: {broken}"
 
 
 def test_the_stage_on_a_phone_puts_the_card_above_a_readable_phone(driver):

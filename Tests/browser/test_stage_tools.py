@@ -5,6 +5,7 @@ whole demo reset to one new phone, all without leaving the stage.
 The server is started by the caller (scripts/browser-test.sh); pages.py has the helpers.
 """
 
+import re
 import uuid
 
 from selenium.webdriver.common.by import By
@@ -113,6 +114,9 @@ def test_faults_from_the_stage_and_a_reset_of_the_demo(driver):
     phones = call(driver, "GET", "/api/phones")["phones"]
     assert [p["id"] for p in phones] == [find(driver, ".stage-phone").get_attribute("data-phone-id")], phones
     assert not visible(driver, "#session-card"), "the reset demo still shows a session"
+    # its one phone is on stage: no empty choice of phones to put on, no dead button beside New phone
+    assert not visible(driver, "#stage-phone-choice") and not visible(driver, "#stage-show-phone")
+    assert visible(driver, "#stage-new-phone")
 
 
 def test_the_card_says_when_the_backend_retries_a_push(driver):
@@ -153,6 +157,39 @@ def test_a_retry_series_is_one_line_on_the_phone(driver):
         wait_for(driver, lambda d: attempt(d) not in (False, first), "no further retry")
         assert find(driver, "#screen").text.count("trying again") == 1, find(driver, "#screen").text
         assert_audience_sees_words(driver, phone_id, "a retry series")
+    finally:
+        driver.switch_to.default_content()
+        call(driver, "DELETE", "/api/faults")
+
+
+def test_clearing_the_faults_lets_a_waiting_phone_connect_at_once(driver):
+    """The backend unreachable for the phone, which waits out a back-off of seconds before its
+    next try: Clear all in the stage's Faults menu, and the login arrives at once."""
+    open_stage(driver)
+    phone_id = new_phone_on_stage(driver)
+    user_id = f"cleared-{uuid.uuid4().hex[:10]}"
+    start(driver, "enrol", user_id, display_name="Cleo Cleared")
+    click(driver, "#open-on-phone")
+    on_phone(driver, phone_id)
+    confirm_with_pin(driver, new_pin=True)
+    click(driver, "#home")
+    driver.switch_to.default_content()
+    call(driver, "POST", "/api/faults", {"target": "phone", "phoneId": phone_id, "kind": "unreachable"})
+    try:
+        start(driver, "login", user_id)
+        click(driver, "#open-on-phone")
+        on_phone(driver, phone_id)
+
+        def long_wait(d):
+            said = re.search(r"trying again in (\d+) s", find(d, "#session-retry").text)
+            return said and int(said.group(1)) >= 4
+        # the back-off grows with full jitter: a wait of 4 s or more comes within a few tries
+        wait_for(driver, long_wait, "the phone never waited 4 s or more", timeout=90)
+        driver.switch_to.default_content()
+        click(driver, "#stage-faults summary")
+        click(driver, "#faults-clear")
+        on_phone(driver, phone_id)
+        wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM", timeout=2.5)
     finally:
         driver.switch_to.default_content()
         call(driver, "DELETE", "/api/faults")

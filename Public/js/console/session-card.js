@@ -1,6 +1,7 @@
-// The console's card of the session shown: its details, what came of its push, its QR code and
-// deep link (with copy buttons); the parts it is given (the outcome, the OTP form, the phone
-// to send it to) each show their own section of it.
+// The console's card of the session shown: its details, what came of its push, its QR code, deep
+// link and account (with copy buttons; folded once the session has ended, when nothing is left to
+// scan); the parts it is given (the outcome, the OTP form, the phone to send it to) each show
+// their own section of it.
 import { el, clear, codeDetails, shortId, formatDateTime, copyOnClick, flashLabel, safeHref } from "../api.js";
 import { plainWords } from "../plain-words.js";
 import { DELIVERY_LABELS, STATUS_RANK, dispatchCode, dispatchInfo, loggedinText, setBadge } from "./session-labels.js";
@@ -34,6 +35,8 @@ export function createSessionCard(parts, outcome) {
   const copyLinkButton = byId("copy-deep-link");
   const svgLink = byId("download-qr-svg");
   const pngButton = byId("download-qr-png");
+  const codes = byId("session-codes");
+  const account = byId("session-card-account");
 
   copyOnClick(copyQrButton, () => qrText.value);
   copyOnClick(copyLinkButton, () => deepLink.textContent || "");
@@ -112,7 +115,6 @@ export function createSessionCard(parts, outcome) {
     metaRow(cardMeta, "Delivery", s.delivery ? DELIVERY_LABELS[s.delivery] || s.delivery : null);
     metaRow(cardMeta, "Created", formatDateTime(s.createdAt));
     metaRow(cardMeta, "Expires", formatDateTime(s.expiresAt));
-    metaRow(cardMeta, "Account", s.accountId ? el("code", { text: String(s.accountId) }) : null);
     metaRow(cardMeta, "Logged in", s.loggedin === undefined ? null : loggedinText(s.loggedin));
     metaRow(cardMeta, "OTP login", s.otplogin ? "yes" : null);
     metaRow(cardMeta, "Transaction", s.transaction ? el("span", { id: "session-transaction-text", className: "pre-text", text: s.transaction }) : null);
@@ -121,6 +123,7 @@ export function createSessionCard(parts, outcome) {
     metaRow(cardMeta, "Failure", s.failure ? failureWords(typeof s.failure === "string" ? s.failure : JSON.stringify(s.failure)) : null);
     renderDispatch(s);
     for (const part of parts) part.show(s);
+    foldCodes(s);
 
     const src = safeHref(s.qrImageUrl);
     if (src && qrImg.getAttribute("src") !== src) qrImg.src = src;
@@ -135,6 +138,16 @@ export function createSessionCard(parts, outcome) {
     const href = safeHref(link);
     if (href) deepLink.href = href;
     else deepLink.removeAttribute("href");
+  }
+
+  /** Folded as the session ends, open for a new one; in between the user's choice stands. */
+  function foldCodes(s) {
+    const ended = String((STATUS_RANK[s.status] ?? 0) >= 3);
+    if (codes.dataset.sessionId !== String(s.id) || codes.dataset.ended !== ended) codes.open = ended !== "true";
+    codes.dataset.sessionId = String(s.id);
+    codes.dataset.ended = ended;
+    account.textContent = s.accountId ? String(s.accountId) : "";
+    account.parentElement.hidden = !s.accountId;
   }
 
   return { render, refuse };

@@ -30,10 +30,10 @@ export function createFlowLog({ body, empty, downloadButton, clearButton }, { st
     const flowCell = el(
       "td",
       {},
-      el("span", { className: "flow-type", text: flow.type || "?" }),
+      el("span", { className: "flow-type" }, breakable(flow.type || "?")),
       " ",
       el("code", { className: "muted", text: shortId(flow.id), title: String(flow.id ?? "") }),
-      source !== "flowUpdate" ? el("span", { className: "tag", text: source }) : null,
+      source !== "flowUpdate" ? [" ", el("span", { className: "tag", text: source })] : null,
       flow.automatic ? el("span", { className: "tag tag-automatic", text: `automatic (rule ${shortId(flow.automatic.rule)})`, title: String(flow.automatic.rule) }) : null,
     );
     add(

@@ -55,8 +55,10 @@ export function createStagePhones({ onChange }) {
     for (const p of phones) {
       if (!onStage.includes(String(p.id))) choice.append(el("option", { value: String(p.id), text: `${p.name || "(unnamed)"} (${shortId(p.id)})` }));
     }
-    choice.disabled = choice.options.length === 0;
-    form.querySelector("#stage-show-phone").disabled = choice.disabled;
+    // nothing to put on: no empty choice and no dead button beside New phone
+    const none = choice.options.length === 0;
+    choice.hidden = none;
+    form.querySelector("#stage-show-phone").hidden = none;
     remember();
     onChange();
   }
