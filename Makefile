@@ -22,13 +22,15 @@ test: setup-test lint
 	scripts/dist-test.sh
 
 # The formatter's configuration is .swift-format; `make format` applies it. The docs check fails
-# on a path, file or Swift name in README.md or docs/ that the tree no longer has.
+# on a path, file or Swift name in README.md or docs/ that the tree no longer has. The deploy
+# check renders deploy/'s manifests and validates them for Kubernetes, and lints its Dockerfile.
 SWIFT_SOURCES = Package.swift Sources Tests Fuzz
 
 lint:
 	swift format lint --strict --recursive --parallel $(SWIFT_SOURCES)
 	scripts/docs-check.py --self-test
 	scripts/docs-check.py
+	scripts/deploy-lint.sh
 
 format:
 	swift format --in-place --recursive --parallel $(SWIFT_SOURCES)
@@ -81,4 +83,4 @@ setup-test:
 	scripts/install-system-packages.sh --test
 
 clean:
-	rm -rf .build .venv .venv-privacyidea .venv-client artifacts
+	rm -rf .build .venv .venv-privacyidea .venv-client .venv-deploy artifacts

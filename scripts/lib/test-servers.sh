@@ -1,7 +1,8 @@
 # Shared by the Python test runners: a venv with the test's packages, and AuthPhone servers on
 # free ports with throw-away data that stop whatever happens. Source it from the repository root.
 #   prepare_venv REQUIREMENTS_FILE
-#   venv_is_current, remember_venv_inputs (a venv kept while what it was made from is unchanged)
+#   venv_is_current, remember_venv_inputs (from venvs.sh: a venv kept while what it was made
+#                                   from is unchanged)
 #   prepare_privacyidea_venv       (privacyIDEA from PyPI in $privacyidea_venv, for
 #                                   Tests/api/privacyidea_server.py)
 #   start_server NAME PORT ARGS…   (serves in the background, waits until /health answers;
@@ -9,6 +10,7 @@
 #   stop_servers_named NAME; print_server_logs; free_port (from exit-handlers.sh)
 
 source scripts/lib/exit-handlers.sh
+source scripts/lib/venvs.sh
 
 binary=${AUTHPHONE_BINARY:-.build/debug/authphone} # a copy keeps a test run apart from a rebuild
 [[ -x "$binary" ]] || { echo "build first: swift build --build-tests" >&2; exit 1; }
@@ -25,21 +27,6 @@ at_exit stop_servers
 prepare_venv() {
   python3 -m venv .venv >/dev/null
   .venv/bin/pip install -q --disable-pip-version-check -r "$1" pytest
-}
-
-# pip takes seconds even when all is there, so a venv holding copies of the files it was made
-# from (in VENV/made-from), all unchanged, is kept as it is.
-#   venv_is_current VENV FILE…; remember_venv_inputs VENV FILE… (once it is made)
-venv_is_current() {
-  local venv=$1 file
-  shift
-  for file in "$@"; do cmp -s "$file" "$venv/made-from/${file//\//_}" 2>/dev/null || return 1; done
-}
-remember_venv_inputs() {
-  local venv=$1 file
-  shift
-  mkdir -p "$venv/made-from"
-  for file in "$@"; do cp "$file" "$venv/made-from/${file//\//_}"; done
 }
 
 # privacyIDEA pins its own dependencies' versions, so it gets a venv apart from the tests' one.
