@@ -55,7 +55,7 @@ struct Serve: AsyncParsableCommand {
     var database: String?
     @Option(
         help:
-            "With --database: connections each of the four stores keeps at most, 1 to 100 (default: \(defaults.postgresLimits.connections)). [AUTHPHONE_DATABASE_CONNECTIONS]"
+            "With --database: connections each of the five stores keeps at most, 1 to 100 (default: \(defaults.postgresLimits.connections)). [AUTHPHONE_DATABASE_CONNECTIONS]"
     )
     var databaseConnections: Int?
     @Option(
