@@ -52,6 +52,8 @@ const state = {
   openPastedPushAtOnce: false, // the out-of-band box's choice: a pasted push opens at once instead of waiting in the inbox
 };
 
+let pageLoad = true; // until the first snapshot (not one after a reconnect) is shown
+
 const toast = createToast(byId("toast"));
 const diagram = new FlowDiagram(byId("flow-diagram"));
 // the phone's exchanges with its backends, and the pushes that reach it
@@ -81,6 +83,12 @@ const app = {
   receivePush: (message, openAtOnce) => inbox.receive(message, openAtOnce),
 };
 
+/** A new push's banner slides over the home screen, not over an old result. */
+function leaveResults() {
+  screen.dismissResults(state.flow, state.privacyIDEA);
+  screen.render();
+}
+
 const bannerParts = {
   banner: byId("push-banner"),
   openButton: byId("push-banner-open"),
@@ -91,7 +99,7 @@ const bannerParts = {
   count: byId("push-count"),
   dismissButton: byId("push-banner-dismiss"),
 };
-const inbox = createInbox(bannerParts, app);
+const inbox = createInbox(bannerParts, { ...app, onNewPush: leaveResults });
 const otpAccounts = createOTPAccounts(app);
 const privacyIDEATokens = createPrivacyIDEATokens(app);
 const messages = createMessages(app, byId("text-banner"));
@@ -157,14 +165,18 @@ function onMessage(msg) {
       state.phone = msg.phone;
       if (tokenRefreshed && connection) connection.restart();
       if (state.firstMessage) {
-        // The snapshot sent on connect carries the current flow: show it (also after a reload).
+        // The snapshot sent on connect carries the current flow: show it (also after a reload, if under way).
         state.firstMessage = false;
         // The waiting pushes follow this message; drop those that went away while disconnected.
         inbox.sync();
         otpAccounts.sync();
         privacyIDEATokens.sync();
         messages.sync();
-        app.privacyIDEA.snapshot(msg.phone.privacyIDEA && typeof msg.phone.privacyIDEA === "object" ? msg.phone.privacyIDEA : null);
+        const request = msg.phone.privacyIDEA && typeof msg.phone.privacyIDEA === "object" ? msg.phone.privacyIDEA : null;
+        // a reload brings back a flow under way, but not the result of a finished one
+        if (pageLoad) screen.dismissResults(msg.phone.flow, request);
+        pageLoad = false;
+        app.privacyIDEA.snapshot(request);
         if (msg.phone.flow) log.flow("snapshot", msg.phone.flow);
         applyFlow(msg.phone.flow || null);
         state.session = msg.phone.session || null;
@@ -196,6 +208,11 @@ function onMessage(msg) {
     case "notification": {
       if (!msg.notification || typeof msg.notification !== "object") return;
       inbox.add(msg.notification);
+      break;
+    }
+    case "notificationOpened": {
+      if (typeof msg.notificationOpened?.id !== "string") return;
+      inbox.opened(msg.notificationOpened.id);
       break;
     }
     case "otpAccount": {

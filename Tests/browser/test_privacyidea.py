@@ -10,14 +10,29 @@ is kept as artifacts/screenshots/privacyidea-challenge.png (docs/images has a co
 """
 
 import json
+import urllib.parse
 import uuid
 
 from selenium.webdriver.common.by import By
 
-from pages import call, click, create_phone, find, flow_log_text, go_home, open_payload, phone_screenshot, wait_for, wait_screen
+from pages import call, click, create_phone, find, flow_log_text, go_home, open_payload, phone_screenshot, visible, wait_for, wait_screen, wait_visible
+from servers import free_port
 
 ENROLMENT = '[data-flow-type="PRIVACYIDEA_ENROLMENT"]'
 CHALLENGE = '[data-flow-type="PRIVACYIDEA_CHALLENGE"]'
+
+
+# Notes each privacyIDEA attempt line as it appears, with its time since the note began.
+SEE_ATTEMPTS = """
+window.seenAttempts = [];
+window.watchedFrom = performance.now();
+new MutationObserver(() => {
+  const line = document.querySelector('#privacyidea-attempts');
+  if (line && !seenAttempts.some((a) => a.attempt === line.dataset.attempt)) {
+    seenAttempts.push({attempt: line.dataset.attempt, text: line.textContent, after: performance.now() - watchedFrom});
+  }
+}).observe(document.body, {subtree: true, childList: true, characterData: true});
+"""
 
 
 def token_row(serial):
@@ -135,6 +150,60 @@ def test_the_presence_option_the_login_shows_logs_in_and_a_forged_challenge_is_r
     click(driver, "#flow-error summary")
     assert find(driver, "#privacyidea-error-code").text == "PUSH_CHALLENGE_FORGED"
     phone_screenshot(driver, "privacyidea-forged.png")
+
+    # another, left in the inbox: its banner reads as privacyIDEA's app shows it, and opening it
+    # says the refusal in words (the code for QA in the toast's data-code)
+    go_home(driver)
+    click(driver, "#oob-open-at-once")
+    open_payload(driver, json.dumps({"data": {**forged, "nonce": "FORGEDNONCEFORGEDNONCE2"}}))
+    wait_visible(driver, "#push-banner", "the forged push has no banner")
+    said = [find(driver, f"#push-banner-{part}").get_property("textContent") for part in ("app", "title", "body")]
+    assert said == ["privacyIDEA", "privacyIDEA", "Log in to your bank?"], said
+    click(driver, "#push-banner-open")
+    toast = wait_visible(driver, "#toast", "opening the forged push says nothing")
+    assert toast.get_attribute("data-code") == "PUSH_CHALLENGE_FORGED"
+    assert find(driver, "#toast .error-code").get_property("textContent") == "This request is not signed by privacyIDEA: refused"
+
+
+def test_a_pushed_challenge_goes_on_screen_and_leaves_no_banner(driver, windows, privacyidea):
+    """privacyIDEA pushes a data message: the phone's app puts the challenge on screen at once, and
+    the notification that brought it is gone, not left as a banner over the challenge's title."""
+    phone_checked_by_hand(driver, windows, f"privacyIDEA pushed {uuid.uuid4().hex[:8]}")
+    user = privacyidea.new_user("pushed-page")
+    with privacyidea.firebase_push("authphone"):
+        serial = enrol_on_the_page(driver, privacyidea, user)
+        login = privacyidea.admin.validate_check(user, "")
+        wait_screen(driver, "WAIT_FOR_INPUT", extra=CHALLENGE)
+        wait_for(driver, lambda d: not visible(d, "#push-banner"), "the challenge's push stays as a banner over it", timeout=3)
+        assert not visible(driver, "#inbox-section"), "the opened push is still in the inbox"
+        click(driver, "#accept")
+        wait_screen(driver, "DONE", extra=CHALLENGE)
+    assert privacyidea.admin.validate_check(user, "", login.transaction_id).accepted, serial
+
+
+def test_a_privacyidea_that_refuses_connections_shows_each_attempt(driver, windows, privacyidea):
+    """Nothing listens at the enrolment's address: each refused attempt is on the screen within
+    2 s of being made (not after a 10 s connect deadline), with why and the wait, then the error;
+    the phone's timeline has each attempt, to privacyIDEA, numbered."""
+    phone_id = phone_checked_by_hand(driver, windows, f"privacyIDEA refused {uuid.uuid4().hex[:8]}")
+    _, qr_text = privacyidea.admin.init_push_token(privacyidea.new_user("refused-page"))
+    dead = free_port()
+    open_payload(driver, qr_text.replace(urllib.parse.quote(privacyidea.url), urllib.parse.quote(f"http://127.0.0.1:{dead}")))
+    wait_screen(driver, "WAIT_FOR_INPUT", extra=ENROLMENT)
+    # the waits between attempts are jittered (up to 1, 2 and 4 s), so a line may show only briefly:
+    # the page notes each as it comes
+    driver.execute_script(SEE_ATTEMPTS)
+    click(driver, "#accept")
+    wait_screen(driver, "ERROR", extra=ENROLMENT, timeout=20)
+    seen = driver.execute_script("return {attempts: window.seenAttempts, took: performance.now() - window.watchedFrom}")
+    assert [a["attempt"] for a in seen["attempts"]] == ["1", "2", "3"], seen
+    assert seen["attempts"][0]["after"] < 2000, f"the first refusal took {seen['attempts'][0]['after']:.0f} ms to show"
+    for a in seen["attempts"]:
+        assert a["text"].startswith(f"Attempt {a['attempt']} of 4 failed: ") and f"127.0.0.1:{dead} was refused" in a["text"], a
+    # four attempts, each refused at once, and the waits between them (at most 1 + 2 + 4 s)
+    assert seen["took"] < 7000 + 4 * 2000, f"the four attempts took {seen['took']:.0f} ms"
+    hops = call(driver, "GET", f"/api/phones/{phone_id}/timeline")["hops"]
+    assert [hop["attempt"] for hop in hops if hop["to"] == "privacyIDEA"] == [1, 2, 3, 4], hops
 
 
 def test_a_poll_only_token_is_checked_by_itself_and_a_decline_can_say_not_me(driver, windows, privacyidea):

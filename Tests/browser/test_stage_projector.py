@@ -10,7 +10,8 @@ import uuid
 
 import pytest
 
-from pages import PIN, call, choose_pin, click, open_stage, rect, screenshot, visible, wait_visible
+from pages import PIN, call, choose_pin, click, open_stage, rect, screenshot, visible, wait_for, wait_visible
+from test_phone_screens_focus import WATCH_PRESSES
 from test_stage import new_phone_on_stage, on_phone
 from test_stage_presenter import assert_in_view, assert_no_page_scroll, finished, phone_step, sent, viewport
 
@@ -39,6 +40,14 @@ def test_the_stage_is_readable_on_a_projector(driver, width, height):
     on_phone(driver, phone_id)
     click(driver, "#confirm")
     phone_step(driver, phone_id, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR", "#pin-ok", f"{step}: choose a PIN")
+    # on the stage each key shows its press, for the audience
+    driver.execute_script(WATCH_PRESSES)
+    resting = driver.execute_script("return getComputedStyle(document.querySelector('.pin-key[data-digit=\"9\"]')).backgroundColor")
+    click(driver, '.pin-key[data-digit="2"]')
+    wait_for(driver, lambda d: d.execute_script("return window.presses.length"), "the key took no press")
+    pressed = driver.execute_script("return window.presses")[0]
+    assert pressed["key"] == "2" and pressed["background"] != resting, f"the press does not show: {pressed}, at rest {resting}"
+    click(driver, "#pin-delete")
     choose_pin(driver, PIN)
     finished(driver, phone_id, "Enrolled", f"{step}: done")
 

@@ -1,9 +1,9 @@
 // The phone's inbox: pushes waiting to be opened, shown by the banner over the screen and as a
 // list on the home screen.
 //
-// The stream replays the inbox on connect, then sends each new push; the same id may come twice.
-// The server does not announce removals, so the page removes what it opened or cleared itself and
-// re-reads the inbox (sync) after a reconnect and when the tab becomes visible again.
+// The stream replays the inbox on connect, then sends each new push (the same id may come twice)
+// and each push opened. The page removes what it cleared itself, and re-reads the inbox (sync)
+// after a reconnect and when the tab becomes visible again.
 import { api, getJSON, postJSON, el, clear, toDate } from "../api.js";
 import { inboxContent } from "./inbox-list.js";
 import { createPushBanner } from "./push-banner.js";
@@ -11,9 +11,10 @@ import { writeSeenPushes } from "./storage.js";
 
 /**
  * `bannerParts`: the banner's elements. `context`: state, phoneId, phonePath(suffix), toast,
- * showStartedFlow(source, answer). Returns {add, receive, sync, render, section}.
+ * showStartedFlow(source, answer), onNewPush() (a push the banner announces arrived).
+ * Returns {add, opened, receive, sync, render, section}.
  */
-export function createInbox(bannerParts, { state, phoneId, phonePath, toast, showStartedFlow }) {
+export function createInbox(bannerParts, { state, phoneId, phonePath, toast, showStartedFlow, onNewPush }) {
   const inboxPath = () => phonePath("/inbox");
   const renderBanner = createPushBanner(bannerParts, state, {
     open,
@@ -26,6 +27,7 @@ export function createInbox(bannerParts, { state, phoneId, phonePath, toast, sho
   let syncing = false;
   let syncAgain = false;
   let shownSection = null; // the home screen's list, while it is on the screen
+  let shownContent = null; // what it shows (its key)
 
   function add(message) {
     const id = typeof message.id === "string" ? message.id : "";
@@ -33,6 +35,8 @@ export function createInbox(bannerParts, { state, phoneId, phonePath, toast, sho
     state.inboxSeq += 1;
     state.inbox.set(id, { message, seq: state.inboxSeq });
     scheduleRender();
+    // told at once: what the screen shows now is older than this push
+    if (!state.seenPushes.has(id)) onNewPush();
   }
 
   /**
@@ -115,8 +119,9 @@ export function createInbox(bannerParts, { state, phoneId, phonePath, toast, sho
 
   function render() {
     renderBanner(newestFirst());
-    // the home screen's list is updated in place (the rest of the screen, the text box included, stays)
-    if (shownSection && shownSection.isConnected) {
+    // the home screen's list is updated in place (the rest of the screen, the text box included,
+    // stays), and only when it changed (a screen drawn since holds it already, maybe focused)
+    if (shownSection && shownSection.isConnected && contentKey() !== shownContent) {
       clear(shownSection);
       shownSection.append(...sectionContent());
       shownSection.hidden = state.inbox.size === 0;
@@ -130,7 +135,12 @@ export function createInbox(bannerParts, { state, phoneId, phonePath, toast, sho
   }
 
   function sectionContent() {
+    shownContent = contentKey();
     return inboxContent(newestFirst(), { opening: state.openingPush, open, clearAll });
+  }
+
+  function contentKey() {
+    return JSON.stringify([newestFirst().map((item) => item.message.id), state.openingPush]);
   }
 
   async function open(id) {
@@ -168,5 +178,8 @@ export function createInbox(bannerParts, { state, phoneId, phonePath, toast, sho
     }
   }
 
-  return { add, receive, sync, render, section };
+  /** The server took a push out of the inbox as it was opened (here, elsewhere, or by the phone itself). */
+  const opened = (id) => remove([id]);
+
+  return { add, opened, receive, sync, render, section };
 }

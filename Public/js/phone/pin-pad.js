@@ -12,9 +12,13 @@ export function pinLength(phone) {
   return Number.isInteger(n) && n > 0 && n <= 32 ? n : 6;
 }
 
+/** How long a key shows that it was pressed. */
+const PRESSED_MS = 150;
+
 /**
- * A PIN pad: keys 0-9, delete, OK; a row of dots shows how many digits were entered. Keys give no
- * visual feedback. onSubmit(digits) is called with the digit array when OK is pressed with a full PIN;
+ * A PIN pad: keys 0-9, delete, OK; a row of dots shows how many digits were entered. A key takes
+ * the class "pressed" for a moment at each press, whether clicked, tapped or typed, which only the
+ * stage shows (pin-pad.css: the phone's own page gives no sign of the key). onSubmit(digits) is called with the digit array when OK is pressed with a full PIN;
  * the caller must wipe it. The pad listens to the keyboard until onTeardown's hooks run.
  */
 export function createPinPad({ length, onSubmit, message }, onTeardown) {
@@ -59,56 +63,59 @@ export function createPinPad({ length, onSubmit, message }, onTeardown) {
   }
 
   const grid = el("div", { className: "pin-keys", role: "group", "aria-label": "PIN pad" });
+  // The keys by what the keyboard types for them: "0"-"9", Backspace, Enter.
+  const keys = new Map();
+  const pressTimers = new Map();
+  function showPressed(button) {
+    if (locked) return;
+    clearTimeout(pressTimers.get(button));
+    button.classList.add("pressed");
+    pressTimers.set(button, setTimeout(() => button.classList.remove("pressed"), PRESSED_MS));
+  }
   // A pointer click drops the focus again (keyboard activation, where detail is 0, keeps it).
   const blurAfterPointer = (event) => {
     if (event.detail > 0) event.currentTarget.blur();
   };
-  const key = (d) =>
-    el("button", {
+  function addKey(keyName, attributes, action) {
+    const button = el("button", {
       type: "button",
-      className: "pin-key",
-      "data-digit": String(d),
-      "aria-label": String(d),
-      text: String(d),
+      ...attributes,
       on: {
         click: (event) => {
-          press(d);
-          blurAfterPointer(event);
-        },
-      },
-    });
-  for (const d of [1, 2, 3, 4, 5, 6, 7, 8, 9]) grid.appendChild(key(d));
-  const fnKey = (id, label, text, action) =>
-    el("button", {
-      type: "button",
-      id,
-      className: "pin-key pin-fn",
-      "aria-label": label,
-      text,
-      on: {
-        click: (event) => {
+          showPressed(button);
           blurAfterPointer(event);
           action();
         },
       },
     });
-  grid.appendChild(fnKey("pin-delete", "Delete", "⌫", del));
-  grid.appendChild(key(0));
-  grid.appendChild(fnKey("pin-ok", "OK", "OK", ok));
+    keys.set(keyName, button);
+    grid.appendChild(button);
+  }
+  const digitKey = (d) => addKey(String(d), { className: "pin-key", "data-digit": String(d), "aria-label": String(d), text: String(d) }, () => press(d));
+  for (const d of [1, 2, 3, 4, 5, 6, 7, 8, 9]) digitKey(d);
+  addKey("Backspace", { id: "pin-delete", className: "pin-key pin-fn", "aria-label": "Delete", text: "⌫" }, del);
+  digitKey(0);
+  addKey("Enter", { id: "pin-ok", className: "pin-key pin-fn", "aria-label": "OK", text: "OK" }, ok);
 
   // Typing digits on a keyboard works too (unless focus is in a text field).
+  // Enter on a button presses that button, but on a digit key only while digits are missing: a new
+  // screen puts the focus on 1, and Enter after the typed PIN is OK.
+  const enterMeansOK = (target) => !(target && target.tagName === "BUTTON") || (Boolean(target.dataset.digit) && digits.length >= length);
   function onKey(event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const t = event.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable)) return;
     if (/^[0-9]$/.test(event.key)) {
       event.preventDefault();
+      showPressed(keys.get(event.key));
       press(Number(event.key));
     } else if (event.key === "Backspace") {
       event.preventDefault();
+      showPressed(keys.get("Backspace"));
       del();
-    } else if (event.key === "Enter" && !(t && t.tagName === "BUTTON")) {
+    } else if (event.key === "Enter" && enterMeansOK(t)) {
       event.preventDefault();
+      showPressed(keys.get("Enter"));
       ok();
     }
   }

@@ -54,9 +54,9 @@ export function createPrivacyIDEARequest({ state, phoneId, onChange }) {
     /** Whether the screen has it to show: there is one, and the user did not go Home from it. */
     isShown: () => Boolean(state.privacyIDEA) && standing(state.privacyIDEA) !== dismissed,
 
-    /** "Home" on a finished request. */
-    dismiss() {
-      if (state.privacyIDEA) setDismissed(standing(state.privacyIDEA));
+    /** "Home" on a finished request: the one on screen, or the one given. */
+    dismiss(request = state.privacyIDEA) {
+      if (request) setDismissed(standing(request));
     },
   };
 }

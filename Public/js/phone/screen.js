@@ -6,6 +6,7 @@ import { el, clear } from "../api.js";
 import { renderFlow } from "./flow-screens.js";
 import { renderHome } from "./home.js";
 import { renderPrivacyIDEA } from "./privacyidea-screens.js";
+import { focusFirstAction } from "./screen-focus.js";
 import { renderSessionStart, showsSession } from "./session-start.js";
 import { writeDismissedFlow } from "./storage.js";
 
@@ -14,7 +15,7 @@ const FINAL_STATES = new Set(["DONE", "ERROR"]);
 /**
  * `app`: state, phoneId, phoneName, phonePath(suffix), send(action), toast,
  * showStartedFlow(source, answer), inboxSection(), otpSection(), privacyIDEASection(), messagesSection(),
- * privacyIDEA ({isShown, dismiss}). Returns {render, isBusy, showNotFound, tearDown}.
+ * privacyIDEA ({isShown, dismiss}). Returns {render, dismissResults, isBusy, showNotFound, tearDown}.
  */
 export function createScreen(node, app) {
   const { state } = app;
@@ -79,14 +80,25 @@ export function createScreen(node, app) {
 
   /** "Home" hides only the final flow or privacyIDEA request it was pressed on (a flow's dismissal is kept by its id). */
   function goHome() {
-    if (currentView() === "PRIVACYIDEA") {
-      app.privacyIDEA.dismiss();
-    } else if (state.flow) {
-      state.dismissedFlowId = state.flow.id;
-      writeDismissedFlow(app.phoneId, state.flow.id);
-    }
+    if (currentView() === "PRIVACYIDEA") app.privacyIDEA.dismiss();
+    else if (state.flow) dismissFlow(state.flow);
     app.toast.hide();
     render(true);
+  }
+
+  function dismissFlow(flow) {
+    state.dismissedFlowId = flow.id;
+    writeDismissedFlow(app.phoneId, flow.id);
+  }
+
+  /**
+   * Goes Home from the flow and the privacyIDEA request if they are finished, as "Home" on their
+   * results would (one under way stays); the caller draws the screen. A new push slides over the
+   * home screen, and a reload does not bring an old result back.
+   */
+  function dismissResults(flow, request) {
+    if (flow && FINAL_STATES.has(flow.state)) dismissFlow(flow);
+    if (request && FINAL_STATES.has(request.state)) app.privacyIDEA.dismiss(request);
   }
 
   function render(force = false) {
@@ -115,17 +127,26 @@ export function createScreen(node, app) {
           : shown === "PRIVACYIDEA"
             ? ["PRIVACYIDEA", request.kind, request.serial, request.nonce, request.state].join(":")
             : shown;
-    if (state.renderedIdentity !== undefined && identity !== state.renderedIdentity) app.toast.hide();
+    const newScreen = state.renderedIdentity !== undefined && identity !== state.renderedIdentity;
+    if (newScreen) app.toast.hide();
     state.renderedIdentity = identity;
     // the home screen redrawn (a setting changed) keeps its scroll position
     const scrolled = node.firstElementChild;
     const scrollTop = shown === "HOME" && String(state.renderedKey).startsWith("HOME:") && scrolled ? scrolled.scrollTop : 0;
     state.renderedKey = key;
+    // the same screen redrawn keeps the focus it had (on its first action: the focused element goes)
+    const hadFocus = node.contains(document.activeElement);
 
     tearDown();
     clear(node);
     node.scrollTop = 0;
+    draw(shown, scrollTop);
+    // the page's first screen leaves the focus where a page load puts it
+    if (newScreen || hadFocus) focusFirstAction(node);
+  }
 
+  /** Draws the screen `shown` (currentView) calls for. */
+  function draw(shown, scrollTop) {
     if (shown === "HOME") {
       setAttrs({ state: "HOME" });
       renderHome(view);
@@ -147,10 +168,12 @@ export function createScreen(node, app) {
       return;
     }
     if (shown === "PRIVACYIDEA") {
+      const request = state.privacyIDEA;
       setAttrs({ state: request.state, flowType: "PRIVACYIDEA_" + request.kind });
       renderPrivacyIDEA(request, view);
       return;
     }
+    const flow = state.flow;
     const ci = flow.currentInteraction || null;
     setAttrs({
       state: flow.state,
@@ -179,5 +202,5 @@ export function createScreen(node, app) {
     );
   }
 
-  return { render, isBusy: () => node.dataset.busy === "true", showNotFound, tearDown };
+  return { render, dismissResults, isBusy: () => node.dataset.busy === "true", showNotFound, tearDown };
 }
