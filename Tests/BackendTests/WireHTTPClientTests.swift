@@ -19,7 +19,7 @@ import Testing
 
 @Suite struct RefusedConnectionTests {
     /// A port nothing listens on: bound, then closed again.
-    static func closedPort() throws -> Int {
+    static func closedPort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -38,7 +38,7 @@ import Testing
     /// The other servers' wire does not try a refused connection again until the deadline (the
     /// phone's retry policy does, and shows it): the refusal comes back, in words.
     @Test func aRefusedConnectionIsSaidAtOnceInWords() async throws {
-        let port = try Self.closedPort()
+        let port = Self.closedPort()
         let wire = WireHTTPClient(http: WireHTTPClient.otherServers, timeout: .seconds(3))
         do {
             _ = try await wire.send("GET", "http://127.0.0.1:\(port)/ttype/push", contentType: nil)

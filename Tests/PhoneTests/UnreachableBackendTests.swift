@@ -18,11 +18,7 @@ import Testing
     /// again by itself, and the flow starts when it arrives.
     @Test(arguments: TestEngine.available) func theSessionIsFetchedAgainAfterThePlannedWait(on engine: TestEngine) async throws {
         let phone = try await PhoneUnderTest(on: engine, sessionFetchRetry: .constant(maxRetries: 2, delay: .seconds(3)))
-        let id = try await phone.newPhone()
-        _ = try await phone.enrol(id, otpReference: 7)
-        let session = phone.server.session(.login)
-        phone.backend.expect(TestServer.redeemURL, failingWith: Self.unreachable)
-        phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
+        let (id, session) = try await loginArrivingOnTheSecondTry(phone)
         var events = phone.phones.events.subscribe(id).makeAsyncIterator()
 
         let error = await #expect(throws: PhoneError.self) {
@@ -53,11 +49,7 @@ import Testing
     /// when the wait ends.
     @Test(arguments: TestEngine.available) func aWaitingSessionIsFetchedAtOnceWhenTheWayIsClear(on engine: TestEngine) async throws {
         let phone = try await PhoneUnderTest(on: engine, sessionFetchRetry: .constant(maxRetries: 2, delay: .seconds(30)), waitsEnd: false)
-        let id = try await phone.newPhone()
-        _ = try await phone.enrol(id, otpReference: 7)
-        let session = phone.server.session(.login)
-        phone.backend.expect(TestServer.redeemURL, failingWith: Self.unreachable)
-        phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
+        let (id, session) = try await loginArrivingOnTheSecondTry(phone)
         var events = phone.phones.events.subscribe(id).makeAsyncIterator()
         await #expect(throws: PhoneError.self) { try await phone.phones.sdk.startOutOfBand(phoneId: id, payload: phone.server.payload()) }
         while let event = await events.next() {
@@ -130,6 +122,17 @@ import Testing
     }
 
     /// A login scanned while its backend cannot be reached; answers the payload scanned.
+    /// An enrolled phone whose backend cannot be reached for a login's first fetch and answers
+    /// the next.
+    private func loginArrivingOnTheSecondTry(_ phone: PhoneUnderTest) async throws -> (id: String, session: RedeemResponse) {
+        let id = try await phone.newPhone()
+        _ = try await phone.enrol(id, otpReference: 7)
+        let session = phone.server.session(.login)
+        phone.backend.expect(TestServer.redeemURL, failingWith: Self.unreachable)
+        phone.backend.expect(TestServer.redeemURL, RedeemRequest.self) { _ in session }
+        return (id, session)
+    }
+
     private func scanWhileUnreachable(_ phone: PhoneUnderTest, _ id: String) async throws -> OutOfBandPayload {
         let payload = phone.server.payload()
         phone.backend.expect(TestServer.redeemURL, failingWith: Self.unreachable)

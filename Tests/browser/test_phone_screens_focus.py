@@ -15,7 +15,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from pages import (
-    PIN, call, click, create_phone, enter_pin, find, open_console, open_payload, start_session, wait_for, wait_screen,
+    PIN, call, click, confirm_with_pin, create_phone, find, open_console, open_payload, start_session, wait_for, wait_screen,
     wait_visible,
 )
 
@@ -60,12 +60,7 @@ def start_enrolment(driver, windows, name):
 def enrol_to_result(driver, windows, name):
     """An enrolment from the console to the phone's result screen, driven by pointer clicks."""
     start_enrolment(driver, windows, name)
-    click(driver, "#confirm")
-    wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
-    enter_pin(driver, PIN)
-    wait_visible(driver, '#pin-pad[data-phase="repeat"]', "the pad did not ask to repeat the PIN")
-    enter_pin(driver, PIN)
-    wait_screen(driver, "DONE")
+    confirm_with_pin(driver, new_pin=True)
 
 
 def test_a_pin_key_takes_each_press_without_a_sign_and_shows_its_focus(driver, windows):
@@ -145,12 +140,7 @@ def test_a_reload_brings_back_a_flow_in_progress_but_not_a_result(driver, window
     start_enrolment(driver, windows, "Rita")
     driver.refresh()
     wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM")  # in progress: as it was
-    click(driver, "#confirm")
-    wait_screen(driver, "WAIT_FOR_INPUT", "SET_SECOND_FACTOR")
-    enter_pin(driver, PIN)
-    wait_visible(driver, '#pin-pad[data-phase="repeat"]', "the pad did not ask to repeat the PIN")
-    enter_pin(driver, PIN)
-    wait_screen(driver, "DONE")
+    confirm_with_pin(driver, new_pin=True)
 
     driver.refresh()
     wait_screen(driver, "HOME")

@@ -5,6 +5,7 @@ whole demo reset to one new phone, all without leaving the stage.
 The server is started by the caller (scripts/browser-test.sh); pages.py has the helpers.
 """
 
+import contextlib
 import re
 import uuid
 
@@ -134,13 +135,14 @@ def test_the_card_says_when_the_backend_retries_a_push(driver):
     assert find(driver, "#session-send-note").text.startswith("Pushed to"), find(driver, "#session-send-note").text
 
 
-def test_a_retry_series_is_one_line_on_the_phone(driver):
-    """The backend unreachable for the phone on stage: the phone says so in words, its retries one
-    line that updates (the SDK's error one click away), not a line a retry."""
+@contextlib.contextmanager
+def login_while_unreachable(driver, name):
+    """An enrolled phone on stage, the backend unreachable for it, and a login opened on it: inside
+    the block the phone keeps trying (the caller is in its frame); the fault goes after it."""
     open_stage(driver)
     phone_id = new_phone_on_stage(driver)
-    user_id = f"unreached-{uuid.uuid4().hex[:10]}"
-    start(driver, "enrol", user_id, display_name="Uma Unreached")
+    user_id = f"{name.split()[0].lower()}-{uuid.uuid4().hex[:10]}"
+    start(driver, "enrol", user_id, display_name=name)
     click(driver, "#open-on-phone")
     on_phone(driver, phone_id)
     confirm_with_pin(driver, new_pin=True)
@@ -151,34 +153,28 @@ def test_a_retry_series_is_one_line_on_the_phone(driver):
         start(driver, "login", user_id)
         click(driver, "#open-on-phone")
         on_phone(driver, phone_id)
+        yield phone_id
+    finally:
+        driver.switch_to.default_content()
+        call(driver, "DELETE", "/api/faults")
+
+
+def test_a_retry_series_is_one_line_on_the_phone(driver):
+    """The backend unreachable for the phone on stage: the phone says so in words, its retries one
+    line that updates (the SDK's error one click away), not a line a retry."""
+    with login_while_unreachable(driver, "Uma Unreached") as phone_id:
         wait_screen(driver, "STARTING", extra='[data-connection-error="true"]')
         attempt = lambda d: "trying again" in find(d, "#session-retry").text and find(d, "#session-retry").text.split(";")[0]
         first = wait_for(driver, attempt, "the phone's retries are not shown")
         wait_for(driver, lambda d: attempt(d) not in (False, first), "no further retry")
         assert find(driver, "#screen").text.count("trying again") == 1, find(driver, "#screen").text
         assert_audience_sees_words(driver, phone_id, "a retry series")
-    finally:
-        driver.switch_to.default_content()
-        call(driver, "DELETE", "/api/faults")
 
 
 def test_clearing_the_faults_lets_a_waiting_phone_connect_at_once(driver):
     """The backend unreachable for the phone, which waits out a back-off of seconds before its
     next try: Clear all in the stage's Faults menu, and the login arrives at once."""
-    open_stage(driver)
-    phone_id = new_phone_on_stage(driver)
-    user_id = f"cleared-{uuid.uuid4().hex[:10]}"
-    start(driver, "enrol", user_id, display_name="Cleo Cleared")
-    click(driver, "#open-on-phone")
-    on_phone(driver, phone_id)
-    confirm_with_pin(driver, new_pin=True)
-    click(driver, "#home")
-    driver.switch_to.default_content()
-    call(driver, "POST", "/api/faults", {"target": "phone", "phoneId": phone_id, "kind": "unreachable"})
-    try:
-        start(driver, "login", user_id)
-        click(driver, "#open-on-phone")
-        on_phone(driver, phone_id)
+    with login_while_unreachable(driver, "Cleo Cleared") as phone_id:
 
         def long_wait(d):
             said = re.search(r"trying again in (\d+) s", find(d, "#session-retry").text)
@@ -190,9 +186,6 @@ def test_clearing_the_faults_lets_a_waiting_phone_connect_at_once(driver):
         click(driver, "#faults-clear")
         on_phone(driver, phone_id)
         wait_screen(driver, "WAIT_FOR_INPUT", "CONFIRM", timeout=2.5)
-    finally:
-        driver.switch_to.default_content()
-        call(driver, "DELETE", "/api/faults")
 
 
 def test_the_faults_menu_opens_on_screen_on_a_narrow_phone(driver):
