@@ -42,7 +42,7 @@ public enum OutOfBandDecoder {
         let contentType = try OutOfBandPayload.supported(contentType: contentType)
         let version = try OutOfBandPayload.supported(version: version)
         let data = try decode(NMAData.self, fromJSON: Array(nmaData.utf8), what: "nma_data", under: "nma_data")
-        return data.payload(contentType: contentType, version: version)
+        return try data.payload(contentType: contentType, version: version)
     }
 
     /// `bytes` as a `T`, read strictly (a key twice, a trailing comma, anything RFC 8259 does not

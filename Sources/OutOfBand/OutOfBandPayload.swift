@@ -7,6 +7,9 @@ public struct OutOfBandPayload: Equatable, Sendable {
     /// Only plain JSON is supported; `application/jose` (encrypted) is recognised and refused.
     public static let supportedContentType = "application/json"
     public static let supportedVersion = "1"
+    /// A longer payload is refused however it comes: its QR text (a third longer) and its deep
+    /// link must fit the `OutOfBandDecoder.maximumLength` the phone reads.
+    public static let maximumJSONLength = 6000
 
     public struct RedeemData: Equatable, Sendable {
         public let token: String

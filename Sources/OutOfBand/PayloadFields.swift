@@ -54,8 +54,14 @@ struct NMAData: Decodable {
         attributes = try decoder.singleValueContainer().decode([String: String].self).filter { Field(rawValue: $0.key) == nil }
     }
 
-    func payload(contentType: String, version: String) -> OutOfBandPayload {
-        OutOfBandPayload(redeemData: redeemData, attributes: attributes, contentType: contentType, version: version)
+    /// The payload, if the forms the phone writes of it fit what it reads: JSON text grows a
+    /// third as QR text, so a long text that reads may not read again once encoded.
+    func payload(contentType: String, version: String) throws(OutOfBandError) -> OutOfBandPayload {
+        let payload = OutOfBandPayload(redeemData: redeemData, attributes: attributes, contentType: contentType, version: version)
+        guard payload.json.utf8.count <= OutOfBandPayload.maximumJSONLength else {
+            throw .tooLarge("payload, written as minified JSON,", limit: OutOfBandPayload.maximumJSONLength)
+        }
+        return payload
     }
 
     /// An absolute http(s) URL with a host and nothing that could disguise where it points.

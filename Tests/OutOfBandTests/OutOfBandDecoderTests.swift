@@ -53,6 +53,30 @@ import Testing
         }
     }
 
+    /// The fuzzer's find: 6 KB of JSON text read as a payload, and its QR text, a third longer,
+    /// did not. A payload reads only as long as every form of it reads again.
+    @Test func aPayloadReadsOnlyIfItsFormsFitTheLimit() throws {
+        func payload(jsonLength: Int) -> OutOfBandPayload {
+            let bare = OutOfBandPayload(redeemData: .init(token: "t", redeemURL: URL(string: "http://127.0.0.1:9/r")!), attributes: ["note": ""])
+            let filler = jsonLength - bare.json.utf8.count  // stray bytes a scan turned into U+FFFD, 3 bytes each
+            let note = String(repeating: "\u{FFFD}", count: filler / 3) + String(repeating: "x", count: filler % 3)
+            return OutOfBandPayload(redeemData: bare.redeemData, attributes: ["note": note])
+        }
+        let longest = payload(jsonLength: OutOfBandPayload.maximumJSONLength)
+        #expect(longest.json.utf8.count == OutOfBandPayload.maximumJSONLength)
+        #expect(try OutOfBandDecoder.decode(qrText: longest.json) == longest)
+        #expect(try OutOfBandDecoder.decode(qrText: longest.qrText) == longest)
+        #expect(try DeepLink.decode(longest.deepLink) == longest)
+        #expect(try PushMessage(data: PushMessage.data(for: longest)).payload() == longest)
+
+        let tooLong = payload(jsonLength: OutOfBandPayload.maximumJSONLength + 1)
+        #expect(tooLong.json.utf8.count < OutOfBandDecoder.maximumLength, "the text itself is short enough to be read")
+        let asText = #expect(throws: OutOfBandError.self) { try OutOfBandDecoder.decode(qrText: tooLong.json) }
+        let asPush = #expect(throws: OutOfBandError.self) { try PushMessage(data: PushMessage.data(for: tooLong)).payload() }
+        #expect(asText?.message == "the payload, written as minified JSON, is longer than 6000 bytes")
+        #expect(asPush?.code == "PAYLOAD_TOO_LARGE")
+    }
+
     /// The payload's JSON is written by hand (for speed): for awkward strings too it is the text
     /// Foundation's JSONSerialization writes with sorted keys and unescaped slashes.
     @Test func payloadJSONIsWhatJSONSerializationWrites() throws {
