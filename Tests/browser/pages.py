@@ -36,6 +36,12 @@ def wait_for(driver, condition, message, timeout=TIMEOUT):
             return condition(d)
         except StaleElementReferenceException:
             return False
+        except WebDriverException as error:
+            # ChromeDriver reads an attribute through a script, and an element redrawn meanwhile
+            # fails there with this, not as stale
+            if "does not belong to the document" in (error.msg or ""):
+                return False
+            raise
 
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(check, message)
 
