@@ -200,7 +200,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "OTPTests", dependencies: ["OTP"]),
-        .testTarget(name: "PrivacyIDEATests", dependencies: ["PrivacyIDEA"]),
+        .testTarget(name: "PrivacyIDEATests", dependencies: ["PrivacyIDEA", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "LocalAuthorityTests", dependencies: ["LocalAuthority", .product(name: "X509", package: "swift-certificates")]),
         // The phone against a scripted backend (its `BackendClient` double), everything else real.
         .testTarget(

@@ -66,3 +66,55 @@ public enum PrivacyIDEAAnswers {
         }
     }
 }
+
+/// The container endpoints' answers.
+extension PrivacyIDEAAnswers {
+    /// `/container/challenge`'s nonce and time.
+    public static func containerChallenge(_ body: Data) throws(PrivacyIDEAError) -> ContainerRequests.Challenge {
+        try checkStatus(body)
+        do { return try WireJSON.decoder().decode(Valued<ContainerRequests.Challenge>.self, from: body).result.value } catch {
+            throw .answer("privacyIDEA's challenge carries no nonce and time: \(WireJSON.describe(error))")
+        }
+    }
+
+    /// `/container/register/finalize` and the other answers that say `{"success": true}`.
+    public static func succeeded(_ body: Data) throws(PrivacyIDEAError) -> Bool {
+        struct Success: Decodable { var success: Bool }
+        try checkStatus(body)
+        return (try? WireJSON.decoder().decode(Valued<Success>.self, from: body).result.value.success) ?? false
+    }
+
+    /// `/container/synchronize`'s encrypted answer.
+    public static func sealedContainer(_ body: Data) throws(PrivacyIDEAError) -> SealedContainerAnswer {
+        struct Sealed: Decodable {
+            struct Parameters: Decodable {
+                var algorithm: String?
+                var mode: String
+                var initVector: String
+                var tag: String
+                enum CodingKeys: String, CodingKey {
+                    case algorithm, mode, tag
+                    case initVector = "init_vector"
+                }
+            }
+            var publicServerKey: String
+            var encryptionAlgorithm: String
+            var encryptionParams: Parameters
+            var containerDictServer: String
+            enum CodingKeys: String, CodingKey {
+                case publicServerKey = "public_server_key"
+                case encryptionAlgorithm = "encryption_algorithm"
+                case encryptionParams = "encryption_params"
+                case containerDictServer = "container_dict_server"
+            }
+        }
+        try checkStatus(body)
+        let sealed: Sealed
+        do { sealed = try WireJSON.decoder().decode(Valued<Sealed>.self, from: body).result.value } catch {
+            throw .answer("privacyIDEA's synchronisation answer is not encrypted as its container protocol says: \(WireJSON.describe(error))")
+        }
+        return SealedContainerAnswer(
+            serverKey: sealed.publicServerKey, algorithm: sealed.encryptionAlgorithm, mode: sealed.encryptionParams.mode,
+            initVector: sealed.encryptionParams.initVector, tag: sealed.encryptionParams.tag, cipher: sealed.containerDictServer)
+    }
+}

@@ -16,4 +16,6 @@ public struct PrivacyIDEAError: Error, Equatable, Sendable, CustomStringConverti
     static func forged(_ reason: String) -> Self { Self(code: "PUSH_CHALLENGE_FORGED", message: reason) }
     static func answer(_ reason: String) -> Self { Self(code: "PRIVACYIDEA_ANSWER", message: reason) }
     static func key(_ reason: String) -> Self { Self(code: "PUSH_TOKEN_KEY", message: reason) }
+    static func container(_ reason: String) -> Self { Self(code: "INVALID_CONTAINER_CODE", message: reason) }
+    static func sync(_ reason: String) -> Self { Self(code: "CONTAINER_SYNC_REFUSED", message: reason) }
 }
