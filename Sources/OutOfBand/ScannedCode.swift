@@ -10,6 +10,8 @@ public enum ScannedCode: Equatable, Sendable {
     case otpAccount(uri: String)
     /// `otpauth://pipush/…` or `pia://pipush/…`: privacyIDEA's push token enrolment.
     case privacyIDEAPush(uri: String)
+    /// `pia://container/…`: privacyIDEA's smartphone container registration.
+    case privacyIDEAContainer(uri: String)
     /// Anything else: an AuthPhone payload, decoded as the door always decoded it.
     case authPhone(OutOfBandPayload)
 
@@ -40,6 +42,7 @@ public enum ScannedCode: Equatable, Sendable {
         let host = trimmed[separator.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }.lowercased()
         switch (scheme, host) {
         case ("otpauth", "pipush"), ("pia", "pipush"): return .privacyIDEAPush(uri: trimmed)
+        case ("pia", "container"): return .privacyIDEAContainer(uri: trimmed)
         case ("otpauth", _): return .otpAccount(uri: trimmed)
         default: return nil
         }

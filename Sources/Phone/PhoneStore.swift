@@ -122,6 +122,7 @@ public struct PhoneStore: Store {
                     """)
             for statement in numbersAndTexts { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("phone-v13-privacyidea-containers", migrate: createContainerTables)
         return migrator
     }
 
@@ -182,6 +183,7 @@ public struct PhoneStore: Store {
                 """,
                 "ALTER TABLE phone ALTER COLUMN number SET NOT NULL",
             ] + numbersAndTexts),
+        PostgresMigration("phone-pg-v4-privacyidea-containers", postgresContainerTables),
     ]
 
     /// The phones' numbers, unique, and the texts their Messages app keeps, newest read first:

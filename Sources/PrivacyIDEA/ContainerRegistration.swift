@@ -71,11 +71,12 @@ public struct ContainerRegistration: Sendable, Equatable {
             throw .container("the parameter 'url' must be an http(s) URL with a host")
         }
         serverURL = url
-        issuer = try PushEnrolment.printable(fields["issuer"].flatMap { $0.isEmpty ? nil : $0 } ?? "privacyIDEA", "issuer", limit: 128)
-        sslVerify = try PushEnrolment.flag(fields["ssl_verify"], "ssl_verify", default: true)
-        let prompt = try PushEnrolment.printable(fields["passphrase"] ?? "", "passphrase prompt", limit: 512)
+        let issuer = fields["issuer"].flatMap { $0.isEmpty ? nil : $0 } ?? "privacyIDEA"
+        self.issuer = try PushEnrolment.printable(issuer, "issuer", limit: 128, refusal: PrivacyIDEAError.container)
+        sslVerify = try PushEnrolment.flag(fields["ssl_verify"], "ssl_verify", default: true, refusal: PrivacyIDEAError.container)
+        let prompt = try PushEnrolment.printable(fields["passphrase"] ?? "", "passphrase prompt", limit: 512, refusal: PrivacyIDEAError.container)
         passphrasePrompt = prompt.isEmpty ? nil : prompt
-        sendsPassphrase = try PushEnrolment.flag(fields["send_passphrase"], "send_passphrase", default: false)
+        sendsPassphrase = try PushEnrolment.flag(fields["send_passphrase"], "send_passphrase", default: false, refusal: PrivacyIDEAError.container)
         if sendsPassphrase, passphrasePrompt == nil { passphrasePrompt = "Please enter the passphrase of your user store." }
     }
 

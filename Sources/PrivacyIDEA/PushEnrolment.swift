@@ -78,19 +78,24 @@ public struct PushEnrolment: Sendable, Equatable {
     }
 
     /// privacyIDEA writes Python's booleans (`True`/`False`) and `0`/`1`.
-    static func flag(_ value: String?, _ name: String, default: Bool) throws(PrivacyIDEAError) -> Bool {
+    /// `refusal` names the kind of code being read.
+    static func flag(
+        _ value: String?, _ name: String, default: Bool, refusal: (String) -> PrivacyIDEAError = PrivacyIDEAError.enrolment
+    ) throws(PrivacyIDEAError) -> Bool {
         switch value?.lowercased() {
         case nil: return `default`
         case "1", "true": return true
         case "0", "false": return false
-        default: throw .enrolment("the parameter '\(name)' must be 0, 1, True or False")
+        default: throw refusal("the parameter '\(name)' must be 0, 1, True or False")
         }
     }
 
-    static func printable(_ value: String, _ name: String, limit: Int) throws(PrivacyIDEAError) -> String {
+    static func printable(
+        _ value: String, _ name: String, limit: Int, refusal: (String) -> PrivacyIDEAError = PrivacyIDEAError.enrolment
+    ) throws(PrivacyIDEAError) -> String {
         // a right-to-left override could make one issuer's name read as another's
         guard value.utf8.count <= limit, !OTPAuthURI.hidesText(value) else {
-            throw .enrolment("the \(name) must be at most \(limit) bytes without control or invisible formatting characters")
+            throw refusal("the \(name) must be at most \(limit) bytes without control or invisible formatting characters")
         }
         return value
     }

@@ -21,7 +21,7 @@ enum Redaction {
         case secret, token, plain
 
         /// Parts of key names (lower-cased) whose values are secrets, and tokens.
-        static let secretParts = ["key", "signature", "pin", "otp", "secret", "proof", "password", "credential"]
+        static let secretParts = ["key", "signature", "pin", "otp", "secret", "proof", "password", "passphrase", "credential"]
         static let tokenParts = ["token", "challenge"]
         /// The parts by their first letter, so that a name is read once whatever the parts.
         static let partsByFirstByte: [[(part: [UInt8], role: Role)]] = {

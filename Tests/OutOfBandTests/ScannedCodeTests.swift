@@ -28,6 +28,13 @@ import Testing
         }
     }
 
+    @Test(arguments: ["pia://container/SMPH0001?issuer=privacyIDEA&nonce=n", "PIA://Container/SMPH0001"])
+    func privacyIDEAContainerCodesAreTheirOwnKind(text: String) throws {
+        for code in [try ScannedCode(qrText: text), try ScannedCode(link: text), try ScannedCode(scanned: text)] {
+            #expect(code == .privacyIDEAContainer(uri: text))
+        }
+    }
+
     @Test func authPhonePayloadsDecodeAsBefore() throws {
         let payload = Self.payload
         #expect(try ScannedCode(qrText: payload.qrText) == .authPhone(payload))

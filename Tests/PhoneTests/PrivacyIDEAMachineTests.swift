@@ -14,6 +14,8 @@ import Testing
         case arrive(String, at: Double = 0)
         /// An enrolment code is scanned; `trusted`: its server took a registration before.
         case scan(trusted: Bool)
+        /// A container code is scanned; `passphrase`: it asks for one.
+        case scanContainer(trusted: Bool, passphrase: Bool)
         case trust(Bool)
         /// The user answers the challenge `nonce` names (nil: the one on screen).
         case answer(String?, accept: Bool = true, at: Double = 0)
@@ -29,6 +31,7 @@ import Testing
             switch self {
             case .arrive(let nonce, let at): "arrive \(nonce) @\(Int(at))"
             case .scan(let trusted): trusted ? "scan trusted" : "scan"
+            case .scanContainer(let trusted, let passphrase): "scan container\(trusted ? " trusted" : "")\(passphrase ? " asking" : "")"
             case .trust(let accept): "trust \(accept)"
             case .answer(let nonce, let accept, let at): "\(accept ? "accept" : "decline") \(nonce ?? "screen") @\(Int(at))"
             case .answered(let nonce, let failed): failed ? "\(nonce) failed" : "\(nonce) answered"
@@ -100,6 +103,14 @@ import Testing
             steps: [.scan(trusted: true), .retrying(attempt: 1), .registered(failed: true)],
             outcomes: ["register", "-", "-"], screen: "ENROLMENT ERROR PRIVACYIDEA_REFUSED"),
         Case(
+            name: "a container from a trusted server that asks for no passphrase is registered at once",
+            steps: [.scanContainer(trusted: true, passphrase: false), .registered()], outcomes: ["register", "-"],
+            screen: "CONTAINER DONE ENROLLED"),
+        Case(
+            name: "a container that asks for a passphrase is asked about, even from a trusted server",
+            steps: [.scanContainer(trusted: true, passphrase: true), .arrive("A"), .trust(true), .registered(failed: true)],
+            outcomes: ["-", "-", "register", "-"], screen: "CONTAINER ERROR PRIVACYIDEA_REFUSED", waiting: ["A"]),
+        Case(
             name: "a cancelled enrolment registers nothing", steps: [.scan(trusted: false), .trust(false), .trust(true)],
             outcomes: ["-", "-", "NO_PRIVACYIDEA_REQUEST"], screen: "ENROLMENT DONE CANCELLED"),
         Case(
@@ -140,13 +151,20 @@ import Testing
         text: "otpauth://pipush/PIPU2?url=http%3A//127.0.0.1%3A5001/ttype/push&ttl=10&issuer=privacyIDEA&v=1&serial=PIPU2"
             + "&enrollment_credential=c&sslverify=1")
 
+    static let container =
+        "pia://container/SMPH1?issuer=privacyIDEA&ttl=10&nonce=n1&time=1970-01-12T13%3A46%3A40%2B00%3A00&url=http%3A//127.0.0.1%3A5001"
+        + "&serial=SMPH1&key_algorithm=secp384r1&hash_algorithm=SHA256&ssl_verify=True&passphrase=&send_passphrase=False"
+
     static func apply(_ step: Step, to machine: inout PrivacyIDEAMachine) throws(PhoneError) -> PrivacyIDEAMachine.Action {
         let refused = FlowError(code: "PRIVACYIDEA_REFUSED", message: "privacyIDEA refused")
         switch step {
         case .arrive(let nonce, let at):
             let (challenge, request) = Self.challenge(nonce)
             machine.arrived(challenge, shown: request, at: start.addingTimeInterval(at))
-        case .scan(let trusted): return try machine.scanned(enrolment, trusted: trusted)
+        case .scan(let trusted): return try machine.scanned(.pushToken(enrolment), trusted: trusted)
+        case .scanContainer(let trusted, let passphrase):
+            let code = passphrase ? container.replacingOccurrences(of: "&passphrase=&", with: "&passphrase=Your%20word&") : container
+            return try machine.scanned(.container(try! ContainerRegistration(text: code, now: start)), trusted: trusted)
         case .trust(let accept): return try machine.trust(accept)
         case .answer(let nonce, let accept, let at):
             let answer: PushAnswer = accept ? .accept(presence: nil) : .decline(nil)
@@ -186,7 +204,7 @@ import Testing
     }
 
     static func describe(_ screen: PrivacyIDEARequest) -> String {
-        let what = screen.kind == .enrolment ? "ENROLMENT" : screen.nonce ?? "?"
+        let what = screen.kind == .challenge ? screen.nonce ?? "?" : screen.kind.rawValue
         let detail = screen.error?.code ?? screen.outcome?.rawValue
         return ([what, screen.state.rawValue] + (detail.map { [$0] } ?? [])).joined(separator: " ")
     }

@@ -27,7 +27,7 @@ struct ContainerTests {
 
     @Test func aPassphraseIsAskedForWhereTheCodeSaysSo() throws {
         let prompt = try ContainerRegistration(
-            text: Self.text.replacingOccurrences(of: "passphrase=&", with: "passphrase=Your%20PIN%20letter&"), now: Self.issued)
+            text: Self.text.replacingOccurrences(of: "&passphrase=&", with: "&passphrase=Your%20PIN%20letter&"), now: Self.issued)
         #expect(prompt.passphrasePrompt == "Your PIN letter")
         #expect(!prompt.sendsPassphrase)
         let userStore = try ContainerRegistration(

@@ -180,6 +180,31 @@ class PrivacyIDEA:
     def delete_token(self, serial):
         self.call("DELETE", f"/token/{serial}")
 
+    # Smartphone containers.
+
+    def init_container(self, user, realm):
+        """A smartphone container for `user` of `realm` (without it privacyIDEA makes one with no
+        owner): its serial (`SMPH…`)."""
+        value, _ = self.call("POST", "/container/init", json={"type": "smartphone", "user": user, "realm": realm})
+        return value["container_serial"]
+
+    def container_code(self, serial, **passphrase):
+        """The registration's `pia://container/…` text; `passphrase_prompt` with `passphrase_response`
+        (a passphrase privacyIDEA keeps) or `passphrase_user` (the user store's password) asks for one."""
+        value, _ = self.call("POST", "/container/register/initialize", json={"container_serial": serial, **passphrase})
+        return value["container_url"]["value"]
+
+    def container(self, serial):
+        """The container as privacyIDEA lists it: `info` (its `registration_state`), `tokens`."""
+        value, _ = self.call("GET", "/container/", params={"container_serial": serial})
+        return value["containers"][0]
+
+    def add_to_container(self, container, serial):
+        self.call("POST", f"/container/{container}/add", json={"serial": serial})
+
+    def remove_from_container(self, container, serial):
+        self.call("POST", f"/container/{container}/remove", json={"serial": serial})
+
     # What a login asks (anonymous endpoints).
 
     def validate_check(self, user, pass_, transaction_id=None):

@@ -36,6 +36,7 @@ ADMIN = "admin"
 RESOLVER = "authphone-users"
 REALM = "authphone"
 PUSH_ENROLLMENT_POLICY = "authphone-push-enrollment"
+CONTAINER_POLICY = "authphone-containers"
 # Every user's password in the user store, for policies that check it (otppin=userstore); a
 # token's PIN is another thing.
 USER_PASSWORD = "user-password"
@@ -81,6 +82,10 @@ class PrivacyIDEAServer:
         with open(self.users_file, "a") as users:
             users.write(f"{name}:{self._password_hash}:{uid}:{uid}:{name}:/nonexistent:/usr/sbin/nologin\n")
         return name
+
+    def new_container(self, user):
+        """A smartphone container owned by `user` (the realm it checks a user store password in): its serial."""
+        return self.admin.init_container(user, REALM)
 
     def set_push_gateway(self, gateway):
         """The enrollment policy for push tokens: new tokens send their challenges through the
@@ -214,6 +219,11 @@ def running_privacyidea(authphone_url, timeout):
             admin.create_realm(REALM, [RESOLVER])
             admin.set_default_realm(REALM)
             server.set_push_gateway(POLL_ONLY)
+            # smartphone containers register and synchronise at this server's URL, over plain HTTP
+            admin.set_policy(CONTAINER_POLICY, "container", {
+                "privacyIDEA_server_url": url, "container_registration_ttl": 10, "container_challenge_ttl": 2,
+                "container_ssl_verify": "False", "container_client_rollover": True,
+            })
             yield server
 
 

@@ -13,7 +13,7 @@ import requests
 
 from client import (
     BASE_URL, NO_PHONE, TIMEOUT, Api, Screen, describe, enrol_phone, enrolled_token, google_auth_assertion, in_background,
-    new_phone, new_session, push_data, setting_a_pin, svg_to_png, token_request, uniq,
+    new_phone, new_session, push_data, registered_container, setting_a_pin, svg_to_png, token_request, uniq,
 )
 from device import Device
 from document import OPS
@@ -60,6 +60,8 @@ def test_every_operation_answers(api, privacyidea):
     pushing = new_phone(api, "Sweep privacyIDEA")
     push_token = {"id": pushing["id"], "serial": enrolled_token(api, privacyidea, pushing, privacyidea.new_user("sweep"))}
     asking = new_phone(api, "Sweep privacyIDEA asking")
+    containing = new_phone(api, "Sweep privacyIDEA container")
+    container = {"id": containing["id"], "serial": registered_container(api, privacyidea, containing, privacyidea.new_user("sweep"))}
     api.call("startOutOfBand", "privacyIDEAPush", path={"id": asking["id"]}, expect=202)
 
     def redeem():
@@ -265,6 +267,8 @@ def test_every_operation_answers(api, privacyidea):
         "deleteAutoAnswerRule": lambda: api.call("deleteAutoAnswerRule", path={"id": ruled["id"], "rule": api.call(
             "addAutoAnswerRule", path={"id": ruled["id"]}, body={"answer": "decline"}, expect=201)[1]["id"]}),
         "listPushTokens": lambda: api.call("listPushTokens", path={"id": pushing["id"]}),
+        "listContainers": lambda: api.call("listContainers", path={"id": containing["id"]}),
+        "syncContainer": lambda: api.call("syncContainer", path=container, body={}),
         "pollPushToken": lambda: api.call("pollPushToken", path=push_token, body={}),
         "deletePushToken": lambda: api.call("deletePushToken", path=push_token),
         "getPrivacyIDEARequest": lambda: api.call("getPrivacyIDEARequest", path={"id": asking["id"]}),

@@ -3,13 +3,18 @@ import Phone
 import PrivacyIDEA
 import SodiumKit
 
-/// `/api/phones/{id}/privacyidea`: a phone's privacyIDEA push tokens and the request on its
-/// screen (docs/privacyidea.md). Enrolment codes come in through the phone's scanning doors.
+/// `/api/phones/{id}/privacyidea`: a phone's privacyIDEA push tokens, its containers and the
+/// request on its screen (docs/privacyidea.md). Enrolment and container codes come in through
+/// the phone's scanning doors.
 struct PrivacyIDEAController {
     let phones: PhoneService
 
     struct Tokens: ResponseEncodable {
         let tokens: [PushTokenSummary]
+    }
+
+    struct Containers: ResponseEncodable {
+        let containers: [ContainerSummary]
     }
 
     /// The request on screen after a call; `null` when there is none.
@@ -18,7 +23,8 @@ struct PrivacyIDEAController {
     static func shown(_ request: PrivacyIDEARequest?) -> OnScreen { OnScreen(field: "privacyIDEA", value: request) }
 
     /// `{"accept": true|false, "nonce"?: an open challenge's (else the one on screen), "presence"?: option, "declineReason"?: "unknown_trigger"|"cancelled",
-    /// "pin"?: the phone's PIN | "biometrics"?: "match"|"noMatch"}`: the last two unlock an accept.
+    /// "pin"?: the phone's PIN | "biometrics"?: "match"|"noMatch", "passphrase"?: what a container's registration asks for}`:
+    /// the PIN and biometrics unlock an accept.
     struct Answer: Decodable {
         let accept: Bool
         let nonce: String?
@@ -26,6 +32,7 @@ struct PrivacyIDEAController {
         let declineReason: DeclineReason?
         let pin: String?
         let biometrics: PhoneActions.Input.BiometricPrompt?
+        let passphrase: String?
 
         func unlock() throws -> Unlock? {
             switch (pin, biometrics) {
@@ -44,6 +51,8 @@ struct PrivacyIDEAController {
         routes.post("{id}/privacyidea/tokens/{serial}/poll", use: poll)
         routes.get("{id}/privacyidea/request", use: onScreen)
         routes.post("{id}/privacyidea/answer", use: answer)
+        routes.get("{id}/privacyidea/containers", use: containers)
+        routes.post("{id}/privacyidea/containers/{serial}/sync", use: synchronize)
         return routes
     }
 
@@ -75,6 +84,18 @@ struct PrivacyIDEAController {
         return Self.shown(
             try await phones.privacyIDEA.answer(
                 phoneId: id, nonce: input.nonce, accept: input.accept, presence: input.presence, declineReason: input.declineReason,
-                unlock: input.unlock()))
+                unlock: input.unlock(), passphrase: input.passphrase))
+    }
+
+    func containers(_ request: Request, context: AppRequestContext) async throws -> Containers {
+        Containers(containers: try await phones.privacyIDEA.containers(phoneId: context.parameters.require("id")))
+    }
+
+    /// "Sync now": the container's tokens as its privacyIDEA has them, and what changed.
+    func synchronize(_ request: Request, context: AppRequestContext) async throws -> ContainerSynchronized {
+        try await request.expectNoBody(context: context)
+        let id = try context.parameters.require("id")
+        return try await phones.privacyIDEA.synchronize(phoneId: id, serial: context.parameters.require("serial"))
     }
 }
+extension ContainerSynchronized: ResponseEncodable {}

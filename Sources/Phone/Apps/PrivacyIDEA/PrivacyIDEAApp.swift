@@ -31,7 +31,7 @@ public actor PrivacyIDEAApp: PhoneApp {
     }
 
     /// Tells the phone's screens its token list after a change.
-    private func announceTokens(_ phoneId: String) async {
+    func announceTokens(_ phoneId: String) async {
         if let tokens = try? await tokens(phoneId: phoneId) { device.screen.send(.pushTokens(tokens), to: phoneId) }
     }
 
@@ -54,6 +54,12 @@ public actor PrivacyIDEAApp: PhoneApp {
     public func startEnrolment(phoneId: String, text: String) async throws(PhoneError) -> PrivacyIDEARequest {
         let enrolment: PushEnrolment
         do { enrolment = try PushEnrolment(text: text) } catch { throw PhoneError(.badRequest, error.code, error.message) }
+        return try await scanned(.pushToken(enrolment), phoneId: phoneId)
+    }
+
+    /// A scanned code of either kind: registered at once with a server a registration succeeded
+    /// with before (unless it asks for a passphrase), otherwise the screen first asks.
+    func scanned(_ enrolment: Enrolment, phoneId: String) async throws(PhoneError) -> PrivacyIDEARequest {
         _ = try await device.phone(phoneId)
         let trusted = try await device.store.isAccepted(origin: enrolment.origin, phoneId: phoneId)
         let action = try change(phoneId) { machine throws(PhoneError) in try machine.scanned(enrolment, trusted: trusted) }
@@ -61,20 +67,29 @@ public actor PrivacyIDEAApp: PhoneApp {
     }
 
     /// The user's answer to what is on screen, or to the open challenge `nonce` names: for an
-    /// enrolment, whether to trust the server; for a challenge, accept (with the presence option
-    /// picked, and the phone unlocked where asked) or decline (saying why, where privacyIDEA takes a reason).
+    /// enrolment, whether to trust the server (with the passphrase a container asks for); for a
+    /// challenge, accept (with the presence option picked, and the phone unlocked where asked) or
+    /// decline (saying why, where privacyIDEA takes a reason).
     public func answer(
-        phoneId: String, nonce: String? = nil, accept: Bool, presence: String?, declineReason: DeclineReason? = nil, unlock: Unlock? = nil
+        phoneId: String, nonce: String? = nil, accept: Bool, presence: String?, declineReason: DeclineReason? = nil, unlock: Unlock? = nil,
+        passphrase: String? = nil
     ) async throws(PhoneError) -> PrivacyIDEARequest {
         let phone = try await device.phone(phoneId)
-        if nonce == nil, phones[phoneId]?.asksForTrust == true {
+        if nonce == nil, let machine = phones[phoneId], machine.asksForTrust {
             guard presence == nil else { throw .invalid("presence", "goes only with a challenge that asks for it") }
             guard declineReason == nil else { throw .invalid("declineReason", "goes only with a declined challenge") }
+            if accept, machine.passphrasePrompt != nil, passphrase?.isEmpty ?? true {
+                throw PhoneError(.badRequest, "PASSPHRASE_REQUIRED", "the container asks for its passphrase: give 'passphrase'")
+            }
+            guard passphrase == nil || machine.passphrasePrompt != nil else {
+                throw .invalid("passphrase", "goes only with a container registration that asks for one")
+            }
             try await checkUnlock(unlock, accept: accept, offered: nil, phone: phone)
             // the server is trusted once the registration succeeds (`register`), not before
             let action = try change(phoneId) { machine throws(PhoneError) in try machine.trust(accept) }
-            return try await carryOut(action, phoneId: phoneId)
+            return try await carryOut(action, phoneId: phoneId, passphrase: passphrase)
         }
+        guard passphrase == nil else { throw .invalid("passphrase", "goes only with a container registration that asks for one") }
         let open = try change(phoneId) { machine throws(PhoneError) in try machine.challenge(nonce, at: device.now()) }
         let answer = try Self.answer(accept: accept, presence: presence, declineReason: declineReason, to: open.challenge)
         try await checkUnlock(unlock, accept: accept, offered: open.request.unlockWith, phone: phone)
@@ -174,13 +189,20 @@ public actor PrivacyIDEAApp: PhoneApp {
     /// Carries out an action and answers with the screen: an answer's or a reachable privacyIDEA's
     /// registration once it has ended; an unreachable one's once it waits to try again, its
     /// retries going on by themselves, each on the screen.
-    private func carryOut(_ action: PrivacyIDEAMachine.Action, phoneId: String) async throws(PhoneError) -> PrivacyIDEARequest {
+    private func carryOut(_ action: PrivacyIDEAMachine.Action, phoneId: String, passphrase: String? = nil) async throws(PhoneError)
+        -> PrivacyIDEARequest
+    {
         switch action {
         case .none:
             break
         case .register(let enrolment):
             let (settled, report) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-            Task { await self.register(enrolment, phoneId: phoneId, settled: report) }
+            Task {
+                switch enrolment {
+                case .pushToken(let token): await self.register(token, phoneId: phoneId, settled: report)
+                case .container(let container): await self.register(container, passphrase: passphrase, phoneId: phoneId, settled: report)
+                }
+            }
             for await _ in settled { break }
         case .send(let answer, let challenge):
             await send(answer, to: challenge, phoneId: phoneId)
@@ -194,29 +216,47 @@ public actor PrivacyIDEAApp: PhoneApp {
     private func register(_ enrolment: PushEnrolment, phoneId: String, settled: AsyncStream<Void>.Continuation) async {
         defer { settled.finish() }
         do throws(PhoneError) {
-            let phone = try await device.phone(phoneId)
-            let key = try await exchanges.newTokenKey()
-            let form = PushTokenRequests.registration(enrolment, fcmToken: phone.fcmToken, key: key)
-            let exchanges = exchanges
-            let answer = try await exchanges.retried { attempt async throws(PhoneError) -> Data in
-                try await exchanges.send(
-                    "POST", enrolment.url.absoluteString, form: form, sslVerify: enrolment.sslVerify, phoneId: phoneId, attempt: attempt)
-            } waiting: { [weak self] attempt, attempts, nextIn, failure in
-                await self?.registrationRetrying(phoneId: phoneId, attempt: attempt, of: attempts, nextIn: nextIn, failure: failure)
-                if nextIn != nil { settled.yield() }
-            }
-            let serverKey: PrivacyIDEAServerKey
-            do { serverKey = try PrivacyIDEAAnswers.serverKey(answer) } catch { throw PhoneError.privacyIDEARefused(error.message) }
-            try await device.store.keep(
-                PushTokenRecord(
-                    phoneId: phoneId, serial: enrolment.serial, label: enrolment.label, issuer: enrolment.issuer,
-                    url: enrolment.url.absoluteString, origin: enrolment.origin, sslVerify: enrolment.sslVerify, pollOnly: enrolment.pollOnly,
-                    requiresUnlock: enrolment.requiresUnlock, tokenKey: key.pkcs8, serverKey: serverKey.text, fcmToken: phone.fcmToken,
-                    createdAt: device.now()), trusting: enrolment.origin)
-            await announceTokens(phoneId)
+            _ = try await enrol(enrolment, phoneId: phoneId, settled: settled)
             change(phoneId) { $0.registered() }
         } catch {
             change(phoneId) { $0.registered(failing: error.flowError) }
+        }
+    }
+
+    /// A push token registered with its privacyIDEA and kept, its server trusted from then on.
+    /// With `settled`, under the retry policy, each wait on screen; without (a container's
+    /// token), in one attempt.
+    func enrol(_ enrolment: PushEnrolment, phoneId: String, settled: AsyncStream<Void>.Continuation?) async throws(PhoneError)
+        -> PushTokenRecord
+    {
+        let phone = try await device.phone(phoneId)
+        let key = try await exchanges.newTokenKey()
+        let form = PushTokenRequests.registration(enrolment, fcmToken: phone.fcmToken, key: key)
+        let answer = try await registration(
+            enrolment.url.absoluteString, form: form, sslVerify: enrolment.sslVerify, phoneId: phoneId, settled: settled)
+        let serverKey: PrivacyIDEAServerKey
+        do { serverKey = try PrivacyIDEAAnswers.serverKey(answer) } catch { throw PhoneError.privacyIDEARefused(error.message) }
+        let token = PushTokenRecord(
+            phoneId: phoneId, serial: enrolment.serial, label: enrolment.label, issuer: enrolment.issuer, url: enrolment.url.absoluteString,
+            origin: enrolment.origin, sslVerify: enrolment.sslVerify, pollOnly: enrolment.pollOnly, requiresUnlock: enrolment.requiresUnlock,
+            tokenKey: key.pkcs8, serverKey: serverKey.text, fcmToken: phone.fcmToken, createdAt: device.now())
+        try await device.store.keep(token, trusting: enrolment.origin)
+        await announceTokens(phoneId)
+        return token
+    }
+
+    /// A registration's exchange: with `settled`, under the retry policy (each wait on screen and
+    /// told to `settled`); without, one attempt.
+    func registration(_ url: String, form: PushTokenRequests.Fields, sslVerify: Bool, phoneId: String, settled: AsyncStream<Void>.Continuation?)
+        async throws(PhoneError) -> Data
+    {
+        let exchanges = exchanges
+        guard let settled else { return try await exchanges.send("POST", url, form: form, sslVerify: sslVerify, phoneId: phoneId) }
+        return try await exchanges.retried { attempt async throws(PhoneError) -> Data in
+            try await exchanges.send("POST", url, form: form, sslVerify: sslVerify, phoneId: phoneId, attempt: attempt)
+        } waiting: { [weak self] attempt, attempts, nextIn, failure in
+            await self?.registrationRetrying(phoneId: phoneId, attempt: attempt, of: attempts, nextIn: nextIn, failure: failure)
+            if nextIn != nil { settled.yield() }
         }
     }
 
@@ -244,7 +284,7 @@ public actor PrivacyIDEAApp: PhoneApp {
     /// Applies an event to the phone's machine and, when it changed, shows its screen. The
     /// machine's changes stand when the event is refused (a challenge found expired goes).
     @discardableResult
-    private func change<T, Refusal: Error>(
+    func change<T, Refusal: Error>(
         _ phoneId: String, _ event: (inout PrivacyIDEAMachine) throws(Refusal) -> T
     ) throws(Refusal) -> T {
         let before = phones[phoneId] ?? PrivacyIDEAMachine()

@@ -14,8 +14,8 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
     /// What the phone does next.
     enum Action: Sendable, Equatable {
         case none
-        /// Register the token with its privacyIDEA: the user accepted the server, or had before.
-        case register(PushEnrolment)
+        /// Register the token or container with its privacyIDEA: the user accepted the server, or had before.
+        case register(Enrolment)
         /// Send the answer to the challenge's privacyIDEA.
         case send(PushAnswer, to: PushChallenge)
     }
@@ -33,7 +33,7 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
 
     private(set) var screen: PrivacyIDEARequest?
     private(set) var open: [OpenChallenge] = []
-    private var enrolment: PushEnrolment?
+    private var enrolment: Enrolment?
 
     /// The screen with the other open challenges listed on it, newest first.
     var shown: PrivacyIDEARequest? {
@@ -46,24 +46,27 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
     /// Whether something on screen waits for the user or is being sent: a new enrolment waits.
     private var isBusy: Bool {
         guard let screen else { return false }
-        return screen.state == .processing || (screen.kind == .enrolment && screen.state == .waitForInput)
+        return screen.state == .processing || (screen.kind != .challenge && screen.state == .waitForInput)
     }
 
     // MARK: enrolment
 
-    /// A scanned enrolment code: registered at once with a server the user trusts (`trusted`),
-    /// otherwise the screen first asks. Refused while another request is being sent or asked.
-    mutating func scanned(_ scanned: PushEnrolment, trusted: Bool) throws(PhoneError) -> Action {
+    /// A scanned enrolment code: registered at once with a server the user trusts (`trusted`)
+    /// when it asks for no passphrase, otherwise the screen first asks. Refused while another
+    /// request is being sent or asked.
+    mutating func scanned(_ scanned: Enrolment, trusted: Bool) throws(PhoneError) -> Action {
         guard !isBusy else { throw .privacyIDEARequestOpen }
         enrolment = scanned
-        screen = PrivacyIDEARequest(
-            kind: .enrolment, state: trusted ? .processing : .waitForInput, serial: scanned.serial, label: scanned.label,
-            issuer: scanned.issuer, origin: scanned.origin)
-        return trusted ? .register(scanned) : .none
+        let atOnce = trusted && scanned.passphrasePrompt == nil
+        screen = scanned.request(state: atOnce ? .processing : .waitForInput)
+        return atOnce ? .register(scanned) : .none
     }
 
-    /// Whether the screen asks the user to trust an enrolment's server.
-    var asksForTrust: Bool { enrolment != nil && screen?.kind == .enrolment && screen?.state == .waitForInput }
+    /// Whether the screen asks the user to trust an enrolment's server (and for a passphrase).
+    var asksForTrust: Bool { enrolment != nil && screen?.kind != .challenge && screen?.state == .waitForInput }
+
+    /// The passphrase prompt of the enrolment on screen, where it asks for one.
+    var passphrasePrompt: String? { asksForTrust ? enrolment?.passphrasePrompt : nil }
 
     /// The user's answer to the server question: the registration, or nothing with a cancel.
     mutating func trust(_ accept: Bool) throws(PhoneError) -> Action {
@@ -79,7 +82,7 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
 
     /// The registration waits to try again: which attempt failed, of how many, why, and the wait.
     mutating func registrationRetrying(attempt: Int, of maxAttempts: Int, nextIn seconds: Double?, failure: String? = nil) {
-        guard enrolment != nil, screen?.kind == .enrolment else { return }
+        guard enrolment != nil, screen?.kind != .challenge else { return }
         screen?.attempt = attempt
         screen?.maxAttempts = maxAttempts
         screen?.nextAttemptIn = seconds
@@ -88,7 +91,7 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
 
     /// The registration ended: the token is kept (nil), or it failed with `error`.
     mutating func registered(failing error: FlowError? = nil) {
-        guard enrolment != nil, screen?.kind == .enrolment else { return }
+        guard enrolment != nil, screen?.kind != .challenge else { return }
         enrolment = nil
         finish { screen in
             if let error { screen.error = error } else { screen.outcome = .enrolled }
@@ -176,5 +179,36 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
         ended.state = ended.error == nil ? .done : .error
         ended.nextAttemptIn = nil
         screen = ended
+    }
+}
+
+/// What a scanned privacyIDEA code enrols: a push token, or a smartphone container.
+enum Enrolment: Sendable, Equatable {
+    case pushToken(PushEnrolment)
+    case container(ContainerRegistration)
+
+    var passphrasePrompt: String? {
+        guard case .container(let registration) = self else { return nil }
+        return registration.passphrasePrompt
+    }
+
+    var origin: String {
+        switch self {
+        case .pushToken(let enrolment): enrolment.origin
+        case .container(let registration): Phone.origin(of: registration.serverURL) ?? registration.serverURL.absoluteString
+        }
+    }
+
+    /// The screen that asks for it or shows it registering.
+    func request(state: FlowState) -> PrivacyIDEARequest {
+        switch self {
+        case .pushToken(let enrolment):
+            PrivacyIDEARequest(
+                kind: .enrolment, state: state, serial: enrolment.serial, label: enrolment.label, issuer: enrolment.issuer, origin: origin)
+        case .container(let registration):
+            PrivacyIDEARequest(
+                kind: .container, state: state, serial: registration.serial, label: registration.serial, issuer: registration.issuer,
+                origin: origin, passphrasePrompt: registration.passphrasePrompt)
+        }
     }
 }

@@ -54,6 +54,8 @@ public struct PrivacyIDEARequest: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         case enrolment = "ENROLMENT"
         case challenge = "CHALLENGE"
+        /// A smartphone container's registration (docs/privacyidea.md#containers).
+        case container = "CONTAINER"
     }
 
     public enum Outcome: String, Codable, Sendable {
@@ -75,6 +77,8 @@ public struct PrivacyIDEARequest: Codable, Sendable, Equatable {
     public var title: String?
     public var question: String?
     public var presenceOptions: [String]?
+    /// A container's registration that needs a passphrase: the prompt privacyIDEA wrote.
+    public var passphrasePrompt: String?
     /// The reasons the user may give for declining, where privacyIDEA takes one.
     public var declineReasons: [DeclineReason]?
     /// A challenge whose accept must unlock the phone first (privacyIDEA's `push_force_app_pin`,

@@ -1,0 +1,149 @@
+import Foundation
+import Identifiers
+import OTP
+import PrivacyIDEA
+
+/// privacyIDEA's smartphone containers (docs/privacyidea.md#containers): the phone registers a
+/// container from its code with a key of its own, then synchronises it. privacyIDEA answers with
+/// the tokens to add (enrolled here as if scanned), those it keeps, and by their absence those it
+/// removed. The first synchronisation follows the registration.
+extension PrivacyIDEAApp {
+    public func startContainerRegistration(phoneId: String, text: String) async throws(PhoneError) -> PrivacyIDEARequest {
+        let registration: ContainerRegistration
+        do { registration = try ContainerRegistration(text: text, now: device.now()) } catch {
+            throw PhoneError(.badRequest, error.code, error.message)
+        }
+        return try await scanned(.container(registration), phoneId: phoneId)
+    }
+
+    public func containers(phoneId: String) async throws(PhoneError) -> [ContainerSummary] {
+        _ = try await device.phone(phoneId)
+        let held = try await device.store.containerTokens(phoneId: phoneId)
+        return try await device.store.containers(phoneId: phoneId).map { ContainerSummary($0, tokens: held) }
+    }
+
+    /// `settled` hears when the registration has ended or waits to try again. The passphrase is
+    /// signed (and sent, where the code says so), never kept.
+    func register(_ registration: ContainerRegistration, passphrase: String?, phoneId: String, settled: AsyncStream<Void>.Continuation) async {
+        defer { settled.finish() }
+        do throws(PhoneError) {
+            let phone = try await device.phone(phoneId)
+            let key = ContainerKey.generate()
+            let form: ContainerRequests.Fields
+            do { form = try ContainerRequests.finalize(registration, key: key, device: Self.device(phone), passphrase: passphrase) } catch {
+                throw .crypto(error.message)
+            }
+            let answer = try await self.registration(
+                ContainerEndpoint.finalize.url(on: registration.serverURL), form: form, sslVerify: registration.sslVerify, phoneId: phoneId,
+                settled: settled)
+            try Self.require(answer, else: "privacyIDEA did not register the container \(registration.serial)")
+            let origin = Enrolment.container(registration).origin
+            try await device.store.keep(
+                ContainerRecord(
+                    phoneId: phoneId, serial: registration.serial, issuer: registration.issuer, serverURL: registration.serverURL.absoluteString,
+                    origin: origin, sslVerify: registration.sslVerify, signingKey: key.raw, registeredAt: device.now(), syncedAt: nil))
+            change(phoneId) { $0.registered() }
+        } catch {
+            change(phoneId) { $0.registered(failing: error.flowError) }
+            return
+        }
+        _ = try? await synchronize(phoneId: phoneId, serial: registration.serial)
+    }
+
+    /// "Sync now": the container's tokens as privacyIDEA has them. An answer that does not
+    /// decrypt, or is for another container, changes nothing; a token that cannot be added is
+    /// named with why, and the others still are.
+    public func synchronize(phoneId: String, serial: String) async throws(PhoneError) -> ContainerSynchronized {
+        let phone = try await device.phone(phoneId)
+        guard let container = try await device.store.container(phoneId: phoneId, serial: serial) else { throw .unknownContainer(serial) }
+        guard let server = URL(string: container.serverURL) else { throw .storageFailed }
+        let key: ContainerKey
+        do { key = try ContainerKey(raw: container.signingKey) } catch { throw .crypto(error.message) }
+        let held = try await device.store.containerTokens(phoneId: phoneId).filter { $0.container == serial }
+
+        let asked = try await exchanges.send(
+            "POST", ContainerEndpoint.challenge.url(on: server), form: ContainerRequests.challenge(serial: serial, for: .synchronize, on: server),
+            sslVerify: container.sslVerify, phoneId: phoneId)
+        let answerKey = ContainerSyncKey()
+        let form = try Self.checked { () throws(PrivacyIDEAError) in
+            try ContainerRequests.synchronize(
+                serial: serial, on: server, challenge: try PrivacyIDEAAnswers.containerChallenge(asked),
+                tokens: held.map { .init(serial: $0.serial, tokentype: $0.tokentype) }, key: key, answerKey: answerKey, device: Self.device(phone))
+        }
+        let reply = try await exchanges.send(
+            "POST", ContainerEndpoint.synchronize.url(on: server), form: form, sslVerify: container.sslVerify, phoneId: phoneId)
+        let sync = try Self.checked { () throws(PrivacyIDEAError) in
+            try ContainerSync(opened: try answerKey.open(try PrivacyIDEAAnswers.sealedContainer(reply)), serial: serial, held: held.map(\.serial))
+        }
+
+        var outcome = ContainerSynchronized(container: ContainerSummary(container, tokens: held), kept: sync.keep)
+        for url in sync.add {
+            do throws(PhoneError) {
+                outcome.added.append(try await add(url, to: container, replacing: held))
+            } catch {
+                outcome.failed.append(ContainerSynchronized.Failure(serial: ContainerSync.serial(of: url), error: error.flowError))
+            }
+        }
+        for token in held where sync.remove.contains(token.serial) {
+            try await device.store.release(token)
+            outcome.removed.append(token.serial)
+        }
+        try await device.store.noteSynced(phoneId: phoneId, serial: serial, at: device.now())
+        if !outcome.removed.isEmpty || !outcome.added.isEmpty { await announceTokens(phoneId) }
+        outcome.container = try await containers(phoneId: phoneId).first { $0.serial == serial } ?? outcome.container
+        return outcome
+    }
+
+    /// A token privacyIDEA added: a push token registered with it, or an OTP account from its
+    /// key URI; one the container held before (a rollover's new secret) is replaced.
+    private func add(_ url: String, to container: ContainerRecord, replacing held: [ContainerTokenRecord]) async throws(PhoneError) -> String {
+        let phoneId = container.phoneId
+        let kept: ContainerTokenRecord
+        if let enrolment = try? PushEnrolment(text: url) {
+            let token = try await enrol(enrolment, phoneId: phoneId, settled: nil)
+            kept = ContainerTokenRecord(phoneId: phoneId, container: container.serial, serial: token.serial, tokentype: "push", otpAccountId: nil)
+        } else {
+            let uri: OTPAuthURI
+            do { uri = try OTPAuthURI(parsing: url) } catch { throw PhoneError(.badGateway, error.code, error.message) }
+            guard let serial = ContainerSync.serial(of: url) else { throw .privacyIDEARefused("a token privacyIDEA added names no serial") }
+            if let before = held.first(where: { $0.serial == serial }) { try await device.store.release(before) }
+            let record = OTPAccountRecord(id: UUID.random().uuidString.lowercased(), phoneId: phoneId, uri: uri, createdAt: device.now())
+            let account = try await device.store.insert(record) ?? record
+            kept = ContainerTokenRecord(
+                phoneId: phoneId, container: container.serial, serial: serial, tokentype: uri.generator.moving.tokentype, otpAccountId: account.id)
+            device.screen.send(.otpAccount(OTPAccountChange(change: .imported, account: account.account)), to: phoneId)
+        }
+        try await device.store.hold(kept)
+        return kept.serial
+    }
+
+    /// What privacyIDEA answered, read: a refusal keeps its code.
+    private static func checked<T>(_ read: () throws(PrivacyIDEAError) -> T) throws(PhoneError) -> T {
+        do { return try read() } catch { throw PhoneError(.badGateway, error.code, error.message) }
+    }
+
+    private static func require(_ answer: Data, else refusal: String) throws(PhoneError) {
+        let succeeded: Bool
+        do { succeeded = try PrivacyIDEAAnswers.succeeded(answer) } catch { throw .privacyIDEARefused(error.message) }
+        guard succeeded else { throw .privacyIDEARefused(refusal) }
+    }
+
+    /// What privacyIDEA records as the container's device.
+    static func device(_ phone: PhoneRecord) -> ContainerRequests.Device { .init(brand: "AuthPhone", model: phone.name) }
+}
+
+extension OTPGenerator.Moving {
+    /// privacyIDEA's name for a token that moves like this.
+    var tokentype: String {
+        switch self {
+        case .time: "totp"
+        case .counter: "hotp"
+        }
+    }
+}
+
+extension PhoneError {
+    static func unknownContainer(_ serial: String) -> PhoneError {
+        PhoneError(.notFound, "UNKNOWN_CONTAINER", "this phone has no privacyIDEA container \(serial)")
+    }
+}

@@ -1,0 +1,117 @@
+"""privacyIDEA's smartphone containers on the phone: registered in a real privacyIDEA 3.14
+(privacyidea_server.py) from the `pia://container/…` code, synchronised (tokens privacyIDEA
+adds arrive and validate, tokens it removes leave), and what is refused.
+
+Environment: as client.py and privacyidea_server.py say.
+"""
+
+import re
+
+import pytest
+
+from client import new_phone, registered_container
+from privacyidea_server import USER_PASSWORD
+
+
+def holdings(api, phone, serial):
+    containers = api.call("listContainers", path={"id": phone["id"]}, expect=200)[1]["containers"]
+    return {token["serial"]: token for container in containers if container["serial"] == serial for token in container["tokens"]}
+
+
+def sync(api, phone, serial):
+    return api.call("syncContainer", path={"id": phone["id"], "serial": serial}, body={}, expect=200)[1]
+
+
+def code_of(api, phone, account):
+    return api.call("getOTPCode", path={"id": phone["id"], "account": account}, expect=200)[1]["code"]
+
+
+def test_a_registered_container_gets_the_servers_tokens_and_loses_the_removed(api, privacyidea):
+    user = privacyidea.new_user("container")
+    phone = new_phone(api, "privacyIDEA container phone")
+    serial = registered_container(api, privacyidea, phone, user)
+    container = privacyidea.admin.container(serial)
+    assert container["info"]["registration_state"] == "registered", container["info"]
+    assert container["info"]["device"] == "AuthPhone privacyIDEA container phone", container["info"]
+    assert holdings(api, phone, serial) == {}
+
+    hotp, _ = privacyidea.admin.init_hotp(user)
+    totp, _ = privacyidea.admin.init_totp(user)
+    for token in (hotp, totp):
+        privacyidea.admin.add_to_container(serial, token)
+    first = sync(api, phone, serial)
+    assert sorted(first["added"]) == sorted([hotp, totp]) and first["failed"] == [], first
+    held = holdings(api, phone, serial)
+    assert {token: held[token]["type"] for token in held} == {hotp: "hotp", totp: "totp"}, held
+
+    # the codes the phone shows are the secrets privacyIDEA handed the container
+    check = privacyidea.admin.validate_check(user, code_of(api, phone, held[totp]["otpAccountId"]))
+    assert check.accepted, check
+    check = privacyidea.admin.validate_check(user, code_of(api, phone, held[hotp]["otpAccountId"]))
+    assert check.accepted, check
+
+    # a sync lists what the phone holds: privacyIDEA keeps those, and a token it removed leaves
+    privacyidea.admin.remove_from_container(serial, totp)
+    second = sync(api, phone, serial)
+    assert (second["added"], second["kept"], second["removed"]) == ([], [hotp], [totp]), second
+    assert list(holdings(api, phone, serial)) == [hotp]
+    accounts = api.call("listOTPAccounts", path={"id": phone["id"]}, expect=200)[1]["accounts"]
+    assert [account["id"] for account in accounts] == [held[hotp]["otpAccountId"]], "the removed token's account left"
+    assert second["container"]["syncedAt"] >= first["container"]["syncedAt"]
+
+
+def test_a_push_token_added_to_the_container_is_registered(api, privacyidea):
+    user = privacyidea.new_user("container-push")
+    phone = new_phone(api, "privacyIDEA container push phone")
+    serial = registered_container(api, privacyidea, phone, user)
+    push, _ = privacyidea.admin.init_push_token(user)
+    privacyidea.admin.add_to_container(serial, push)
+    assert sync(api, phone, serial)["added"] == [push]
+    assert privacyidea.admin.token(push).rollout_state == "enrolled"
+    assert [token["serial"] for token in api.call("listPushTokens", path={"id": phone["id"]}, expect=200)[1]["tokens"]] == [push]
+    assert sync(api, phone, serial)["kept"] == [push], "a token the phone holds is not enrolled again"
+
+
+def test_a_passphrase_privacyidea_keeps_is_asked_for_and_signed(api, privacyidea):
+    user = privacyidea.new_user("container-pass")
+    phone = new_phone(api, "privacyIDEA passphrase phone")
+    asked = {"passphrase_prompt": "The word from your letter", "passphrase_response": "marmalade"}
+    serial = privacyidea.new_container(user)
+    path = {"id": phone["id"]}
+    started = api.call("startOutOfBand", path=path, body={"qr": privacyidea.admin.container_code(serial, **asked)}, expect=202)[1]
+    assert started["privacyIDEA"]["passphrasePrompt"] == "The word from your letter", started
+    missing = api.call("answerPrivacyIDEA", path=path, body={"accept": True}, expect=400)[1]
+    assert missing["error"]["code"] == "PASSPHRASE_REQUIRED", missing
+    wrong = api.call("answerPrivacyIDEA", path=path, body={"accept": True, "passphrase": "jam"}, expect=200)[1]["privacyIDEA"]
+    assert (wrong["state"], wrong["error"]["code"]) == ("ERROR", "PRIVACYIDEA_REFUSED"), wrong
+    assert privacyidea.admin.container(serial)["info"]["registration_state"] == "client_wait"
+    assert api.call("listContainers", path=path, expect=200)[1]["containers"] == []
+
+    again = registered_container(api, privacyidea, new_phone(api, "privacyIDEA passphrase phone 2"), user, passphrase="marmalade", **asked)
+    assert privacyidea.admin.container(again)["info"]["registration_state"] == "registered"
+
+
+def test_the_user_stores_password_is_sent_where_the_code_says_so(api, privacyidea):
+    user = privacyidea.new_user("container-user-pass")
+    phone = new_phone(api, "privacyIDEA user store phone")
+    serial = registered_container(api, privacyidea, phone, user, passphrase=USER_PASSWORD, passphrase_user=True)
+    assert privacyidea.admin.container(serial)["info"]["registration_state"] == "registered"
+
+
+@pytest.mark.parametrize("change, code", [
+    (("key_algorithm=secp384r1", "key_algorithm=secp256r1"), "INVALID_CONTAINER_CODE"),
+    ((r"time=\d{4}", "time=2001"), "CONTAINER_CODE_EXPIRED"),
+    (("nonce=", "nonce_=",), "INVALID_CONTAINER_CODE"),
+])
+def test_a_wrong_container_code_is_refused_and_changes_nothing(api, privacyidea, change, code):
+    phone = new_phone(api, "privacyIDEA wrong container code")
+    text = re.sub(change[0], change[1], privacyidea.admin.container_code(privacyidea.new_container(privacyidea.new_user("wrong"))))
+    refused = api.call("startOutOfBand", path={"id": phone["id"]}, body={"qr": text}, expect=400)[1]
+    assert refused["error"]["code"] == code, refused
+    assert api.call("getPrivacyIDEARequest", path={"id": phone["id"]}, expect=200)[1]["privacyIDEA"] is None
+
+
+def test_a_sync_of_a_container_the_phone_does_not_hold_is_refused(api):
+    phone = new_phone(api, "privacyIDEA no container")
+    refused = api.call("syncContainer", path={"id": phone["id"], "serial": "SMPH00000000"}, body={}, expect=404)[1]
+    assert refused["error"]["code"] == "UNKNOWN_CONTAINER", refused
