@@ -21,6 +21,8 @@ const OUTCOMES = {
   CANCELLED: { icon: "×", ok: false, title: "Cancelled" },
 };
 
+const CONTAINER_REGISTERED = { icon: "✓", ok: true, title: "Container registered" };
+
 /** A refusal's title where it is not a failure to finish: the request itself was refused. */
 const REFUSED = new Set(["PUSH_CHALLENGE_FORGED"]);
 
@@ -29,7 +31,7 @@ export function renderPrivacyIDEA(request, view) {
   const listed = (request.waiting ?? []).find((r) => r.nonce === opened);
   if (listed) return renderChallenge(listed, view, request);
   opened = null;
-  if (request.state === "WAIT_FOR_INPUT" && request.kind === "ENROLMENT") renderEnrolment(request, view);
+  if (request.state === "WAIT_FOR_INPUT" && request.kind !== "CHALLENGE") renderEnrolment(request, view);
   else if (request.state === "WAIT_FOR_INPUT") renderChallenge(request, view);
   else if (request.state === "PROCESSING") renderProcessing(request, view);
   else if (request.state === "DONE") renderDone(request, view);
@@ -70,19 +72,24 @@ export const tokenName = (token) => (token.label && token.label !== token.serial
 
 const server = (request) => serverCard({ name: request.issuer || "privacyIDEA", url: request.origin });
 
+/** A push token's enrolment or a container's registration: the server to accept, and the passphrase a container asks for. */
 function renderEnrolment(request, view) {
+  const container = request.kind === "CONTAINER";
+  const asked = container && request.passphrasePrompt != null;
+  const passphrase = asked ? el("input", { id: "privacyidea-passphrase", type: "password", autocomplete: "off" }) : null;
   view.screen.append(
     el(
       "div",
       { className: "screen-body" },
-      screenHeader(`Add a privacyIDEA token from ${request.origin}?`, null),
+      screenHeader(container ? `Register this phone as a privacyIDEA container from ${request.origin}?` : `Add a privacyIDEA token from ${request.origin}?`, null),
       server(request),
       tokenFacts(request),
+      asked ? el("label", { className: "field" }, el("span", { className: "field-label", text: request.passphrasePrompt }), passphrase) : null,
       el("p", { className: "hint small", text: "The phone talks only to privacyIDEA servers you accept. Accept only if you asked this one for a token." }),
     ),
     actions(
       button("cancel", "Cancel", "btn-secondary", () => answer(view, { accept: false })),
-      button("accept", "Accept", "btn-primary", () => answer(view, { accept: true })),
+      button("accept", "Accept", "btn-primary", () => answer(view, asked ? { accept: true, passphrase: passphrase.value } : { accept: true })),
     ),
   );
 }
@@ -193,7 +200,7 @@ function declineButtons(request, view) {
 }
 
 function renderProcessing(request, view) {
-  const text = request.kind === "ENROLMENT" ? "Registering with privacyIDEA…" : "Sending your answer to privacyIDEA…";
+  const text = request.kind === "CHALLENGE" ? "Sending your answer to privacyIDEA…" : "Registering with privacyIDEA…";
   view.screen.append(processingScreen("privacyidea-processing", text, attemptsLine(request, view)));
 }
 
@@ -230,7 +237,7 @@ function result(view, attrs, ok, icon, title, ...lines) {
 const tokenLine = (request) => el("p", { className: "screen-subtitle", text: (request.issuer ? request.issuer + ": " : "") + tokenName(request) });
 
 function renderDone(request, view) {
-  const outcome = OUTCOMES[request.outcome] || { icon: "✓", ok: true, title: "Done" };
+  const outcome = (request.kind === "CONTAINER" && request.outcome === "ENROLLED" ? CONTAINER_REGISTERED : OUTCOMES[request.outcome]) || { icon: "✓", ok: true, title: "Done" };
   const reason = DECLINE_REASONS[request.declineReason];
   const said = reason ? el("p", { id: "privacyidea-decline-reason", className: "screen-subtitle", text: reason.said }) : null;
   result(
@@ -250,7 +257,7 @@ function renderError(request, view) {
   const e = request.error || {};
   const code = String(e.code || "ERROR");
   const plain = plainWords(code, null);
-  const title = REFUSED.has(code) ? "Refused" : request.kind === "ENROLMENT" ? "Token not added" : "Not confirmed";
+  const title = REFUSED.has(code) ? "Refused" : { ENROLMENT: "Token not added", CONTAINER: "Container not registered" }[request.kind] ?? "Not confirmed";
   result(
     view,
     // the flow's error box id: the tests' screen waits read it alike
