@@ -15,6 +15,7 @@ import { createOTPAccounts } from "./phone/otp-accounts.js";
 import { acceptPictures } from "./phone/picture-drop.js";
 import { createPrivacyIDEARequest } from "./phone/privacyidea-request.js";
 import { createPrivacyIDEATokens } from "./phone/privacyidea-tokens.js";
+import { createPrivacyIDEAContainers } from "./phone/privacyidea-containers.js";
 import { createScreen } from "./phone/screen.js";
 import { showsSession } from "./phone/session-start.js";
 import { readDismissedFlow, readSeenPushes } from "./phone/storage.js";
@@ -79,6 +80,7 @@ const app = {
   inboxSection: () => inbox.section(),
   otpSection: () => otpAccounts.section(),
   privacyIDEASection: () => privacyIDEATokens.section(),
+  containersSection: () => privacyIDEAContainers.section(),
   messagesSection: () => messages.section(),
   receivePush: (message, openAtOnce) => inbox.receive(message, openAtOnce),
 };
@@ -102,6 +104,7 @@ const bannerParts = {
 const inbox = createInbox(bannerParts, { ...app, onNewPush: leaveResults });
 const otpAccounts = createOTPAccounts(app);
 const privacyIDEATokens = createPrivacyIDEATokens(app);
+const privacyIDEAContainers = createPrivacyIDEAContainers(app);
 const messages = createMessages(app, byId("text-banner"));
 app.privacyIDEA = createPrivacyIDEARequest({
   ...app,
@@ -171,6 +174,7 @@ function onMessage(msg) {
         inbox.sync();
         otpAccounts.sync();
         privacyIDEATokens.sync();
+        privacyIDEAContainers.sync();
         messages.sync();
         const request = msg.phone.privacyIDEA && typeof msg.phone.privacyIDEA === "object" ? msg.phone.privacyIDEA : null;
         // a reload brings back a flow under way, but not the result of a finished one
@@ -229,6 +233,11 @@ function onMessage(msg) {
     case "pushTokens": {
       if (!Array.isArray(msg.pushTokens)) return;
       privacyIDEATokens.show(msg.pushTokens);
+      break;
+    }
+    case "containers": {
+      if (!Array.isArray(msg.containers)) return;
+      privacyIDEAContainers.show(msg.containers);
       break;
     }
     case "textMessage": {

@@ -138,6 +138,8 @@ public indirect enum PhoneEvent: Sendable, Equatable {
     case privacyIDEA(PrivacyIDEARequest)
     /// The phone's privacyIDEA push tokens after one was added or removed.
     case pushTokens([PushTokenSummary])
+    /// The phone's privacyIDEA containers after one was registered or synchronised.
+    case containers([ContainerSummary])
     /// A text arrived in the Messages app.
     case textMessage(TextMessage)
 }

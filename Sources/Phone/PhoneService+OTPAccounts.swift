@@ -19,7 +19,7 @@ extension PhoneService {
             throw PhoneError(
                 .conflict, "OTP_ACCOUNT_EXISTS", "this phone already has the account \(Self.shown(kept.account)) (\(kept.id)) with this key")
         }
-        tell(phoneId, .imported, record.account)
+        device.tell(phoneId, .imported, record.account)
         return record.account
     }
 
@@ -47,18 +47,14 @@ extension PhoneService {
         }
         guard advanced else { throw PhoneError(.conflict, "OTP_COUNTER_EXHAUSTED", "the account's counter is at its end") }
         let code = OTPCode(try Self.generator(record), at: now())
-        tell(phoneId, .advanced, record.account)
+        device.tell(phoneId, .advanced, record.account)
         return code
     }
 
     public func deleteOTPAccount(phoneId: String, accountId: String) async throws(PhoneError) {
         _ = try await phoneAndAccounts(phoneId)
         guard let record = try await store.deleteOTPAccount(accountId, phoneId: phoneId) else { throw .otpAccountNotFound(accountId) }
-        tell(phoneId, .deleted, record.account)
-    }
-
-    private func tell(_ phoneId: String, _ change: OTPAccountChange.Change, _ account: OTPAccount) {
-        events.send(.otpAccount(OTPAccountChange(change: change, account: account)), to: phoneId)
+        device.tell(phoneId, .deleted, record.account)
     }
 
     /// A stored account the bounds refuse was not written by this phone: its storage is at fault.

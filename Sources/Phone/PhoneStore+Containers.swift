@@ -108,15 +108,25 @@ extension PhoneStore {
         try await write { sql in try ContainerTokenRecord.insertion.run(token, sql) }
     }
 
-    /// The token leaves the container and the phone: its OTP account or its push token.
-    func release(_ token: ContainerTokenRecord) async throws(PhoneError) {
+    /// The token leaves the container and the phone: its OTP account (answered, as it was) or its push token.
+    @discardableResult
+    func release(_ token: ContainerTokenRecord) async throws(PhoneError) -> OTPAccountRecord? {
         try await write { sql in
             try sql.execute("DELETE FROM privacyIDEAContainerToken WHERE phoneId = ? AND serial = ?", [token.phoneId, token.serial])
-            if let account = token.otpAccountId {
-                try sql.execute("DELETE FROM otpAccount WHERE id = ? AND phoneId = ?", [account, token.phoneId])
-            } else {
+            guard let id = token.otpAccountId else {
                 try sql.execute("DELETE FROM privacyIDEAToken WHERE phoneId = ? AND serial = ?", [token.phoneId, token.serial])
+                return nil
             }
+            let account = try sql.fetchOne(OTPAccountRecord.self, "SELECT * FROM otpAccount WHERE id = ? AND phoneId = ?", [id, token.phoneId])
+            try sql.execute("DELETE FROM otpAccount WHERE id = ? AND phoneId = ?", [id, token.phoneId])
+            return account
+        }
+    }
+
+    /// The container leaves the phone; its tokens stay, on their own.
+    func forgetContainer(phoneId: String, serial: String) async throws(PhoneError) {
+        try await write { sql in
+            try sql.execute("DELETE FROM privacyIDEAContainer WHERE phoneId = ? AND serial = ?", [phoneId, serial])
         }
     }
 

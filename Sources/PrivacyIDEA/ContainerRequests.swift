@@ -76,12 +76,21 @@ public enum ContainerRequests {
         serial: String, on server: URL, challenge: Challenge, tokens: [HeldToken], key: ContainerKey, answerKey: ContainerSyncKey,
         device: Device
     ) throws(PrivacyIDEAError) -> Fields {
-        let scope = ContainerEndpoint.synchronize.url(on: server)
         let held = ClientContainer(serial: serial, tokens: tokens)
         let list = String(decoding: (try? WireJSON.encoder().encode(held)) ?? Data("{}".utf8), as: UTF8.self)
-        let signed = message(challenge, serial: serial, scope: scope, device: device, then: [answerKey.publicKeyText, list])
-        return [
-            ("container_serial", serial), ("public_enc_key_client", answerKey.publicKeyText), ("container_dict_client", list),
+        return try signed(
+            .synchronize, serial: serial, on: server, challenge: challenge, key: key, device: device,
+            with: [("public_enc_key_client", answerKey.publicKeyText), ("container_dict_client", list)])
+    }
+
+    /// A request for `endpoint` (a rollover, the phone's unregistering, a synchronisation) signed
+    /// after its challenge; `with`'s fields are signed too, in their order.
+    public static func signed(
+        _ endpoint: ContainerEndpoint, serial: String, on server: URL, challenge: Challenge, key: ContainerKey, device: Device,
+        with fields: Fields = []
+    ) throws(PrivacyIDEAError) -> Fields {
+        let signed = message(challenge, serial: serial, scope: endpoint.url(on: server), device: device, then: fields.map(\.value))
+        return [("container_serial", serial)] + fields + [
             ("device_brand", device.brand), ("device_model", device.model), ("signature", try key.sign(signed)),
         ]
     }

@@ -77,6 +77,19 @@ extension PrivacyIDEAAnswers {
         }
     }
 
+    /// `/container/rollover`'s new registration code (`container_url.value`).
+    public static func containerCode(_ body: Data) throws(PrivacyIDEAError) -> String {
+        struct Rollover: Decodable {
+            struct Code: Decodable { var value: String }
+            var containerURL: Code
+            enum CodingKeys: String, CodingKey { case containerURL = "container_url" }
+        }
+        try checkStatus(body)
+        do { return try WireJSON.decoder().decode(Valued<Rollover>.self, from: body).result.value.containerURL.value } catch {
+            throw .answer("privacyIDEA's rollover answer carries no registration code: \(WireJSON.describe(error))")
+        }
+    }
+
     /// `/container/register/finalize` and the other answers that say `{"success": true}`.
     public static func succeeded(_ body: Data) throws(PrivacyIDEAError) -> Bool {
         struct Success: Decodable { var success: Bool }

@@ -17,5 +17,7 @@ public struct PrivacyIDEAError: Error, Equatable, Sendable, CustomStringConverti
     static func answer(_ reason: String) -> Self { Self(code: "PRIVACYIDEA_ANSWER", message: reason) }
     static func key(_ reason: String) -> Self { Self(code: "PUSH_TOKEN_KEY", message: reason) }
     static func container(_ reason: String) -> Self { Self(code: "INVALID_CONTAINER_CODE", message: reason) }
-    static func sync(_ reason: String) -> Self { Self(code: "CONTAINER_SYNC_REFUSED", message: reason) }
+    static func sync(_ reason: String) -> Self { Self(code: syncRefused, message: reason) }
+    /// A container synchronisation's answer the phone cannot open, or one for another container.
+    public static let syncRefused = "CONTAINER_SYNC_REFUSED"
 }

@@ -108,6 +108,20 @@ struct ContainerTests {
         return try P384.Signing.ECDSASignature(derRepresentation: try #require(Base64URLText.decode(text)))
     }
 
+    @Test func aRolloverIsSignedForItsOwnScope() throws {
+        let key = ContainerKey.generate()
+        let fields = try ContainerRequests.signed(
+            .rollover, serial: "SMPH1", on: URL(string: "http://pi.example")!, challenge: .init(nonce: "n2", time: "t2"), key: key,
+            device: Self.device)
+        #expect(fields.map(\.name) == ["container_serial", "device_brand", "device_model", "signature"])
+        let message = "n2|t2|SMPH1|http://pi.example/container/rollover|AuthPhone|Pixel of QA"
+        let signature = try Self.signature(Dictionary(uniqueKeysWithValues: fields))
+        #expect(key.key.publicKey.isValidSignature(signature, for: SHA256.hash(data: Data(message.utf8))))
+        #expect(
+            !key.key.publicKey.isValidSignature(
+                signature, for: SHA256.hash(data: Data(message.replacingOccurrences(of: "rollover", with: "synchronize").utf8))))
+    }
+
     /// privacyIDEA's `encrypt_dict`: the bare X25519 secret as the AES key, a 16-byte vector.
     static func sealed(_ text: String, to answerKey: ContainerSyncKey) throws -> SealedContainerAnswer {
         let server = Curve25519.KeyAgreement.PrivateKey()

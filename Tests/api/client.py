@@ -348,16 +348,18 @@ def enrolled_token(api, privacyidea, phone, user, server_accepted=False):
     return serial
 
 
-def registered_container(api, privacyidea, phone, user, passphrase=None, **asked):
+def registered_container(api, privacyidea, phone, user, passphrase=None, server_accepted=False, **asked):
     """privacyIDEA's smartphone container for `user`, registered by the phone from its code: the
     phone asks the user to accept the server (with the passphrase, where `asked` makes privacyIDEA
-    ask for one), registers, then synchronises. Its serial."""
+    ask for one), unless it accepted it before and no passphrase is asked; it registers, then
+    synchronises. Its serial."""
     serial = privacyidea.new_container(user)
     path = {"id": phone["id"]}
-    started = api.call("startOutOfBand", path=path, body={"qr": privacyidea.admin.container_code(serial, **asked)}, expect=202)[1]
-    assert (started["privacyIDEA"]["kind"], started["privacyIDEA"]["serial"]) == ("CONTAINER", serial), started
-    answer = {"accept": True} if passphrase is None else {"accept": True, "passphrase": passphrase}
-    done = api.call("answerPrivacyIDEA", path=path, body=answer, expect=200)[1]["privacyIDEA"]
+    done = api.call("startOutOfBand", path=path, body={"qr": privacyidea.admin.container_code(serial, **asked)}, expect=202)[1]["privacyIDEA"]
+    assert (done["kind"], done["serial"]) == ("CONTAINER", serial), done
+    if not server_accepted or passphrase is not None:
+        answer = {"accept": True} if passphrase is None else {"accept": True, "passphrase": passphrase}
+        done = api.call("answerPrivacyIDEA", path=path, body=answer, expect=200)[1]["privacyIDEA"]
     assert (done["state"], done.get("outcome")) == ("DONE", "ENROLLED"), done
     return serial
 

@@ -62,6 +62,8 @@ def test_every_operation_answers(api, privacyidea):
     asking = new_phone(api, "Sweep privacyIDEA asking")
     containing = new_phone(api, "Sweep privacyIDEA container")
     container = {"id": containing["id"], "serial": registered_container(api, privacyidea, containing, privacyidea.new_user("sweep"))}
+    leaving = {"id": containing["id"], "serial": registered_container(
+        api, privacyidea, containing, privacyidea.new_user("sweep"), server_accepted=True)}
     api.call("startOutOfBand", "privacyIDEAPush", path={"id": asking["id"]}, expect=202)
 
     def redeem():
@@ -269,6 +271,8 @@ def test_every_operation_answers(api, privacyidea):
         "listPushTokens": lambda: api.call("listPushTokens", path={"id": pushing["id"]}),
         "listContainers": lambda: api.call("listContainers", path={"id": containing["id"]}),
         "syncContainer": lambda: api.call("syncContainer", path=container, body={}),
+        "rolloverContainer": lambda: api.call("rolloverContainer", path=container, body={}),
+        "unregisterContainer": lambda: api.call("unregisterContainer", path=leaving),
         "pollPushToken": lambda: api.call("pollPushToken", path=push_token, body={}),
         "deletePushToken": lambda: api.call("deletePushToken", path=push_token),
         "getPrivacyIDEARequest": lambda: api.call("getPrivacyIDEARequest", path={"id": asking["id"]}),

@@ -26,6 +26,18 @@ def code_of(api, phone, account):
     return api.call("getOTPCode", path={"id": phone["id"], "account": account}, expect=200)[1]["code"]
 
 
+def holding_one(api, privacyidea, name, enrol):
+    """A new phone whose registered container holds one token that `enrol` (an admin's init_…)
+    made for the container's user, synchronised onto the phone: (user, phone, container, token)."""
+    user = privacyidea.new_user("container")
+    phone = new_phone(api, f"privacyIDEA {name}")
+    serial = registered_container(api, privacyidea, phone, user)
+    token, _ = enrol(user)
+    privacyidea.admin.add_to_container(serial, token)
+    assert sync(api, phone, serial)["added"] == [token]
+    return user, phone, serial, token
+
+
 def test_a_registered_container_gets_the_servers_tokens_and_loses_the_removed(api, privacyidea):
     user = privacyidea.new_user("container")
     phone = new_phone(api, "privacyIDEA container phone")
@@ -61,12 +73,7 @@ def test_a_registered_container_gets_the_servers_tokens_and_loses_the_removed(ap
 
 
 def test_a_push_token_added_to_the_container_is_registered(api, privacyidea):
-    user = privacyidea.new_user("container-push")
-    phone = new_phone(api, "privacyIDEA container push phone")
-    serial = registered_container(api, privacyidea, phone, user)
-    push, _ = privacyidea.admin.init_push_token(user)
-    privacyidea.admin.add_to_container(serial, push)
-    assert sync(api, phone, serial)["added"] == [push]
+    _, phone, serial, push = holding_one(api, privacyidea, "container push phone", privacyidea.admin.init_push_token)
     assert privacyidea.admin.token(push).rollout_state == "enrolled"
     assert [token["serial"] for token in api.call("listPushTokens", path={"id": phone["id"]}, expect=200)[1]["tokens"]] == [push]
     assert sync(api, phone, serial)["kept"] == [push], "a token the phone holds is not enrolled again"
@@ -113,5 +120,49 @@ def test_a_wrong_container_code_is_refused_and_changes_nothing(api, privacyidea,
 
 def test_a_sync_of_a_container_the_phone_does_not_hold_is_refused(api):
     phone = new_phone(api, "privacyIDEA no container")
-    refused = api.call("syncContainer", path={"id": phone["id"], "serial": "SMPH00000000"}, body={}, expect=404)[1]
+    refused = api.call("syncContainer", "unknownContainer", path={"id": phone["id"], "serial": "SMPH00000000"}, body={}, expect=404)[1]
     assert refused["error"]["code"] == "UNKNOWN_CONTAINER", refused
+
+
+def test_a_rollover_moves_the_container_and_the_old_phones_copy_stops(api, privacyidea):
+    user, old, serial, hotp = holding_one(api, privacyidea, "old phone", privacyidea.admin.init_hotp)
+
+    code = api.call("rolloverContainer", path={"id": old["id"], "serial": serial}, body={}, expect=200)[1]["code"]
+    assert code.startswith(f"pia://container/{serial}?"), code
+    assert privacyidea.admin.container(serial)["info"]["registration_state"] == "rollover"
+    new = new_phone(api, "privacyIDEA new phone")
+    path = {"id": new["id"]}
+    assert api.call("startOutOfBand", path=path, body={"qr": code}, expect=202)[1]["privacyIDEA"]["state"] == "WAIT_FOR_INPUT"
+    done = api.call("answerPrivacyIDEA", path=path, body={"accept": True}, expect=200)[1]["privacyIDEA"]
+    assert (done["state"], done.get("outcome")) == ("DONE", "ENROLLED"), done
+    assert privacyidea.admin.container(serial)["info"]["registration_state"] == "registered"
+
+    # the new phone's first sync brought the token with a new secret, which privacyIDEA accepts
+    moved = holdings(api, new, serial)
+    assert list(moved) == [hotp], moved
+    check = privacyidea.admin.validate_check(user, code_of(api, new, moved[hotp]["otpAccountId"]))
+    assert check.accepted, check
+    refused = api.call("syncContainer", "movedAway", path={"id": old["id"], "serial": serial}, body={}, expect=502)[1]
+    assert refused["error"]["code"] == "PRIVACYIDEA_REFUSED" and "signature" in refused["error"]["message"], refused
+
+
+def test_a_rollover_of_a_container_the_phone_does_not_hold_is_refused(api, privacyidea):
+    holder = new_phone(api, "privacyIDEA holder")
+    serial = registered_container(api, privacyidea, holder, privacyidea.new_user("not-mine"))
+    stranger = new_phone(api, "privacyIDEA stranger")
+    refused = api.call("rolloverContainer", path={"id": stranger["id"], "serial": serial}, body={}, expect=404)[1]
+    assert refused["error"]["code"] == "UNKNOWN_CONTAINER", refused
+    assert privacyidea.admin.container(serial)["info"]["registration_state"] == "registered"
+
+
+def test_unregistering_forgets_the_container_and_keeps_its_tokens(api, privacyidea):
+    _, phone, serial, totp = holding_one(api, privacyidea, "leaving phone", privacyidea.admin.init_totp)
+    account = holdings(api, phone, serial)[totp]["otpAccountId"]
+
+    api.call("unregisterContainer", path={"id": phone["id"], "serial": serial}, expect=204)
+    assert "registration_state" not in privacyidea.admin.container(serial)["info"]
+    assert api.call("listContainers", "noContainers", path={"id": phone["id"]}, expect=200)[1]["containers"] == []
+    accounts = api.call("listOTPAccounts", path={"id": phone["id"]}, expect=200)[1]["accounts"]
+    assert [a["id"] for a in accounts] == [account], "the container's token stays on the phone"
+    gone = api.call("syncContainer", path={"id": phone["id"], "serial": serial}, body={}, expect=404)[1]
+    assert gone["error"]["code"] == "UNKNOWN_CONTAINER", gone

@@ -42,6 +42,7 @@ export function renderHome(view) {
         "div",
         { id: "home-apps", className: "home-apps" },
         el("section", { id: "authphone-app", className: "home-section", hidden: !accounts.length }, el("h2", { className: "section-title", text: "AuthPhone" }), accountList),
+        view.containersSection(),
         view.privacyIDEASection(),
         view.otpSection(),
         view.messagesSection(),

@@ -14,7 +14,7 @@ const FINAL_STATES = new Set(["DONE", "ERROR"]);
 
 /**
  * `app`: state, phoneId, phoneName, phonePath(suffix), send(action), toast,
- * showStartedFlow(source, answer), inboxSection(), otpSection(), privacyIDEASection(), messagesSection(),
+ * showStartedFlow(source, answer), inboxSection(), otpSection(), privacyIDEASection(), containersSection(), messagesSection(),
  * privacyIDEA ({isShown, dismiss}). Returns {render, dismissResults, isBusy, showNotFound, tearDown}.
  */
 export function createScreen(node, app) {

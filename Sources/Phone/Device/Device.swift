@@ -46,6 +46,12 @@ struct Device: Sendable {
         if let detail = try? await detail(phoneId) { screen.send(.phoneChanged(detail), to: phoneId) }
     }
 
+    /// Tells the phone's screens (their OTP account list and flow log) what happened to an
+    /// account: never its secret or a code.
+    func tell(_ phoneId: String, _ change: OTPAccountChange.Change, _ account: OTPAccount) {
+        screen.send(.otpAccount(OTPAccountChange(change: change, account: account)), to: phoneId)
+    }
+
     func checkAllowed(_ url: URL?) throws(PhoneError) {
         guard let url, let target = origin(of: url) else { throw .serverNotAllowed(url?.absoluteString ?? "(no URL)") }
         let allowed = allowedBackends().compactMap { URL(string: $0).flatMap(origin(of:)) }

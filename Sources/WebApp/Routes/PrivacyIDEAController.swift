@@ -53,6 +53,8 @@ struct PrivacyIDEAController {
         routes.post("{id}/privacyidea/answer", use: answer)
         routes.get("{id}/privacyidea/containers", use: containers)
         routes.post("{id}/privacyidea/containers/{serial}/sync", use: synchronize)
+        routes.post("{id}/privacyidea/containers/{serial}/rollover", use: rollover)
+        routes.delete("{id}/privacyidea/containers/{serial}", use: unregister)
         return routes
     }
 
@@ -97,5 +99,20 @@ struct PrivacyIDEAController {
         let id = try context.parameters.require("id")
         return try await phones.privacyIDEA.synchronize(phoneId: id, serial: context.parameters.require("serial"))
     }
+
+    /// The container handed to another phone: privacyIDEA's new registration code for it.
+    func rollover(_ request: Request, context: AppRequestContext) async throws -> ContainerRollover {
+        try await request.expectNoBody(context: context)
+        let id = try context.parameters.require("id")
+        return try await phones.privacyIDEA.rollover(phoneId: id, serial: context.parameters.require("serial"))
+    }
+
+    /// Unregisters the container at privacyIDEA; it leaves the phone, its tokens stay.
+    func unregister(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        try await phones.privacyIDEA.unregister(phoneId: id, serial: context.parameters.require("serial"))
+        return Response(status: .noContent)
+    }
 }
 extension ContainerSynchronized: ResponseEncodable {}
+extension ContainerRollover: ResponseEncodable {}

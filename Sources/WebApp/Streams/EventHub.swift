@@ -141,7 +141,7 @@ final class EventFeed: Service {
                     case .flowUpdate(let flow): hub.publish(.flow(phone: phone, flow))
                     case .privacyIDEA(let request): hub.publish(.privacyIDEA(phone: phone, request))
                     case .textMessage(let message): hub.publish(.sms(phone: phone, message))
-                    case .phoneChanged, .operation, .session, .otpAccount, .pushTokens: break
+                    case .phoneChanged, .operation, .session, .otpAccount, .pushTokens, .containers: break
                     }
                 })
             sources.append(backend.events.forward { hub.publish(.session($0)) })

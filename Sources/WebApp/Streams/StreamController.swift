@@ -42,14 +42,15 @@ struct StreamController {
         case privacyIDEA(PrivacyIDEARequest)
         /// The phone's privacyIDEA push tokens after one was added or removed.
         case pushTokens([PushTokenSummary])
+        case containers([ContainerSummary])
         /// A text arrived in the Messages app (docs/sms.md).
         case textMessage(TextMessage)
         case faults([FaultView])
         case error(code: String, message: String)
 
         private enum Keys: String, CodingKey {
-            case type, phone, flow, notification, notificationOpened, operation, session, otpAccount, privacyIDEA, pushTokens, textMessage, faults,
-                error
+            case type, phone, flow, notification, notificationOpened, operation, session, otpAccount, privacyIDEA, pushTokens, containers,
+                textMessage, faults, error
         }
 
         init(_ event: PhoneEvent) {
@@ -61,6 +62,7 @@ struct StreamController {
             case .otpAccount(let change): self = .otpAccount(change)
             case .privacyIDEA(let request): self = .privacyIDEA(request)
             case .pushTokens(let tokens): self = .pushTokens(tokens)
+            case .containers(let containers): self = .containers(containers)
             case .textMessage(let message): self = .textMessage(message)
             }
         }
@@ -99,6 +101,9 @@ struct StreamController {
             case .pushTokens(let tokens):
                 try container.encode("pushTokens", forKey: .type)
                 try container.encode(tokens, forKey: .pushTokens)
+            case .containers(let containers):
+                try container.encode("containers", forKey: .type)
+                try container.encode(containers, forKey: .containers)
             case .textMessage(let message):
                 try container.encode("textMessage", forKey: .type)
                 try container.encode(message, forKey: .textMessage)

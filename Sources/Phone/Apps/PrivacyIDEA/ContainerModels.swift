@@ -47,3 +47,10 @@ public struct ContainerSynchronized: Codable, Sendable, Equatable {
     public var removed: [String] = []
     public var failed: [Failure] = []
 }
+
+/// A rollover's new registration code, for the phone the container moves to.
+public struct ContainerRollover: Codable, Sendable, Equatable {
+    public var serial: String
+    /// The `pia://container/…` code the other phone scans.
+    public var code: String
+}

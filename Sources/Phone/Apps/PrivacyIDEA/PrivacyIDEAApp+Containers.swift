@@ -42,6 +42,7 @@ extension PrivacyIDEAApp {
                 ContainerRecord(
                     phoneId: phoneId, serial: registration.serial, issuer: registration.issuer, serverURL: registration.serverURL.absoluteString,
                     origin: origin, sslVerify: registration.sslVerify, signingKey: key.raw, registeredAt: device.now(), syncedAt: nil))
+            await announceContainers(phoneId)
             change(phoneId) { $0.registered() }
         } catch {
             change(phoneId) { $0.registered(failing: error.flowError) }
@@ -54,44 +55,102 @@ extension PrivacyIDEAApp {
     /// decrypt, or is for another container, changes nothing; a token that cannot be added is
     /// named with why, and the others still are.
     public func synchronize(phoneId: String, serial: String) async throws(PhoneError) -> ContainerSynchronized {
-        let phone = try await device.phone(phoneId)
-        guard let container = try await device.store.container(phoneId: phoneId, serial: serial) else { throw .unknownContainer(serial) }
-        guard let server = URL(string: container.serverURL) else { throw .storageFailed }
-        let key: ContainerKey
-        do { key = try ContainerKey(raw: container.signingKey) } catch { throw .crypto(error.message) }
+        let container = try await held(serial, phoneId: phoneId)
         let held = try await device.store.containerTokens(phoneId: phoneId).filter { $0.container == serial }
-
-        let asked = try await exchanges.send(
-            "POST", ContainerEndpoint.challenge.url(on: server), form: ContainerRequests.challenge(serial: serial, for: .synchronize, on: server),
-            sslVerify: container.sslVerify, phoneId: phoneId)
         let answerKey = ContainerSyncKey()
-        let form = try Self.checked { () throws(PrivacyIDEAError) in
+        let reply = try await exchange(.synchronize, container) { challenge throws(PrivacyIDEAError) in
             try ContainerRequests.synchronize(
-                serial: serial, on: server, challenge: try PrivacyIDEAAnswers.containerChallenge(asked),
-                tokens: held.map { .init(serial: $0.serial, tokentype: $0.tokentype) }, key: key, answerKey: answerKey, device: Self.device(phone))
+                serial: serial, on: container.server, challenge: challenge, tokens: held.map { .init(serial: $0.serial, tokentype: $0.tokentype) },
+                key: container.key, answerKey: answerKey, device: container.device)
         }
-        let reply = try await exchanges.send(
-            "POST", ContainerEndpoint.synchronize.url(on: server), form: form, sslVerify: container.sslVerify, phoneId: phoneId)
         let sync = try Self.checked { () throws(PrivacyIDEAError) in
             try ContainerSync(opened: try answerKey.open(try PrivacyIDEAAnswers.sealedContainer(reply)), serial: serial, held: held.map(\.serial))
         }
+        let record = container.record
 
-        var outcome = ContainerSynchronized(container: ContainerSummary(container, tokens: held), kept: sync.keep)
+        var outcome = ContainerSynchronized(container: ContainerSummary(record, tokens: held), kept: sync.keep)
         for url in sync.add {
             do throws(PhoneError) {
-                outcome.added.append(try await add(url, to: container, replacing: held))
+                outcome.added.append(try await add(url, to: record, replacing: held))
             } catch {
                 outcome.failed.append(ContainerSynchronized.Failure(serial: ContainerSync.serial(of: url), error: error.flowError))
             }
         }
         for token in held where sync.remove.contains(token.serial) {
-            try await device.store.release(token)
+            if let account = try await device.store.release(token) { device.tell(phoneId, .deleted, account.account) }
             outcome.removed.append(token.serial)
         }
         try await device.store.noteSynced(phoneId: phoneId, serial: serial, at: device.now())
         if !outcome.removed.isEmpty || !outcome.added.isEmpty { await announceTokens(phoneId) }
-        outcome.container = try await containers(phoneId: phoneId).first { $0.serial == serial } ?? outcome.container
+        let all = try await containers(phoneId: phoneId)
+        device.screen.send(.containers(all), to: phoneId)
+        outcome.container = all.first { $0.serial == serial } ?? outcome.container
         return outcome
+    }
+
+    /// The container handed to another phone, as privacyIDEA's app does it (`/container/rollover`,
+    /// which privacyIDEA's `container_client_rollover` policy allows): privacyIDEA answers a new
+    /// registration code for the other phone to scan. This phone's copy works until that phone
+    /// registers, then privacyIDEA refuses its signature.
+    public func rollover(phoneId: String, serial: String) async throws(PhoneError) -> ContainerRollover {
+        let container = try await held(serial, phoneId: phoneId)
+        let answer = try await exchange(.rollover, container) { challenge throws(PrivacyIDEAError) in
+            try ContainerRequests.signed(
+                .rollover, serial: serial, on: container.server, challenge: challenge, key: container.key, device: container.device)
+        }
+        let code = try Self.checked { () throws(PrivacyIDEAError) in try PrivacyIDEAAnswers.containerCode(answer) }
+        guard (try? ContainerRegistration(text: code, now: device.now()))?.serial == serial else {
+            throw .privacyIDEARefused("privacyIDEA's rollover answered no registration code for \(serial)")
+        }
+        return ContainerRollover(serial: serial, code: code)
+    }
+
+    /// Unregisters the container from the phone's side (`/container/register/terminate/client`):
+    /// it leaves the phone, and its tokens stay, as privacyIDEA keeps them.
+    public func unregister(phoneId: String, serial: String) async throws(PhoneError) {
+        let container = try await held(serial, phoneId: phoneId)
+        let answer = try await exchange(.terminate, container) { challenge throws(PrivacyIDEAError) in
+            try ContainerRequests.signed(
+                .terminate, serial: serial, on: container.server, challenge: challenge, key: container.key, device: container.device)
+        }
+        try Self.require(answer, else: "privacyIDEA did not unregister the container \(serial)")
+        try await device.store.forgetContainer(phoneId: phoneId, serial: serial)
+        await announceContainers(phoneId)
+    }
+
+    /// A container of this phone, ready to sign.
+    struct HeldContainer {
+        var record: ContainerRecord
+        var server: URL
+        var key: ContainerKey
+        var device: ContainerRequests.Device
+    }
+
+    private func held(_ serial: String, phoneId: String) async throws(PhoneError) -> HeldContainer {
+        let phone = try await device.phone(phoneId)
+        guard let record = try await device.store.container(phoneId: phoneId, serial: serial) else { throw .unknownContainer(serial) }
+        guard let server = URL(string: record.serverURL) else { throw .storageFailed }
+        let key: ContainerKey
+        do { key = try ContainerKey(raw: record.signingKey) } catch { throw .crypto(error.message) }
+        return HeldContainer(record: record, server: server, key: key, device: Self.device(phone))
+    }
+
+    /// A challenge bound to `endpoint`, then the request `signing` makes of it, sent there.
+    private func exchange(
+        _ endpoint: ContainerEndpoint, _ container: HeldContainer,
+        signing: (ContainerRequests.Challenge) throws(PrivacyIDEAError) -> ContainerRequests.Fields
+    ) async throws(PhoneError) -> Data {
+        let (record, server) = (container.record, container.server)
+        let asked = try await exchanges.send(
+            "POST", ContainerEndpoint.challenge.url(on: server), form: ContainerRequests.challenge(serial: record.serial, for: endpoint, on: server),
+            sslVerify: record.sslVerify, phoneId: record.phoneId)
+        let form = try Self.checked { () throws(PrivacyIDEAError) in try signing(try PrivacyIDEAAnswers.containerChallenge(asked)) }
+        return try await exchanges.send("POST", endpoint.url(on: server), form: form, sslVerify: record.sslVerify, phoneId: record.phoneId)
+    }
+
+    /// Tells the phone's screens its containers after a change.
+    func announceContainers(_ phoneId: String) async {
+        if let containers = try? await containers(phoneId: phoneId) { device.screen.send(.containers(containers), to: phoneId) }
     }
 
     /// A token privacyIDEA added: a push token registered with it, or an OTP account from its
@@ -106,20 +165,25 @@ extension PrivacyIDEAApp {
             let uri: OTPAuthURI
             do { uri = try OTPAuthURI(parsing: url) } catch { throw PhoneError(.badGateway, error.code, error.message) }
             guard let serial = ContainerSync.serial(of: url) else { throw .privacyIDEARefused("a token privacyIDEA added names no serial") }
-            if let before = held.first(where: { $0.serial == serial }) { try await device.store.release(before) }
+            if let before = held.first(where: { $0.serial == serial }), let replaced = try await device.store.release(before) {
+                device.tell(phoneId, .deleted, replaced.account)
+            }
             let record = OTPAccountRecord(id: UUID.random().uuidString.lowercased(), phoneId: phoneId, uri: uri, createdAt: device.now())
             let account = try await device.store.insert(record) ?? record
             kept = ContainerTokenRecord(
                 phoneId: phoneId, container: container.serial, serial: serial, tokentype: uri.generator.moving.tokentype, otpAccountId: account.id)
-            device.screen.send(.otpAccount(OTPAccountChange(change: .imported, account: account.account)), to: phoneId)
+            device.tell(phoneId, .imported, account.account)
         }
         try await device.store.hold(kept)
         return kept.serial
     }
 
-    /// What privacyIDEA answered, read: a refusal keeps its code.
+    /// What privacyIDEA answered, read: its refusal (or an answer that is not its protocol's) is
+    /// `PRIVACYIDEA_REFUSED`, as for push tokens; an answer the phone cannot open keeps its own code.
     private static func checked<T>(_ read: () throws(PrivacyIDEAError) -> T) throws(PhoneError) -> T {
-        do { return try read() } catch { throw PhoneError(.badGateway, error.code, error.message) }
+        do { return try read() } catch {
+            throw error.code == PrivacyIDEAError.syncRefused ? PhoneError(.badGateway, error.code, error.message) : .privacyIDEARefused(error.message)
+        }
     }
 
     private static func require(_ answer: Data, else refusal: String) throws(PhoneError) {
