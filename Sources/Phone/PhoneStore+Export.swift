@@ -29,10 +29,12 @@ extension PhoneStore {
         var otpAccounts: [OTPAccountRecord] = []
         var privacyIDEATokens: [PushTokenRecord] = []
         var privacyIDEAServers: [PrivacyIDEAOriginRecord] = []
+        var containers: [ContainerRecord] = []
+        var containerTokens: [ContainerTokenRecord] = []
     }
 
-    /// Every phone with its accounts, OTP accounts, privacyIDEA tokens and servers and their
-    /// secrets, oldest first. Answered privacyIDEA challenges stay behind: privacyIDEA itself
+    /// Every phone with its accounts, OTP accounts, privacyIDEA tokens, servers and containers and
+    /// their secrets, oldest first. Answered privacyIDEA challenges stay behind: privacyIDEA itself
     /// refuses an answer to one it closed.
     public func exported() async throws(StateExportError) -> Exported {
         let rows: [PhoneRows]
@@ -46,10 +48,13 @@ extension PhoneStore {
                 let otpAccounts = try byPhone(OTPAccountRecord.self, "otpAccount", "createdAt, id", \.phoneId)
                 let tokens = try byPhone(PushTokenRecord.self, "privacyIDEAToken", "createdAt, serial", \.phoneId)
                 let servers = try byPhone(PrivacyIDEAOriginRecord.self, "privacyIDEAOrigin", "acceptedAt, origin", \.phoneId)
+                let containers = try byPhone(ContainerRecord.self, "privacyIDEAContainer", "registeredAt, serial", \.phoneId)
+                let held = try byPhone(ContainerTokenRecord.self, "privacyIDEAContainerToken", "container, serial", \.phoneId)
                 return try sql.fetchAll(PhoneRecord.self, "SELECT * FROM phone ORDER BY createdAt, id", []).map {
                     PhoneRows(
                         phone: $0, accounts: accounts[$0.id] ?? [], otpAccounts: otpAccounts[$0.id] ?? [],
-                        privacyIDEATokens: tokens[$0.id] ?? [], privacyIDEAServers: servers[$0.id] ?? [])
+                        privacyIDEATokens: tokens[$0.id] ?? [], privacyIDEAServers: servers[$0.id] ?? [], containers: containers[$0.id] ?? [],
+                        containerTokens: held[$0.id] ?? [])
                 }
             }
         } catch { throw .storage("the phones could not be read: \(error)") }
@@ -60,7 +65,8 @@ extension PhoneStore {
             exported.phoneSecrets[phone.id] = ExportedState.PhoneSecrets(
                 deviceKeySeed: phone.deviceKeySeed, pinSalt: phone.pinSalt, biometricSecretKey: phone.biometricSecretKey,
                 pinPublicKey: phone.pinPublicKey,
-                privacyIDEATokenKeys: Dictionary(uniqueKeysWithValues: rows.privacyIDEATokens.map { ($0.serial, $0.tokenKey) }))
+                privacyIDEATokenKeys: Dictionary(uniqueKeysWithValues: rows.privacyIDEATokens.map { ($0.serial, $0.tokenKey) }),
+                privacyIDEAContainerKeys: Dictionary(uniqueKeysWithValues: rows.containers.map { ($0.serial, $0.signingKey) }))
             for account in rows.accounts {
                 exported.accountSecrets[account.id] = ExportedState.AccountSecrets(secretKey: account.secretKey, otpKey: account.otpKey)
             }
@@ -117,6 +123,8 @@ extension PhoneStore {
                     for account in rows.otpAccounts { try OTPAccountRecord.insertion.run(account, sql) }
                     for token in rows.privacyIDEATokens { try PushTokenRecord.insertion.run(token, sql) }
                     for server in rows.privacyIDEAServers { try server.insert(sql) }
+                    for container in rows.containers { try ContainerRecord.insertion.run(container, sql) }
+                    for token in rows.containerTokens { try ContainerTokenRecord.insertion.run(token, sql) }
                 }
             }
         } catch { throw .storage("the phones could not be stored (nothing was changed): \(error)") }
@@ -148,7 +156,8 @@ extension PhoneStore.PhoneRows {
             otpAccounts: otpAccounts.isEmpty ? nil : otpAccounts.map(\.exported),
             privacyIDEATokens: privacyIDEATokens.isEmpty ? nil : privacyIDEATokens.map(\.exported),
             privacyIDEAServers: privacyIDEAServers.isEmpty
-                ? nil : privacyIDEAServers.map { ExportedState.PrivacyIDEAServer(origin: $0.origin, acceptedAt: $0.acceptedAt) })
+                ? nil : privacyIDEAServers.map { ExportedState.PrivacyIDEAServer(origin: $0.origin, acceptedAt: $0.acceptedAt) },
+            privacyIDEAContainers: containers.isEmpty ? nil : containers.map { $0.exported(holding: containerTokens) })
     }
 
     /// The rows of an exported phone, its settings checked by the rules a settings change follows,
@@ -209,8 +218,24 @@ extension PhoneStore.PhoneRows {
             }
             return PrivacyIDEAOriginRecord(phoneId: phone.id, origin: server.origin, acceptedAt: server.acceptedAt)
         }
+        var containers: [ContainerRecord] = []
+        var held: [ContainerTokenRecord] = []
+        for container in phone.privacyIDEAContainers ?? [] {
+            do {
+                containers.append(
+                    try ContainerRecord.loaded(
+                        container, phoneId: phone.id, key: try state.key(ofPrivacyIDEAContainer: container.serial, phone: phone.id)))
+            } catch {
+                throw refuse("privacyIDEA container \(container.serial): \(error)")
+            }
+            held += container.tokens.map {
+                ContainerTokenRecord(
+                    phoneId: phone.id, container: container.serial, serial: $0.serial, tokentype: $0.tokentype, otpAccountId: $0.otpAccountId)
+            }
+        }
         return PhoneStore.PhoneRows(
-            phone: record, accounts: accounts, otpAccounts: otpAccounts, privacyIDEATokens: tokens, privacyIDEAServers: servers)
+            phone: record, accounts: accounts, otpAccounts: otpAccounts, privacyIDEATokens: tokens, privacyIDEAServers: servers,
+            containers: containers, containerTokens: held)
     }
 }
 
@@ -264,5 +289,26 @@ extension PushTokenRecord {
     static func isAddress(_ address: String, of origin: String) -> Bool {
         guard let url = URL(string: address), PushEnrolment.isServerURL(url) else { return false }
         return Phone.origin(of: url) == origin
+    }
+}
+
+extension ContainerRecord {
+    func exported(holding held: [ContainerTokenRecord]) -> ExportedState.PrivacyIDEAContainer {
+        ExportedState.PrivacyIDEAContainer(
+            serial: serial, issuer: issuer, serverURL: serverURL, origin: origin, sslVerify: sslVerify, registeredAt: registeredAt,
+            syncedAt: syncedAt,
+            tokens: held.filter { $0.container == serial }.map { .init(serial: $0.serial, tokentype: $0.tokentype, otpAccountId: $0.otpAccountId) })
+    }
+
+    /// The row of an exported container: its key must parse, and its server be an http(s)
+    /// address of the origin it names.
+    static func loaded(_ container: ExportedState.PrivacyIDEAContainer, phoneId: String, key: Data) throws -> ContainerRecord {
+        _ = try ContainerKey(raw: key)
+        guard PushTokenRecord.isAddress(container.serverURL, of: container.origin) else {
+            throw StateExportError.invalid("its server '\(container.serverURL)' is not an http(s) address of '\(container.origin)'")
+        }
+        return ContainerRecord(
+            phoneId: phoneId, serial: container.serial, issuer: container.issuer, serverURL: container.serverURL, origin: container.origin,
+            sslVerify: container.sslVerify, signingKey: key, registeredAt: container.registeredAt, syncedAt: container.syncedAt)
     }
 }

@@ -45,16 +45,19 @@ extension ExportedState {
         public var pinPublicKey: Data?
         /// The privacyIDEA tokens' RSA keys (PKCS #8 DER), by serial; absent when there are none.
         public var privacyIDEATokenKeys: [String: Data]?
+        /// The privacyIDEA containers' P-384 keys (raw scalars), by serial; absent when there are none.
+        public var privacyIDEAContainerKeys: [String: Data]?
 
         public init(
             deviceKeySeed: Data, pinSalt: Data?, biometricSecretKey: Data?, pinPublicKey: Data? = nil,
-            privacyIDEATokenKeys: [String: Data] = [:]
+            privacyIDEATokenKeys: [String: Data] = [:], privacyIDEAContainerKeys: [String: Data] = [:]
         ) {
             self.deviceKeySeed = deviceKeySeed
             self.pinSalt = pinSalt
             self.biometricSecretKey = biometricSecretKey
             self.pinPublicKey = pinPublicKey
             self.privacyIDEATokenKeys = privacyIDEATokenKeys.isEmpty ? nil : privacyIDEATokenKeys
+            self.privacyIDEAContainerKeys = privacyIDEAContainerKeys.isEmpty ? nil : privacyIDEAContainerKeys
         }
     }
 
@@ -112,6 +115,28 @@ extension ExportedState {
             try Self.unique("privacyIDEA serial of phone \(phone.id)", serials)
             try Self.unique("privacyIDEA server of phone \(phone.id)", (phone.privacyIDEAServers ?? []).map(\.origin))
             try Self.same("privacyIDEA keys of phone \(phone.id)", Set(serials), (secrets.phones[phone.id]?.privacyIDEATokenKeys ?? [:]).keys)
+            let containers = phone.privacyIDEAContainers ?? []
+            try Self.unique("privacyIDEA container of phone \(phone.id)", containers.map(\.serial))
+            try Self.same(
+                "privacyIDEA container keys of phone \(phone.id)", Set(containers.map(\.serial)),
+                (secrets.phones[phone.id]?.privacyIDEAContainerKeys ?? [:]).keys)
+            let held = containers.flatMap(\.tokens)
+            try Self.unique("privacyIDEA container token of phone \(phone.id)", held.map(\.serial))
+            let accountIds = Set((phone.otpAccounts ?? []).map(\.id))
+            for token in held {
+                guard (token.tokentype == "push") == (token.otpAccountId == nil), ["push", "hotp", "totp"].contains(token.tokentype) else {
+                    throw .invalid("phone \(phone.id)'s container token \(token.serial) is not a push token or an OTP account with its id")
+                }
+                if let account = token.otpAccountId {
+                    guard accountIds.contains(account) else {
+                        throw .invalid("phone \(phone.id)'s container token \(token.serial) names no OTP account of it")
+                    }
+                } else {
+                    guard serials.contains(token.serial) else {
+                        throw .invalid("phone \(phone.id)'s container token \(token.serial) names no push token of it")
+                    }
+                }
+            }
         }
 
         let seed = Ed25519.seedLength

@@ -49,6 +49,58 @@ extension ExportedState {
         }
     }
 
+    /// A privacyIDEA smartphone container the phone registered (docs/privacyidea.md#containers):
+    /// enough for privacyIDEA, which keeps its side, to go on synchronising it. Its P-384 key is a
+    /// secret (`PhoneSecrets.privacyIDEAContainerKeys`).
+    public struct PrivacyIDEAContainer: Codable, Sendable, Equatable {
+        /// A token the container holds: a push token of the phone by its serial, or an OTP
+        /// account of the phone (`otpAccountId`).
+        public struct Token: Codable, Sendable, Equatable {
+            public var serial: String
+            /// `push`, `hotp` or `totp`.
+            public var tokentype: String
+            public var otpAccountId: String?
+
+            public init(serial: String, tokentype: String, otpAccountId: String?) {
+                self.serial = serial
+                self.tokentype = tokentype
+                self.otpAccountId = otpAccountId
+            }
+        }
+
+        public var serial: String
+        public var issuer: String
+        /// privacyIDEA's base URL, on the server `origin`.
+        public var serverURL: String
+        public var origin: String
+        public var sslVerify: Bool
+        public var registeredAt: Date
+        public var syncedAt: Date?
+        public var tokens: [Token]
+
+        public init(
+            serial: String, issuer: String, serverURL: String, origin: String, sslVerify: Bool, registeredAt: Date, syncedAt: Date?,
+            tokens: [Token]
+        ) {
+            self.serial = serial
+            self.issuer = issuer
+            self.serverURL = serverURL
+            self.origin = origin
+            self.sslVerify = sslVerify
+            self.registeredAt = registeredAt
+            self.syncedAt = syncedAt
+            self.tokens = tokens
+        }
+    }
+
+    /// The P-384 key (its raw scalar) of a container the state names (checked when the state was read).
+    public func key(ofPrivacyIDEAContainer serial: String, phone id: String) throws(StateExportError) -> Data {
+        guard let found = secrets.phones[id]?.privacyIDEAContainerKeys?[serial] else {
+            throw .invalid("phone \(id)'s privacyIDEA container \(serial) has no key")
+        }
+        return found
+    }
+
     /// The RSA key (PKCS #8 DER) of a token the state names (checked when the state was read).
     public func key(ofPrivacyIDEAToken serial: String, phone id: String) throws(StateExportError) -> Data {
         guard let found = secrets.phones[id]?.privacyIDEATokenKeys?[serial] else {

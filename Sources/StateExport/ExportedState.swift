@@ -35,11 +35,13 @@ public struct ExportedState: Sendable, Equatable {
         /// Absent, as the OTP accounts, when the phone has none.
         public var privacyIDEATokens: [PrivacyIDEAToken]?
         public var privacyIDEAServers: [PrivacyIDEAServer]?
+        /// Absent, as the OTP accounts, when the phone has none.
+        public var privacyIDEAContainers: [PrivacyIDEAContainer]?
 
         public init(
             id: String, name: String, deviceId: String, fcmToken: String, number: String? = nil, pinLength: Int, createdAt: Date, settings: Settings,
             biometrics: Biometrics, accounts: [Account], otpAccounts: [OTPAccount]? = nil, privacyIDEATokens: [PrivacyIDEAToken]? = nil,
-            privacyIDEAServers: [PrivacyIDEAServer]? = nil
+            privacyIDEAServers: [PrivacyIDEAServer]? = nil, privacyIDEAContainers: [PrivacyIDEAContainer]? = nil
         ) {
             self.id = id
             self.name = name
@@ -54,6 +56,7 @@ public struct ExportedState: Sendable, Equatable {
             self.otpAccounts = otpAccounts
             self.privacyIDEATokens = privacyIDEATokens
             self.privacyIDEAServers = privacyIDEAServers
+            self.privacyIDEAContainers = privacyIDEAContainers
         }
     }
 

@@ -11,7 +11,7 @@ import Testing
     static func key(_ count: Int) -> Data { Data(try! Sodium.randomBytes(count)) }
 
     /// One phone with an account enrolled at the backend, a PIN and an offline OTP key, and a
-    /// privacyIDEA push token.
+    /// privacyIDEA push token held by a privacyIDEA container.
     static func state() -> ExportedState {
         let account = ExportedState.Account(
             id: "account-1", userId: "alice", displayName: "Alice", serverName: "AuthPhone demo", serverURL: "http://127.0.0.1:8080",
@@ -30,7 +30,12 @@ import Testing
                     sslVerify: true, pollOnly: false, requiresUnlock: false, serverKey: "-----BEGIN PUBLIC KEY-----", fcmToken: "fid:APA91btoken",
                     createdAt: time)
             ],
-            privacyIDEAServers: [ExportedState.PrivacyIDEAServer(origin: "https://pi.example", acceptedAt: time)])
+            privacyIDEAServers: [ExportedState.PrivacyIDEAServer(origin: "https://pi.example", acceptedAt: time)],
+            privacyIDEAContainers: [
+                ExportedState.PrivacyIDEAContainer(
+                    serial: "SMPH0001", issuer: "privacyIDEA", serverURL: "https://pi.example", origin: "https://pi.example", sslVerify: true,
+                    registeredAt: time, syncedAt: nil, tokens: [.init(serial: "PIPU0001", tokentype: "push", otpAccountId: nil)])
+            ])
         let backend = ExportedState.Backend(
             accounts: [
                 ExportedState.BackendAccount(
@@ -51,7 +56,7 @@ import Testing
                 phones: [
                     "phone-1": ExportedState.PhoneSecrets(
                         deviceKeySeed: key(32), pinSalt: key(16), biometricSecretKey: nil, pinPublicKey: key(32),
-                        privacyIDEATokenKeys: ["PIPU0001": key(1218)])
+                        privacyIDEATokenKeys: ["PIPU0001": key(1218)], privacyIDEAContainerKeys: ["SMPH0001": key(48)])
                 ],
                 accounts: ["account-1": ExportedState.AccountSecrets(secretKey: key(64), otpKey: key(32))],
                 serverSecretKey: key(64), backendOTPKeys: ["account-1": key(32)], pinPublicKeys: ["device-1": key(32)]))
@@ -231,6 +236,14 @@ import Testing
         let tokens = serialTwice.phones[0].privacyIDEATokens ?? []
         serialTwice.phones[0].privacyIDEATokens = tokens + tokens
         #expect(throws: StateExportError.invalid("the privacyIDEA serial of phone phone-1 PIPU0001 appears twice")) { try Self.written(serialTwice) }
+        var containerKeyless = Self.state()
+        containerKeyless.secrets.phones["phone-1"]?.privacyIDEAContainerKeys = nil
+        #expect(throws: StateExportError.invalid("the sealed privacyIDEA container keys of phone phone-1 lack SMPH0001")) {
+            try Self.written(containerKeyless)
+        }
+        var strayToken = Self.state()
+        strayToken.phones[0].privacyIDEAContainers?[0].tokens = [.init(serial: "OATH9", tokentype: "hotp", otpAccountId: "otp-9")]
+        #expect(throws: StateExportError.invalid("phone phone-1's container token OATH9 names no OTP account of it")) { try Self.written(strayToken) }
         var shortPinKey = Self.state()
         shortPinKey.secrets.phones["phone-1"]?.pinPublicKey = Self.key(16)
         #expect(throws: StateExportError.invalid("phone phone-1's PIN key is 16 bytes, not 32")) { try Self.written(shortPinKey) }

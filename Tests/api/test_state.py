@@ -12,7 +12,7 @@ import subprocess
 
 import requests
 
-from client import BASE_URL, FOREIGN_ORIGIN, PIN, TIMEOUT, Api, enrol_phone, enrolled_token, new_phone, uniq
+from client import BASE_URL, FOREIGN_ORIGIN, PIN, TIMEOUT, Api, enrol_phone, enrolled_token, new_phone, registered_container, uniq
 from servers import BINARY, serving
 
 PASSPHRASE = "a passphrase for the CI job"
@@ -162,6 +162,31 @@ def test_a_phones_privacyidea_token_travels_in_the_export_and_answers_where_it_i
         assert unlocked["outcome"] == "ACCEPTED", unlocked
         assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
         enrolled_token(api, privacyidea, phone, privacyidea.new_user("exported"), server_accepted=True)
+
+
+def test_a_phones_privacyidea_container_travels_in_the_export_and_syncs_where_it_is_seeded(tmp_path, privacyidea):
+    """A phone's privacyIDEA container (its key sealed) and the OTP account it holds are in the
+    export: the seeded server synchronises it with privacyIDEA as the phone did, keeping the token."""
+    data, state, passphrase = tmp_path / "data", tmp_path / "state.json", tmp_path / "passphrase"
+    passphrase.write_text(PASSPHRASE + "\n")
+    user = privacyidea.new_user("exported")
+    with serving(tmp_path, ["--pin-kdf", "fast", "--data-dir", str(data)]) as (_, url, _):
+        api = Api(url)
+        phone = new_phone(api, "privacyIDEA container exported")
+        path = {"id": phone["id"]}
+        serial = registered_container(api, privacyidea, phone, user)
+        hotp, _ = privacyidea.admin.init_hotp(user)
+        privacyidea.admin.add_to_container(serial, hotp)
+        assert api.call("syncContainer", path={**path, "serial": serial}, body={}, expect=200)[1]["added"] == [hotp]
+    ok("export", "--data-dir", data, "--out", state, "--passphrase-file", passphrase)
+    exported = json.loads(state.read_text())["state"]["phones"][0]
+    assert [(c["serial"], [t["serial"] for t in c["tokens"]]) for c in exported["privacyIDEAContainers"]] == [(serial, [hotp])]
+    assert "signingKey" not in json.dumps(exported)
+
+    seeded = ["--pin-kdf", "fast", "--in-memory", "--seed", str(state), "--seed-passphrase-file", str(passphrase)]
+    with serving(tmp_path, seeded) as (_, url, _):
+        synced = Api(url).call("syncContainer", path={**path, "serial": serial}, body={}, expect=200)[1]
+        assert (synced["added"], synced["kept"], synced["removed"]) == ([], [hotp], []), synced
 
 
 def test_a_seed_that_does_not_open_stops_the_start(tmp_path):
