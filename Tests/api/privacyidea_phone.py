@@ -1,0 +1,47 @@
+"""The phone's side of privacyIDEA's push tokens as the API tests drive it: a challenge polled or
+pushed onto the screen, the phone's answer through the document's examples, its token list."""
+
+from client import wait_for
+
+
+def polled_challenge(api, phone, serial, example="challenge"):
+    shown = api.call("pollPushToken", example, path={"id": phone["id"], "serial": serial}, expect=200)[1]["privacyIDEA"]
+    assert shown and (shown["kind"], shown["state"], shown["serial"]) == ("CHALLENGE", "WAIT_FOR_INPUT", serial), shown
+    return shown
+
+
+def pushed_challenge(api, phone, serial):
+    """The challenge privacyIDEA's Firebase provider pushed through AuthPhone's FCM endpoint, once the
+    phone shows it (the phone takes a privacyIDEA push as it arrives, as privacyIDEA's app does)."""
+    def on_screen():
+        shown = api.call("getPrivacyIDEARequest", path={"id": phone["id"]}, expect=200)[1]["privacyIDEA"]
+        return shown if shown and shown["kind"] == "CHALLENGE" and shown["state"] == "WAIT_FOR_INPUT" else None
+    try:
+        shown = wait_for(on_screen, "a pushed challenge on the phone")
+    except AssertionError:
+        inbox = api.call("getInbox", path={"id": phone["id"]}, expect=200)[1]
+        raise AssertionError(f"no pushed challenge reached the phone; its inbox: {inbox}") from None
+    assert shown["serial"] == serial, shown
+    return shown
+
+
+def answer(api, phone, example, **merge):
+    """The phone's answer: the document's request example `example`, with `merge` merged into it."""
+    return api.call("answerPrivacyIDEA", example, path={"id": phone["id"]}, merge=merge or None, expect=200)[1]["privacyIDEA"]
+
+
+def tokens_of(api, phone, example=None):
+    return api.call("listPushTokens", example, path={"id": phone["id"]}, expect=200)[1]["tokens"]
+
+
+def answer_named(api, phone, **body):
+    """An answer whose response lists other open challenges (`waiting`), which no example shows."""
+    return api.call("answerPrivacyIDEA", path={"id": phone["id"]}, body=body, expect=200)[1]["privacyIDEA"]
+
+
+def presence_answer(check):
+    """The option privacyIDEA's login page shows the user (its reply's `presence_answer`)."""
+    for challenge in [check.detail, *check.detail.get("multi_challenge", [])]:
+        if challenge.get("presence_answer"):
+            return challenge["presence_answer"]
+    raise AssertionError(f"privacyIDEA's reply names no presence answer: {check.detail}")
