@@ -47,6 +47,33 @@ public enum PrivacyIDEAAnswers {
         }
     }
 
+    /// What privacyIDEA's `push_code_to_phone` gives the phone once it accepted: the code the
+    /// user types into the login page, and the words to show above it.
+    public struct DisplayCode: Sendable, Equatable {
+        public var code: String
+        public var message: String?
+    }
+
+    /// An accepted answer's display code (`detail.display_code`), where privacyIDEA's
+    /// `push_code_to_phone` made one; nil otherwise.
+    public static func displayCode(_ body: Data) -> DisplayCode? {
+        struct Answer: Decodable {
+            struct Detail: Decodable {
+                var displayCode: String?
+                var message: String?
+                enum CodingKeys: String, CodingKey {
+                    case displayCode = "display_code"
+                    case message
+                }
+            }
+            var detail: Detail?
+        }
+        guard let detail = (try? WireJSON.decoder().decode(Answer.self, from: body))?.detail, let code = detail.displayCode,
+            (1...16).contains(code.count), code.allSatisfy(\.isASCII)
+        else { return nil }
+        return DisplayCode(code: code, message: detail.message.map { String($0.prefix(200)) })
+    }
+
     /// An answer's or an FCM token update's outcome: privacyIDEA says `value: true` when it
     /// matched an open challenge and its signature.
     public static func accepted(_ body: Data) throws(PrivacyIDEAError) -> Bool {

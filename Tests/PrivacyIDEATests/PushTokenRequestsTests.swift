@@ -50,4 +50,13 @@ struct PushTokenRequestsTests {
             try PrivacyIDEAAnswers.serverKey(body)
         }
     }
+
+    /// `push_code_to_phone`: privacyIDEA's answer to an accept carries the code to show.
+    @Test func anAcceptsAnswerMayCarryACodeToShow() {
+        let body = Data(
+            #"{"result": {"status": true, "value": true}, "detail": {"display_code": "8317", "message": "Enter the code to log in"}}"#.utf8)
+        #expect(PrivacyIDEAAnswers.displayCode(body) == .init(code: "8317", message: "Enter the code to log in"))
+        #expect(PrivacyIDEAAnswers.displayCode(Data(#"{"result": {"status": true, "value": true}, "detail": {}}"#.utf8)) == nil)
+        #expect(PrivacyIDEAAnswers.displayCode(Data(#"{"detail": {"display_code": ""}}"#.utf8)) == nil)
+    }
 }

@@ -1,7 +1,8 @@
 """AuthPhone's phone answering privacyIDEA's logins: a decline's reason, an unlock before an
 accept (`push_force_app_pin`), the presence option the login page shows (`push_require_presence`),
-and several open challenges each answered on its own. privacyIDEA 3.14 itself
-(privacyidea_server.py) decides from the phone's signed answers: `/validate/check` is the proof.
+the code to type into the login page (`push_code_to_phone`), and several open challenges each
+answered on its own. privacyIDEA 3.14 itself (privacyidea_server.py) decides from the phone's
+signed answers: `/validate/check` is the proof.
 
 Environment: as test_privacyidea_push.py says.
 """
@@ -146,3 +147,17 @@ def test_of_two_open_challenges_the_poll_shows_the_newest_and_only_it_is_answere
     assert privacyidea.admin.validate_check(user, "", current.transaction_id).accepted
     assert privacyidea.admin.poll_transaction(abandoned.transaction_id) == "pending"
     assert not privacyidea.admin.validate_check(user, "", abandoned.transaction_id).accepted
+
+
+def test_with_code_to_phone_the_phone_shows_the_code_the_login_page_takes(api, privacyidea):
+    phone = new_phone(api, "privacyIDEA code to phone")
+    user = privacyidea.new_user("code-to-phone")
+    serial = enrolled_token(api, privacyidea, phone, user)
+    with privacyidea.admin.policy("code-to-phone", "authentication", {"push_code_to_phone": True}, user=user):
+        started = privacyidea.admin.validate_check(user, "")
+        polled_challenge(api, phone, serial)
+        shown = answer_named(api, phone, accept=True)  # no example shows the code, which privacyIDEA makes anew
+        assert shown["outcome"] == "ACCEPTED" and shown["displayCode"].isdigit() and shown.get("displayMessage"), shown
+        # the phone's accept alone does not log in: the login page takes the code it shows
+        assert not privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
+        assert privacyidea.admin.validate_check(user, shown["displayCode"], started.transaction_id).accepted

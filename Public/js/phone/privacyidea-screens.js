@@ -240,6 +240,10 @@ function renderDone(request, view) {
   const outcome = (request.kind === "CONTAINER" && request.outcome === "ENROLLED" ? CONTAINER_REGISTERED : OUTCOMES[request.outcome]) || { icon: "✓", ok: true, title: "Done" };
   const reason = DECLINE_REASONS[request.declineReason];
   const said = reason ? el("p", { id: "privacyidea-decline-reason", className: "screen-subtitle", text: reason.said }) : null;
+  // privacyIDEA's push_code_to_phone: the code the user types into the login page
+  const code = request.displayCode
+    ? el("div", { id: "privacyidea-display-code", className: "display-code" }, el("p", { className: "hint", text: request.displayMessage || "Enter the code to log in" }), el("p", { className: "otp-code", text: request.displayCode }))
+    : null;
   result(
     view,
     { id: "privacyidea-done", dataset: { outcome: String(request.outcome || "") } },
@@ -247,6 +251,7 @@ function renderDone(request, view) {
     outcome.icon,
     outcome.title,
     said,
+    code,
     tokenLine(request),
     waitingList(request, view),
   );

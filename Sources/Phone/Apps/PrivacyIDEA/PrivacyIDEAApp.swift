@@ -266,17 +266,18 @@ public actor PrivacyIDEAApp: PhoneApp {
 
     private func send(_ answer: PushAnswer, to challenge: PushChallenge, phoneId: String) async {
         var failure: FlowError?
+        var shown: PrivacyIDEAAnswers.DisplayCode?
         do throws(PhoneError) {
             guard let token = try await device.store.pushToken(phoneId: phoneId, serial: challenge.serial) else {
                 throw PhoneError.unknownSerial(challenge.serial)
             }
             guard try await device.store.noteAnswered(phoneId: phoneId, serial: challenge.serial, nonce: challenge.nonce, at: device.now())
             else { throw PhoneError(.conflict, "CHALLENGE_REPLAYED", "the challenge \(challenge.nonce) was answered before") }
-            try await exchanges.answer(answer, to: challenge, token: token)
+            shown = try await exchanges.answer(answer, to: challenge, token: token)
         } catch {
             failure = error.flowError
         }
-        change(phoneId) { [failure] machine in machine.answered(challenge.nonce, failing: failure) }
+        change(phoneId) { [failure, shown] machine in machine.answered(challenge.nonce, failing: failure, showing: shown) }
     }
 
     // MARK: the phone's state

@@ -61,13 +61,16 @@ struct PrivacyIDEAExchanges: Sendable {
     }
 
     /// The user's answer to a challenge, signed with the token's key; privacyIDEA must find the
-    /// open challenge it fits.
-    func answer(_ answer: PushAnswer, to challenge: PushChallenge, token: PushTokenRecord) async throws(PhoneError) {
+    /// open challenge it fits. An accept may bring a code to show (`push_code_to_phone`).
+    func answer(_ answer: PushAnswer, to challenge: PushChallenge, token: PushTokenRecord) async throws(PhoneError)
+        -> PrivacyIDEAAnswers.DisplayCode?
+    {
         let key = try Self.tokenKey(token)
         let form: PushTokenRequests.Fields
         do { form = try PushTokenRequests.answer(challenge, answer, key: key) } catch { throw .crypto(error.message) }
         let reply = try await send("POST", challenge.url, form: form, sslVerify: token.sslVerify, phoneId: token.phoneId)
         try Self.requireAccepted(reply, else: "privacyIDEA found no open challenge that this answer fits")
+        return PrivacyIDEAAnswers.displayCode(reply)
     }
 
     /// Tells the token's privacyIDEA the phone's new FCM token, signed with the token's key; part

@@ -140,9 +140,10 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
         return .send(answer, to: found.challenge)
     }
 
-    /// The answer's fate: privacyIDEA took it (`error` nil) or it failed. Either way the challenge
-    /// is closed: it counts as answered once sent.
-    mutating func answered(_ nonce: String, failing error: FlowError? = nil) {
+    /// The answer's fate: privacyIDEA took it (`error` nil), with a code to show where its
+    /// `push_code_to_phone` asks the user to type one, or it failed. Either way the challenge is
+    /// closed: it counts as answered once sent.
+    mutating func answered(_ nonce: String, failing error: FlowError? = nil, showing code: PrivacyIDEAAnswers.DisplayCode? = nil) {
         guard let index = open.firstIndex(where: { $0.challenge.nonce == nonce && $0.answering }), let answer = open[index].answer else { return }
         open.remove(at: index)
         guard screen?.kind == .challenge, screen?.nonce == nonce, screen?.state == .processing else { return }
@@ -154,6 +155,8 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
                 screen.declineReason = reason
             } else {
                 screen.outcome = .accepted
+                screen.displayCode = code?.code
+                screen.displayMessage = code?.message
             }
         }
     }

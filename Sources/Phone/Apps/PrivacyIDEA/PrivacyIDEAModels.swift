@@ -90,6 +90,10 @@ public struct PrivacyIDEARequest: Codable, Sendable, Equatable {
     public var outcome: Outcome?
     /// The reason given with a decline.
     public var declineReason: DeclineReason?
+    /// An accepted challenge of privacyIDEA's `push_code_to_phone`: the code the user types into
+    /// the login page, and privacyIDEA's words to show above it.
+    public var displayCode: String?
+    public var displayMessage: String?
     public var error: FlowError?
     /// A registration's attempts under the retry policy: the one last made, of how many, and
     /// the wait before the next (nil: none follows).
