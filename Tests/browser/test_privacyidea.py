@@ -182,9 +182,9 @@ def test_a_pushed_challenge_goes_on_screen_and_leaves_no_banner(driver, windows,
 
 
 def test_a_privacyidea_that_refuses_connections_shows_each_attempt(driver, windows, privacyidea):
-    """Nothing listens at the enrolment's address: each refused attempt is on the screen within
-    2 s of being made (not after a 10 s connect deadline), with why and the wait, then the error;
-    the phone's timeline has each attempt, to privacyIDEA, numbered."""
+    """Nothing listens at the enrolment's address: each attempt is refused at once (not after a
+    10 s connect deadline) and is on the screen with why and the wait, then the error; the
+    phone's timeline has each attempt, to privacyIDEA, numbered."""
     phone_id = phone_checked_by_hand(driver, windows, f"privacyIDEA refused {uuid.uuid4().hex[:8]}")
     _, qr_text = privacyidea.admin.init_push_token(privacyidea.new_user("refused-page"))
     dead = free_port()
@@ -197,13 +197,15 @@ def test_a_privacyidea_that_refuses_connections_shows_each_attempt(driver, windo
     wait_screen(driver, "ERROR", extra=ENROLMENT, timeout=20)
     seen = driver.execute_script("return {attempts: window.seenAttempts, took: performance.now() - window.watchedFrom}")
     assert [a["attempt"] for a in seen["attempts"]] == ["1", "2", "3"], seen
-    assert seen["attempts"][0]["after"] < 2000, f"the first refusal took {seen['attempts'][0]['after']:.0f} ms to show"
     for a in seen["attempts"]:
         assert a["text"].startswith(f"Attempt {a['attempt']} of 4 failed: ") and f"127.0.0.1:{dead} was refused" in a["text"], a
     # four attempts, each refused at once, and the waits between them (at most 1 + 2 + 4 s)
     assert seen["took"] < 7000 + 4 * 2000, f"the four attempts took {seen['took']:.0f} ms"
-    hops = call(driver, "GET", f"/api/phones/{phone_id}/timeline")["hops"]
-    assert [hop["attempt"] for hop in hops if hop["to"] == "privacyIDEA"] == [1, 2, 3, 4], hops
+    hops = [hop for hop in call(driver, "GET", f"/api/phones/{phone_id}/timeline")["hops"] if hop["to"] == "privacyIDEA"]
+    assert [hop["attempt"] for hop in hops] == [1, 2, 3, 4], hops
+    # each refused at once, not after a connect deadline (the first attempt's wait before it is
+    # the token's RSA key being made, a second or more)
+    assert all(hop["durationMs"] < 1000 for hop in hops), [hop["durationMs"] for hop in hops]
 
 
 def test_a_poll_only_token_is_checked_by_itself_and_a_decline_can_say_not_me(driver, windows, privacyidea):
