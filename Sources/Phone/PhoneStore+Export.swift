@@ -267,7 +267,7 @@ extension PushTokenRecord {
     var exported: ExportedState.PrivacyIDEAToken {
         ExportedState.PrivacyIDEAToken(
             serial: serial, label: label, issuer: issuer, url: url, origin: origin, sslVerify: sslVerify, pollOnly: pollOnly,
-            requiresUnlock: requiresUnlock, serverKey: serverKey, fcmToken: fcmToken, createdAt: createdAt)
+            requiresUnlock: requiresUnlock, unlockFactor: unlockFactor, serverKey: serverKey, fcmToken: fcmToken, createdAt: createdAt)
     }
 
     /// The row of an exported token: its key and privacyIDEA's must parse, and it must answer
@@ -275,12 +275,16 @@ extension PushTokenRecord {
     static func loaded(_ token: ExportedState.PrivacyIDEAToken, phoneId: String, key: Data) throws -> PushTokenRecord {
         _ = try PushTokenKey(pkcs8: key)
         _ = try PrivacyIDEAServerKey(token.serverKey)
+        if let factor = token.unlockFactor, UnlockFactor(rawValue: factor) == nil {
+            throw StateExportError.invalid("its unlock factor '\(factor)' is not PIN or BIOMETRIC")
+        }
         guard isAddress(token.url, of: token.origin) else {
             throw StateExportError.invalid("its address '\(token.url)' is not an http(s) address of '\(token.origin)'")
         }
         return PushTokenRecord(
             phoneId: phoneId, serial: token.serial, label: token.label, issuer: token.issuer, url: token.url, origin: token.origin,
-            sslVerify: token.sslVerify, pollOnly: token.pollOnly, requiresUnlock: token.requiresUnlock, tokenKey: key,
+            sslVerify: token.sslVerify, pollOnly: token.pollOnly, requiresUnlock: token.requiresUnlock, unlockFactor: token.unlockFactor,
+            tokenKey: key,
             serverKey: token.serverKey, fcmToken: token.fcmToken, createdAt: token.createdAt)
     }
 

@@ -15,6 +15,8 @@ struct PushTokenRecord: Codable, Sendable, FetchableRecord {
     var sslVerify: Bool
     var pollOnly: Bool
     var requiresUnlock: Bool
+    /// The one factor privacyIDEA's `app_force_unlock` allows (`PIN` or `BIOMETRIC`); nil: either.
+    var unlockFactor: String?
     /// PKCS #8 DER of the token's RSA key.
     var tokenKey: Data
     var serverKey: String
@@ -135,6 +137,7 @@ extension PushTokenRecord {
         [
             "phoneId": { $0.phoneId }, "serial": { $0.serial }, "label": { $0.label }, "issuer": { $0.issuer }, "url": { $0.url },
             "origin": { $0.origin }, "sslVerify": { $0.sslVerify }, "pollOnly": { $0.pollOnly }, "requiresUnlock": { $0.requiresUnlock },
+            "unlockFactor": { $0.unlockFactor },
             "tokenKey": { $0.tokenKey }, "serverKey": { $0.serverKey }, "fcmToken": { $0.fcmToken },
             "createdAt": { StoredDate($0.createdAt) },
         ])

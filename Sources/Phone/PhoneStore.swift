@@ -123,6 +123,7 @@ public struct PhoneStore: Store {
             for statement in numbersAndTexts { try db.execute(sql: statement) }
         }
         migrator.registerMigration("phone-v13-privacyidea-containers", migrate: createContainerTables)
+        migrator.registerMigration("phone-v14-unlock-factor") { db in try db.execute(sql: unlockFactorColumn) }
         return migrator
     }
 
@@ -184,7 +185,11 @@ public struct PhoneStore: Store {
                 "ALTER TABLE phone ALTER COLUMN number SET NOT NULL",
             ] + numbersAndTexts),
         PostgresMigration("phone-pg-v4-privacyidea-containers", postgresContainerTables),
+        PostgresMigration("phone-pg-v5-unlock-factor", [unlockFactorColumn]),
     ]
+
+    /// The one factor privacyIDEA's `app_force_unlock` lets a token unlock with: the same on both engines.
+    private static let unlockFactorColumn = "ALTER TABLE privacyIDEAToken ADD COLUMN unlockFactor TEXT"
 
     /// The phones' numbers, unique, and the texts their Messages app keeps, newest read first:
     /// the same on both engines.

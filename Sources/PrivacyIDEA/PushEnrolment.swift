@@ -19,8 +19,16 @@ public struct PushEnrolment: Sendable, Equatable {
     public var sslVerify: Bool
     /// The token has no Firebase configuration: challenges come only by polling.
     public var pollOnly: Bool
-    /// privacyIDEA's `push_force_app_pin`: the app must be unlocked to answer.
-    public var requiresUnlock: Bool
+    /// privacyIDEA's `push_force_app_pin` (`pin=True`) or `push_app_force_unlock`
+    /// (`app_force_unlock=any|pin|biometric`): the app must be unlocked to answer, with the
+    /// factor named; nil: no unlock is forced.
+    public var forcedUnlock: ForcedUnlock?
+    public var requiresUnlock: Bool { forcedUnlock != nil }
+
+    /// What `app_force_unlock` allows to unlock with (`pin=True` allows either).
+    public enum ForcedUnlock: String, Sendable, Equatable {
+        case any, pin, biometric
+    }
 
     public static let schemes = ["otpauth", "pia"]
     public static let host = "pipush"
@@ -65,7 +73,14 @@ public struct PushEnrolment: Sendable, Equatable {
         ttlMinutes = ttl
         sslVerify = try Self.flag(fields["sslverify"], "sslverify", default: true)
         pollOnly = try Self.flag(fields["poll_only"], "poll_only", default: false)
-        requiresUnlock = try Self.flag(fields["pin"], "pin", default: false) || fields["app_force_unlock"] != nil
+        if let forced = fields["app_force_unlock"] {
+            guard let factor = ForcedUnlock(rawValue: forced.lowercased()) else {
+                throw .enrolment("the parameter 'app_force_unlock' must be any, pin or biometric")
+            }
+            forcedUnlock = factor
+        } else {
+            forcedUnlock = try Self.flag(fields["pin"], "pin", default: false) ? .any : nil
+        }
     }
 
     /// Where a token registers and answers: an http(s) URL with a host, and no user, password or

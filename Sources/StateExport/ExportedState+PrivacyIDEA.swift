@@ -14,6 +14,8 @@ extension ExportedState {
         public var sslVerify: Bool
         public var pollOnly: Bool
         public var requiresUnlock: Bool
+        /// The one factor privacyIDEA's `app_force_unlock` allows (`PIN` or `BIOMETRIC`); absent: either.
+        public var unlockFactor: String?
         /// privacyIDEA's public key, as privacyIDEA gave it at enrolment.
         public var serverKey: String
         /// The FCM token privacyIDEA knows for this token.
@@ -22,7 +24,7 @@ extension ExportedState {
 
         public init(
             serial: String, label: String, issuer: String, url: String, origin: String, sslVerify: Bool, pollOnly: Bool,
-            requiresUnlock: Bool, serverKey: String, fcmToken: String, createdAt: Date
+            requiresUnlock: Bool, unlockFactor: String? = nil, serverKey: String, fcmToken: String, createdAt: Date
         ) {
             self.serial = serial
             self.label = label
@@ -32,6 +34,7 @@ extension ExportedState {
             self.sslVerify = sslVerify
             self.pollOnly = pollOnly
             self.requiresUnlock = requiresUnlock
+            self.unlockFactor = unlockFactor
             self.serverKey = serverKey
             self.fcmToken = fcmToken
             self.createdAt = createdAt

@@ -25,6 +25,18 @@ struct PushEnrolmentTests {
         #expect(enrolment.label == "alice@example realm")
     }
 
+    /// `push_force_app_pin` (`pin=True`) forces either factor, `push_app_force_unlock` the one it names.
+    @Test(
+        arguments: [
+            ("", nil), ("&pin=True", .any), ("&app_force_unlock=pin", .pin), ("&app_force_unlock=biometric", .biometric),
+            ("&app_force_unlock=any", .any), ("&pin=False", nil),
+        ] as [(String, PushEnrolment.ForcedUnlock?)])
+    func theForcedUnlockIsRead(_ extra: String, _ forced: PushEnrolment.ForcedUnlock?) throws {
+        let enrolment = try PushEnrolment(text: Self.text + extra)
+        #expect(enrolment.forcedUnlock == forced)
+        #expect(enrolment.requiresUnlock == (forced != nil))
+    }
+
     @Test(arguments: [
         ("otpauth://totp/x?secret=AAAA", "a privacyIDEA push enrolment starts with otpauth://pipush/ or pia://pipush/"),
         ("&v=1", "the parameter 'v' is repeated"),
@@ -45,6 +57,7 @@ struct PushEnrolmentTests {
         ("issuer=privacyIDEA", "issuer=a%0Ab", "the issuer must be at most 128 bytes without control or invisible formatting characters"),
         ("issuer=privacyIDEA", "issuer=%E2%80%AEknab", "the issuer must be at most 128 bytes without control or invisible formatting characters"),
         ("issuer=privacyIDEA", "issuer=a%E2%80%8Bb", "the issuer must be at most 128 bytes without control or invisible formatting characters"),
+        ("v=1", "v=1&app_force_unlock=face", "the parameter 'app_force_unlock' must be any, pin or biometric"),
     ])
     func badFieldsAreRefused(from: String, to: String, message: String) {
         #expect(throws: PrivacyIDEAError(code: "INVALID_PUSH_ENROLMENT", message: message)) {

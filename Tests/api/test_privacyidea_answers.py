@@ -1,15 +1,18 @@
 """AuthPhone's phone answering privacyIDEA's logins: a decline's reason, an unlock before an
-accept (`push_force_app_pin`), the presence option the login page shows (`push_require_presence`),
-the code to type into the login page (`push_code_to_phone`), and several open challenges each
-answered on its own. privacyIDEA 3.14 itself (privacyidea_server.py) decides from the phone's
-signed answers: `/validate/check` is the proof.
+accept (`push_force_app_pin`, and `push_app_force_unlock` naming the one factor), the presence
+option the login page shows (`push_require_presence`), the code to type into the login page
+(`push_code_to_phone`), and several open challenges each answered on its own. privacyIDEA 3.14
+itself (privacyidea_server.py) decides from the phone's signed answers: `/validate/check` is the
+proof.
 
 Environment: as test_privacyidea_push.py says.
 """
 
 import json
 
-from client import enrolled_token, new_phone, wait_for
+import pytest
+
+from client import PIN, enrol_phone, enrolled_token, new_phone, uniq, wait_for
 from document import FINISHED, OPS
 from privacyidea_phone import answer, answer_named, polled_challenge, presence_answer, pushed_challenge
 
@@ -40,13 +43,13 @@ def test_a_decline_says_why_as_privacyidea_takes_it(api, privacyidea):
     FINISHED.add("privacyIDEA decline reasons")
 
 
-def test_a_token_privacyidea_enrols_with_push_force_app_pin_is_unlocked_before_an_accept(api, privacyidea):
-    """privacyIDEA's `push_force_app_pin` puts `pin=True` into the enrolment code: the phone then
-    takes its own lock (a biometric here: the phone has no PIN) before it signs an accept. A
-    missing or failed unlock sends nothing; privacyIDEA's login stays pending."""
+def test_a_token_privacyidea_enrols_with_an_unlock_is_unlocked_before_an_accept(api, privacyidea):
+    """privacyIDEA's `push_app_force_unlock=any` puts `app_force_unlock=any` into the enrolment
+    code: the phone then takes either of its locks (a biometric here: the phone has no PIN) before
+    it signs an accept. A missing or failed unlock sends nothing; privacyIDEA's login stays pending."""
     phone = new_phone(api, "privacyIDEA locked phone")
     user = privacyidea.new_user("locked")
-    with privacyidea.admin.policy("force-app-pin", "enrollment", {"push_force_app_pin": True}, user=user):
+    with privacyidea.admin.policy("force-unlock", "enrollment", {"push_app_force_unlock": "any"}, user=user):
         serial = enrolled_token(api, privacyidea, phone, user)
     started = privacyidea.admin.validate_check(user, "")
     assert polled_challenge(api, phone, serial, "lockedChallenge")["unlockWith"] == ["BIOMETRIC"]
@@ -161,3 +164,29 @@ def test_with_code_to_phone_the_phone_shows_the_code_the_login_page_takes(api, p
         # the phone's accept alone does not log in: the login page takes the code it shows
         assert not privacyidea.admin.validate_check(user, "", started.transaction_id).accepted
         assert privacyidea.admin.validate_check(user, shown["displayCode"], started.transaction_id).accepted
+
+
+@pytest.mark.parametrize("policy, allowed", [
+    ({"push_app_force_unlock": "pin"}, "PIN"),
+    ({"push_app_force_unlock": "biometric"}, "BIOMETRIC"),
+    # privacyIDEA 3.14 writes `app_force_unlock=pin` beside `pin=True` for the older policy
+    ({"push_force_app_pin": True}, "PIN"),
+])
+def test_app_force_unlock_names_the_one_factor_that_unlocks(api, privacyidea, policy, allowed):
+    """privacyIDEA's `push_app_force_unlock=pin` (or `biometric`) puts that factor into the
+    enrolment code: a phone with both a PIN and a biometric offers only it, and the other is
+    refused before anything is sent."""
+    phone = new_phone(api, f"privacyIDEA {allowed} unlock phone")
+    enrol_phone(api, phone, uniq("unlock"))  # the phone's PIN
+    user = privacyidea.new_user("forced")
+    with privacyidea.admin.policy("force-unlock", "enrollment", policy, user=user):
+        serial = enrolled_token(api, privacyidea, phone, user)
+    started = privacyidea.admin.validate_check(user, "")
+    assert polled_challenge(api, phone, serial, "lockedChallenge")["unlockWith"] == [allowed]
+    unlocks = {"PIN": {"pin": PIN}, "BIOMETRIC": {"biometrics": "match"}}
+    other = next(factor for factor in unlocks if factor != allowed)
+    wrong = api.call("answerPrivacyIDEA", path={"id": phone["id"]}, body={"accept": True, **unlocks[other]}, expect=409)[1]
+    assert wrong["error"]["code"] == "UNLOCK_UNAVAILABLE", wrong
+    assert privacyidea.admin.poll_transaction(started.transaction_id) == "pending"
+    assert answer_named(api, phone, accept=True, **unlocks[allowed])["outcome"] == "ACCEPTED"
+    assert privacyidea.admin.validate_check(user, "", started.transaction_id).accepted

@@ -157,7 +157,9 @@ public actor PrivacyIDEAApp: PhoneApp {
         request.declineReasons = challenge.takesDeclineReason ? DeclineReason.allCases : nil
         let phone = try await device.phone(phoneId)
         if token.requiresUnlock || phone.unlockPushTokens {
-            request.unlockWith = (phone.pinPublicKey != nil ? [.pin] : []) + (phone.biometricsCanBeSet ? [.biometric] : [])
+            let factors: [UnlockFactor] = (phone.pinPublicKey != nil ? [.pin] : []) + (phone.biometricsCanBeSet ? [.biometric] : [])
+            // privacyIDEA's app_force_unlock may name the one factor the token unlocks with
+            request.unlockWith = factors.filter { factor in token.unlockFactor.map { $0 == factor.rawValue } ?? true }
         }
         change(phoneId) { [request] machine in machine.arrived(challenge, shown: request, at: device.now()) }
         // one delivered again while open is offered to the rules again: they may have changed
@@ -239,7 +241,8 @@ public actor PrivacyIDEAApp: PhoneApp {
         let token = PushTokenRecord(
             phoneId: phoneId, serial: enrolment.serial, label: enrolment.label, issuer: enrolment.issuer, url: enrolment.url.absoluteString,
             origin: enrolment.origin, sslVerify: enrolment.sslVerify, pollOnly: enrolment.pollOnly, requiresUnlock: enrolment.requiresUnlock,
-            tokenKey: key.pkcs8, serverKey: serverKey.text, fcmToken: phone.fcmToken, createdAt: device.now())
+            unlockFactor: enrolment.forcedUnlock.flatMap(UnlockFactor.init(forced:))?.rawValue, tokenKey: key.pkcs8, serverKey: serverKey.text,
+            fcmToken: phone.fcmToken, createdAt: device.now())
         try await device.store.keep(token, trusting: enrolment.origin)
         await announceTokens(phoneId)
         return token

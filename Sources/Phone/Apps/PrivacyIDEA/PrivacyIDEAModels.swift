@@ -33,6 +33,17 @@ public enum UnlockFactor: String, Codable, Sendable {
     case biometric = "BIOMETRIC"
 }
 
+extension UnlockFactor {
+    /// The one factor `app_force_unlock` allows; nil for `any`.
+    init?(forced: PushEnrolment.ForcedUnlock) {
+        switch forced {
+        case .any: return nil
+        case .pin: self = .pin
+        case .biometric: self = .biometric
+        }
+    }
+}
+
 /// The user's unlock with an accept.
 public enum Unlock: Sendable {
     case pin(GuardedBytes)
