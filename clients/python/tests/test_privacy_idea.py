@@ -4,7 +4,7 @@ server the phone has not seen waiting for the user, cancelled; refusals as excep
 
 import pytest
 
-from authphone import BadRequestError, ConflictError, Phone
+from authphone import BadRequestError, ConflictError, NotFoundError, Phone
 
 # privacyIDEA's enrolment code for a server nobody runs: cancelling it never reaches the server
 ENROLMENT = ("otpauth://pipush/PIPU0001?url=http%3A//127.0.0.1%3A9/ttype/push&ttl=10&issuer=privacyIDEA"
@@ -27,3 +27,14 @@ def test_an_enrolment_waits_for_the_user_and_is_cancelled(phone: Phone) -> None:
     assert refused.value.code == "INVALID_FIELD"
     cancelled = phone.answer_privacy_idea(False)
     assert (cancelled["state"], cancelled["outcome"]) == ("DONE", "CANCELLED")
+
+
+def test_a_new_phone_holds_nothing_of_privacy_idea_and_unknown_serials_are_refused(phone: Phone) -> None:
+    assert (phone.privacy_idea_tokens(), phone.containers(), phone.otp_accounts()) == ([], [], [])
+    assert phone.display_code() is None
+    with pytest.raises(NotFoundError) as unknown:
+        phone.poll_privacy_idea("PIPU404")
+    assert unknown.value.code == "UNKNOWN_SERIAL"
+    with pytest.raises(NotFoundError) as unknown:
+        phone.sync_container("SMPH404")
+    assert unknown.value.code == "UNKNOWN_CONTAINER"

@@ -186,18 +186,64 @@ class Phone:
         return request
 
     def answer_privacy_idea(self, accept: bool = True, *, nonce: str | None = None, presence: str | None = None,
-                            decline_reason: str | None = None, pin: str | None = None, biometric: bool | None = None) -> JSON:
+                            decline_reason: str | None = None, pin: str | None = None, biometric: bool | None = None,
+                            passphrase: str | None = None) -> JSON:
         """Answers the privacyIDEA request on the screen, or the open challenge `nonce` names (one
-        listed in the screen's `waiting`): for an enrolment, whether to trust its
-        server; for a challenge, accept (pressing `presence` where it asks for an option, unlocking
-        the phone with `pin` or the `biometric` where it asks to) or decline (with
-        `decline_reason`, "unknown_trigger" or "cancelled", where privacyIDEA takes one). Returns
-        the request as it ended, or still PROCESSING while an unreachable privacyIDEA is tried again."""
+        listed in the screen's `waiting`): for an enrolment or a container's registration, whether
+        to trust its server (with the `passphrase` a container asks for); for a challenge, accept
+        (pressing `presence` where it asks for an option, unlocking the phone with `pin` or the
+        `biometric` where it asks to) or decline (with `decline_reason`, "unknown_trigger" or
+        "cancelled", where privacyIDEA takes one). Returns the request as it ended, or still
+        PROCESSING while an unreachable privacyIDEA is tried again; an accept under privacyIDEA's
+        `push_code_to_phone` carries the code to type into the login page (`display_code()`)."""
         biometrics = None if biometric is None else ("match" if biometric else "noMatch")
         body = _without_none({"accept": accept, "nonce": nonce, "presence": presence, "declineReason": decline_reason, "pin": pin,
-                              "biometrics": biometrics})
+                              "biometrics": biometrics, "passphrase": passphrase})
         request: JSON = self._http.json("POST", f"{self._path}/privacyidea/answer", body=body)["privacyIDEA"]
         return request
+
+    def display_code(self) -> str | None:
+        """The code privacyIDEA's `push_code_to_phone` gave the phone for the login it accepted
+        last, which the user types into the login page; None when the screen shows none."""
+        code = (self.privacy_idea_request() or {}).get("displayCode")
+        return code if isinstance(code, str) else None
+
+    def privacy_idea_tokens(self) -> list[JSON]:
+        """The phone's privacyIDEA push tokens (serial, label, issuer, server, poll only, …), oldest first."""
+        tokens: list[JSON] = self._http.json("GET", f"{self._path}/privacyidea/tokens")["tokens"]
+        return tokens
+
+    def poll_privacy_idea(self, serial: str) -> JSON | None:
+        """"Check now": asks the push token's privacyIDEA for its open challenges, as the app's poll
+        does (a poll-only token gets its challenges only this way); the challenge now on screen,
+        or None when none is open."""
+        path = f"{self._path}/privacyidea/tokens/{quote(serial, safe='')}/poll"
+        request: JSON | None = self._http.json("POST", path, body={})["privacyIDEA"]
+        return request
+
+    def containers(self) -> list[JSON]:
+        """The phone's privacyIDEA smartphone containers, each with the tokens it holds."""
+        containers: list[JSON] = self._http.json("GET", f"{self._path}/privacyidea/containers")["containers"]
+        return containers
+
+    def sync_container(self, serial: str) -> JSON:
+        """"Sync now": the container's tokens as privacyIDEA has them; what was `added`, `kept`,
+        `removed` (by serial) and what `failed`, with the `container` as it is then."""
+        path = f"{self._path}/privacyidea/containers/{quote(serial, safe='')}/sync"
+        outcome: JSON = self._http.json("POST", path, body={})
+        return outcome
+
+    # OTP accounts (otpauth:// key URIs, privacyIDEA's TOTP and HOTP tokens among them).
+
+    def otp_accounts(self) -> list[JSON]:
+        """The phone's OTP accounts (kind, issuer, label, …; never a secret), oldest first."""
+        accounts: list[JSON] = self._http.json("GET", f"{self._path}/otp-accounts")["accounts"]
+        return accounts
+
+    def otp_code(self, account: str) -> str:
+        """The OTP account's code now (TOTP) or for its counter (HOTP)."""
+        path = f"{self._path}/otp-accounts/{quote(account, safe='')}/code"
+        return str(self._http.json("GET", path)["code"])
 
     # The offline OTP.
 
