@@ -87,11 +87,12 @@ class PrivacyIDEAServer:
         """A smartphone container owned by `user` (the realm it checks a user store password in): its serial."""
         return self.admin.init_container(user, REALM)
 
-    def set_push_gateway(self, gateway):
+    def set_push_gateway(self, gateway, registration_url=None):
         """The enrollment policy for push tokens: new tokens send their challenges through the
-        gateway named, or poll only (POLL_ONLY)."""
+        gateway named, or poll only (POLL_ONLY), and register at this server's /ttype/push (or at
+        `registration_url`)."""
         self.admin.set_policy(PUSH_ENROLLMENT_POLICY, "enrollment", {
-            "push_registration_url": self.url + "/ttype/push",
+            "push_registration_url": registration_url or self.url + "/ttype/push",
             "push_ssl_verify": "0",
             "push_firebase_configuration": gateway,
         }, realm=REALM)

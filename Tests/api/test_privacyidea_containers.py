@@ -10,6 +10,7 @@ import re
 import pytest
 
 from client import new_phone, registered_container
+from privacyidea import POLL_ONLY
 from privacyidea_server import USER_PASSWORD
 
 
@@ -77,6 +78,23 @@ def test_a_push_token_added_to_the_container_is_registered(api, privacyidea):
     assert privacyidea.admin.token(push).rollout_state == "enrolled"
     assert [token["serial"] for token in api.call("listPushTokens", path={"id": phone["id"]}, expect=200)[1]["tokens"]] == [push]
     assert sync(api, phone, serial)["kept"] == [push], "a token the phone holds is not enrolled again"
+
+
+def test_a_push_token_of_another_server_is_not_taken_from_a_container(api, privacyidea):
+    """The phone trusted the container's server: a push token the container hands it that
+    registers elsewhere (here the same privacyIDEA by another name) is refused, and nothing kept."""
+    _, phone, serial, _ = holding_one(api, privacyidea, "container foreign push phone", privacyidea.admin.init_totp)
+    user = privacyidea.admin.container(serial)["users"][0]["user_name"]
+    foreign = privacyidea.url.replace("127.0.0.1", "localhost") + "/ttype/push"
+    privacyidea.set_push_gateway(POLL_ONLY, registration_url=foreign)
+    try:
+        push, _ = privacyidea.admin.init_push_token(user)
+        privacyidea.admin.add_to_container(serial, push)
+        synced = sync(api, phone, serial)
+    finally:
+        privacyidea.set_push_gateway(POLL_ONLY)
+    assert synced["added"] == [] and [(f["serial"], f["error"]["code"]) for f in synced["failed"]] == [(push, "CONTAINER_TOKEN_FOREIGN")]
+    assert api.call("listPushTokens", path={"id": phone["id"]}, expect=200)[1]["tokens"] == []
 
 
 def test_a_passphrase_privacyidea_keeps_is_asked_for_and_signed(api, privacyidea):

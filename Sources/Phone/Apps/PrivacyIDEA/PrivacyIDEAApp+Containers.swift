@@ -56,27 +56,29 @@ extension PrivacyIDEAApp {
     /// named with why, and the others still are.
     public func synchronize(phoneId: String, serial: String) async throws(PhoneError) -> ContainerSynchronized {
         let container = try await held(serial, phoneId: phoneId)
-        let held = try await device.store.containerTokens(phoneId: phoneId).filter { $0.container == serial }
+        let holding = try await device.store.containerTokens(phoneId: phoneId).filter { $0.container == serial }
         let answerKey = ContainerSyncKey()
         let reply = try await exchange(.synchronize, container) { challenge throws(PrivacyIDEAError) in
             try ContainerRequests.synchronize(
-                serial: serial, on: container.server, challenge: challenge, tokens: held.map { .init(serial: $0.serial, tokentype: $0.tokentype) },
-                key: container.key, answerKey: answerKey, device: container.device)
+                serial: serial, on: container.server, challenge: challenge,
+                tokens: holding.map { .init(serial: $0.serial, tokentype: $0.tokentype) }, key: container.key, answerKey: answerKey,
+                device: container.device)
         }
         let sync = try Self.checked { () throws(PrivacyIDEAError) in
-            try ContainerSync(opened: try answerKey.open(try PrivacyIDEAAnswers.sealedContainer(reply)), serial: serial, held: held.map(\.serial))
+            try ContainerSync(
+                opened: try answerKey.open(try PrivacyIDEAAnswers.sealedContainer(reply)), serial: serial, held: holding.map(\.serial))
         }
         let record = container.record
 
-        var outcome = ContainerSynchronized(container: ContainerSummary(record, tokens: held), kept: sync.keep)
+        var outcome = ContainerSynchronized(container: ContainerSummary(record, tokens: holding), kept: sync.keep)
         for url in sync.add {
             do throws(PhoneError) {
-                outcome.added.append(try await add(url, to: record, replacing: held))
+                outcome.added.append(try await add(url, to: record, replacing: holding))
             } catch {
                 outcome.failed.append(ContainerSynchronized.Failure(serial: ContainerSync.serial(of: url), error: error.flowError))
             }
         }
-        for token in held where sync.remove.contains(token.serial) {
+        for token in holding where sync.remove.contains(token.serial) {
             if let account = try await device.store.release(token) { device.tell(phoneId, .deleted, account.account) }
             outcome.removed.append(token.serial)
         }
@@ -159,6 +161,12 @@ extension PrivacyIDEAApp {
         let phoneId = container.phoneId
         let kept: ContainerTokenRecord
         if let enrolment = try? PushEnrolment(text: url) {
+            // the container's server was trusted, not any other a token of it might name
+            guard enrolment.origin == container.origin else {
+                throw PhoneError(
+                    .badGateway, "CONTAINER_TOKEN_FOREIGN",
+                    "the push token \(enrolment.serial) registers at \(enrolment.origin), not the container's server")
+            }
             let token = try await enrol(enrolment, phoneId: phoneId, settled: nil)
             kept = ContainerTokenRecord(phoneId: phoneId, container: container.serial, serial: token.serial, tokentype: "push", otpAccountId: nil)
         } else {
