@@ -131,27 +131,35 @@ def test_export_reset_import_gives_the_same_phones_that_log_in(tmp_path):
         log_in(url, first_phone, first_user)
 
 
+def exported_and_seeding(tmp_path):
+    """`authphone export` of the stopped server's folder `tmp_path/data` with the tests' passphrase:
+    its first phone as the file shows it, the file's text, and the arguments that seed a fresh
+    in-memory server from the file."""
+    state, passphrase = tmp_path / "state.json", tmp_path / "passphrase"
+    passphrase.write_text(PASSPHRASE + "\n")
+    ok("export", "--data-dir", tmp_path / "data", "--out", state, "--passphrase-file", passphrase)
+    text = state.read_text()
+    seeded = ["--pin-kdf", "fast", "--in-memory", "--seed", str(state), "--seed-passphrase-file", str(passphrase)]
+    return json.loads(text)["state"]["phones"][0], text, seeded
+
+
 def test_a_phones_privacyidea_token_travels_in_the_export_and_answers_where_it_is_seeded(tmp_path, privacyidea):
     """A phone's privacyIDEA push token (its key sealed), the server its user accepted and its PIN's
     key are in the export: the seeded server answers privacyIDEA's next login as the phone did,
     unlocked with the PIN, and enrols another token from that server without asking again."""
-    data, state, passphrase = tmp_path / "data", tmp_path / "state.json", tmp_path / "passphrase"
-    passphrase.write_text(PASSPHRASE + "\n")
     user = privacyidea.new_user("exported")
-    with serving(tmp_path, ["--pin-kdf", "fast", "--data-dir", str(data)]) as (_, url, _):
+    with serving(tmp_path, ["--pin-kdf", "fast", "--data-dir", str(tmp_path / "data")]) as (_, url, _):
         api = Api(url)
         phone = new_phone(api, "privacyIDEA exported")
         path = {"id": phone["id"]}
         enrol_phone(api, phone, uniq("pin"))  # a PIN the phone unlocks its tokens with
         api.call("updatePhoneSettings", path=path, body={"unlockPushTokens": True}, expect=200)
         serial = enrolled_token(api, privacyidea, phone, user)
-    ok("export", "--data-dir", data, "--out", state, "--passphrase-file", passphrase)
-    exported = json.loads(state.read_text())["state"]["phones"][0]
+    exported, text, seeded = exported_and_seeding(tmp_path)
     assert [t["serial"] for t in exported["privacyIDEATokens"]] == [serial]
     assert [s["origin"] for s in exported["privacyIDEAServers"]] == [privacyidea.url]
-    assert "tokenKey" not in json.dumps(exported) and "BEGIN PRIVATE" not in state.read_text()
+    assert "tokenKey" not in json.dumps(exported) and "BEGIN PRIVATE" not in text
 
-    seeded = ["--pin-kdf", "fast", "--in-memory", "--seed", str(state), "--seed-passphrase-file", str(passphrase)]
     with serving(tmp_path, seeded) as (_, url, _):
         api = Api(url)
         assert [t["serial"] for t in api.call("listPushTokens", path=path, expect=200)[1]["tokens"]] == [serial]
@@ -167,10 +175,8 @@ def test_a_phones_privacyidea_token_travels_in_the_export_and_answers_where_it_i
 def test_a_phones_privacyidea_container_travels_in_the_export_and_syncs_where_it_is_seeded(tmp_path, privacyidea):
     """A phone's privacyIDEA container (its key sealed) and the OTP account it holds are in the
     export: the seeded server synchronises it with privacyIDEA as the phone did, keeping the token."""
-    data, state, passphrase = tmp_path / "data", tmp_path / "state.json", tmp_path / "passphrase"
-    passphrase.write_text(PASSPHRASE + "\n")
     user = privacyidea.new_user("exported")
-    with serving(tmp_path, ["--pin-kdf", "fast", "--data-dir", str(data)]) as (_, url, _):
+    with serving(tmp_path, ["--pin-kdf", "fast", "--data-dir", str(tmp_path / "data")]) as (_, url, _):
         api = Api(url)
         phone = new_phone(api, "privacyIDEA container exported")
         path = {"id": phone["id"]}
@@ -178,12 +184,10 @@ def test_a_phones_privacyidea_container_travels_in_the_export_and_syncs_where_it
         hotp, _ = privacyidea.admin.init_hotp(user)
         privacyidea.admin.add_to_container(serial, hotp)
         assert api.call("syncContainer", path={**path, "serial": serial}, body={}, expect=200)[1]["added"] == [hotp]
-    ok("export", "--data-dir", data, "--out", state, "--passphrase-file", passphrase)
-    exported = json.loads(state.read_text())["state"]["phones"][0]
+    exported, _, seeded = exported_and_seeding(tmp_path)
     assert [(c["serial"], [t["serial"] for t in c["tokens"]]) for c in exported["privacyIDEAContainers"]] == [(serial, [hotp])]
     assert "signingKey" not in json.dumps(exported)
 
-    seeded = ["--pin-kdf", "fast", "--in-memory", "--seed", str(state), "--seed-passphrase-file", str(passphrase)]
     with serving(tmp_path, seeded) as (_, url, _):
         synced = Api(url).call("syncContainer", path={**path, "serial": serial}, body={}, expect=200)[1]
         assert (synced["added"], synced["kept"], synced["removed"]) == ([], [hotp], []), synced

@@ -36,7 +36,8 @@ extension PrivacyIDEAApp {
             let answer = try await self.registration(
                 ContainerEndpoint.finalize.url(on: registration.serverURL), form: form, sslVerify: registration.sslVerify, phoneId: phoneId,
                 settled: settled)
-            try Self.require(answer, else: "privacyIDEA did not register the container \(registration.serial)")
+            try PrivacyIDEAExchanges.requireAccepted(
+                answer, by: PrivacyIDEAAnswers.succeeded, else: "privacyIDEA did not register the container \(registration.serial)")
             let origin = Enrolment.container(registration).origin
             try await device.store.keep(
                 ContainerRecord(
@@ -115,7 +116,8 @@ extension PrivacyIDEAApp {
             try ContainerRequests.signed(
                 .terminate, serial: serial, on: container.server, challenge: challenge, key: container.key, device: container.device)
         }
-        try Self.require(answer, else: "privacyIDEA did not unregister the container \(serial)")
+        try PrivacyIDEAExchanges.requireAccepted(
+            answer, by: PrivacyIDEAAnswers.succeeded, else: "privacyIDEA did not unregister the container \(serial)")
         try await device.store.forgetContainer(phoneId: phoneId, serial: serial)
         await announceContainers(phoneId)
     }
@@ -192,12 +194,6 @@ extension PrivacyIDEAApp {
         do { return try read() } catch {
             throw error.code == PrivacyIDEAError.syncRefused ? PhoneError(.badGateway, error.code, error.message) : .privacyIDEARefused(error.message)
         }
-    }
-
-    private static func require(_ answer: Data, else refusal: String) throws(PhoneError) {
-        let succeeded: Bool
-        do { succeeded = try PrivacyIDEAAnswers.succeeded(answer) } catch { throw .privacyIDEARefused(error.message) }
-        guard succeeded else { throw .privacyIDEARefused(refusal) }
     }
 
     /// What privacyIDEA records as the container's device.

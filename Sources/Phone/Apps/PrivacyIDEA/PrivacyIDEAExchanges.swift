@@ -85,9 +85,13 @@ struct PrivacyIDEAExchanges: Sendable {
         try Self.requireAccepted(reply, else: "privacyIDEA did not take the new FCM token for \(token.serial)")
     }
 
-    private static func requireAccepted(_ reply: Data, else refusal: String) throws(PhoneError) {
+    /// Refuses a reply privacyIDEA refused, or one that does not say it did what was asked
+    /// (`value: true` by default; the container endpoints' `{"success": true}` with `succeeded`).
+    static func requireAccepted(
+        _ reply: Data, by reading: (Data) throws(PrivacyIDEAError) -> Bool = PrivacyIDEAAnswers.accepted, else refusal: String
+    ) throws(PhoneError) {
         let accepted: Bool
-        do { accepted = try PrivacyIDEAAnswers.accepted(reply) } catch { throw .privacyIDEARefused(error.message) }
+        do { accepted = try reading(reply) } catch { throw .privacyIDEARefused(error.message) }
         guard accepted else { throw .privacyIDEARefused(refusal) }
     }
 
