@@ -47,15 +47,14 @@ public struct PhoneNumber: Hashable, Sendable, CustomStringConvertible, Codable 
     /// for fiction, so that no text meant for a simulated phone can reach a real one; past its
     /// first thousand phones, the rest of `+44 7700 9xxxxx`.
     public static func fictional(_ index: Int) -> PhoneNumber {
-        let tail = String(index % 100_000)
+        let tail = String(index % fictionalRange)
         let padded = String(repeating: "0", count: 5 - tail.count) + tail
         return PhoneNumber(checked: "+4477009" + padded)
     }
 
     private init(checked e164: String) { self.e164 = e164 }
 
-    /// Room in the fictional range: the part Ofcom keeps for fiction, then all of it.
-    public static let fictionalReserved = 1000
+    /// How many numbers the fictional range holds; `fictional(_:)` wraps past its end.
     public static let fictionalRange = 100_000
 
     /// A refused number is quoted, cut short: it came from outside.

@@ -24,9 +24,10 @@ extension PhoneService {
             try await store.insert(record)
             return record.summary
         }
-        // another instance may take the same free number at once: then a free one elsewhere
-        for attempt in 0..<8 {
-            record.number = try await freeNumber(fromRandomPlace: attempt > 0).e164
+        // another instance may take the same free number at once: then a free one further on
+        for attempt in 0..<Self.numberSearches {
+            guard let number = try await freeNumber(attempt: attempt) else { continue }
+            record.number = number.e164
             numbersBeingGiven.insert(record.number)
             defer { numbersBeingGiven.remove(record.number) }
             do {
@@ -39,19 +40,28 @@ extension PhoneService {
         throw .noFreeNumber
     }
 
-    /// A free number of the fictional range: the first after as many as there are phones, or
-    /// after a random place in the range (once another instance took the one found).
-    private func freeNumber(fromRandomPlace: Bool) async throws(PhoneError) -> PhoneNumber {
+    /// How many windows of the fictional range a new phone's number is looked for in.
+    static let numberSearches = 16
+    /// How many numbers one look reads.
+    static let numberWindow = 32
+
+    /// A free number of the fictional range, or nil when the window looked in has none. The
+    /// first look starts at the count of phones, so that numbers go out in order; after a
+    /// collision with another instance, a random way further on, further each time, so that the
+    /// two part; past a block of numbers given by hand that the first half did not clear,
+    /// anywhere in the range. None looks behind the count, where numbers are dense.
+    private func freeNumber(attempt: Int) async throws(PhoneError) -> PhoneNumber? {
         let count = try await store.phoneCount()
-        let range = count < PhoneNumber.fictionalReserved ? PhoneNumber.fictionalReserved : PhoneNumber.fictionalRange
-        let start = fromRandomPlace ? Int.random(in: 0..<range) : count
-        let candidates = (0..<32).map { PhoneNumber.fictional((start + $0) % range) }
+        let start =
+            switch attempt {
+            case 0: count
+            case ..<(Self.numberSearches / 2): count + Int.random(in: 1...(Self.numberWindow * attempt))
+            default: Int.random(in: 0..<PhoneNumber.fictionalRange)
+            }
+        let candidates = (0..<Self.numberWindow).map { PhoneNumber.fictional(start + $0) }
         let taken = try await store.takenNumbers(candidates.map(\.e164))
         // no suspension from here to the caller's reservation: two phones made here at once take two
-        guard let free = candidates.first(where: { !taken.contains($0.e164) && !numbersBeingGiven.contains($0.e164) }) else {
-            throw .noFreeNumber
-        }
-        return free
+        return candidates.first { !taken.contains($0.e164) && !numbersBeingGiven.contains($0.e164) }
     }
 
     /// The phone is gone, with its accounts and keys, as if the app were uninstalled: its backends
