@@ -25,6 +25,14 @@ public struct PhoneError: Error, Equatable, Sendable, CustomStringConvertible {
         code == "SERVER_CONNECTION_ERROR" || code == "SERVER_TIMEOUT" || httpStatus.map { HTTPRetry.statuses.contains(Int($0)) } ?? false
     }
 
+    /// The refusal is of what was sent, not for want of a part that may come back (a backend, the storage).
+    public var refusesTheMessage: Bool {
+        switch kind {
+        case .badRequest, .forbidden, .notFound, .conflict, .gone: true
+        case .badGateway, .unavailable, .insufficientStorage: false
+        }
+    }
+
     public var description: String { "\(code): \(message)" }
 
     public init(_ kind: Kind, _ code: String, _ message: String, sdkCode: Int? = nil) {

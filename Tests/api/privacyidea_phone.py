@@ -19,10 +19,14 @@ def pushed_challenge(api, phone, serial):
     try:
         shown = wait_for(on_screen, "a pushed challenge on the phone")
     except AssertionError:
-        inbox = api.call("getInbox", path={"id": phone["id"]}, expect=200)[1]
-        raise AssertionError(f"no pushed challenge reached the phone; its inbox: {inbox}") from None
+        raise AssertionError(f"no pushed challenge reached the phone; its inbox: {inbox_of(api, phone)}") from None
     assert shown["serial"] == serial, shown
     return shown
+
+
+def inbox_of(api, phone):
+    """The pushes waiting in the phone's inbox."""
+    return api.call("getInbox", path={"id": phone["id"]}, expect=200)[1]["messages"]
 
 
 def answer(api, phone, example, **merge):

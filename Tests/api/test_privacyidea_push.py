@@ -15,7 +15,7 @@ import pytest
 
 from client import NO_PHONE, enrolled_token, new_phone, screen_of, wait_for
 from document import FINISHED, OPS
-from privacyidea_phone import answer, polled_challenge, presence_answer, pushed_challenge, tokens_of
+from privacyidea_phone import answer, inbox_of, polled_challenge, presence_answer, pushed_challenge, tokens_of
 from servers import free_port
 
 
@@ -92,9 +92,9 @@ def test_a_forged_challenge_is_refused_on_the_phone_and_shown_as_such(api, priva
     serial = enrolled_token(api, privacyidea, phone, privacyidea.new_user("forged"))
     path = {"id": phone["id"]}
     forged = {"serial": serial, "url": privacyidea.url + "/ttype/push"}  # privacyIDEA never signed this
-    pasted = api.call("receivePush", "forgedChallenge", path=path, merge={"push": {"data": forged}}, expect=201)[1]
-    opened = api.call("openInboxMessage", "forgedChallenge", path={**path, "message": pasted["id"]}, expect=400)[1]
-    assert opened["error"]["code"] == "PUSH_CHALLENGE_FORGED"
+    # the phone opens it as it arrives, refuses it, and drops it from the inbox as the app does
+    api.call("receivePush", "forgedChallenge", path=path, merge={"push": {"data": forged}}, expect=201)
+    wait_for(lambda: inbox_of(api, phone) == [], "the refused challenge gone from the inbox")
     screen = api.call("getPrivacyIDEARequest", "forgedChallenge", path=path, expect=200)[1]["privacyIDEA"]
     assert (screen["state"], screen["error"]["code"], screen["question"]) == ("ERROR", "PUSH_CHALLENGE_FORGED", "Log in to your bank?")
     # nothing to answer: the forged request cannot be accepted
@@ -159,9 +159,9 @@ def test_challenges_for_unknown_tokens_and_answers_without_a_request_are_refused
     path = {"id": phone["id"]}
     polled = api.call("pollPushToken", "unknownSerial", path={**path, "serial": "PIPU404"}, expect=404)[1]
     assert polled["error"]["code"] == "UNKNOWN_SERIAL"
-    pasted = api.call("receivePush", "unknownSerialChallenge", path=path, expect=201)[1]
-    opened = api.call("openInboxMessage", "unknownSerialChallenge", path={**path, "message": pasted["id"]}, expect=404)[1]
-    assert opened["error"]["code"] == "UNKNOWN_SERIAL"
+    api.call("receivePush", "unknownSerialChallenge", path=path, expect=201)
+    wait_for(lambda: inbox_of(api, phone) == [], "the challenge for a token the phone does not hold gone from the inbox")
+    assert api.call("getPrivacyIDEARequest", path=path, expect=200)[1]["privacyIDEA"] is None
     for op in ("listPushTokens", "getPrivacyIDEARequest"):
         api.call(op, "phoneNotFound", path={"id": NO_PHONE}, expect=404)
     for op, body in (("pollPushToken", {}), ("deletePushToken", None), ("answerPrivacyIDEA", {"accept": True})):
@@ -200,6 +200,7 @@ def test_a_login_pushed_by_privacyideas_own_firebase_provider_through_authphone(
         pushed_challenge(api, phone, serial)
         assert answer(api, phone, "decline")["outcome"] == "DECLINED"
         assert not privacyidea.admin.validate_check(user, "", declined.transaction_id).accepted
+        assert inbox_of(api, phone) == [], "the pushes shown leave the inbox, accepted or declined"
 
         # with presence required, the pushed options come signed and the one the login shows logs in
         with privacyidea.admin.policy("pushed-presence", "authentication", {"push_require_presence": True}, user=user):

@@ -2,8 +2,8 @@
 (`FIREBASE_URL_SEND` in privacyidea/lib/smsprovider/FirebaseProvider.py): google-auth itself reads
 the service-account JSON AuthPhone hands out (`service_account.Credentials`), fetches its access
 token from the JSON's `token_uri` (AuthPhone's token endpoint, RFC 7523's JWT-bearer grant), and
-its `AuthorizedSession` posts privacyIDEA's exact message to a phone, whose inbox then holds it
-with its data whole. Then what AuthPhone refuses: an assertion signed by another key, a token used
+its `AuthorizedSession` posts privacyIDEA's exact message to a phone, delivered with its data
+whole (the push log shows it as sent). Then what AuthPhone refuses: an assertion signed by another key, a token used
 for another project, a token it forgot; and, on a server with an access key and a push token,
 what each route needs.
 
@@ -78,8 +78,12 @@ def ask_for_token(api, example, form):
     return api.call("issueAccessToken", example, raw=form, content_type=FORM)
 
 
-def inbox(api, phone):
-    return api.call("getInbox", path={"id": phone["id"]}, expect=200)[1]["messages"]
+def delivered(api, phone, headers=None):
+    """The messages the push service delivered to the phone, oldest first, as they were sent: its
+    push log says so, since the phone takes a privacyIDEA challenge off its inbox as it arrives
+    (and drops one for a token it does not hold)."""
+    log = api.call("listPushMessages", query={"phone": phone["id"]}, headers=headers, expect=200)[1]["messages"]
+    return [json.loads(entry["request"])["message"] for entry in reversed(log) if entry.get("name")]
 
 
 def test_privacyidea_sends_through_authphone_with_google_auth(api):
@@ -97,7 +101,7 @@ def test_privacyidea_sends_through_authphone_with_google_auth(api):
     assert sent.status_code == 200, describe(sent)
     assert sent.json()["name"].startswith("projects/authphone/messages/")
     assert credentials.valid, "google-auth holds the access token AuthPhone issued"
-    arrived = inbox(api, phone)[-1]["message"]
+    arrived = delivered(api, phone)[-1]
     assert arrived["data"] == data
     assert arrived["notification"] == {"title": "privacyIDEA", "body": "Do you want to confirm the login?"}
 
@@ -109,7 +113,7 @@ def test_privacyidea_sends_through_authphone_with_google_auth(api):
                                                 headers=SEND_HEADERS, timeout=TIMEOUT)
     assert again.status_code == 200, describe(again)
     assert credentials.token != "authphone-oauth.forgotten"
-    assert len(inbox(api, phone)) == 2
+    assert len(delivered(api, phone)) == 2
 
     # the documented message, replayed as is (this server takes sends without a token)
     api.call("sendPush", "privacyIDEA", path={"project": "authphone"}, merge={"message": {"token": phone["fcmToken"]}},
@@ -148,7 +152,7 @@ def test_a_token_for_another_project_or_forgotten_is_refused(api):
              headers={"Authorization": f"Bearer {other.token}"}, expect=403)
     api.call("sendPush", "expiredAccessToken", path={"project": "authphone"}, body=send,
              headers={"Authorization": "Bearer authphone-oauth.forgotten"}, expect=401)
-    assert inbox(api, phone) == []
+    assert delivered(api, phone) == []
     refused = api.call("listPushMessages", query={"phone": phone["id"]}, expect=200)[1]["messages"]
     assert [m["outcome"] for m in refused] == ["UNAUTHENTICATED", "PERMISSION_DENIED", "PERMISSION_DENIED"]
     FINISHED.add("service account")
@@ -174,5 +178,4 @@ def test_with_an_access_key_and_a_push_token():
         assert by_push_token.status_code == 200, describe(by_push_token)
         unkeyed = requests.post(send, json={"message": {"token": phone["fcmToken"]}}, timeout=TIMEOUT)
         assert unkeyed.status_code == 401
-        messages = requests.get(f"{url}/api/phones/{phone['id']}/inbox", headers=headers, timeout=TIMEOUT).json()["messages"]
-        assert [m["message"]["data"].get("serial") for m in messages] == ["PIPU0001C0A3", None]
+        assert [m["data"].get("serial") for m in delivered(api, phone, headers)] == ["PIPU0001C0A3", None]

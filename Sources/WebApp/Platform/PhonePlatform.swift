@@ -106,7 +106,10 @@ struct PhonePlatform: Sendable {
 
     /// Starts the message's payload on the phone (`starting`) and takes it out of the inbox once
     /// the phone has it: when its flow starts, or when the backend could not be reached and the
-    /// phone keeps trying by itself (docs/behaviour.md#offline-otp). A refusal leaves it in the inbox.
+    /// phone keeps trying by itself (docs/behaviour.md#offline-otp). A refused AuthPhone payload
+    /// stays in the inbox, to be opened once the phone can take it; a privacyIDEA challenge the
+    /// phone refused (forged, answered before, for a token it does not hold) goes, as the app
+    /// drops it: nothing can make it right later.
     private func open(
         _ message: PushService.InboxMessage, token: String, _ starting: () async throws -> Opened
     ) async throws -> Opened {
@@ -114,7 +117,7 @@ struct PhonePlatform: Sendable {
             let flow = try await starting()
             _ = try await push.take(token: token, id: message.id)
             return flow
-        } catch let error as PhoneError where error.isRetryable {
+        } catch let error as PhoneError where error.isRetryable || (message.app == .privacyIDEA && error.refusesTheMessage) {
             _ = try? await push.take(token: token, id: message.id)
             throw error
         }

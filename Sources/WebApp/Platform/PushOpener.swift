@@ -34,8 +34,8 @@ struct PushOpener: Service {
         }
     }
 
-    /// Opens one message here when its phone's flow runs here; one that cannot start (a flow is
-    /// running, a bad payload) stays in the inbox.
+    /// Opens one message here when its phone's flow runs here; one refused is logged with why
+    /// (`PhonePlatform.open` says whether it stays in the inbox).
     func open(_ message: PushService.InboxMessage, token: String) async {
         do {
             _ = try await platform.openAtOnce(message, token: token) { phoneId in
@@ -43,7 +43,7 @@ struct PushOpener: Service {
                 return try await forwarding.elsewhere(phoneId, headers: [:]) != nil
             }
         } catch {
-            logger.info("a push stays in the inbox", metadata: ["message": "\(message.id)", "reason": "\(error)"])
+            logger.info("a push opened at once was refused", metadata: ["message": "\(message.id)", "reason": "\(error)"])
         }
     }
 }
