@@ -47,6 +47,25 @@ def test_the_phone_enrols_a_push_token_that_privacyidea_then_holds_active(api, p
     FINISHED.add("privacyIDEA enrolment")
 
 
+def test_privacyideas_pia_scheme_enrols_the_same_token(api, privacyidea):
+    """`push_use_pia_scheme` makes the enrolment code `pia://pipush/…`, which opens privacyIDEA's
+    app on a real phone: the phone enrols from it as from `otpauth://`, and the token logs in."""
+    phone = new_phone(api, "privacyIDEA pia scheme")
+    user = privacyidea.new_user("pia")
+    path = {"id": phone["id"]}
+    with privacyidea.admin.policy("authphone-pia-scheme", "enrollment", {"push_use_pia_scheme": True}, user=user):
+        serial, qr_text = privacyidea.admin.init_push_token(user)
+    assert qr_text.startswith(f"pia://pipush/{serial}?"), qr_text
+    api.call("startOutOfBand", path=path, body={"qr": qr_text}, expect=202)
+    enrolled = api.call("answerPrivacyIDEA", "acceptServer", path=path, expect=200)[1]["privacyIDEA"]
+    assert (enrolled["serial"], enrolled["outcome"]) == (serial, "ENROLLED"), enrolled
+    assert privacyidea.admin.token(serial).rollout_state == "enrolled"
+    login = privacyidea.admin.validate_check(user, "")
+    polled_challenge(api, phone, serial)
+    assert answer(api, phone, "accept")["outcome"] == "ACCEPTED"
+    assert privacyidea.admin.validate_check(user, "", login.transaction_id).accepted
+
+
 def test_a_second_token_registers_at_once_and_a_removed_token_is_gone_from_the_phone(api, privacyidea):
     """The server accepted with the first token, the second registers without asking; a token
     privacyIDEA forgot is refused at its poll; one removed on the phone is no longer there."""
