@@ -8,7 +8,8 @@ public enum ScannedCode: Equatable, Sendable {
     /// `otpauth://` but for `pipush`: an OTP account's key URI (TOTP, HOTP), which OTP's
     /// `OTPAuthURI` reads (and refuses, by name, a type it does not know).
     case otpAccount(uri: String)
-    /// `otpauth://pipush/…` or `pia://pipush/…`: privacyIDEA's push token enrolment.
+    /// `otpauth://pipush/…` or `pia://pipush/…`: privacyIDEA's push token enrolment; or
+    /// `edumfa-push://edumfa/…`, eduMFA's, which speaks the same protocol.
     case privacyIDEAPush(uri: String)
     /// `pia://container/…`: privacyIDEA's smartphone container registration.
     case privacyIDEAContainer(uri: String)
@@ -41,7 +42,7 @@ public enum ScannedCode: Equatable, Sendable {
         let scheme = trimmed[..<separator.lowerBound].lowercased()
         let host = trimmed[separator.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }.lowercased()
         switch (scheme, host) {
-        case ("otpauth", "pipush"), ("pia", "pipush"): return .privacyIDEAPush(uri: trimmed)
+        case ("otpauth", "pipush"), ("pia", "pipush"), ("edumfa-push", "edumfa"): return .privacyIDEAPush(uri: trimmed)
         case ("pia", "container"): return .privacyIDEAContainer(uri: trimmed)
         case ("otpauth", _): return .otpAccount(uri: trimmed)
         default: return nil

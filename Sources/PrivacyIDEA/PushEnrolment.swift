@@ -3,8 +3,30 @@ import OTP
 
 /// What privacyIDEA's push token QR code says (`create_push_token_url` in its
 /// `lib/tokens/pushtoken.py`): `otpauth://pipush/LABEL?url=…&ttl=…&issuer=…&enrollment_credential=…
-/// &v=1&serial=…&sslverify=…&poll_only=…`, or the same after `pia://`. The phone registers at `url`.
+/// &v=1&serial=…&sslverify=…&poll_only=…`, or the same after `pia://`; or eduMFA's `edupush`
+/// token's, the same after `edumfa-push://edumfa/` (without `poll_only`). The phone registers at `url`.
 public struct PushEnrolment: Sendable, Equatable {
+    /// Whose code it is: eduMFA, a privacyIDEA fork, speaks privacyIDEA's push protocol under
+    /// its own names (`edupush`, `/ttype/edupush`), which the code's URL already carries.
+    public enum Server: String, Sendable, Equatable, CaseIterable {
+        case privacyIDEA, eduMFA
+
+        /// The scheme and host a code of this server starts with (lower case).
+        public var prefixes: [(scheme: String, host: String)] {
+            switch self {
+            case .privacyIDEA: [("otpauth", "pipush"), ("pia", "pipush")]
+            case .eduMFA: [("edumfa-push", "edumfa")]
+            }
+        }
+
+        /// The server whose code starts `scheme://host`; nil for another code.
+        public init?(scheme: String, host: String) {
+            guard let server = Self.allCases.first(where: { $0.prefixes.contains { $0 == (scheme, host) } }) else { return nil }
+            self = server
+        }
+    }
+
+    public var server: Server
     public var label: String
     public var issuer: String
     public var serial: String
@@ -30,8 +52,6 @@ public struct PushEnrolment: Sendable, Equatable {
         case any, pin, biometric
     }
 
-    public static let schemes = ["otpauth", "pia"]
-    public static let host = "pipush"
     /// The enrolment versions this phone speaks (privacyIDEA writes `v=1`).
     public static let versions = ["1"]
     static let maximumLength = 4 * 1024
@@ -42,8 +62,9 @@ public struct PushEnrolment: Sendable, Equatable {
             throw .enrolment("the enrolment code is longer than \(Self.maximumLength) bytes")
         }
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            Self.schemes.contains(scheme), components.host?.lowercased() == Self.host
-        else { throw .enrolment("a privacyIDEA push enrolment starts with otpauth://pipush/ or pia://pipush/") }
+            let server = Server(scheme: scheme, host: components.host?.lowercased() ?? "")
+        else { throw .enrolment("a privacyIDEA push enrolment starts with otpauth://pipush/ or pia://pipush/ (eduMFA's edumfa-push://edumfa/)") }
+        self.server = server
         var fields: [String: String] = [:]
         for item in components.queryItems ?? [] {
             guard fields[item.name] == nil else { throw .enrolment("the parameter '\(item.name)' is repeated") }
@@ -66,7 +87,7 @@ public struct PushEnrolment: Sendable, Equatable {
         self.url = url
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         label = try Self.printable(path.isEmpty ? serial : path, "label", limit: 256)
-        issuer = try Self.printable(fields["issuer"].flatMap { $0.isEmpty ? nil : $0 } ?? "privacyIDEA", "issuer", limit: 128)
+        issuer = try Self.printable(fields["issuer"].flatMap { $0.isEmpty ? nil : $0 } ?? server.rawValue, "issuer", limit: 128)
         guard let ttl = Int(fields["ttl"] ?? "10"), (1...10_080).contains(ttl) else {
             throw .enrolment("the parameter 'ttl' must be a number of minutes from 1 to 10080")
         }

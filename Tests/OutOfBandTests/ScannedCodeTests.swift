@@ -21,6 +21,7 @@ import Testing
     @Test(arguments: [
         "otpauth://pipush/PIPU0001?url=https%3A//pi.example/ttype/push&ttl=10&issuer=privacyIDEA&v=1",
         "pia://pipush/PIPU0001?url=https%3A//pi.example/ttype/push", "PIA://PIPUSH/PIPU0001", "otpauth://pipush?serial=x",
+        "edumfa-push://edumfa/EDUP0001?url=https%3A//mfa.example/ttype/edupush", "EDUMFA-PUSH://EDUMFA/EDUP0001",
     ])
     func privacyIDEAPushEnrolmentsAreTheirOwnKind(text: String) throws {
         for code in [try ScannedCode(qrText: text), try ScannedCode(link: text), try ScannedCode(scanned: text)] {

@@ -25,6 +25,19 @@ struct PushEnrolmentTests {
         #expect(enrolment.label == "alice@example realm")
     }
 
+    /// eduMFA's `edupush` code as eduMFA 2.9.5 writes it: its own scheme and host, its issuer by
+    /// default, and no `poll_only` (the phone polls it as any other token).
+    @Test func eduMFAsCodeIsRead() throws {
+        let enrolment = try PushEnrolment(
+            text: "edumfa-push://edumfa/EDUP00007773?url=http%3A//127.0.0.1%3A5055/ttype/edupush&ttl=10"
+                + "&enrollment_credential=366e15af&v=1&serial=EDUP00007773&sslverify=0&pin=True")
+        #expect(enrolment.server == .eduMFA)
+        #expect(enrolment.url.absoluteString == "http://127.0.0.1:5055/ttype/edupush")
+        #expect((enrolment.serial, enrolment.label, enrolment.issuer) == ("EDUP00007773", "EDUP00007773", "eduMFA"))
+        #expect(!enrolment.pollOnly && !enrolment.sslVerify && enrolment.forcedUnlock == .any)
+        #expect(try PushEnrolment(text: Self.text).server == .privacyIDEA)
+    }
+
     /// `push_force_app_pin` (`pin=True`) forces either factor, `push_app_force_unlock` the one it names.
     @Test(
         arguments: [
@@ -38,7 +51,11 @@ struct PushEnrolmentTests {
     }
 
     @Test(arguments: [
-        ("otpauth://totp/x?secret=AAAA", "a privacyIDEA push enrolment starts with otpauth://pipush/ or pia://pipush/"),
+        (
+            "otpauth://totp/x?secret=AAAA",
+            "a privacyIDEA push enrolment starts with otpauth://pipush/ or pia://pipush/ (eduMFA's edumfa-push://edumfa/)"
+        ),
+        ("edumfa-push://pipush/x", "a privacyIDEA push enrolment starts with otpauth://pipush/ or pia://pipush/ (eduMFA's edumfa-push://edumfa/)"),
         ("&v=1", "the parameter 'v' is repeated"),
         ("&extra=1&v=2", "the parameter 'v' is repeated"),
     ])

@@ -81,7 +81,12 @@ function renderEnrolment(request, view) {
     el(
       "div",
       { className: "screen-body" },
-      screenHeader(container ? `Register this phone as a privacyIDEA container from ${request.origin}?` : `Add a privacyIDEA token from ${request.origin}?`, null),
+      screenHeader(
+        container
+          ? `Register this phone as a privacyIDEA container from ${request.origin}?`
+          : `Add ${request.server === "eduMFA" ? "an eduMFA" : "a privacyIDEA"} token from ${request.origin}?`,
+        null,
+      ),
       server(request),
       tokenFacts(request),
       asked ? el("label", { className: "field" }, el("span", { className: "field-label", text: request.passphrasePrompt }), passphrase) : null,

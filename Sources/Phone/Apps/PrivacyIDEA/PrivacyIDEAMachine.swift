@@ -207,11 +207,12 @@ enum Enrolment: Sendable, Equatable {
         switch self {
         case .pushToken(let enrolment):
             PrivacyIDEARequest(
-                kind: .enrolment, state: state, serial: enrolment.serial, label: enrolment.label, issuer: enrolment.issuer, origin: origin)
+                kind: .enrolment, state: state, serial: enrolment.serial, label: enrolment.label, issuer: enrolment.issuer, origin: origin,
+                server: enrolment.server.rawValue)
         case .container(let registration):
             PrivacyIDEARequest(
                 kind: .container, state: state, serial: registration.serial, label: registration.serial, issuer: registration.issuer,
-                origin: origin, passphrasePrompt: registration.passphrasePrompt)
+                origin: origin, server: PushEnrolment.Server.privacyIDEA.rawValue, passphrasePrompt: registration.passphrasePrompt)
         }
     }
 }

@@ -84,6 +84,8 @@ public struct PrivacyIDEARequest: Codable, Sendable, Equatable {
     public var issuer: String
     /// The privacyIDEA server (`scheme://host:port`) the phone talks to.
     public var origin: String
+    /// An enrolment's kind of server, as its code tells: `privacyIDEA` or `eduMFA`.
+    public var server: String?
     /// A challenge's title and question, as privacyIDEA sent them.
     public var title: String?
     public var question: String?
