@@ -124,6 +124,7 @@ public struct PhoneStore: Store {
         }
         migrator.registerMigration("phone-v13-privacyidea-containers", migrate: createContainerTables)
         migrator.registerMigration("phone-v14-unlock-factor") { db in try db.execute(sql: unlockFactorColumn) }
+        migrator.registerMigration("phone-v15-tiqr") { db in try db.execute(sql: tiqrTable(bytes: "BLOB")) }
         return migrator
     }
 
@@ -186,6 +187,7 @@ public struct PhoneStore: Store {
             ] + numbersAndTexts),
         PostgresMigration("phone-pg-v4-privacyidea-containers", postgresContainerTables),
         PostgresMigration("phone-pg-v5-unlock-factor", [unlockFactorColumn]),
+        PostgresMigration("phone-pg-v6-tiqr", [tiqrTable(bytes: "BYTEA")]),
     ]
 
     /// The one factor privacyIDEA's `app_force_unlock` lets a token unlock with: the same on both engines.

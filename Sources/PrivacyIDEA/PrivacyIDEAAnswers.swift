@@ -52,6 +52,11 @@ public enum PrivacyIDEAAnswers {
     public struct DisplayCode: Sendable, Equatable {
         public var code: String
         public var message: String?
+
+        public init(code: String, message: String?) {
+            self.code = code
+            self.message = message
+        }
     }
 
     /// An accepted answer's display code (`detail.display_code`), where privacyIDEA's

@@ -36,6 +36,13 @@ import Testing
         }
     }
 
+    @Test(arguments: ["tiqrenroll://http://127.0.0.1:5001/ttype/tiqr?action=metadata&session=ab", "TIQRAUTH://u_r@org.example/1/0123456789/IdP"])
+    func tiqrCodesAreTheirOwnKind(text: String) throws {
+        for code in [try ScannedCode(qrText: text), try ScannedCode(link: text), try ScannedCode(scanned: text)] {
+            #expect(code == .tiqr(uri: text))
+        }
+    }
+
     @Test func authPhonePayloadsDecodeAsBefore() throws {
         let payload = Self.payload
         #expect(try ScannedCode(qrText: payload.qrText) == .authPhone(payload))

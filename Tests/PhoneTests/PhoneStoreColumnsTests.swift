@@ -14,6 +14,7 @@ import Testing
         #expect(try #require(store.sqliteWriter).read { try PushTokenRecord.insertion.columnsLeftOut($0) } == [])
         #expect(try #require(store.sqliteWriter).read { try ContainerRecord.insertion.columnsLeftOut($0) } == [])
         #expect(try #require(store.sqliteWriter).read { try ContainerTokenRecord.insertion.columnsLeftOut($0) } == [])
+        #expect(try #require(store.sqliteWriter).read { try TiqrIdentityRecord.insertion.columnsLeftOut($0) } == [])
     }
 
     @Test(.enabled(if: TestEngine.postgresURL != nil)) func bothEnginesHaveTheSameColumns() async throws {

@@ -160,7 +160,7 @@ import Testing
         switch step {
         case .arrive(let nonce, let at):
             let (challenge, request) = Self.challenge(nonce)
-            machine.arrived(challenge, shown: request, at: start.addingTimeInterval(at))
+            machine.arrived(.push(challenge), shown: request, at: start.addingTimeInterval(at))
         case .scan(let trusted): return try machine.scanned(.pushToken(enrolment), trusted: trusted)
         case .scanContainer(let trusted, let passphrase):
             let code = passphrase ? container.replacingOccurrences(of: "&passphrase=&", with: "&passphrase=Your%20word&") : container

@@ -84,7 +84,9 @@ function renderEnrolment(request, view) {
       screenHeader(
         container
           ? `Register this phone as a privacyIDEA container from ${request.origin}?`
-          : `Add ${request.server === "eduMFA" ? "an eduMFA" : "a privacyIDEA"} token from ${request.origin}?`,
+          : request.kind === "TIQR_ENROLMENT"
+            ? `Add a tiqr identity from ${request.origin}?`
+            : `Add ${request.server === "eduMFA" ? "an eduMFA" : "a privacyIDEA"} token from ${request.origin}?`,
         null,
       ),
       server(request),
@@ -246,9 +248,6 @@ function renderDone(request, view) {
   const reason = DECLINE_REASONS[request.declineReason];
   const said = reason ? el("p", { id: "privacyidea-decline-reason", className: "screen-subtitle", text: reason.said }) : null;
   // privacyIDEA's push_code_to_phone: the code the user types into the login page
-  const code = request.displayCode
-    ? el("div", { id: "privacyidea-display-code", className: "display-code" }, el("p", { className: "hint", text: request.displayMessage || "Enter the code to log in" }), el("p", { className: "otp-code", text: request.displayCode }))
-    : null;
   result(
     view,
     { id: "privacyidea-done", dataset: { outcome: String(request.outcome || "") } },
@@ -256,9 +255,20 @@ function renderDone(request, view) {
     outcome.icon,
     outcome.title,
     said,
-    code,
+    displayCode(request),
     tokenLine(request),
     waitingList(request, view),
+  );
+}
+
+/** privacyIDEA's push_code_to_phone, or a tiqr response its server could not be sent: the code the user types into the login page. */
+function displayCode(request) {
+  if (!request.displayCode) return null;
+  return el(
+    "div",
+    { id: "privacyidea-display-code", className: "display-code" },
+    el("p", { className: "hint", text: request.displayMessage || "Enter the code to log in" }),
+    el("p", { className: "otp-code", text: request.displayCode }),
   );
 }
 
@@ -267,7 +277,9 @@ function renderError(request, view) {
   const e = request.error || {};
   const code = String(e.code || "ERROR");
   const plain = plainWords(code, null);
-  const title = REFUSED.has(code) ? "Refused" : { ENROLMENT: "Token not added", CONTAINER: "Container not registered" }[request.kind] ?? "Not confirmed";
+  const title = REFUSED.has(code)
+    ? "Refused"
+    : ({ ENROLMENT: "Token not added", CONTAINER: "Container not registered", TIQR_ENROLMENT: "Identity not added" }[request.kind] ?? "Not confirmed");
   result(
     view,
     // the flow's error box id: the tests' screen waits read it alike
@@ -276,6 +288,7 @@ function renderError(request, view) {
     "!",
     title,
     el("p", { id: "privacyidea-error-words", className: "screen-subtitle", text: plain ?? (e.message || "") }),
+    displayCode(request),
     request.question != null ? el("div", { className: "refused-request" }, el("p", { className: "hint", text: "The request said:" }), question(request)) : null,
     tokenLine(request),
     waitingList(request, view),

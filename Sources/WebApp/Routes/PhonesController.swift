@@ -258,8 +258,8 @@ struct PhonesController {
     }
 
     /// What a scanned code starts, by what it is: an AuthPhone payload its flow (202 `{"flow"}`),
-    /// a key URI an OTP account (201 `{"otpAccount"}`), privacyIDEA's push token enrolment or
-    /// container registration its request on screen (202 `{"privacyIDEA"}`, docs/privacyidea.md).
+    /// a key URI an OTP account (201 `{"otpAccount"}`), privacyIDEA's push token enrolment,
+    /// container registration or tiqr code its request on screen (202 `{"privacyIDEA"}`, docs/privacyidea.md).
     private func handOver(_ code: ScannedCode, phoneId: String, request: Request, context: AppRequestContext) async throws -> Response {
         switch code {
         case .authPhone(let payload):
@@ -273,6 +273,9 @@ struct PhonesController {
             return try EditedResponse(status: .accepted, response: Started(.privacyIDEA(shown))).response(from: request, context: context)
         case .privacyIDEAContainer(let uri):
             let shown = try await phones.privacyIDEA.startContainerRegistration(phoneId: phoneId, text: uri)
+            return try EditedResponse(status: .accepted, response: Started(.privacyIDEA(shown))).response(from: request, context: context)
+        case .tiqr(let uri):
+            let shown = try await phones.privacyIDEA.startTiqr(phoneId: phoneId, text: uri)
             return try EditedResponse(status: .accepted, response: Started(.privacyIDEA(shown))).response(from: request, context: context)
         }
     }

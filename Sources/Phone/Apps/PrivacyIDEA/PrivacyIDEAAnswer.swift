@@ -5,19 +5,21 @@ import PrivacyIDEA
 /// on the phone before anything is sent.
 extension PrivacyIDEAApp {
     /// The answer as the challenge allows it: a presence option only with an accept of a
-    /// challenge that has them, a decline reason only where privacyIDEA takes one.
+    /// challenge that has them, a decline reason only where privacyIDEA takes one (a tiqr login
+    /// takes neither).
     static func answer(
-        accept: Bool, presence: String?, declineReason: DeclineReason?, to challenge: PushChallenge
+        accept: Bool, presence: String?, declineReason: DeclineReason?, to challenge: PrivacyIDEAMachine.Challenge
     ) throws(PhoneError) -> PushAnswer {
+        let push: PushChallenge? = if case .push(let push) = challenge { push } else { nil }
         guard accept else {
             guard presence == nil else { throw .invalid("presence", "goes only with an accept") }
-            guard declineReason == nil || challenge.takesDeclineReason else {
+            guard declineReason == nil || push?.takesDeclineReason == true else {
                 throw .invalid("declineReason", "privacyIDEA takes no reason for this challenge")
             }
             return .decline(declineReason)
         }
         guard declineReason == nil else { throw .invalid("declineReason", "goes only with a decline") }
-        guard let options = challenge.presenceOptions else {
+        guard let options = push?.presenceOptions else {
             guard presence == nil else { throw .invalid("presence", "goes only with a challenge that asks for it") }
             return .accept(presence: nil)
         }

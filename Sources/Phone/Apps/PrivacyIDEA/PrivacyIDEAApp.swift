@@ -19,14 +19,18 @@ public actor PrivacyIDEAApp: PhoneApp {
 
     // MARK: tokens
 
+    /// The push tokens, then the tiqr identities, each oldest first.
     public func tokens(phoneId: String) async throws(PhoneError) -> [PushTokenSummary] {
         _ = try await device.phone(phoneId)
         return try await device.store.pushTokens(phoneId: phoneId).map(PushTokenSummary.init)
+            + device.store.tiqrIdentities(phoneId: phoneId).map(PushTokenSummary.init)
     }
 
     public func deleteToken(phoneId: String, serial: String) async throws(PhoneError) {
         _ = try await device.phone(phoneId)
-        guard try await device.store.deletePushToken(phoneId: phoneId, serial: serial) else { throw .unknownSerial(serial) }
+        var deleted = try await device.store.deletePushToken(phoneId: phoneId, serial: serial)
+        if !deleted { deleted = try await device.store.deleteTiqrIdentity(phoneId: phoneId, serial: serial) }
+        guard deleted else { throw .unknownSerial(serial) }
         await announceTokens(phoneId)
     }
 
@@ -161,7 +165,7 @@ public actor PrivacyIDEAApp: PhoneApp {
             // privacyIDEA's app_force_unlock may name the one factor the token unlocks with
             request.unlockWith = factors.filter { factor in token.unlockFactor.map { $0 == factor.rawValue } ?? true }
         }
-        change(phoneId) { [request] machine in machine.arrived(challenge, shown: request, at: device.now()) }
+        change(phoneId) { [request] machine in machine.arrived(.push(challenge), shown: request, at: device.now()) }
         // one delivered again while open is offered to the rules again: they may have changed
         if let answered = await answerAutomatically(request, phoneId: phoneId) { return answered }
         return phones[phoneId]?.shown
@@ -203,11 +207,14 @@ public actor PrivacyIDEAApp: PhoneApp {
                 switch enrolment {
                 case .pushToken(let token): await self.register(token, phoneId: phoneId, settled: report)
                 case .container(let container): await self.register(container, passphrase: passphrase, phoneId: phoneId, settled: report)
+                case .tiqr(let enrolment): await self.register(enrolment, phoneId: phoneId, settled: report)
                 }
             }
             for await _ in settled { break }
-        case .send(let answer, let challenge):
+        case .send(let answer, .push(let challenge)):
             await send(answer, to: challenge, phoneId: phoneId)
+        case .send(let answer, .tiqr(let challenge, let serial)):
+            await send(answer, to: challenge, serial: serial, phoneId: phoneId)
         }
         // the phone was deleted or moved to another instance meanwhile
         guard let shown = phones[phoneId]?.shown else { throw .noPrivacyIDEARequest }

@@ -16,14 +16,36 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
         case none
         /// Register the token or container with its privacyIDEA: the user accepted the server, or had before.
         case register(Enrolment)
-        /// Send the answer to the challenge's privacyIDEA.
-        case send(PushAnswer, to: PushChallenge)
+        /// Send the answer to the challenge's server (a tiqr decline sends nothing, but is carried out too).
+        case send(PushAnswer, to: Challenge)
     }
 
-    /// A challenge the phone holds open: as privacyIDEA signed it, as the screen shows it, and
+    /// A login the phone holds open: privacyIDEA's push challenge, or a tiqr login for the identity
+    /// listed as `serial`.
+    enum Challenge: Sendable, Equatable {
+        case push(PushChallenge)
+        case tiqr(TiqrChallenge, serial: String)
+
+        /// What names it in answers: the push challenge's nonce, the tiqr login's session key.
+        var nonce: String {
+            switch self {
+            case .push(let challenge): challenge.nonce
+            case .tiqr(let challenge, _): challenge.sessionKey
+            }
+        }
+
+        var serial: String {
+            switch self {
+            case .push(let challenge): challenge.serial
+            case .tiqr(_, let serial): serial
+            }
+        }
+    }
+
+    /// A challenge the phone holds open: as its server sent it, as the screen shows it, and
     /// when it arrived.
     struct OpenChallenge: Sendable, Equatable {
-        var challenge: PushChallenge
+        var challenge: Challenge
         var request: PrivacyIDEARequest
         var receivedAt: Date
         /// The answer on its way: it is no longer offered.
@@ -100,10 +122,10 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
 
     // MARK: challenges
 
-    /// A challenge privacyIDEA signed for a token of this phone, not answered before: it joins
-    /// the open ones and goes on screen unless an enrolment or an answer holds it. One open
-    /// already changes nothing.
-    mutating func arrived(_ challenge: PushChallenge, shown request: PrivacyIDEARequest, at now: Date) {
+    /// A challenge privacyIDEA signed for a token of this phone (or a tiqr login for one of its
+    /// identities), not answered before: it joins the open ones and goes on screen unless an
+    /// enrolment or an answer holds it. One open already changes nothing.
+    mutating func arrived(_ challenge: Challenge, shown request: PrivacyIDEARequest, at now: Date) {
         expire(at: now)
         guard !open.contains(where: { $0.challenge.nonce == challenge.nonce && $0.challenge.serial == challenge.serial }) else { return }
         open.append(OpenChallenge(challenge: challenge, request: request, receivedAt: now))
@@ -141,13 +163,16 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
     }
 
     /// The answer's fate: privacyIDEA took it (`error` nil), with a code to show where its
-    /// `push_code_to_phone` asks the user to type one, or it failed. Either way the challenge is
-    /// closed: it counts as answered once sent.
+    /// `push_code_to_phone` asks the user to type one, or it failed (a tiqr login's server out
+    /// of reach shows the response to type in instead). Either way the challenge is closed: it
+    /// counts as answered once sent.
     mutating func answered(_ nonce: String, failing error: FlowError? = nil, showing code: PrivacyIDEAAnswers.DisplayCode? = nil) {
         guard let index = open.firstIndex(where: { $0.challenge.nonce == nonce && $0.answering }), let answer = open[index].answer else { return }
         open.remove(at: index)
         guard screen?.kind == .challenge, screen?.nonce == nonce, screen?.state == .processing else { return }
         finish { screen in
+            screen.displayCode = code?.code
+            screen.displayMessage = code?.message
             if let error {
                 screen.error = error
             } else if case .decline(let reason) = answer {
@@ -155,8 +180,6 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
                 screen.declineReason = reason
             } else {
                 screen.outcome = .accepted
-                screen.displayCode = code?.code
-                screen.displayMessage = code?.message
             }
         }
     }
@@ -185,10 +208,11 @@ struct PrivacyIDEAMachine: Sendable, Equatable {
     }
 }
 
-/// What a scanned privacyIDEA code enrols: a push token, or a smartphone container.
+/// What a scanned privacyIDEA code enrols: a push token, a smartphone container, or a tiqr identity.
 enum Enrolment: Sendable, Equatable {
     case pushToken(PushEnrolment)
     case container(ContainerRegistration)
+    case tiqr(TiqrEnrolment)
 
     var passphrasePrompt: String? {
         guard case .container(let registration) = self else { return nil }
@@ -199,6 +223,7 @@ enum Enrolment: Sendable, Equatable {
         switch self {
         case .pushToken(let enrolment): enrolment.origin
         case .container(let registration): Phone.origin(of: registration.serverURL) ?? registration.serverURL.absoluteString
+        case .tiqr(let enrolment): Phone.origin(of: enrolment.metadataURL) ?? enrolment.metadataURL.absoluteString
         }
     }
 
@@ -213,6 +238,10 @@ enum Enrolment: Sendable, Equatable {
             PrivacyIDEARequest(
                 kind: .container, state: state, serial: registration.serial, label: registration.serial, issuer: registration.issuer,
                 origin: origin, server: PushEnrolment.Server.privacyIDEA.rawValue, passphrasePrompt: registration.passphrasePrompt)
+        case .tiqr(let enrolment):
+            PrivacyIDEARequest(
+                kind: .tiqrEnrolment, state: state, serial: enrolment.serial ?? "", label: enrolment.serial ?? origin, issuer: "tiqr",
+                origin: origin, server: "tiqr")
         }
     }
 }

@@ -13,8 +13,11 @@ public struct PushTokenSummary: Codable, Sendable, Equatable {
     public var pollOnly: Bool
     public var sslVerify: Bool
     public var createdAt: Date
+    /// privacyIDEA's token type: `push`, or `tiqr` for a tiqr identity (its `url` where it answers).
+    public var tokenType: String
 
     init(_ record: PushTokenRecord) {
+        tokenType = "push"
         serial = record.serial
         label = record.label
         issuer = record.issuer
@@ -23,6 +26,18 @@ public struct PushTokenSummary: Codable, Sendable, Equatable {
         pollOnly = record.pollOnly
         sslVerify = record.sslVerify
         createdAt = record.createdAt
+    }
+
+    init(_ identity: TiqrIdentityRecord) {
+        tokenType = "tiqr"
+        serial = identity.listedSerial
+        label = identity.identityName.isEmpty ? identity.identity : identity.identityName
+        issuer = identity.serviceName
+        url = identity.authenticationURL
+        origin = identity.origin
+        pollOnly = false
+        sslVerify = true
+        createdAt = identity.enrolledAt
     }
 }
 
@@ -67,6 +82,8 @@ public struct PrivacyIDEARequest: Codable, Sendable, Equatable {
         case challenge = "CHALLENGE"
         /// A smartphone container's registration (docs/privacyidea.md#containers).
         case container = "CONTAINER"
+        /// A tiqr identity's enrolment (docs/privacyidea.md#tiqr).
+        case tiqrEnrolment = "TIQR_ENROLMENT"
     }
 
     public enum Outcome: String, Codable, Sendable {
@@ -84,7 +101,8 @@ public struct PrivacyIDEARequest: Codable, Sendable, Equatable {
     public var issuer: String
     /// The privacyIDEA server (`scheme://host:port`) the phone talks to.
     public var origin: String
-    /// An enrolment's kind of server, as its code tells: `privacyIDEA` or `eduMFA`.
+    /// An enrolment's kind of server, as its code tells: `privacyIDEA` or `eduMFA`; `tiqr` for
+    /// a tiqr enrolment or login.
     public var server: String?
     /// A challenge's title and question, as privacyIDEA sent them.
     public var title: String?

@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+import Storage
+
+/// A tiqr identity the phone enrolled (docs/privacyidea.md#tiqr): the service and the user it
+/// answers for, where it answers, and its OCRA secret (kept as the tokens' keys are). The app
+/// keys it by the service's identifier and the identity, which a login code names.
+struct TiqrIdentityRecord: Codable, Sendable, FetchableRecord {
+    static let databaseTableName = "tiqrIdentity"
+    var phoneId: String
+    var serviceIdentifier: String
+    var identity: String
+    var identityName: String
+    var serviceName: String
+    /// privacyIDEA's serial of the token, where the enrolment code named it.
+    var serial: String?
+    var authenticationURL: String
+    var origin: String
+    var ocraSuite: String
+    var secret: Data
+    var enrolledAt: Date
+
+    /// How the token lists and deletes it: privacyIDEA's serial, or the identity at its service.
+    var listedSerial: String { serial ?? "\(identity)@\(serviceIdentifier)" }
+}
+
+extension PhoneStore {
+    /// The tiqr identities' table, with the engine's name for bytes: the same on both otherwise.
+    static func tiqrTable(bytes: String) -> String {
+        """
+        CREATE TABLE tiqrIdentity (phoneId TEXT NOT NULL REFERENCES phone ON DELETE CASCADE, serviceIdentifier TEXT NOT NULL,
+            identity TEXT NOT NULL, identityName TEXT NOT NULL, serviceName TEXT NOT NULL, serial TEXT,
+            authenticationURL TEXT NOT NULL, origin TEXT NOT NULL, ocraSuite TEXT NOT NULL, secret \(bytes) NOT NULL,
+            enrolledAt TEXT NOT NULL, PRIMARY KEY (phoneId, serviceIdentifier, identity))
+        """
+    }
+
+    /// An enrolled identity (again: its new secret replaces the old) and its server trusted from then on.
+    func keep(_ identity: TiqrIdentityRecord) async throws(PhoneError) {
+        try await write { sql in
+            try TiqrIdentityRecord.insertion.run(identity, sql)
+            try PrivacyIDEAOriginRecord(phoneId: identity.phoneId, origin: identity.origin, acceptedAt: identity.enrolledAt).insert(sql)
+        }
+    }
+
+    func tiqrIdentities(phoneId: String) async throws(PhoneError) -> [TiqrIdentityRecord] {
+        try await read { sql in
+            try sql.fetchAll(TiqrIdentityRecord.self, "SELECT * FROM tiqrIdentity WHERE phoneId = ? ORDER BY enrolledAt, identity", [phoneId])
+        }
+    }
+
+    func tiqrIdentity(phoneId: String, service: String, identity: String) async throws(PhoneError) -> TiqrIdentityRecord? {
+        try await read { sql in
+            try sql.fetchOne(
+                TiqrIdentityRecord.self, "SELECT * FROM tiqrIdentity WHERE phoneId = ? AND serviceIdentifier = ? AND identity = ?",
+                [phoneId, service, identity])
+        }
+    }
+
+    /// Removes the identity listed as `serial`; false when there was none.
+    func deleteTiqrIdentity(phoneId: String, serial: String) async throws(PhoneError) -> Bool {
+        guard let found = try await tiqrIdentities(phoneId: phoneId).first(where: { $0.listedSerial == serial }) else { return false }
+        return try await write { sql in
+            try sql.execute(
+                "DELETE FROM tiqrIdentity WHERE phoneId = ? AND serviceIdentifier = ? AND identity = ?",
+                [phoneId, found.serviceIdentifier, found.identity]) > 0
+        }
+    }
+}
+
+extension TiqrIdentityRecord {
+    static let insertion = NamedInsert<TiqrIdentityRecord>(
+        into: databaseTableName, replacingOn: ["phoneId", "serviceIdentifier", "identity"],
+        [
+            "phoneId": { $0.phoneId }, "serviceIdentifier": { $0.serviceIdentifier }, "identity": { $0.identity },
+            "identityName": { $0.identityName }, "serviceName": { $0.serviceName }, "serial": { $0.serial },
+            "authenticationURL": { $0.authenticationURL }, "origin": { $0.origin }, "ocraSuite": { $0.ocraSuite }, "secret": { $0.secret },
+            "enrolledAt": { StoredDate($0.enrolledAt) },
+        ])
+}

@@ -1,0 +1,127 @@
+"""AuthPhone's phone as the tiqr app for privacyIDEA 3.14's tiqr tokens (docs/privacyidea.md#tiqr):
+it enrols from privacyIDEA's QR text (the service's metadata, then the phone's secret), answers a
+login's tiqrauth code with the OCRA response privacyIDEA checks, declines one by sending nothing,
+shows the response to type in when the server cannot be reached, and refuses a login for an
+identity it does not hold before any server hears of it.
+
+privacyIDEA 3.14 loses a right answer unless something commits after /ttype/tiqr (it sets the
+challenge answered in memory only): the module's fixture adds the event handler that does, as
+docs/privacyidea.md tells an administrator to.
+"""
+
+import pytest
+import requests
+
+from client import TIMEOUT, new_phone
+from servers import free_port
+
+SERVICE = "org.example.authphone"
+SERVICE_NAME = "AuthPhone Test IdP"
+
+
+@pytest.fixture(scope="module")
+def tiqr(privacyidea):
+    """privacyIDEA with tiqr set up: where the phone enrols and answers, and the commit after it."""
+    privacyidea.admin.set_config({
+        "tiqr.regServer": privacyidea.url + "/ttype/tiqr", "tiqr.serviceIdentifier": SERVICE,
+        "tiqr.serviceDisplayname": SERVICE_NAME,
+    })
+    privacyidea.admin.call("POST", "/event", json={
+        "name": "authphone-tiqr-commit", "event": "ttype", "handlermodule": "Counter", "action": "increase_counter",
+        "position": "post", "option.counter_name": "tiqr_answers", "conditions": {},
+    })
+    return privacyidea
+
+
+def enrolled_identity(api, privacyidea, phone, user):
+    """privacyIDEA's tiqr token for `user`, enrolled by the phone from its QR text: its serial."""
+    _, detail = privacyidea.admin.call("POST", "/token/init", json={"type": "tiqr", "user": user})
+    serial, code = detail["serial"], detail["tiqrenroll"]["value"]
+    path = {"id": phone["id"]}
+    asked = api.call("startOutOfBand", path=path, body={"qr": code}, expect=202)[1]["privacyIDEA"]
+    assert (asked["kind"], asked["state"], asked["serial"]) == ("TIQR_ENROLMENT", "WAIT_FOR_INPUT", serial), asked
+    done = api.call("answerPrivacyIDEA", "acceptServer", path=path, expect=200)[1]["privacyIDEA"]
+    assert (done["state"], done.get("outcome")) == ("DONE", "ENROLLED"), done
+    return serial
+
+
+def tiqr_login(privacyidea, user):
+    """A login at privacyIDEA for `user`: its check and the tiqrauth code the login page shows."""
+    check = privacyidea.admin.validate_check(user, "")
+    assert check.authentication == "CHALLENGE", check
+    code = next(c["attributes"]["value"] for c in check.detail["multi_challenge"] if c["type"] == "tiqr")
+    return check, code
+
+
+def shown_login(api, phone, code):
+    shown = api.call("startOutOfBand", path={"id": phone["id"]}, body={"qr": code}, expect=202)[1]["privacyIDEA"]
+    assert (shown["kind"], shown["state"], shown["server"], shown["title"]) == ("CHALLENGE", "WAIT_FOR_INPUT", "tiqr", SERVICE_NAME), shown
+    return shown
+
+
+def answer(api, phone, accept):
+    return api.call("answerPrivacyIDEA", path={"id": phone["id"]}, body={"accept": accept}, expect=200)[1]["privacyIDEA"]
+
+
+def test_a_tiqr_login_the_phone_accepts_logs_in_and_one_it_declines_does_not(api, tiqr):
+    phone = new_phone(api, "tiqr phone")
+    user = tiqr.new_user("tiqr")
+    serial = enrolled_identity(api, tiqr, phone, user)
+    # privacyIDEA drops the enrolment session once the phone's secret came
+    assert "session" not in tiqr.admin.token(serial).info
+    listed = api.call("listPushTokens", path={"id": phone["id"]}, expect=200)[1]["tokens"]
+    assert [(t["serial"], t["tokenType"], t["issuer"]) for t in listed] == [(serial, "tiqr", SERVICE_NAME)], listed
+
+    accepted, code = tiqr_login(tiqr, user)
+    shown = shown_login(api, phone, code)
+    assert shown["nonce"] == accepted.transaction_id and user in shown["question"], shown
+    assert answer(api, phone, True)["outcome"] == "ACCEPTED"
+    assert tiqr.admin.poll_transaction(accepted.transaction_id) == "accept"
+    assert tiqr.admin.validate_check(user, "", accepted.transaction_id).accepted
+
+    # tiqr has no decline: the phone sends nothing and the login never completes
+    declined, code = tiqr_login(tiqr, user)
+    shown_login(api, phone, code)
+    assert answer(api, phone, False)["outcome"] == "DECLINED"
+    assert tiqr.admin.poll_transaction(declined.transaction_id) == "pending"
+    assert not tiqr.admin.validate_check(user, "", declined.transaction_id).accepted
+    # the code again, answered before, is refused
+    replayed = api.call("startOutOfBand", path={"id": phone["id"]}, body={"qr": code}, expect=409)[1]
+    assert replayed["error"]["code"] == "CHALLENGE_REPLAYED"
+
+
+def test_a_server_out_of_reach_leaves_the_response_to_type_in(api, tiqr):
+    """privacyIDEA's tiqr.authServer names where logins are answered; here nothing listens there.
+    The phone shows the OCRA response instead, and it is the right one: privacyIDEA takes it."""
+    phone = new_phone(api, "tiqr offline phone")
+    user = tiqr.new_user("tiqroff")
+    dead = f"http://127.0.0.1:{free_port()}/ttype/tiqr"
+    tiqr.admin.set_config({"tiqr.authServer": dead})
+    try:
+        enrolled_identity(api, tiqr, phone, user)
+    finally:
+        tiqr.admin.call("DELETE", "/system/tiqr.authServer")
+    login, code = tiqr_login(tiqr, user)
+    shown = shown_login(api, phone, code)
+    offline = answer(api, phone, True)
+    assert (offline["state"], offline["error"]["code"]) == ("ERROR", "SERVER_CONNECTION_ERROR"), offline
+    assert offline["displayCode"].isdigit() and len(offline["displayCode"]) == 6, offline
+    # the response the user would type, sent as the app would have: privacyIDEA takes it
+    taken = requests.post(tiqr.url + "/ttype/tiqr", timeout=TIMEOUT, data={
+        "sessionKey": shown["nonce"], "userId": code.split("://")[1].split("@")[0], "response": offline["displayCode"],
+        "operation": "login"})
+    assert taken.text == "OK", taken.text
+    assert tiqr.admin.validate_check(user, "", login.transaction_id).accepted
+
+
+def test_codes_for_identities_the_phone_does_not_hold_are_refused(api, tiqr):
+    phone = new_phone(api, "tiqr stranger phone")
+    path = {"id": phone["id"]}
+    stranger = f"tiqrauth://mallory_authphone@{SERVICE}/12345678901234567890/0123456789/Evil%20Corp"
+    refused = api.call("startOutOfBand", path=path, body={"qr": stranger}, expect=404)[1]
+    assert refused["error"]["code"] == "TIQR_IDENTITY_UNKNOWN", refused
+    broken = api.call("startOutOfBand", path=path, body={"qr": "tiqrauth://nobody"}, expect=400)[1]
+    assert broken["error"]["code"] == "INVALID_TIQR_CODE", broken
+    hops = api.call("getPhoneTimeline", path=path, expect=200)[1]["hops"]
+    assert [hop for hop in hops if hop["to"] == "privacyIDEA"] == [], "no server hears of a refused code"
+    assert api.call("getPrivacyIDEARequest", path=path, expect=200)[1]["privacyIDEA"] is None
