@@ -30,8 +30,12 @@ export function createPrivacyIDEATokens({ state, phonePath, toast, showStartedFl
 
   function row(token) {
     const note = el("span", { className: "hint privacyidea-poll-note", "aria-live": "polite" });
-    const check = el("button", { id: "privacyidea-poll-" + token.serial, type: "button", className: "btn btn-small privacyidea-poll", text: "Check now" });
-    check.addEventListener("click", () =>
+    // a tiqr identity is not polled: its logins come as codes to scan
+    const check =
+      token.tokenType === "tiqr"
+        ? null
+        : el("button", { id: "privacyidea-poll-" + token.serial, type: "button", className: "btn btn-small privacyidea-poll", text: "Check now" });
+    check?.addEventListener("click", () =>
       withControl(view, check, errorBox, async () => {
         note.textContent = "";
         await poll(token.serial, note, "poll");
@@ -49,7 +53,7 @@ export function createPrivacyIDEATokens({ state, phonePath, toast, showStartedFl
         "span",
         { className: "account-main" },
         el("span", { className: "account-name", text: name }),
-        el("span", { className: "account-user", text: tokenName(token) }),
+        el("span", { className: "account-user", text: (token.tokenType === "tiqr" ? "tiqr: " : "") + tokenName(token) }),
         el("span", { className: "account-server", text: token.origin || "" }),
         note,
       ),
