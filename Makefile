@@ -83,4 +83,4 @@ setup-test:
 	scripts/install-system-packages.sh --test
 
 clean:
-	rm -rf .build .venv .venv-privacyidea .venv-client .venv-deploy artifacts
+	rm -rf .build .venv .venv-privacyidea .venv-edumfa .venv-client .venv-deploy artifacts

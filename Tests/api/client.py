@@ -333,8 +333,9 @@ def enrol_phone(api, phone, user, pin=PIN):
 
 
 def enrolled_token(api, privacyidea, phone, user, server_accepted=False):
-    """privacyIDEA's push token for `user`, enrolled by the phone from the QR text: the phone asks
-    the user to accept privacyIDEA's server first, unless it accepted it before."""
+    """privacyIDEA's push token for `user` (eduMFA's edupush token, from an eduMFA), enrolled by the
+    phone from the QR text: the phone asks the user to accept the server first, unless it accepted
+    it before."""
     serial, qr_text = privacyidea.admin.init_push_token(user)
     assert privacyidea.admin.token(serial).rollout_state == "clientwait"
     path = {"id": phone["id"]}

@@ -1,12 +1,12 @@
 """What the API tests share as fixtures: a client of the server under test, one per test module;
-privacyIDEA, one per test session; and the order that runs the check of the named examples'
-coverage after the tests that replay them, whichever files they are in (client.py, device.py and
-document.py have the helpers)."""
+privacyIDEA and eduMFA, one each per test session; and the order that runs the check of the named
+examples' coverage after the tests that replay them, whichever files they are in (client.py,
+device.py and document.py have the helpers)."""
 
 import pytest
 
 from client import BASE_URL, Api
-from privacyidea_server import privacyidea  # noqa: F401 (a fixture)
+from privacyidea_server import edumfa, privacyidea  # noqa: F401 (fixtures)
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 """A small typed client of privacyIDEA's REST API for what the tests need: an administrator's
 configuration (user store, realm, policies, a Firebase gateway), tokens enrolled and read back,
-and the anonymous /validate endpoints a login uses.
+and the anonymous /validate endpoints a login uses. It talks to eduMFA, a privacyIDEA fork, too,
+in eduMFA's dialect (dialects.py: its header, its push token type, policies' realm).
 
 Every answer of privacyIDEA is `{"result": {"status", "value"}, "detail": …}`; a refusal
 (`result.status` false, or an HTTP error) raises PrivacyIDEAError with privacyIDEA's own error
@@ -12,9 +13,8 @@ import dataclasses
 
 import requests
 
-# privacyIDEA's module path of the provider that sends pushes through FCM's HTTP v1 API.
-FIREBASE_PROVIDER = "privacyidea.lib.smsprovider.FirebaseProvider.FirebaseProvider"
-HTTP_SMS_PROVIDER = "privacyidea.lib.smsprovider.HttpSMSProvider.HttpSMSProvider"
+from dialects import PRIVACYIDEA
+
 # The enrollment policy value that makes a push token poll-only (no Firebase gateway).
 POLL_ONLY = "poll only"
 
@@ -22,8 +22,8 @@ POLL_ONLY = "poll only"
 class PrivacyIDEAError(Exception):
     """privacyIDEA refused a request: its error code and message, and the HTTP status."""
 
-    def __init__(self, request, status, code, message):
-        super().__init__(f"{request} -> {status}: privacyIDEA error {code}: {message}")
+    def __init__(self, request, status, code, message, server="privacyIDEA"):
+        super().__init__(f"{request} -> {status}: {server} error {code}: {message}")
         self.status = status
         self.code = code
         self.message = message
@@ -53,38 +53,41 @@ class Check:
     detail: dict
 
 
-def _answer(response):
+def _answer(response, server):
     """The `result` and `detail` of an answer, or PrivacyIDEAError for a refusal."""
     request = f"{response.request.method} {response.request.path_url}"
     try:
         body = response.json()
     except ValueError:
-        raise PrivacyIDEAError(request, response.status_code, None, response.text[:300]) from None
+        raise PrivacyIDEAError(request, response.status_code, None, response.text[:300], server) from None
     result = body.get("result", {})
     if not response.ok or not result.get("status"):
         error = result.get("error", {})
-        raise PrivacyIDEAError(request, response.status_code, error.get("code"), error.get("message", response.text[:300]))
+        raise PrivacyIDEAError(request, response.status_code, error.get("code"), error.get("message", response.text[:300]),
+                               server)
     return result, body.get("detail") or {}
 
 
 class PrivacyIDEA:
-    """An administrator's session with a privacyIDEA server (its JWT in `PI-Authorization`)."""
+    """An administrator's session with a privacyIDEA server (its JWT in `PI-Authorization`), or
+    with a server of another dialect."""
 
-    def __init__(self, url, timeout):
+    def __init__(self, url, timeout, dialect=PRIVACYIDEA):
         self.url = url.rstrip("/")
         self.timeout = timeout
+        self.dialect = dialect
         self.http = requests.Session()
 
     @classmethod
-    def login(cls, url, username, password, timeout):
-        admin = cls(url, timeout)
+    def login(cls, url, username, password, timeout, dialect=PRIVACYIDEA):
+        admin = cls(url, timeout, dialect)
         value, _ = admin.call("POST", "/auth", data={"username": username, "password": password})
-        admin.http.headers["PI-Authorization"] = value["token"]
+        admin.http.headers[dialect.admin_header] = value["token"]
         return admin
 
     def call(self, method, path, **kwargs):
         """`(result.value, detail)` of a request to privacyIDEA; raises PrivacyIDEAError."""
-        result, detail = _answer(self.http.request(method, self.url + path, timeout=self.timeout, **kwargs))
+        result, detail = self._answer(self.http.request(method, self.url + path, timeout=self.timeout, **kwargs))
         return result.get("value"), detail
 
     # The user store and the realm.
@@ -105,6 +108,8 @@ class PrivacyIDEA:
         """Creates or replaces the policy `name`, for a realm and/or user when given."""
         action = ", ".join(key if value is True else f"{key}={value}" for key, value in actions.items())
         body = {"scope": scope, "action": action, "priority": priority}
+        if realm is None and self.dialect.policy_needs_realm:
+            realm = ""  # every realm
         if realm is not None:
             body["realm"] = realm
         if user is not None:
@@ -126,15 +131,15 @@ class PrivacyIDEA:
     # The Firebase gateway privacyIDEA's push tokens send through.
 
     def create_firebase_gateway(self, name, service_account_file):
-        """A push gateway of privacyIDEA's own Firebase provider, reading the service-account JSON
-        at `service_account_file` (a path on privacyIDEA's machine)."""
-        self.call("POST", "/smsgateway", json={"name": name, "module": FIREBASE_PROVIDER,
+        """A push gateway of the server's own Firebase provider, reading the service-account JSON
+        at `service_account_file` (a path on the server's machine)."""
+        self.call("POST", "/smsgateway", json={"name": name, "module": self.dialect.provider("FirebaseProvider"),
                                                 "option.JSON config file": str(service_account_file)})
 
     def create_http_sms_gateway(self, name, options):
         """An SMS gateway of privacyIDEA's HttpSMSProvider; `options` are its settings and the
         parameters it sends (`{phone}` and `{otp}` filled in)."""
-        self.call("POST", "/smsgateway", json={"name": name, "module": HTTP_SMS_PROVIDER,
+        self.call("POST", "/smsgateway", json={"name": name, "module": self.dialect.provider("HttpSMSProvider"),
                                                 **{f"option.{key}": value for key, value in options.items()}})
 
     def set_config(self, values):
@@ -147,8 +152,8 @@ class PrivacyIDEA:
     # Tokens.
 
     def init_push_token(self, user):
-        """Enrols a push token for `user`: (serial, the enrolment QR code's text)."""
-        _, detail = self.call("POST", "/token/init", json={"type": "push", "genkey": 1, "user": user})
+        """Enrols a push token (of the dialect's push type) for `user`: (serial, the enrolment QR code's text)."""
+        _, detail = self.call("POST", "/token/init", json={"type": self.dialect.push_type, "genkey": 1, "user": user})
         return detail["serial"], detail["pushurl"]["value"]
 
     def init_sms_token(self, user, phone):
@@ -211,13 +216,16 @@ class PrivacyIDEA:
         body = {"user": user, "pass": pass_}
         if transaction_id is not None:
             body["transaction_id"] = transaction_id
-        result, detail = _answer(requests.post(self.url + "/validate/check", json=body, timeout=self.timeout))
+        result, detail = self._answer(requests.post(self.url + "/validate/check", json=body, timeout=self.timeout))
         return Check(accepted=result["value"], authentication=result.get("authentication", ""),
                      transaction_id=detail.get("transaction_id"), message=detail.get("message", ""), detail=detail)
 
     def poll_transaction(self, transaction_id):
         """Where the transaction's challenges stand, as privacyIDEA tells a login page:
         `accept`, `declined` (the user did not start it), `cancelled` (the user gave up) or `pending`."""
-        _, detail = _answer(requests.get(self.url + "/validate/polltransaction",
-                                         params={"transaction_id": transaction_id}, timeout=self.timeout))
+        _, detail = self._answer(requests.get(self.url + "/validate/polltransaction",
+                                              params={"transaction_id": transaction_id}, timeout=self.timeout))
         return detail["challenge_status"]
+
+    def _answer(self, response):
+        return _answer(response, self.dialect.name)

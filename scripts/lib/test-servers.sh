@@ -5,6 +5,7 @@
 #                                   from is unchanged)
 #   prepare_privacyidea_venv       (privacyIDEA from PyPI in $privacyidea_venv, for
 #                                   Tests/api/privacyidea_server.py)
+#   prepare_edumfa_venv            (eduMFA from PyPI in $edumfa_venv, the same for eduMFA)
 #   start_server NAME PORT ARGS…   (serves in the background, waits until /health answers;
 #                                   its pid in $server_data/NAME.pid)
 #   stop_servers_named NAME; print_server_logs; free_port (from exit-handlers.sh)
@@ -29,17 +30,21 @@ prepare_venv() {
   .venv/bin/pip install -q --disable-pip-version-check -r "$1" pytest
 }
 
-# privacyIDEA pins its own dependencies' versions, so it gets a venv apart from the tests' one.
+# privacyIDEA and eduMFA pin their own dependencies' versions, so each gets a venv apart from the
+# tests' one: made once, kept while its requirements file is unchanged.
 privacyidea_venv=.venv-privacyidea
-privacyidea_requirements=Tests/api/requirements-privacyidea.txt
-prepare_privacyidea_venv() {
-  venv_is_current "$privacyidea_venv" "$privacyidea_requirements" && return 0
-  python3 -m venv "$privacyidea_venv" >/dev/null
-  if ! "$privacyidea_venv/bin/pip" install -q --disable-pip-version-check -r "$privacyidea_requirements"; then
-    echo "could not install privacyIDEA from PyPI ($privacyidea_requirements): the privacyIDEA tests need it" >&2
+edumfa_venv=.venv-edumfa
+prepare_privacyidea_venv() { prepare_server_venv "$privacyidea_venv" Tests/api/requirements-privacyidea.txt privacyIDEA; }
+prepare_edumfa_venv() { prepare_server_venv "$edumfa_venv" Tests/api/requirements-edumfa.txt eduMFA; }
+prepare_server_venv() {
+  local venv=$1 requirements=$2 server=$3
+  venv_is_current "$venv" "$requirements" && return 0
+  python3 -m venv "$venv" >/dev/null
+  if ! "$venv/bin/pip" install -q --disable-pip-version-check -r "$requirements"; then
+    echo "could not install $server from PyPI ($requirements): the $server tests need it" >&2
     exit 1
   fi
-  remember_venv_inputs "$privacyidea_venv" "$privacyidea_requirements"
+  remember_venv_inputs "$venv" "$requirements"
 }
 
 stop_servers_named() {
