@@ -31,6 +31,7 @@ extension PhoneStore {
         var privacyIDEAServers: [PrivacyIDEAOriginRecord] = []
         var containers: [ContainerRecord] = []
         var containerTokens: [ContainerTokenRecord] = []
+        var tiqrIdentities: [TiqrIdentityRecord] = []
     }
 
     /// Every phone with its accounts, OTP accounts, privacyIDEA tokens, servers and containers and
@@ -50,11 +51,12 @@ extension PhoneStore {
                 let servers = try byPhone(PrivacyIDEAOriginRecord.self, "privacyIDEAOrigin", "acceptedAt, origin", \.phoneId)
                 let containers = try byPhone(ContainerRecord.self, "privacyIDEAContainer", "registeredAt, serial", \.phoneId)
                 let held = try byPhone(ContainerTokenRecord.self, "privacyIDEAContainerToken", "container, serial", \.phoneId)
+                let identities = try byPhone(TiqrIdentityRecord.self, "tiqrIdentity", "enrolledAt, identity", \.phoneId)
                 return try sql.fetchAll(PhoneRecord.self, "SELECT * FROM phone ORDER BY createdAt, id", []).map {
                     PhoneRows(
                         phone: $0, accounts: accounts[$0.id] ?? [], otpAccounts: otpAccounts[$0.id] ?? [],
                         privacyIDEATokens: tokens[$0.id] ?? [], privacyIDEAServers: servers[$0.id] ?? [], containers: containers[$0.id] ?? [],
-                        containerTokens: held[$0.id] ?? [])
+                        containerTokens: held[$0.id] ?? [], tiqrIdentities: identities[$0.id] ?? [])
                 }
             }
         } catch { throw .storage("the phones could not be read: \(error)") }
@@ -66,7 +68,8 @@ extension PhoneStore {
                 deviceKeySeed: phone.deviceKeySeed, pinSalt: phone.pinSalt, biometricSecretKey: phone.biometricSecretKey,
                 pinPublicKey: phone.pinPublicKey,
                 privacyIDEATokenKeys: Dictionary(uniqueKeysWithValues: rows.privacyIDEATokens.map { ($0.serial, $0.tokenKey) }),
-                privacyIDEAContainerKeys: Dictionary(uniqueKeysWithValues: rows.containers.map { ($0.serial, $0.signingKey) }))
+                privacyIDEAContainerKeys: Dictionary(uniqueKeysWithValues: rows.containers.map { ($0.serial, $0.signingKey) }),
+                tiqrSecrets: Dictionary(uniqueKeysWithValues: rows.tiqrIdentities.map { ($0.exported.key, $0.secret) }))
             for account in rows.accounts {
                 exported.accountSecrets[account.id] = ExportedState.AccountSecrets(secretKey: account.secretKey, otpKey: account.otpKey)
             }
@@ -125,6 +128,7 @@ extension PhoneStore {
                     for server in rows.privacyIDEAServers { try server.insert(sql) }
                     for container in rows.containers { try ContainerRecord.insertion.run(container, sql) }
                     for token in rows.containerTokens { try ContainerTokenRecord.insertion.run(token, sql) }
+                    for identity in rows.tiqrIdentities { try TiqrIdentityRecord.insertion.run(identity, sql) }
                 }
             }
         } catch { throw .storage("the phones could not be stored (nothing was changed): \(error)") }
@@ -157,7 +161,8 @@ extension PhoneStore.PhoneRows {
             privacyIDEATokens: privacyIDEATokens.isEmpty ? nil : privacyIDEATokens.map(\.exported),
             privacyIDEAServers: privacyIDEAServers.isEmpty
                 ? nil : privacyIDEAServers.map { ExportedState.PrivacyIDEAServer(origin: $0.origin, acceptedAt: $0.acceptedAt) },
-            privacyIDEAContainers: containers.isEmpty ? nil : containers.map { $0.exported(holding: containerTokens) })
+            privacyIDEAContainers: containers.isEmpty ? nil : containers.map { $0.exported(holding: containerTokens) },
+            tiqrIdentities: tiqrIdentities.isEmpty ? nil : tiqrIdentities.map(\.exported))
     }
 
     /// The rows of an exported phone, its settings checked by the rules a settings change follows,
@@ -233,9 +238,17 @@ extension PhoneStore.PhoneRows {
                     phoneId: phone.id, container: container.serial, serial: $0.serial, tokentype: $0.tokentype, otpAccountId: $0.otpAccountId)
             }
         }
+        let identities = try (phone.tiqrIdentities ?? []).map { identity throws(StateExportError) in
+            do {
+                return try TiqrIdentityRecord.loaded(
+                    identity, phoneId: phone.id, secret: try state.secret(ofTiqrIdentity: identity.key, phone: phone.id))
+            } catch {
+                throw refuse("tiqr identity \(identity.key): \(error)")
+            }
+        }
         return PhoneStore.PhoneRows(
             phone: record, accounts: accounts, otpAccounts: otpAccounts, privacyIDEATokens: tokens, privacyIDEAServers: servers,
-            containers: containers, containerTokens: held)
+            containers: containers, containerTokens: held, tiqrIdentities: identities)
     }
 }
 

@@ -1,5 +1,8 @@
 import Foundation
 import GRDB
+import OTP
+import PrivacyIDEA
+import StateExport
 import Storage
 
 /// A tiqr identity the phone enrolled (docs/privacyidea.md#tiqr): the service and the user it
@@ -77,4 +80,29 @@ extension TiqrIdentityRecord {
             "authenticationURL": { $0.authenticationURL }, "origin": { $0.origin }, "ocraSuite": { $0.ocraSuite }, "secret": { $0.secret },
             "enrolledAt": { StoredDate($0.enrolledAt) },
         ])
+}
+
+extension TiqrIdentityRecord {
+    var exported: ExportedState.TiqrIdentity {
+        ExportedState.TiqrIdentity(
+            serviceIdentifier: serviceIdentifier, identity: identity, identityName: identityName, serviceName: serviceName, serial: serial,
+            authenticationURL: authenticationURL, origin: origin, ocraSuite: ocraSuite, enrolledAt: enrolledAt)
+    }
+
+    /// The row of an exported identity: its suite one the phone answers, a secret, and an
+    /// http(s) address to answer at.
+    static func loaded(_ identity: ExportedState.TiqrIdentity, phoneId: String, secret: Data) throws -> TiqrIdentityRecord {
+        _ = try OCRA(suite: identity.ocraSuite)
+        guard !secret.isEmpty else { throw StateExportError.invalid("its secret is empty") }
+        guard let url = URL(string: identity.authenticationURL), PushEnrolment.isServerURL(url) else {
+            throw StateExportError.invalid("its authenticationURL '\(identity.authenticationURL)' is not an http(s) address")
+        }
+        guard PushTokenRecord.isAddress(identity.origin, of: identity.origin) else {
+            throw StateExportError.invalid("its server '\(identity.origin)' is not an http(s) origin")
+        }
+        return TiqrIdentityRecord(
+            phoneId: phoneId, serviceIdentifier: identity.serviceIdentifier, identity: identity.identity, identityName: identity.identityName,
+            serviceName: identity.serviceName, serial: identity.serial, authenticationURL: identity.authenticationURL, origin: identity.origin,
+            ocraSuite: identity.ocraSuite, secret: secret, enrolledAt: identity.enrolledAt)
+    }
 }

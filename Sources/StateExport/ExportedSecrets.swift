@@ -47,10 +47,12 @@ extension ExportedState {
         public var privacyIDEATokenKeys: [String: Data]?
         /// The privacyIDEA containers' P-384 keys (raw scalars), by serial; absent when there are none.
         public var privacyIDEAContainerKeys: [String: Data]?
+        /// The tiqr identities' OCRA secrets, by `identity@service`; absent when there are none.
+        public var tiqrSecrets: [String: Data]?
 
         public init(
             deviceKeySeed: Data, pinSalt: Data?, biometricSecretKey: Data?, pinPublicKey: Data? = nil,
-            privacyIDEATokenKeys: [String: Data] = [:], privacyIDEAContainerKeys: [String: Data] = [:]
+            privacyIDEATokenKeys: [String: Data] = [:], privacyIDEAContainerKeys: [String: Data] = [:], tiqrSecrets: [String: Data] = [:]
         ) {
             self.deviceKeySeed = deviceKeySeed
             self.pinSalt = pinSalt
@@ -58,6 +60,7 @@ extension ExportedState {
             self.pinPublicKey = pinPublicKey
             self.privacyIDEATokenKeys = privacyIDEATokenKeys.isEmpty ? nil : privacyIDEATokenKeys
             self.privacyIDEAContainerKeys = privacyIDEAContainerKeys.isEmpty ? nil : privacyIDEAContainerKeys
+            self.tiqrSecrets = tiqrSecrets.isEmpty ? nil : tiqrSecrets
         }
     }
 
@@ -120,6 +123,9 @@ extension ExportedState {
             try Self.same(
                 "privacyIDEA container keys of phone \(phone.id)", Set(containers.map(\.serial)),
                 (secrets.phones[phone.id]?.privacyIDEAContainerKeys ?? [:]).keys)
+            let identities = (phone.tiqrIdentities ?? []).map(\.key)
+            try Self.unique("tiqr identity of phone \(phone.id)", identities)
+            try Self.same("tiqr secrets of phone \(phone.id)", Set(identities), (secrets.phones[phone.id]?.tiqrSecrets ?? [:]).keys)
             let held = containers.flatMap(\.tokens)
             try Self.unique("privacyIDEA container token of phone \(phone.id)", held.map(\.serial))
             let accountIds = Set((phone.otpAccounts ?? []).map(\.id))

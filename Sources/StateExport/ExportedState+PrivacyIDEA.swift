@@ -96,6 +96,46 @@ extension ExportedState {
         }
     }
 
+    /// A tiqr identity the phone enrolled (docs/privacyidea.md#tiqr): enough to answer its
+    /// service's logins again. Its OCRA secret is a secret (`PhoneSecrets.tiqrSecrets`, by `key`).
+    public struct TiqrIdentity: Codable, Sendable, Equatable {
+        public var serviceIdentifier: String
+        public var identity: String
+        public var identityName: String
+        public var serviceName: String
+        /// privacyIDEA's serial of the token, where the enrolment code named it.
+        public var serial: String?
+        /// Where logins are answered, and the server the user trusted at enrolment (`origin`).
+        public var authenticationURL: String
+        public var origin: String
+        public var ocraSuite: String
+        public var enrolledAt: Date
+
+        /// How its secret is found: the identity at its service, as a login code names them.
+        public var key: String { "\(identity)@\(serviceIdentifier)" }
+
+        public init(
+            serviceIdentifier: String, identity: String, identityName: String, serviceName: String, serial: String?,
+            authenticationURL: String, origin: String, ocraSuite: String, enrolledAt: Date
+        ) {
+            self.serviceIdentifier = serviceIdentifier
+            self.identity = identity
+            self.identityName = identityName
+            self.serviceName = serviceName
+            self.serial = serial
+            self.authenticationURL = authenticationURL
+            self.origin = origin
+            self.ocraSuite = ocraSuite
+            self.enrolledAt = enrolledAt
+        }
+    }
+
+    /// The OCRA secret of a tiqr identity the state names (checked when the state was read).
+    public func secret(ofTiqrIdentity key: String, phone id: String) throws(StateExportError) -> Data {
+        guard let found = secrets.phones[id]?.tiqrSecrets?[key] else { throw .invalid("phone \(id)'s tiqr identity \(key) has no secret") }
+        return found
+    }
+
     /// The P-384 key (its raw scalar) of a container the state names (checked when the state was read).
     public func key(ofPrivacyIDEAContainer serial: String, phone id: String) throws(StateExportError) -> Data {
         guard let found = secrets.phones[id]?.privacyIDEAContainerKeys?[serial] else {

@@ -37,11 +37,14 @@ public struct ExportedState: Sendable, Equatable {
         public var privacyIDEAServers: [PrivacyIDEAServer]?
         /// Absent, as the OTP accounts, when the phone has none.
         public var privacyIDEAContainers: [PrivacyIDEAContainer]?
+        /// Absent, as the OTP accounts, when the phone has none.
+        public var tiqrIdentities: [TiqrIdentity]?
 
         public init(
             id: String, name: String, deviceId: String, fcmToken: String, number: String? = nil, pinLength: Int, createdAt: Date, settings: Settings,
             biometrics: Biometrics, accounts: [Account], otpAccounts: [OTPAccount]? = nil, privacyIDEATokens: [PrivacyIDEAToken]? = nil,
-            privacyIDEAServers: [PrivacyIDEAServer]? = nil, privacyIDEAContainers: [PrivacyIDEAContainer]? = nil
+            privacyIDEAServers: [PrivacyIDEAServer]? = nil, privacyIDEAContainers: [PrivacyIDEAContainer]? = nil,
+            tiqrIdentities: [TiqrIdentity]? = nil
         ) {
             self.id = id
             self.name = name
@@ -57,6 +60,7 @@ public struct ExportedState: Sendable, Equatable {
             self.privacyIDEATokens = privacyIDEATokens
             self.privacyIDEAServers = privacyIDEAServers
             self.privacyIDEAContainers = privacyIDEAContainers
+            self.tiqrIdentities = tiqrIdentities
         }
     }
 

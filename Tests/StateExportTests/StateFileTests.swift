@@ -35,6 +35,12 @@ import Testing
                 ExportedState.PrivacyIDEAContainer(
                     serial: "SMPH0001", issuer: "privacyIDEA", serverURL: "https://pi.example", origin: "https://pi.example", sslVerify: true,
                     registeredAt: time, syncedAt: nil, tokens: [.init(serial: "PIPU0001", tokentype: "push", otpAccountId: nil)])
+            ],
+            tiqrIdentities: [
+                ExportedState.TiqrIdentity(
+                    serviceIdentifier: "org.example", identity: "alice_realm", identityName: "Alice", serviceName: "Example IdP",
+                    serial: "TiQR0001", authenticationURL: "https://pi.example/ttype/tiqr", origin: "https://pi.example",
+                    ocraSuite: "OCRA-1:HOTP-SHA1-6:QN10", enrolledAt: time)
             ])
         let backend = ExportedState.Backend(
             accounts: [
@@ -56,7 +62,8 @@ import Testing
                 phones: [
                     "phone-1": ExportedState.PhoneSecrets(
                         deviceKeySeed: key(32), pinSalt: key(16), biometricSecretKey: nil, pinPublicKey: key(32),
-                        privacyIDEATokenKeys: ["PIPU0001": key(1218)], privacyIDEAContainerKeys: ["SMPH0001": key(48)])
+                        privacyIDEATokenKeys: ["PIPU0001": key(1218)], privacyIDEAContainerKeys: ["SMPH0001": key(48)],
+                        tiqrSecrets: ["alice_realm@org.example": key(32)])
                 ],
                 accounts: ["account-1": ExportedState.AccountSecrets(secretKey: key(64), otpKey: key(32))],
                 serverSecretKey: key(64), backendOTPKeys: ["account-1": key(32)], pinPublicKeys: ["device-1": key(32)]))
@@ -244,6 +251,11 @@ import Testing
         var strayToken = Self.state()
         strayToken.phones[0].privacyIDEAContainers?[0].tokens = [.init(serial: "OATH9", tokentype: "hotp", otpAccountId: "otp-9")]
         #expect(throws: StateExportError.invalid("phone phone-1's container token OATH9 names no OTP account of it")) { try Self.written(strayToken) }
+        var tiqrSecretless = Self.state()
+        tiqrSecretless.secrets.phones["phone-1"]?.tiqrSecrets = nil
+        #expect(throws: StateExportError.invalid("the sealed tiqr secrets of phone phone-1 lack alice_realm@org.example")) {
+            try Self.written(tiqrSecretless)
+        }
         var shortPinKey = Self.state()
         shortPinKey.secrets.phones["phone-1"]?.pinPublicKey = Self.key(16)
         #expect(throws: StateExportError.invalid("phone phone-1's PIN key is 16 bytes, not 32")) { try Self.written(shortPinKey) }

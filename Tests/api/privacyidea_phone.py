@@ -49,3 +49,24 @@ def presence_answer(check):
         if challenge.get("presence_answer"):
             return challenge["presence_answer"]
     raise AssertionError(f"privacyIDEA's reply names no presence answer: {check.detail}")
+
+
+def enrolled_identity(api, privacyidea, phone, user):
+    """privacyIDEA's tiqr token for `user` (privacyidea.enable_tiqr() first), enrolled by the phone
+    from its QR text: the service's metadata, then the phone's secret. Its serial."""
+    _, detail = privacyidea.admin.call("POST", "/token/init", json={"type": "tiqr", "user": user})
+    serial, code = detail["serial"], detail["tiqrenroll"]["value"]
+    path = {"id": phone["id"]}
+    asked = api.call("startOutOfBand", path=path, body={"qr": code}, expect=202)[1]["privacyIDEA"]
+    assert (asked["kind"], asked["state"], asked["serial"]) == ("TIQR_ENROLMENT", "WAIT_FOR_INPUT", serial), asked
+    done = api.call("answerPrivacyIDEA", "acceptServer", path=path, expect=200)[1]["privacyIDEA"]
+    assert (done["state"], done.get("outcome")) == ("DONE", "ENROLLED"), done
+    return serial
+
+
+def tiqr_login(privacyidea, user):
+    """A login at privacyIDEA for `user`: its check and the tiqrauth code the login page shows."""
+    check = privacyidea.admin.validate_check(user, "")
+    assert check.authentication == "CHALLENGE", check
+    code = next(c["attributes"]["value"] for c in check.detail["multi_challenge"] if c["type"] == "tiqr")
+    return check, code

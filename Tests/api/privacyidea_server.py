@@ -40,6 +40,7 @@ RESOLVER = "authphone-users"
 REALM = "authphone"
 PUSH_ENROLLMENT_POLICY = "authphone-push-enrollment"
 CONTAINER_POLICY = "authphone-containers"
+TIQR_SERVICE, TIQR_SERVICE_NAME = "org.example.authphone", "AuthPhone Test IdP"  # privacyIDEA's tiqr service
 # Every user's password in the user store, for policies that check it (otppin=userstore); a
 # token's PIN is another thing.
 USER_PASSWORD = "user-password"
@@ -65,6 +66,7 @@ class PrivacyIDEAServer:
         self._password_hash = password_hash
         self._user_ids = itertools.count(1001)
         self._resolvers = [RESOLVER]
+        self._tiqr = False
 
     def new_user(self, prefix="user"):
         """A user of its own for a test, in the realm the server uses by default. privacyIDEA's user
@@ -87,6 +89,23 @@ class PrivacyIDEAServer:
     def new_container(self, user):
         """A smartphone container owned by `user` (the realm it checks a user store password in): its serial."""
         return self.admin.init_container(user, REALM)
+
+    def enable_tiqr(self):
+        """tiqr tokens enrol and answer at this server's /ttype/tiqr as TIQR_SERVICE; once for the
+        session. privacyIDEA 3.14 sets a right tiqr answer in memory only and never commits it
+        (docs/privacyidea.md#tiqr): an event handler that runs after /ttype/ and commits (a
+        counter) makes the answer stand, as an administrator would set it up."""
+        if self._tiqr:
+            return
+        self.admin.set_config({
+            "tiqr.regServer": self.url + "/ttype/tiqr", "tiqr.serviceIdentifier": TIQR_SERVICE,
+            "tiqr.serviceDisplayname": TIQR_SERVICE_NAME,
+        })
+        self.admin.call("POST", "/event", json={
+            "name": "authphone-tiqr-commit", "event": "ttype", "handlermodule": "Counter", "action": "increase_counter",
+            "position": "post", "option.counter_name": "tiqr_answers", "conditions": {},
+        })
+        self._tiqr = True
 
     def set_push_gateway(self, gateway, registration_url=None):
         """The enrollment policy for push tokens: new tokens send their challenges through the

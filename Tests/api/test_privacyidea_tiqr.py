@@ -5,52 +5,24 @@ shows the response to type in when the server cannot be reached, and refuses a l
 identity it does not hold before any server hears of it.
 
 privacyIDEA 3.14 loses a right answer unless something commits after /ttype/tiqr (it sets the
-challenge answered in memory only): the module's fixture adds the event handler that does, as
-docs/privacyidea.md tells an administrator to.
+challenge answered in memory only): privacyidea_server.py's enable_tiqr adds the event handler
+that does, as docs/privacyidea.md tells an administrator to.
 """
 
 import pytest
 import requests
 
 from client import TIMEOUT, new_phone
+from privacyidea_phone import enrolled_identity, tiqr_login
+from privacyidea_server import TIQR_SERVICE as SERVICE, TIQR_SERVICE_NAME as SERVICE_NAME
 from servers import free_port
 
-SERVICE = "org.example.authphone"
-SERVICE_NAME = "AuthPhone Test IdP"
 
-
-@pytest.fixture(scope="module")
+@pytest.fixture
 def tiqr(privacyidea):
-    """privacyIDEA with tiqr set up: where the phone enrols and answers, and the commit after it."""
-    privacyidea.admin.set_config({
-        "tiqr.regServer": privacyidea.url + "/ttype/tiqr", "tiqr.serviceIdentifier": SERVICE,
-        "tiqr.serviceDisplayname": SERVICE_NAME,
-    })
-    privacyidea.admin.call("POST", "/event", json={
-        "name": "authphone-tiqr-commit", "event": "ttype", "handlermodule": "Counter", "action": "increase_counter",
-        "position": "post", "option.counter_name": "tiqr_answers", "conditions": {},
-    })
+    """privacyIDEA with tiqr set up (privacyidea_server.py)."""
+    privacyidea.enable_tiqr()
     return privacyidea
-
-
-def enrolled_identity(api, privacyidea, phone, user):
-    """privacyIDEA's tiqr token for `user`, enrolled by the phone from its QR text: its serial."""
-    _, detail = privacyidea.admin.call("POST", "/token/init", json={"type": "tiqr", "user": user})
-    serial, code = detail["serial"], detail["tiqrenroll"]["value"]
-    path = {"id": phone["id"]}
-    asked = api.call("startOutOfBand", path=path, body={"qr": code}, expect=202)[1]["privacyIDEA"]
-    assert (asked["kind"], asked["state"], asked["serial"]) == ("TIQR_ENROLMENT", "WAIT_FOR_INPUT", serial), asked
-    done = api.call("answerPrivacyIDEA", "acceptServer", path=path, expect=200)[1]["privacyIDEA"]
-    assert (done["state"], done.get("outcome")) == ("DONE", "ENROLLED"), done
-    return serial
-
-
-def tiqr_login(privacyidea, user):
-    """A login at privacyIDEA for `user`: its check and the tiqrauth code the login page shows."""
-    check = privacyidea.admin.validate_check(user, "")
-    assert check.authentication == "CHALLENGE", check
-    code = next(c["attributes"]["value"] for c in check.detail["multi_challenge"] if c["type"] == "tiqr")
-    return check, code
 
 
 def shown_login(api, phone, code):

@@ -13,6 +13,8 @@ import subprocess
 import requests
 
 from client import BASE_URL, FOREIGN_ORIGIN, PIN, TIMEOUT, Api, enrol_phone, enrolled_token, new_phone, registered_container, uniq
+from privacyidea_phone import enrolled_identity, tiqr_login
+from privacyidea_server import REALM
 from servers import BINARY, serving
 
 PASSPHRASE = "a passphrase for the CI job"
@@ -191,6 +193,29 @@ def test_a_phones_privacyidea_container_travels_in_the_export_and_syncs_where_it
     with serving(tmp_path, seeded) as (_, url, _):
         synced = Api(url).call("syncContainer", path={**path, "serial": serial}, body={}, expect=200)[1]
         assert (synced["added"], synced["kept"], synced["removed"]) == ([], [hotp], []), synced
+
+
+def test_a_phones_tiqr_identity_travels_in_the_export_and_answers_where_it_is_seeded(tmp_path, privacyidea):
+    """A phone's tiqr identity (its OCRA secret sealed) is in the export: the seeded server answers
+    privacyIDEA's next tiqr login as the phone did."""
+    privacyidea.enable_tiqr()
+    user = privacyidea.new_user("tiqrexported")
+    with serving(tmp_path, ["--pin-kdf", "fast", "--data-dir", str(tmp_path / "data")]) as (_, url, _):
+        api = Api(url)
+        phone = new_phone(api, "tiqr exported")
+        path = {"id": phone["id"]}
+        serial = enrolled_identity(api, privacyidea, phone, user)
+    exported, _, seeded = exported_and_seeding(tmp_path)
+    assert [(i["serial"], i["identity"]) for i in exported["tiqrIdentities"]] == [(serial, f"{user}_{REALM}")]
+    assert "secret" not in json.dumps(exported)
+
+    with serving(tmp_path, seeded) as (_, url, _):
+        api = Api(url)
+        login, code = tiqr_login(privacyidea, user)
+        api.call("startOutOfBand", path=path, body={"qr": code}, expect=202)
+        accepted = api.call("answerPrivacyIDEA", path=path, body={"accept": True}, expect=200)[1]["privacyIDEA"]
+        assert accepted["outcome"] == "ACCEPTED", accepted
+        assert privacyidea.admin.validate_check(user, "", login.transaction_id).accepted
 
 
 def test_a_seed_that_does_not_open_stops_the_start(tmp_path):
