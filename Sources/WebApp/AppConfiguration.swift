@@ -54,6 +54,15 @@ public struct AppConfiguration: Sendable {
     public var seed: ExportedState?
     /// Wall-clock time, replaceable in tests.
     public var now: @Sendable () -> Date = Date.init
+    /// A test's clock (`serve --clock manual`): what `now` reads and `sleep` waits on, moved on
+    /// by `POST /api/clock`; nil: the wall clock.
+    public private(set) var manualClock: ManualClock?
+
+    public mutating func useManualClock(_ clock: ManualClock) {
+        manualClock = clock
+        now = clock.now
+        sleep = clock.sleep(for:)
+    }
     /// Waiting (retries, simulated time-outs, delayed pushes) and its jitter, replaceable in tests
     /// so that a whole retry schedule runs without sleeping.
     public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }

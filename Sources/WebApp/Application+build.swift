@@ -125,6 +125,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     SMSDoorsController(gateway: sms).addRoutes(to: router)
     router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
     router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
+    router.addRoutes(ClockController(clock: configuration.manualClock, now: configuration.now).endpoints, atPath: "/api/clock")
     let events = EventFeed(
         hub: EventHub(history: configuration.eventHistory, maxStreams: configuration.eventStreams), phones: phones, backend: backend, push: push)
     router.addRoutes(

@@ -87,6 +87,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Argon2id cost of the PIN key (default: interactive). [AUTHPHONE_PIN_KDF]") var pinKdf: PinKdf?
     @Option(
         help:
+            "system (the wall clock), or manual: the time stands still until POST /api/clock moves it on, for tests that would wait (docs/recording.md); one instance only (default: system). [AUTHPHONE_CLOCK]"
+    ) var clock: ClockMode?
+    @Option(
+        help:
             "Wrong-PIN policy of the Second Factor Server until the console changes it: nextAuth blocks at the 3rd; nevis waits 60 s after the 3rd, 180 s after the 4th and blocks at the 5th (default: nextAuth). [AUTHPHONE_PIN_POLICY]"
     )
     var pinPolicy: PinPolicyName?
@@ -116,6 +120,9 @@ struct Serve: AsyncParsableCommand {
 
     enum PinKdf: String, ExpressibleByArgument, CaseIterable {
         case interactive, moderate, fast
+    }
+    enum ClockMode: String, ExpressibleByArgument, CaseIterable {
+        case system, manual
     }
     enum PinPolicyName: String, ExpressibleByArgument, CaseIterable {
         case nextAuth, nevis

@@ -98,6 +98,12 @@ struct ServeSettings {
         guard (1...100_000).contains(perPhone) else { throw ValidationError("--timeline-per-phone must be between 1 and 100000") }
         (configuration.timelinePerSession, configuration.timelinePerPhone) = (perSession, perPhone)
 
+        if try await sources.choice("clock", flags.clock) == Serve.ClockMode.manual {
+            guard configuration.postgres == nil else {
+                throw ValidationError("--clock manual is for one instance: instances sharing a --database would each keep a time of their own")
+            }
+            configuration.useManualClock(ManualClock(start: Date()))
+        }
         let pinKdf: Serve.PinKdf = try await sources.choice("pinKdf", flags.pinKdf) ?? .interactive
         configuration.pinDerivation = PinKeyDerivation.Profile.named[pinKdf.rawValue] ?? .interactive
 

@@ -188,6 +188,11 @@ def test_every_operation_answers(api, privacyidea):
             answer = requests.get(f"https://127.0.0.1:{port}{OPS[op_id].path}", verify=f"{folder}/data/tls/ca.crt", timeout=TIMEOUT)
             api.check(OPS[op_id], answer, None)
 
+    def on_a_manual_clock():
+        """Only a server started with --clock manual moves its clock: one of its own."""
+        with own_server("--clock", "manual") as url:
+            api.check(OPS["advanceClock"], requests.post(url + OPS["advanceClock"].path, json={"advanceSeconds": 60}, timeout=TIMEOUT), None)
+
     def sms_auth():
         account = api.call("getSMSAccount", expect=200)[1]
         return {"Authorization": requests.auth._basic_auth_str(account["accountSid"], account["authToken"])}
@@ -304,6 +309,8 @@ def test_every_operation_answers(api, privacyidea):
         "checkNewPin": check_new_pin,
         "takePhoneAction": take_phone_action,
         "streamEvents": stream_events,
+        "getClock": lambda: api.call("getClock"),
+        "advanceClock": on_a_manual_clock,
         "listFaults": lambda: api.call("listFaults"),
         "addFault": lambda: api.call("addFault", body={"target": "phone", "phoneId": NO_PHONE, "kind": "unreachable"}),
         "clearFaults": lambda: api.call("clearFaults"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from datetime import datetime
 from urllib.parse import quote
 
 from ._http import JSON, Http
@@ -70,6 +71,16 @@ class AuthPhone:
         return EventStream(self._http, phone=_ids(phone), session=_ids(session), kind=kind,
                            last_event_id=last_event_id, timeout=timeout)
 
+    def now(self) -> datetime:
+        """The server's time: the wall clock's, or a manual clock's (`serve --clock manual`)."""
+        return _time(self._http.json("GET", "/api/clock")["now"])
+
+    def advance(self, seconds: float) -> datetime:
+        """Moves a manual clock (`serve --clock manual`) `seconds` on, instead of waiting: every
+        rule that reads the time sees the new one, and waits reach their end. Answers the new time.
+        A server that keeps the wall clock's time refuses (ConflictError `CLOCK_NOT_MANUAL`)."""
+        return _time(self._http.json("POST", "/api/clock", body={"advanceSeconds": seconds})["now"])
+
     def timeline_har(self, of: Phone | Session, path: str | os.PathLike[str] | None = None) -> JSON:
         """Every exchange of a phone or a session as an HTTP Archive (HAR 1.2), redacted; also
         written to `path` when given."""
@@ -93,6 +104,10 @@ class AuthPhone:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _ids(items: Phone | Session | str | Sequence[Phone | Session | str] | None) -> list[str] | None:
