@@ -1,6 +1,7 @@
 // The stage's recovery tools, so a demo goes on without leaving the stage: the administrator's
-// unblocking of a user's PIN, a reset of the whole demo, and (mounted by the page) the faults.
-import { ApiError, postJSON, showError } from "../api.js";
+// unblocking of a user's PIN, a reset of the whole demo, (mounted by the page) the faults, and on
+// a server with a manual clock (docs/recording.md) a minute on instead of waiting.
+import { ApiError, formatDateTime, getJSON, postJSON, showError } from "../api.js";
 
 /**
  * `userId()`: the user the presenter is showing (the starter's). `restart(phone)`: the demo
@@ -11,6 +12,7 @@ export function createStageTools({ userId, restart }) {
   const byId = (id) => document.getElementById(id);
   const unblock = byId("stage-unblock");
   const reset = byId("stage-reset");
+  const clock = byId("stage-clock");
   const note = byId("stage-note");
   const errorBox = byId("stage-error");
 
@@ -49,6 +51,20 @@ export function createStageTools({ userId, restart }) {
       return "";
     });
   });
+
+  // only a server started with --clock manual moves its time
+  getJSON("/api/clock")
+    .then((state) => {
+      clock.dataset.mode = state.mode;
+      clock.hidden = state.mode !== "manual";
+    })
+    .catch((err) => showError(errorBox, err));
+  clock.addEventListener("click", () =>
+    run(clock, async () => {
+      const moved = await postJSON("/api/clock", { advanceSeconds: 60 });
+      return `The server's clock is a minute on: ${formatDateTime(moved.now)}.`;
+    }),
+  );
 
   return {
     sessionShown() {
