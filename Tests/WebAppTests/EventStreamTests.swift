@@ -23,6 +23,7 @@ import WebApp
             let reader = Task {
                 let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/api/events?kind=session"), timeout: .seconds(60))
                 #expect(response.headers["content-type"] == ["text/event-stream"])
+                #expect(response.headers["x-accel-buffering"] == ["no"], "a proxy passes the events on as they come")
                 for try await chunk in response.body { received.yield(String(buffer: chunk)) }
             }
             var text = chunks.makeAsyncIterator()

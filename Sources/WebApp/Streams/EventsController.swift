@@ -59,7 +59,8 @@ struct EventsController {
         }
         let keepAlive = keepAlive
         return Response(
-            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            // a proxy in front (nginx, ingress-nginx) would hold the events back in its buffer
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store", .proxyBuffering: "no"],
             body: ResponseBody { writer in
                 defer { continuation.finish() }
                 // a comment at once, so the client knows the stream is open before any event
@@ -88,4 +89,6 @@ struct EventsController {
 extension HTTPField.Name {
     /// What an EventSource sends when it reconnects: the id of the last event it got.
     static let lastEventID = Self("Last-Event-ID")!
+    /// nginx's (and ingress-nginx's) per-response switch of its buffering.
+    static let proxyBuffering = Self("X-Accel-Buffering")!
 }
