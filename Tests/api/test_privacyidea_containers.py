@@ -5,6 +5,7 @@ adds arrive and validate, tokens it removes leave), and what is refused.
 Environment: as client.py and privacyidea_server.py say.
 """
 
+import concurrent.futures
 import re
 
 import pytest
@@ -71,6 +72,25 @@ def test_a_registered_container_gets_the_servers_tokens_and_loses_the_removed(ap
     accounts = api.call("listOTPAccounts", path={"id": phone["id"]}, expect=200)[1]["accounts"]
     assert [account["id"] for account in accounts] == [held[hotp]["otpAccountId"]], "the removed token's account left"
     assert second["container"]["syncedAt"] >= first["container"]["syncedAt"]
+
+
+def test_syncs_asked_at_once_are_one_and_the_token_keeps_its_secret(api, privacyidea):
+    """"Sync now" pressed while the page's own sync runs: the second is answered with the first's
+    outcome, not run beside it (it would list a token the first had not yet kept, and
+    privacyIDEA would give that token a new secret again)."""
+    user = privacyidea.new_user("container")
+    phone = new_phone(api, "privacyIDEA syncs at once")
+    serial = registered_container(api, privacyidea, phone, user)
+    hotp, _ = privacyidea.admin.init_hotp(user)
+    privacyidea.admin.add_to_container(serial, hotp)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        answers = list(pool.map(lambda _: sync(api, phone, serial), range(2)))
+    assert [answer["added"] for answer in answers] == [[hotp], [hotp]], answers
+    hops = api.call("getPhoneTimeline", path={"id": phone["id"]}, expect=200)[1]["hops"]
+    synchronized = [hop for hop in hops if hop["url"].endswith("/container/synchronize")]
+    assert len(synchronized) == 2, "one sync at registration, one for the two asked at once"
+    held = holdings(api, phone, serial)
+    assert privacyidea.admin.validate_check(user, code_of(api, phone, held[hotp]["otpAccountId"])).accepted
 
 
 def test_a_push_token_added_to_the_container_is_registered(api, privacyidea):

@@ -56,6 +56,21 @@ extension PrivacyIDEAApp {
     /// decrypt, or is for another container, changes nothing; a token that cannot be added is
     /// named with why, and the others still are.
     public func synchronize(phoneId: String, serial: String) async throws(PhoneError) -> ContainerSynchronized {
+        // one at a time a container: a second would list tokens the first has not yet kept, and
+        // privacyIDEA would give them new secrets again; asked meanwhile, it is the running one's
+        let key = phoneId + "\u{1F}" + serial
+        if let underWay = syncsUnderWay[key] { return try await underWay.value.get() }
+        let sync = Task { () async -> Result<ContainerSynchronized, PhoneError> in
+            do throws(PhoneError) { return .success(try await self.synchronizeNow(phoneId: phoneId, serial: serial)) } catch {
+                return .failure(error)
+            }
+        }
+        syncsUnderWay[key] = sync
+        defer { syncsUnderWay[key] = nil }
+        return try await sync.value.get()
+    }
+
+    private func synchronizeNow(phoneId: String, serial: String) async throws(PhoneError) -> ContainerSynchronized {
         let container = try await held(serial, phoneId: phoneId)
         let holding = try await device.store.containerTokens(phoneId: phoneId).filter { $0.container == serial }
         let answerKey = ContainerSyncKey()

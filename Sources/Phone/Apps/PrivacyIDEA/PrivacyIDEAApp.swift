@@ -11,6 +11,8 @@ public actor PrivacyIDEAApp: PhoneApp {
     let device: Device
     let exchanges: PrivacyIDEAExchanges
     private var phones: [String: PrivacyIDEAMachine] = [:]
+    /// The containers' synchronisations running, by phone and serial (`synchronize`).
+    var syncsUnderWay: [String: Task<Result<ContainerSynchronized, PhoneError>, Never>] = [:]
 
     init(device: Device, exchanges: PrivacyIDEAExchanges) {
         self.device = device
