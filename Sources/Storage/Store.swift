@@ -97,12 +97,19 @@ extension Store {
 
     /// A file in WAL mode. With `.powerLoss` (`synchronous = FULL`) the counters that guard
     /// secrets, the inboxes and the phones' accounts survive a power loss, not only a crash
-    /// (GRDB's pool would leave it at NORMAL).
+    /// (GRDB's pool would leave it at NORMAL). A lock another process holds on the file (a
+    /// server's checkpoint while `authphone export` reads its folder) is waited for, a few
+    /// seconds at most, rather than failing at once with "database is locked".
     public static func open(path: String, durability: Durability = .powerLoss) throws -> Self {
-        let pool = try DatabasePool(path: path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(lockWait)
+        let pool = try DatabasePool(path: path, configuration: configuration)
         try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(durability.rawValue)") }
         return try Self(pool)
     }
+
+    /// Seconds a store waits for a lock another process holds on its file.
+    static var lockWait: Double { 5 }
 
     /// Nothing on disk: `--in-memory` and tests.
     public static func inMemory() throws -> Self {

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import Testing
 
@@ -43,5 +44,27 @@ import Testing
         try await Self.limitPages(store, to: 10_000)
         try await store.write { sql in try sql.execute("INSERT INTO note (data) VALUES (zeroblob(1000000))", []) }
         #expect(await store.state().status == .ok)
+    }
+
+    /// Another process's lock on the file (a server's checkpoint while `authphone export` opens
+    /// its folder) is waited for: the store opens once it is let go, not "database is locked".
+    @Test func aStoreWaitsForAnotherConnectionsLock() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        _ = try NoteStore.open(path: path)
+        let other = try DatabaseQueue(path: path)
+        let (locked, release) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task.detached {
+            try other.inDatabase { db in
+                try db.execute(sql: "BEGIN EXCLUSIVE")
+                release.yield()
+                Thread.sleep(forTimeInterval: 0.3)
+                try db.execute(sql: "COMMIT")
+            }
+        }
+        for await _ in locked { break }
+        let store = try NoteStore.open(path: path)
+        try await store.write { sql in try sql.execute("INSERT INTO note (data) VALUES (x'00')", []) }
+        try await holder.value
     }
 }
