@@ -13,8 +13,10 @@ public enum ScannedCode: Equatable, Sendable {
     case privacyIDEAPush(uri: String)
     /// `pia://container/…`: privacyIDEA's smartphone container registration.
     case privacyIDEAContainer(uri: String)
-    /// `tiqrenroll://…` or `tiqrauth://…`: a tiqr identity's enrolment or login (privacyIDEA's tiqr token).
-    case tiqr(uri: String)
+    /// `tiqrenroll://…`: a tiqr identity's enrolment (privacyIDEA's tiqr token).
+    case tiqrEnrolment(uri: String)
+    /// `tiqrauth://…`: a tiqr login for an identity.
+    case tiqrLogin(uri: String)
     /// Anything else: an AuthPhone payload, decoded as the door always decoded it.
     case authPhone(OutOfBandPayload)
 
@@ -46,7 +48,8 @@ public enum ScannedCode: Equatable, Sendable {
         switch (scheme, host) {
         case ("otpauth", "pipush"), ("pia", "pipush"), ("edumfa-push", "edumfa"): return .privacyIDEAPush(uri: trimmed)
         case ("pia", "container"): return .privacyIDEAContainer(uri: trimmed)
-        case ("tiqrenroll", _), ("tiqrauth", _): return .tiqr(uri: trimmed)
+        case ("tiqrenroll", _): return .tiqrEnrolment(uri: trimmed)
+        case ("tiqrauth", _): return .tiqrLogin(uri: trimmed)
         case ("otpauth", _): return .otpAccount(uri: trimmed)
         default: return nil
         }

@@ -71,10 +71,7 @@ extension PhoneStore {
 
     /// A registered container and its server trusted from then on, together.
     func keep(_ container: ContainerRecord) async throws(PhoneError) {
-        try await write { sql in
-            try ContainerRecord.insertion.run(container, sql)
-            try PrivacyIDEAOriginRecord(phoneId: container.phoneId, origin: container.origin, acceptedAt: container.registeredAt).insert(sql)
-        }
+        try await keep(container, by: ContainerRecord.insertion, trusting: container.origin, phoneId: container.phoneId, at: container.registeredAt)
     }
 
     func containers(phoneId: String) async throws(PhoneError) -> [ContainerRecord] {

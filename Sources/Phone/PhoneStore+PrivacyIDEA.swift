@@ -91,9 +91,17 @@ extension PhoneStore {
     /// and its server trusted from then on, together: a registration that failed leaves the phone
     /// trusting no more than before.
     func keep(_ token: PushTokenRecord, trusting origin: String) async throws(PhoneError) {
+        try await keep(token, by: PushTokenRecord.insertion, trusting: origin, phoneId: token.phoneId, at: token.createdAt)
+    }
+
+    /// A registered token, container or tiqr identity and the server it registered with, trusted
+    /// from then on, in one transaction.
+    func keep<Record: Sendable>(
+        _ record: Record, by insertion: NamedInsert<Record>, trusting origin: String, phoneId: String, at time: Date
+    ) async throws(PhoneError) {
         try await write { sql in
-            try PushTokenRecord.insertion.run(token, sql)
-            try PrivacyIDEAOriginRecord(phoneId: token.phoneId, origin: origin, acceptedAt: token.createdAt).insert(sql)
+            try insertion.run(record, sql)
+            try PrivacyIDEAOriginRecord(phoneId: phoneId, origin: origin, acceptedAt: time).insert(sql)
         }
     }
 

@@ -25,6 +25,9 @@ struct TiqrIdentityRecord: Codable, Sendable, FetchableRecord {
 
     /// How the token lists and deletes it: privacyIDEA's serial, or the identity at its service.
     var listedSerial: String { serial ?? "\(identity)@\(serviceIdentifier)" }
+
+    /// The identity as the screen names it: its display name, or its identifier without one.
+    var shownName: String { identityName.isEmpty ? identity : identityName }
 }
 
 extension PhoneStore {
@@ -40,10 +43,7 @@ extension PhoneStore {
 
     /// An enrolled identity (again: its new secret replaces the old) and its server trusted from then on.
     func keep(_ identity: TiqrIdentityRecord) async throws(PhoneError) {
-        try await write { sql in
-            try TiqrIdentityRecord.insertion.run(identity, sql)
-            try PrivacyIDEAOriginRecord(phoneId: identity.phoneId, origin: identity.origin, acceptedAt: identity.enrolledAt).insert(sql)
-        }
+        try await keep(identity, by: TiqrIdentityRecord.insertion, trusting: identity.origin, phoneId: identity.phoneId, at: identity.enrolledAt)
     }
 
     func tiqrIdentities(phoneId: String) async throws(PhoneError) -> [TiqrIdentityRecord] {
@@ -62,9 +62,10 @@ extension PhoneStore {
 
     /// Removes the identity listed as `serial`; false when there was none.
     func deleteTiqrIdentity(phoneId: String, serial: String) async throws(PhoneError) -> Bool {
-        guard let found = try await tiqrIdentities(phoneId: phoneId).first(where: { $0.listedSerial == serial }) else { return false }
-        return try await write { sql in
-            try sql.execute(
+        try await write { sql in
+            let held = try sql.fetchAll(TiqrIdentityRecord.self, "SELECT * FROM tiqrIdentity WHERE phoneId = ?", [phoneId])
+            guard let found = held.first(where: { $0.listedSerial == serial }) else { return false }
+            return try sql.execute(
                 "DELETE FROM tiqrIdentity WHERE phoneId = ? AND serviceIdentifier = ? AND identity = ?",
                 [phoneId, found.serviceIdentifier, found.identity]) > 0
         }

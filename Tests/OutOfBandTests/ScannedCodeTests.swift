@@ -36,10 +36,13 @@ import Testing
         }
     }
 
-    @Test(arguments: ["tiqrenroll://http://127.0.0.1:5001/ttype/tiqr?action=metadata&session=ab", "TIQRAUTH://u_r@org.example/1/0123456789/IdP"])
-    func tiqrCodesAreTheirOwnKind(text: String) throws {
-        for code in [try ScannedCode(qrText: text), try ScannedCode(link: text), try ScannedCode(scanned: text)] {
-            #expect(code == .tiqr(uri: text))
+    @Test func tiqrCodesAreTheirOwnKinds() throws {
+        let enrolment = "tiqrenroll://http://127.0.0.1:5001/ttype/tiqr?action=metadata&session=ab"
+        let login = "TIQRAUTH://u_r@org.example/1/0123456789/IdP"
+        for (text, kind) in [(enrolment, ScannedCode.tiqrEnrolment(uri: enrolment)), (login, .tiqrLogin(uri: login))] {
+            for code in [try ScannedCode(qrText: text), try ScannedCode(link: text), try ScannedCode(scanned: text)] {
+                #expect(code == kind)
+            }
         }
     }
 

@@ -5,7 +5,10 @@ from client import wait_for
 
 
 def polled_challenge(api, phone, serial, example="challenge"):
-    shown = api.call("pollPushToken", example, path={"id": phone["id"], "serial": serial}, expect=200)[1]["privacyIDEA"]
+    """The token's challenge polled onto the screen; with `example` None, for what no example shows
+    (eduMFA's challenges)."""
+    explicit = {"body": {}} if example is None else {}
+    shown = api.call("pollPushToken", example, path={"id": phone["id"], "serial": serial}, **explicit, expect=200)[1]["privacyIDEA"]
     assert shown and (shown["kind"], shown["state"], shown["serial"]) == ("CHALLENGE", "WAIT_FOR_INPUT", serial), shown
     return shown
 
@@ -39,7 +42,8 @@ def tokens_of(api, phone, example=None):
 
 
 def answer_named(api, phone, **body):
-    """An answer whose response lists other open challenges (`waiting`), which no example shows."""
+    """The phone's answer with the body given, for what no example shows: other open challenges
+    listed (`waiting`), eduMFA's and tiqr's challenges."""
     return api.call("answerPrivacyIDEA", path={"id": phone["id"]}, body=body, expect=200)[1]["privacyIDEA"]
 
 

@@ -11,21 +11,9 @@ Environment: as client.py and privacyidea_server.py say (EDUMFA_VENV: eduMFA's o
 """
 
 from client import enrolled_token, new_phone
-from privacyidea_phone import inbox_of, pushed_challenge, tokens_of
+from privacyidea_phone import answer_named, inbox_of, polled_challenge, pushed_challenge, tokens_of
 
 QUESTION, TITLE = "Do you want to confirm the login?", "eduMFA"  # eduMFA's defaults
-
-
-def polled(api, phone, serial):
-    """eduMFA's open challenge for the token, polled onto the phone's screen."""
-    shown = api.call("pollPushToken", path={"id": phone["id"], "serial": serial}, body={}, expect=200)[1]["privacyIDEA"]
-    assert shown and (shown["kind"], shown["state"], shown["serial"]) == ("CHALLENGE", "WAIT_FOR_INPUT", serial), shown
-    return shown
-
-
-def decided(api, phone, accept):
-    """The phone's answer to the challenge on its screen, as it ended."""
-    return api.call("answerPrivacyIDEA", path={"id": phone["id"]}, body={"accept": accept}, expect=200)[1]["privacyIDEA"]
 
 
 def test_the_phone_enrols_an_edupush_token_from_edumfas_own_code_and_edumfa_holds_it_enrolled(api, edumfa):
@@ -61,16 +49,16 @@ def test_an_edumfa_login_is_accepted_after_the_phone_accepts_and_rejected_after_
 
     started = edumfa.admin.validate_check(user, "")
     assert (started.accepted, started.authentication, started.detail["type"]) == (False, "CHALLENGE", "edupush"), started
-    shown = polled(api, phone, serial)
+    shown = polled_challenge(api, phone, serial, None)
     assert (shown["question"], shown["title"], "declineReasons" in shown) == (QUESTION, TITLE, False), shown
-    assert decided(api, phone, True)["outcome"] == "ACCEPTED"
+    assert answer_named(api, phone, accept=True)["outcome"] == "ACCEPTED"
     assert edumfa.admin.poll_transaction(started.transaction_id) == "accept"
     accepted = edumfa.admin.validate_check(user, "", started.transaction_id)
     assert (accepted.accepted, accepted.authentication) == (True, "ACCEPT"), accepted
 
     declined = edumfa.admin.validate_check(user, "")
-    polled(api, phone, serial)
-    assert decided(api, phone, False)["outcome"] == "DECLINED"
+    polled_challenge(api, phone, serial, None)
+    assert answer_named(api, phone, accept=False)["outcome"] == "DECLINED"
     assert edumfa.admin.poll_transaction(declined.transaction_id) == "declined"
     rejected = edumfa.admin.validate_check(user, "", declined.transaction_id)
     assert (rejected.accepted, rejected.authentication) == (False, "REJECT"), rejected
@@ -88,6 +76,6 @@ def test_a_login_pushed_by_edumfas_own_firebase_provider_through_authphone_is_ac
         assert started.authentication == "CHALLENGE", started
         shown = pushed_challenge(api, phone, serial)
         assert (shown["question"], shown["title"]) == (QUESTION, TITLE), shown
-        assert decided(api, phone, True)["outcome"] == "ACCEPTED"
+        assert answer_named(api, phone, accept=True)["outcome"] == "ACCEPTED"
         assert edumfa.admin.validate_check(user, "", started.transaction_id).authentication == "ACCEPT"
         assert inbox_of(api, phone) == [], "the push shown leaves the inbox"

@@ -13,7 +13,7 @@ import pytest
 import requests
 
 from client import TIMEOUT, new_phone
-from privacyidea_phone import enrolled_identity, tiqr_login
+from privacyidea_phone import answer_named, enrolled_identity, tiqr_login
 from privacyidea_server import TIQR_SERVICE as SERVICE, TIQR_SERVICE_NAME as SERVICE_NAME
 from servers import free_port
 
@@ -31,10 +31,6 @@ def shown_login(api, phone, code):
     return shown
 
 
-def answer(api, phone, accept):
-    return api.call("answerPrivacyIDEA", path={"id": phone["id"]}, body={"accept": accept}, expect=200)[1]["privacyIDEA"]
-
-
 def test_a_tiqr_login_the_phone_accepts_logs_in_and_one_it_declines_does_not(api, tiqr):
     phone = new_phone(api, "tiqr phone")
     user = tiqr.new_user("tiqr")
@@ -47,19 +43,22 @@ def test_a_tiqr_login_the_phone_accepts_logs_in_and_one_it_declines_does_not(api
     accepted, code = tiqr_login(tiqr, user)
     shown = shown_login(api, phone, code)
     assert shown["nonce"] == accepted.transaction_id and user in shown["question"], shown
-    assert answer(api, phone, True)["outcome"] == "ACCEPTED"
+    assert answer_named(api, phone, accept=True)["outcome"] == "ACCEPTED"
     assert tiqr.admin.poll_transaction(accepted.transaction_id) == "accept"
     assert tiqr.admin.validate_check(user, "", accepted.transaction_id).accepted
 
     # tiqr has no decline: the phone sends nothing and the login never completes
     declined, code = tiqr_login(tiqr, user)
     shown_login(api, phone, code)
-    assert answer(api, phone, False)["outcome"] == "DECLINED"
+    assert answer_named(api, phone, accept=False)["outcome"] == "DECLINED"
     assert tiqr.admin.poll_transaction(declined.transaction_id) == "pending"
     assert not tiqr.admin.validate_check(user, "", declined.transaction_id).accepted
     # the code again, answered before, is refused
     replayed = api.call("startOutOfBand", path={"id": phone["id"]}, body={"qr": code}, expect=409)[1]
     assert replayed["error"]["code"] == "CHALLENGE_REPLAYED"
+    # deleted on the phone, the identity is gone from its list
+    api.call("deletePushToken", path={"id": phone["id"], "serial": serial}, expect=204)
+    assert api.call("listPushTokens", path={"id": phone["id"]}, expect=200)[1]["tokens"] == []
 
 
 def test_a_server_out_of_reach_leaves_the_response_to_type_in(api, tiqr):
@@ -75,7 +74,7 @@ def test_a_server_out_of_reach_leaves_the_response_to_type_in(api, tiqr):
         tiqr.admin.call("DELETE", "/system/tiqr.authServer")
     login, code = tiqr_login(tiqr, user)
     shown = shown_login(api, phone, code)
-    offline = answer(api, phone, True)
+    offline = answer_named(api, phone, accept=True)
     assert (offline["state"], offline["error"]["code"]) == ("ERROR", "SERVER_CONNECTION_ERROR"), offline
     assert offline["displayCode"].isdigit() and len(offline["displayCode"]) == 6, offline
     # the response the user would type, sent as the app would have: privacyIDEA takes it

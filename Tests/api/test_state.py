@@ -13,7 +13,7 @@ import subprocess
 import requests
 
 from client import BASE_URL, FOREIGN_ORIGIN, PIN, TIMEOUT, Api, enrol_phone, enrolled_token, new_phone, registered_container, uniq
-from privacyidea_phone import enrolled_identity, tiqr_login
+from privacyidea_phone import answer_named, enrolled_identity, tiqr_login
 from privacyidea_server import REALM
 from servers import BINARY, serving
 
@@ -213,7 +213,7 @@ def test_a_phones_tiqr_identity_travels_in_the_export_and_answers_where_it_is_se
         api = Api(url)
         login, code = tiqr_login(privacyidea, user)
         api.call("startOutOfBand", path=path, body={"qr": code}, expect=202)
-        accepted = api.call("answerPrivacyIDEA", path=path, body={"accept": True}, expect=200)[1]["privacyIDEA"]
+        accepted = answer_named(api, phone, accept=True)
         assert accepted["outcome"] == "ACCEPTED", accepted
         assert privacyidea.admin.validate_check(user, "", login.transaction_id).accepted
 

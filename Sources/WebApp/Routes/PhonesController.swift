@@ -274,8 +274,11 @@ struct PhonesController {
         case .privacyIDEAContainer(let uri):
             let shown = try await phones.privacyIDEA.startContainerRegistration(phoneId: phoneId, text: uri)
             return try EditedResponse(status: .accepted, response: Started(.privacyIDEA(shown))).response(from: request, context: context)
-        case .tiqr(let uri):
-            let shown = try await phones.privacyIDEA.startTiqr(phoneId: phoneId, text: uri)
+        case .tiqrEnrolment(let uri):
+            let shown = try await phones.privacyIDEA.startTiqrEnrolment(phoneId: phoneId, text: uri)
+            return try EditedResponse(status: .accepted, response: Started(.privacyIDEA(shown))).response(from: request, context: context)
+        case .tiqrLogin(let uri):
+            let shown = try await phones.privacyIDEA.startTiqrLogin(phoneId: phoneId, text: uri)
             return try EditedResponse(status: .accepted, response: Started(.privacyIDEA(shown))).response(from: request, context: context)
         }
     }

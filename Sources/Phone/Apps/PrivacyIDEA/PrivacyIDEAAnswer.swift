@@ -55,6 +55,12 @@ extension PrivacyIDEAApp {
     }
 }
 
+extension PhoneRecord {
+    /// What the phone can unlock a privacyIDEA login with: its PIN where one is set, the
+    /// simulated biometric where one can be.
+    var unlockFactors: [UnlockFactor] { (pinPublicKey != nil ? [.pin] : []) + (biometricsCanBeSet ? [.biometric] : []) }
+}
+
 extension Unlock {
     /// The answer's field that carries it.
     var field: String {

@@ -8,13 +8,16 @@ import PrivacyIDEA
 /// response to its question, or declined by sending nothing; when the server cannot be reached,
 /// the response is shown for the user to type in.
 extension PrivacyIDEAApp {
-    /// A scanned `tiqrenroll://` or `tiqrauth://` code.
-    public func startTiqr(phoneId: String, text: String) async throws(PhoneError) -> PrivacyIDEARequest {
-        if text.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix(TiqrEnrolment.scheme + "://") {
-            let enrolment: TiqrEnrolment
-            do { enrolment = try TiqrEnrolment(text: text) } catch { throw PhoneError(.badRequest, error.code, error.message) }
-            return try await scanned(.tiqr(enrolment), phoneId: phoneId)
-        }
+    /// A scanned `tiqrenroll://` code: the screen asks to trust its server, or it registers at
+    /// once with one trusted before.
+    public func startTiqrEnrolment(phoneId: String, text: String) async throws(PhoneError) -> PrivacyIDEARequest {
+        let enrolment: TiqrEnrolment
+        do { enrolment = try TiqrEnrolment(text: text) } catch { throw PhoneError(.badRequest, error.code, error.message) }
+        return try await scanned(.tiqr(enrolment), phoneId: phoneId)
+    }
+
+    /// A scanned `tiqrauth://` code: on screen for the identity it names.
+    public func startTiqrLogin(phoneId: String, text: String) async throws(PhoneError) -> PrivacyIDEARequest {
         let challenge: TiqrChallenge
         do { challenge = try TiqrChallenge(text: text) } catch { throw PhoneError(.badRequest, error.code, error.message) }
         let phone = try await device.phone(phoneId)
@@ -24,13 +27,12 @@ extension PrivacyIDEAApp {
         guard try await !device.store.wasAnswered(phoneId: phoneId, serial: identity.listedSerial, nonce: challenge.sessionKey) else {
             throw PhoneError(.conflict, "CHALLENGE_REPLAYED", "the tiqr login \(challenge.sessionKey) was answered before")
         }
-        let factors: [UnlockFactor] = (phone.pinPublicKey != nil ? [.pin] : []) + (phone.biometricsCanBeSet ? [.biometric] : [])
         let asked = PrivacyIDEARequest(
             kind: .challenge, state: .waitForInput, serial: identity.listedSerial,
-            label: identity.identityName.isEmpty ? identity.identity : identity.identityName,
+            label: identity.shownName,
             issuer: identity.serviceName, origin: identity.origin, server: "tiqr", title: challenge.serviceName,
-            question: "Log in to \(challenge.serviceName) as \(identity.identityName.isEmpty ? identity.identity : identity.identityName)?",
-            unlockWith: phone.unlockPushTokens ? factors : nil, nonce: challenge.sessionKey)
+            question: "Log in to \(challenge.serviceName) as \(identity.shownName)?", unlockWith: phone.unlockPushTokens ? phone.unlockFactors : nil,
+            nonce: challenge.sessionKey)
         change(phoneId) { machine in machine.arrived(.tiqr(challenge, serial: identity.listedSerial), shown: asked, at: device.now()) }
         guard let shown = request(phoneId: phoneId) else { throw .noPrivacyIDEARequest }
         return shown

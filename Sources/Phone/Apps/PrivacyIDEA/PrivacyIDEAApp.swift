@@ -163,9 +163,8 @@ public actor PrivacyIDEAApp: PhoneApp {
         request.declineReasons = challenge.takesDeclineReason ? DeclineReason.allCases : nil
         let phone = try await device.phone(phoneId)
         if token.requiresUnlock || phone.unlockPushTokens {
-            let factors: [UnlockFactor] = (phone.pinPublicKey != nil ? [.pin] : []) + (phone.biometricsCanBeSet ? [.biometric] : [])
             // privacyIDEA's app_force_unlock may name the one factor the token unlocks with
-            request.unlockWith = factors.filter { factor in token.unlockFactor.map { $0 == factor.rawValue } ?? true }
+            request.unlockWith = phone.unlockFactors.filter { factor in token.unlockFactor.map { $0 == factor.rawValue } ?? true }
         }
         change(phoneId) { [request] machine in machine.arrived(.push(challenge), shown: request, at: device.now()) }
         // one delivered again while open is offered to the rules again: they may have changed

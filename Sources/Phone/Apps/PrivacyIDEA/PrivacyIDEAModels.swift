@@ -31,7 +31,7 @@ public struct PushTokenSummary: Codable, Sendable, Equatable {
     init(_ identity: TiqrIdentityRecord) {
         tokenType = "tiqr"
         serial = identity.listedSerial
-        label = identity.identityName.isEmpty ? identity.identity : identity.identityName
+        label = identity.shownName
         issuer = identity.serviceName
         url = identity.authenticationURL
         origin = identity.origin
