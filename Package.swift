@@ -129,7 +129,8 @@ let package = Package(
             dependencies: [
                 "Phone", "Backend", "BackendAPI", "BlockingWork", "Broadcast", "PushService", "Timeline", "AuthFlow", "Faults", "OutOfBand",
                 "Identifiers", "LocalAuthority", "PrivacyIDEA", "SMSGateway",
-                "ProcessFigures", "Retry", "SodiumKit", "Storage", "StateExport", "StrictJSON", "WireJSON", "CZbar", "CPNG", "CTurboJPEG",
+                "ProcessFigures", "Retry", "Scenarios", "SodiumKit", "Storage", "StateExport", "StrictJSON", "WireJSON", "CZbar", "CPNG",
+                "CTurboJPEG",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -161,10 +162,12 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]),
+        // A walk recorded on the stage as a scenario: its schema, its pytest file, its replay.
+        .target(name: "Scenarios", dependencies: ["LoadGenerator", "WireJSON", .product(name: "NIOHTTP1", package: "swift-nio")]),
         .executableTarget(
             name: "authphone",
             dependencies: [
-                "WebApp", "Backend", "BackendAPI", "LoadGenerator", "OutOfBand", "PushService", "SodiumKit", "StateExport", "Storage",
+                "WebApp", "Backend", "BackendAPI", "LoadGenerator", "OutOfBand", "PushService", "Scenarios", "SodiumKit", "StateExport", "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -193,6 +196,7 @@ let package = Package(
             name: "PushServiceTests",
             dependencies: ["PushService", "Faults", "OutOfBand", "TestDoubles", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "AuthFlowTests", dependencies: ["AuthFlow"]),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "AuthFlow", "WireJSON"]),
         .testTarget(
             name: "BackendTests",
             dependencies: [

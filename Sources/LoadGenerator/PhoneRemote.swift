@@ -12,7 +12,7 @@ public struct PhoneRemote: Sendable {
     let api: ServerAPI
 
     public init(url: String, http: HTTPClient = .shared) {
-        api = ServerAPI(base: url.hasSuffix("/") ? String(url.dropLast()) : url, http: http, timeout: .seconds(30))
+        api = ServerAPI(base: url, http: http)
     }
 
     /// The phone's texts, newest first (`GET /api/phones/{id}/messages`).

@@ -20,42 +20,57 @@ public struct LoadFailure: Error, Sendable, Equatable {
 }
 
 /// The server's JSON API as a script uses it: only the address it is given.
-struct ServerAPI: Sendable {
+public struct ServerAPI: Sendable {
     let base: String
     let http: HTTPClient
     let timeout: TimeAmount
 
+    public init(base: String, http: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)) {
+        self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
+        self.http = http
+        self.timeout = timeout
+    }
+
     /// A JSON request; a refusal becomes a LoadFailure with the server's code.
-    func call(_ method: HTTPMethod, _ path: String, _ body: [String: any Sendable]? = nil) async throws -> [String: Any] {
+    public func call(_ method: HTTPMethod, _ path: String, _ body: [String: any Sendable]? = nil) async throws -> [String: Any] {
+        try await call(method, path, json: try body.map { try JSONSerialization.data(withJSONObject: $0) })
+    }
+
+    /// A request whose body is JSON already.
+    public func call(_ method: HTTPMethod, _ path: String, json body: Data?) async throws -> [String: Any] {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
         request.headers.add(name: "Content-Type", value: "application/json")
-        if let body {
-            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
-        }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response: HTTPClientResponse
         do { response = try await http.execute(request, timeout: timeout) } catch {
             throw LoadFailure("CONNECTION", "\(method) \(path): \(error)")
         }
         let bytes = try await response.body.collect(upTo: 4 << 20)
         let json = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any] ?? [:]
-        guard (200..<300).contains(response.status.code) else {
-            let error = json["error"] as? [String: Any]
-            let code = error?["code"] as? String ?? "HTTP_\(response.status.code)"
-            let message = error?["message"] as? String ?? "\(method) \(path)"
-            throw LoadFailure(code, message)
-        }
+        guard (200..<300).contains(response.status.code) else { throw Self.refusal(json, status: response.status.code, "\(method) \(path)") }
         return json
     }
 
+    /// A refusal's code and message: AuthPhone's `{"error": {"code", "message"}}`, or FCM's shape,
+    /// a number in `code` and the code itself among `details` or in `status`.
+    static func refusal(_ json: [String: Any], status: UInt, _ request: String) -> LoadFailure {
+        let error = json["error"] as? [String: Any]
+        let fcmCode = (error?["details"] as? [[String: Any]])?.lazy.compactMap { $0["errorCode"] as? String }.first ?? error?["status"] as? String
+        return LoadFailure(error?["code"] as? String ?? fcmCode ?? "HTTP_\(status)", error?["message"] as? String ?? request)
+    }
+
     /// A text answer (`/metrics`); a refusal becomes a LoadFailure with its status.
-    func text(_ path: String) async throws -> String {
+    public func text(_ path: String) async throws -> String {
         let response: HTTPClientResponse
         do { response = try await http.execute(HTTPClientRequest(url: base + path), timeout: timeout) } catch {
             throw LoadFailure("CONNECTION", "GET \(path): \(error)")
         }
         let bytes = try await response.body.collect(upTo: 4 << 20)
-        guard response.status == .ok else { throw LoadFailure("HTTP_\(response.status.code)", "GET \(path)") }
+        guard response.status == .ok else {
+            let json = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any] ?? [:]
+            throw Self.refusal(json, status: response.status.code, "GET \(path)")
+        }
         return String(buffer: bytes)
     }
 }

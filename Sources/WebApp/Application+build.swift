@@ -110,22 +110,28 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.add(middleware: RequestGuardMiddleware())
     if let forwarding { router.add(middleware: PhoneForwardingMiddleware(forwarding: forwarding)) }
     let scanner = QRImageScanner(lane: lanes.pictures, timeLimit: configuration.pictureScanTimeLimit)
-    router.addRoutes(PhonesController(phones: phones, platform: platform, scanner: scanner).endpoints, atPath: "/api/phones")
-    router.addRoutes(PhoneActions(phones: phones).endpoints, atPath: "/api/phones")
+    let recordings = Recordings(
+        manualClock: configuration.manualClock != nil, shared: configuration.postgres != nil, backend: backend, phones: phones,
+        now: configuration.now)
+    router.addRoutes(
+        PhonesController(phones: phones, platform: platform, scanner: scanner, recordings: recordings).endpoints, atPath: "/api/phones")
+    router.addRoutes(PhoneActions(phones: phones, recordings: recordings).endpoints, atPath: "/api/phones")
     router.addRoutes(OTPAccountsController(phones: phones).endpoints, atPath: "/api/phones")
     router.addRoutes(PrivacyIDEAController(phones: phones).endpoints, atPath: "/api/phones")
     router.addRoutes(AutoAnswerController(phones: phones).endpoints, atPath: "/api/phones")
     router.addRoutes(PhoneLinkController(phones: phones, base: selfURL, key: accessKey, authority: tls?.authority).endpoints, atPath: "/api/phones")
-    PushController(push: push, token: configuration.pushToken, monitor: monitor).addRoutes(to: router)
+    PushController(push: push, token: configuration.pushToken, monitor: monitor, recordings: recordings).addRoutes(to: router)
     router.addRoutes(PushConsoleController(push: push, phones: phones).endpoints, atPath: "/api/push")
     SenderCredentialsController(push: push, baseURL: { selfURL.get() }).addRoutes(to: router)
     let messages = MessagesController(phones: phones, gateway: sms, baseURL: { selfURL.get() })
     router.addRoutes(messages.phoneRoutes, atPath: "/api/phones")
     router.addRoutes(messages.gatewayRoutes, atPath: "/api/sms")
     SMSDoorsController(gateway: sms).addRoutes(to: router)
-    router.addRoutes(BackendController(backend: backend).endpoints, atPath: RouterPath(BackendRoutes.root))
-    router.addRoutes(FaultsController(faults: faults).endpoints, atPath: "/api/faults")
-    router.addRoutes(ClockController(clock: configuration.manualClock, now: configuration.now).endpoints, atPath: "/api/clock")
+    router.addRoutes(BackendController(backend: backend, recordings: recordings).endpoints, atPath: RouterPath(BackendRoutes.root))
+    router.addRoutes(FaultsController(faults: faults, recordings: recordings).endpoints, atPath: "/api/faults")
+    router.addRoutes(
+        ClockController(clock: configuration.manualClock, now: configuration.now, recordings: recordings).endpoints, atPath: "/api/clock")
+    router.addRoutes(RecordingsController(recordings: recordings).endpoints, atPath: "/api/recordings")
     let events = EventFeed(
         hub: EventHub(history: configuration.eventHistory, maxStreams: configuration.eventStreams), phones: phones, backend: backend, push: push)
     router.addRoutes(
@@ -148,8 +154,10 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     let webSocketRouter = Router(context: AppRequestContext.self)
     webSocketRouter.add(middleware: ErrorMappingMiddleware())
     webSocketRouter.add(middleware: DoorMiddleware(doors: doors))
-    StreamController(phones: phones, backend: backend, push: push, faults: faults, monitor: monitor, forwarding: forwarding)
-        .addRoutes(to: webSocketRouter)
+    StreamController(
+        phones: phones, backend: backend, push: push, faults: faults, monitor: monitor, forwarding: forwarding, recordings: recordings
+    )
+    .addRoutes(to: webSocketRouter)
     timelineRoutes.addStream(to: webSocketRouter)
 
     var services: [any Service] = [

@@ -1,8 +1,8 @@
 /// A JSON value whose shape is open to its reader, decoded through `WireJSON.decoder()` and walked
 /// by the reader itself: FCM's platform blocks (checked field by field so that a refusal names the
-/// field as FCM does), APNs' payload, a data value a refusal quotes, and a pasted push whose shape
-/// shows only in the keys it has.
-public enum OpenJSON: Decodable, Equatable, Sendable, CustomStringConvertible {
+/// field as FCM does), APNs' payload, a data value a refusal quotes, a pasted push whose shape
+/// shows only in the keys it has, and a recorded request's fields, written out again as they came.
+public enum OpenJSON: Codable, Equatable, Sendable, CustomStringConvertible {
     case null
     case bool(Bool)
     case number(Double)
@@ -25,6 +25,18 @@ public enum OpenJSON: Decodable, Equatable, Sendable, CustomStringConvertible {
             self = .number(number)
         } else {
             self = .array(try value.decode([OpenJSON].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var value = encoder.singleValueContainer()
+        switch self {
+        case .null: try value.encodeNil()
+        case .bool(let flag): try value.encode(flag)
+        case .number(let number): if let whole = Int64(exactly: number) { try value.encode(whole) } else { try value.encode(number) }
+        case .string(let text): try value.encode(text)
+        case .array(let items): try value.encode(items)
+        case .object(let members): try value.encode(members)
         }
     }
 

@@ -20,7 +20,7 @@ from servers import own_server
 
 
 def test_cross_site_guard_on_every_state_changing_route(api):
-    """Every POST and DELETE: a foreign Origin is refused; every POST: a non-JSON body, and
+    """Every POST, PATCH and DELETE: a foreign Origin is refused; every POST and PATCH: a non-JSON body, and
     (where the route reads one) an oversized body."""
     phone = new_phone(api, "Guarded phone")
     session = new_session(api, "enrol", uniq("guard"))
@@ -28,7 +28,7 @@ def test_cross_site_guard_on_every_state_changing_route(api):
            "console": uniq("guard"), "serial": "PIPU404", "rule": str(uuid.uuid4())}
     session_ids = {"id": session["id"]}
     for op in OPS.values():
-        if op.method not in ("post", "put", "delete"):
+        if op.method not in ("post", "put", "patch", "delete"):
             continue
         path = session_ids if "/api/backend/sessions/" in op.path else ids
         example = next(iter(op.request_examples), None)

@@ -193,6 +193,20 @@ def test_every_operation_answers(api, privacyidea):
         with own_server("--clock", "manual") as url:
             api.check(OPS["advanceClock"], requests.post(url + OPS["advanceClock"].path, json={"advanceSeconds": 60}, timeout=TIMEOUT), None)
 
+    def recorded():
+        """A recording started and stopped on the sweep's server, where one records at a time; its id."""
+        started = api.call("startRecording", body={"name": "Sweep walk"}, expect=201)[1]
+        api.call("stopRecording", path={"id": started["id"]}, expect=200)
+        return started["id"]
+
+    def start_recording():
+        started = api.call("startRecording", body={"name": "Sweep recording"})[1]
+        api.call("stopRecording", path={"id": started["id"]}, expect=200)
+
+    def stop_recording():
+        started = api.call("startRecording", body={}, expect=201)[1]
+        api.call("stopRecording", path={"id": started["id"]})
+
     def sms_auth():
         account = api.call("getSMSAccount", expect=200)[1]
         return {"Authorization": requests.auth._basic_auth_str(account["accountSid"], account["authToken"])}
@@ -315,6 +329,12 @@ def test_every_operation_answers(api, privacyidea):
         "addFault": lambda: api.call("addFault", body={"target": "phone", "phoneId": NO_PHONE, "kind": "unreachable"}),
         "clearFaults": lambda: api.call("clearFaults"),
         "removeFault": remove_fault,
+        "listRecordings": lambda: api.call("listRecordings"),
+        "startRecording": start_recording,
+        "getRecording": lambda: api.call("getRecording", path={"id": recorded()}, query={"format": "pytest"}),
+        "renameRecording": lambda: api.call("renameRecording", path={"id": recorded()}, body={"name": "Sweep renamed"}),
+        "deleteRecording": lambda: api.call("deleteRecording", path={"id": recorded()}),
+        "stopRecording": stop_recording,
         "sendPush": lambda: api.call("sendPush", path={"project": "authphone"},
                                      body={"message": {"token": phone["fcmToken"], "data": {"k": "v"}}}),
         "listPushMessages": lambda: api.call("listPushMessages", query={"limit": "5"}),

@@ -2,10 +2,12 @@ import AuthFlow
 import Backend
 import BackendAPI
 import Hummingbird
+import Scenarios
 
 /// `BackendRoutes.root`: the console's view of the demo backend, and the wire its phones speak.
 struct BackendController {
     let backend: DemoBackend
+    let recordings: Recordings
 
     struct CreateSession: Codable {
         enum Delivery: String, Codable {
@@ -159,11 +161,17 @@ struct BackendController {
             case .push: .push(token: input.pushToken)
             case .qr, nil: input.pushToken == nil ? .qr : .push(token: input.pushToken)
             }
-        let session = try await backend.createSession(
-            type: input.type, userId: input.userId, displayName: input.displayName,
-            transaction: input.transaction, accountId: input.accountId, delivery: delivery,
-            announceInfo: input.announceInfo, announceLogo: input.announceLogo,
-            skipConfirmation: input.skipConfirmation, skipSecondFactor: input.skipSecondFactor)
+        let session = try await recordings.noting({
+            try await backend.createSession(
+                type: input.type, userId: input.userId, displayName: input.displayName,
+                transaction: input.transaction, accountId: input.accountId, delivery: delivery,
+                announceInfo: input.announceInfo, announceLogo: input.announceLogo,
+                skipConfirmation: input.skipConfirmation, skipSecondFactor: input.skipSecondFactor)
+        }) { session, refusal in
+            .sessionStarted(
+                fields: Recordings.fields(of: input), started: session.map { StartedSession(id: $0.id, qrText: $0.qrText, deepLink: $0.deepLink) },
+                refusal: refusal)
+        }
         return EditedResponse(status: .created, response: session)
     }
 
@@ -187,7 +195,10 @@ struct BackendController {
 
     func unblockPin(_ request: Request, context: AppRequestContext) async throws -> UnblockedPin {
         let input = try await request.decodeJSON(as: UnblockPin.self, context: context)
-        return UnblockedPin(userId: input.userId, unblockedDevices: try await backend.unblockPin(userId: input.userId))
+        let unblocked = try await recordings.noting({ try await backend.unblockPin(userId: input.userId) }) { _, refusal in
+            .pinUnblocked(user: input.userId, refusal: refusal)
+        }
+        return UnblockedPin(userId: input.userId, unblockedDevices: unblocked)
     }
 
     func recentSessions(_ request: Request, context: AppRequestContext) async throws -> SessionList {
@@ -208,7 +219,9 @@ struct BackendController {
     func pushSession(_ request: Request, context: AppRequestContext) async throws -> BackendSession {
         let id = try Self.sessionId(context)
         let input = try await request.decodeJSON(as: PushSession.self, context: context)
-        return try await backend.pushSession(id: id, to: input.pushToken)
+        return try await recordings.noting({ try await backend.pushSession(id: id, to: input.pushToken) }) { _, refusal in
+            .sessionPushed(session: id, pushToken: input.pushToken, refusal: refusal)
+        }
     }
 
     func qrImage(_ request: Request, context: AppRequestContext) async throws -> Response {

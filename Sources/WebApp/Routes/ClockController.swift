@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Scenarios
 
 /// `/api/clock`: the server's time, and with `serve --clock manual` a test's way to move it on
 /// (docs/recording.md) instead of waiting an expiry, a TOTP step or a back-off out.
@@ -7,6 +8,7 @@ struct ClockController {
     /// nil: the wall clock, which nobody moves.
     let clock: ManualClock?
     let now: @Sendable () -> Date
+    let recordings: Recordings
 
     struct ClockState: ResponseEncodable {
         /// `system` or `manual`.
@@ -23,16 +25,22 @@ struct ClockController {
         routes.get { _, _ in ClockState(mode: clock == nil ? "system" : "manual", now: now()) }
         routes.post { request, context -> ClockState in
             let move = try await request.decodeJSON(as: Move.self, context: context)
-            guard let clock else {
-                throw APIError(.conflict, "CLOCK_NOT_MANUAL", "this server keeps the wall clock's time: start it with --clock manual to move it")
+            return try await recordings.noting({ try advance(move) }) { _, refusal in
+                .clockAdvanced(seconds: move.advanceSeconds, refusal: refusal)
             }
-            guard move.advanceSeconds > 0, move.advanceSeconds <= ManualClock.longestMove else {
-                throw APIError(
-                    .badRequest, "INVALID_FIELD",
-                    "'advanceSeconds' must be more than 0 and at most \(Int(ManualClock.longestMove)) (a year): time only moves on")
-            }
-            return ClockState(mode: "manual", now: clock.advance(by: move.advanceSeconds))
         }
         return routes
+    }
+
+    private func advance(_ move: Move) throws -> ClockState {
+        guard let clock else {
+            throw APIError(.conflict, "CLOCK_NOT_MANUAL", "this server keeps the wall clock's time: start it with --clock manual to move it")
+        }
+        guard move.advanceSeconds > 0, move.advanceSeconds <= ManualClock.longestMove else {
+            throw APIError(
+                .badRequest, "INVALID_FIELD",
+                "'advanceSeconds' must be more than 0 and at most \(Int(ManualClock.longestMove)) (a year): time only moves on")
+        }
+        return ClockState(mode: "manual", now: clock.advance(by: move.advanceSeconds))
     }
 }

@@ -2,6 +2,7 @@ import AuthFlow
 import Foundation
 import Hummingbird
 import Phone
+import Scenarios
 import SodiumKit
 
 /// The user's input to a phone's flow (confirm, PIN, biometric, cancel), read and carried out
@@ -9,6 +10,7 @@ import SodiumKit
 /// `POST /api/phones/{id}/actions` from a script with no WebSocket client.
 struct PhoneActions {
     let phones: PhoneService
+    let recordings: Recordings
 
     /// One action, as the page sends it.
     struct Input: Decodable {
@@ -50,8 +52,22 @@ struct PhoneActions {
         try StrictBody.decode(Input.self, from: body, what: what)
     }
 
-    /// Carries out one action; anything wrong with it is an APIError or a PhoneError.
+    /// Carries out one action; anything wrong with it is an APIError or a PhoneError. A walk
+    /// being recorded keeps it with what its PINs were to the flow, never their digits.
     func carryOut(_ input: Input, phoneId: String) async throws {
+        guard recordings.isOn else { return try await act(input, phoneId: phoneId) }
+        let before = await phones.sdk.currentFlow(phoneId: phoneId)
+        let seenBefore = await recordings.flowSeen(phoneId: phoneId)
+        let account = input.account.map { id in before?.currentInteraction?.confirmSessionInfo?.accounts.first { $0.id == id }?.displayName ?? id }
+        let recorded = ActInput(
+            action: input.action.rawValue, account: account, biometrics: input.biometrics?.rawValue, userInput: input.userInput,
+            typedPin: input.pin != nil, typedOldPin: input.oldPin != nil)
+        try await recordings.noting({ try await act(input, phoneId: phoneId) }) { _, refusal in
+            .acted(phone: phoneId, input: recorded, before: seenBefore, flow: await recordings.flowSeen(phoneId: phoneId), refusal: refusal)
+        }
+    }
+
+    private func act(_ input: Input, phoneId: String) async throws {
         switch input.action {
         case .confirmSession:
             try await phones.sdk.confirmSession(phoneId: phoneId, accountID: input.account, userInput: input.userInput)

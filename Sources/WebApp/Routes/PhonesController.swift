@@ -7,6 +7,7 @@ import OutOfBand
 import Phone
 import PushService
 import Retry
+import Scenarios
 import SodiumKit
 import StrictJSON
 
@@ -17,6 +18,7 @@ struct PhonesController {
     /// Where a phone's push registration and inbox change with it.
     let platform: PhonePlatform
     let scanner: QRImageScanner
+    let recordings: Recordings
 
     struct CreatePhone: Codable {
         let name: String
@@ -125,7 +127,10 @@ struct PhonesController {
         if let given = input.number {
             do { number = try PhoneNumber(reading: given) } catch { throw APIError(.badRequest, "INVALID_NUMBER", "the field 'number': \(error)") }
         }
-        return EditedResponse(status: .created, response: try await platform.createPhone(name: input.name, number: number))
+        let phone = try await recordings.noting({ try await platform.createPhone(name: input.name, number: number) }) { phone, _ in
+            phone.map { .phoneCreated(id: $0.id, name: $0.name, pushToken: $0.fcmToken) }
+        }
+        return EditedResponse(status: .created, response: phone)
     }
 
     func listPhones(_ request: Request, context: AppRequestContext) async throws -> PhoneList {
@@ -151,13 +156,19 @@ struct PhonesController {
     func startFlow(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FlowStarted> {
         let id = try await phones.phone(id: context.parameters.require("id")).id
         let input = try await request.decodeJSON(as: StartFlow.self, context: context)
-        return EditedResponse(status: .accepted, response: FlowStarted(flow: try await phones.sdk.startManagement(phoneId: id, type: input.type)))
+        let flow = try await recordings.noting({ try await phones.sdk.startManagement(phoneId: id, type: input.type) }) { _, refusal in
+            .flowStarted(phone: id, type: input.type.rawValue, flow: await recordings.flowSeen(phoneId: id), refusal: refusal)
+        }
+        return EditedResponse(status: .accepted, response: FlowStarted(flow: flow))
     }
 
     /// The simulated sensor: enrol one more fingerprint or face.
     func enrolBiometricFeature(_ request: Request, context: AppRequestContext) async throws -> PhoneDetail {
         try await request.expectNoBody(context: context)
-        return try await phones.enrolBiometricFeature(phoneId: context.parameters.require("id"))
+        let id = try context.parameters.require("id")
+        return try await recordings.noting({ try await phones.enrolBiometricFeature(phoneId: id) }) { _, refusal in
+            .biometricEnrolled(phone: id, refusal: refusal)
+        }
     }
 
     /// The simulated sensor: remove every enrolled fingerprint or face.
@@ -219,7 +230,16 @@ struct PhonesController {
 
     func startOutOfBand(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try await phones.phone(id: context.parameters.require("id")).id
-        return try await handOver(try await Self.scannedCode(from: request, context: context), phoneId: id, request: request, context: context)
+        let object = try await Self.jsonObject(from: request, context: context)
+        return try await recordings.noting({ try await handOver(try Self.scannedCode(object), phoneId: id, request: request, context: context) }) {
+            _, refusal in
+            // A walk keeps AuthPhone's codes (and one no app reads, by its refusal). A push pasted
+            // in is its sender's step; privacyIDEA's, tiqr's and otpauth:// codes carry secrets
+            // into a file to share, for apps whose screens a recording does not follow.
+            guard let text = object["qr"] as? String ?? object["link"] as? String else { return nil }
+            if let code = try? Self.scannedCode(object), case .authPhone = code {} else if refusal == nil { return nil }
+            return .codeScanned(phone: id, text: text, flow: await recordings.flowSeen(phoneId: id), refusal: refusal)
+        }
     }
 
     /// A new PIN checked against the policy at its first entry, before the user repeats it.
@@ -307,13 +327,15 @@ struct PhonesController {
     /// message leaves the inbox only once the operation has started.
     func openMessage(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Started> {
         try await request.expectNoBody(context: context)
-        let opened = try await platform.open(messageId: context.parameters.require("message"), phoneId: context.parameters.require("id"))
+        let phoneId = try context.parameters.require("id")
+        let opened = try await recordings.noting({ try await platform.open(messageId: context.parameters.require("message"), phoneId: phoneId) }) {
+            _, refusal in .pushOpened(phone: phoneId, flow: await recordings.flowSeen(phoneId: phoneId), refusal: refusal)
+        }
         return EditedResponse(status: .accepted, response: Started(opened))
     }
 
     /// `{"qr": text}`, `{"link": url}` or `{"push": FCM JSON}`: exactly one of them.
-    static func scannedCode(from request: Request, context: AppRequestContext) async throws -> ScannedCode {
-        let object = try await jsonObject(from: request, context: context)
+    static func scannedCode(_ object: [String: Any]) throws -> ScannedCode {
         let given = ["qr", "link", "push"].filter { object[$0] != nil }
         guard given.count == 1, object.count == 1 else {
             throw APIError(.badRequest, "INVALID_FIELD", "give exactly one of 'qr', 'link' and 'push'")

@@ -10,6 +10,7 @@ struct PushController {
     /// When set, the bearer token every send must carry unless it carries an issued access token.
     let token: String?
     let monitor: ServiceMonitor
+    let recordings: Recordings
 
     struct Sent: ResponseEncodable {
         let name: String
@@ -65,6 +66,16 @@ struct PushController {
                 result = .failure(error)
             }
             monitor.pushed(result)
+            // a page's send (the console's composer) is a walk's step; the demo backend's own
+            // sends are its sessions' and a script's are the script's
+            if recordings.isOn, request.headers[.origin] != nil {
+                let refusal: String? =
+                    switch result {
+                    case .success: nil
+                    case .failure(let error): error.errorCode
+                    }
+                await recordings.note(pushOf: Array(buffer: body), refusal: refusal)
+            }
             return try Sent(name: result.mapError { FCMErrorResponse(error: $0) }.get().name)
         }
     }

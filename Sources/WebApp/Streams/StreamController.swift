@@ -20,6 +20,8 @@ struct StreamController {
     let monitor: ServiceMonitor
     /// With several instances: a screen whose phone is at home on another is joined to it there.
     let forwarding: PhoneForwarding?
+    /// Where a walk being recorded keeps the screen's input.
+    let recordings: Recordings
     static let maxMessageSize = 16 * 1024
 
     /// What a screen may fall behind by before it loses its oldest messages.
@@ -243,7 +245,7 @@ struct StreamController {
         do { input = try PhoneActions.decode(Data(text.utf8), what: "the message") } catch {
             throw APIError(.badRequest, "MALFORMED_MESSAGE", error.message)
         }
-        try await PhoneActions(phones: phones).carryOut(input, phoneId: phoneId)
+        try await PhoneActions(phones: phones, recordings: recordings).carryOut(input, phoneId: phoneId)
     }
 
     /// Runs deep work (database reads) in a task of its own. A task keeps the memory its

@@ -10,8 +10,9 @@ from .events import Event, EventStream
 from .models import Flow, Rule, SMSAccount, Started, TextMessage
 from .phone import Phone
 from .push import Push
+from .recordings import Recording, Recordings
 from .sms import Messages, SMSGateway
 
 __all__ = ["AuthPhone", "AuthPhoneError", "Backend", "BadRequestError", "ConflictError", "Event", "EventStream",
-           "Flow", "Messages", "NotFoundError", "Phone", "Push", "Rule", "SMSAccount", "SMSGateway", "ServerError",
-           "ServerStartError", "Session", "Started", "TextMessage", "WaitTimeout"]
+           "Flow", "Messages", "NotFoundError", "Phone", "Push", "Recording", "Recordings", "Rule", "SMSAccount",
+           "SMSGateway", "ServerError", "ServerStartError", "Session", "Started", "TextMessage", "WaitTimeout"]

@@ -41,6 +41,12 @@ class Session:
         self.data = self._http.json("GET", f"/api/backend/sessions/{quote(self.id, safe='')}")
         return self
 
+    def push_to(self, phone: Phone) -> Session:
+        """Pushes the running session to `phone` (`POST /api/backend/sessions/{id}/push`)."""
+        self.data = self._http.json("POST", f"/api/backend/sessions/{quote(self.id, safe='')}/push",
+                                    body={"pushToken": phone.fcm_token})
+        return self
+
     def wait_outcome(self, *, timeout: float = 30.0) -> str:
         """Waits on the event stream until the session ends and answers its status (loggedin,
         enrolled, signed, completed, failed, canceled, expired); WaitTimeout after `timeout` seconds."""
@@ -86,6 +92,11 @@ class Backend:
         if push_to is not None:
             body["pushToken"] = push_to.fcm_token
         return Session(self._http, self._http.json("POST", "/api/backend/sessions", body=body))
+
+    def unblock_pin(self, user: str) -> int:
+        """Unblocks the PIN of `user`'s phones, as the administrator does; answers how many were blocked."""
+        answer: JSON = self._http.json("POST", "/api/backend/unblock-pin", body={"userId": user})
+        return int(answer["unblockedDevices"])
 
     def session(self, session_id: str) -> Session:
         """A session by its id."""

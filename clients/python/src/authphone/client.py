@@ -13,13 +13,14 @@ from .backend import Backend, Session
 from .events import EventStream
 from .phone import Phone
 from .push import Push
+from .recordings import Recordings
 from .server import LocalServer, find_binary
 from .sms import SMSGateway
 
 
 class AuthPhone:
     """A client of the AuthPhone server at `url`: its phones, its demo `backend`, its `push`
-    service, its `sms` gateway.
+    service, its `sms` gateway, its `recordings`.
 
     Use it as a context manager (or call `close()`); one made by `start()` stops its server then.
     """
@@ -30,6 +31,7 @@ class AuthPhone:
         self.backend = Backend(self._http)
         self.push = Push(self._http)
         self.sms = SMSGateway(self._http)
+        self.recordings = Recordings(self._http)
         self._server: LocalServer | None = None
 
     @classmethod
@@ -80,6 +82,19 @@ class AuthPhone:
         rule that reads the time sees the new one, and waits reach their end. Answers the new time.
         A server that keeps the wall clock's time refuses (ConflictError `CLOCK_NOT_MANUAL`)."""
         return _time(self._http.json("POST", "/api/clock", body={"advanceSeconds": seconds})["now"])
+
+    def add_fault(self, fault: JSON) -> str:
+        """Makes the network fail on purpose (the body of `POST /api/faults`: `{"target": "backend",
+        "kind": "unreachable", "count": 1}`, …; docs/behaviour.md has them all); answers its id."""
+        return str(self._http.json("POST", "/api/faults", body=fault)["id"])
+
+    def remove_fault(self, fault: str) -> None:
+        """Lifts one fault by its id."""
+        self._http.request("DELETE", f"/api/faults/{quote(fault, safe='')}")
+
+    def clear_faults(self) -> None:
+        """Lifts every fault."""
+        self._http.request("DELETE", "/api/faults")
 
     def timeline_har(self, of: Phone | Session, path: str | os.PathLike[str] | None = None) -> JSON:
         """Every exchange of a phone or a session as an HTTP Archive (HAR 1.2), redacted; also

@@ -151,6 +151,16 @@ class Phone:
         flow = event.data.get("flow")
         return Flow.from_json(flow) if flow else _required(self.flow())
 
+    def start_flow(self, kind: str) -> Flow | None:
+        """Starts a flow from the phone's own menu: CHANGE_PIN, ADD_BIOMETRICS or REMOVE_BIOMETRICS."""
+        flow = self._http.json("POST", f"{self._path}/flows", body={"type": kind})["flow"]
+        return Flow.from_json(flow) if flow else None
+
+    def enrol_biometric(self) -> JSON:
+        """Enrols one more fingerprint or face in the phone's simulated sensor; answers the phone as it is then."""
+        details: JSON = self._http.json("POST", f"{self._path}/sensor/features")
+        return details
+
     # Auto-answer rules: the phone answers matching requests by itself.
 
     def auto_answer(self, answer: str = "confirm", *, pin: str | None = None, biometric: bool = False,
