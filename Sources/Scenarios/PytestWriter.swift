@@ -7,7 +7,7 @@ import WireJSON
 public enum PytestWriter {
     public static func file(_ scenario: Scenario) -> String {
         var pins = PinBook()
-        let serverArgs = scenario.clock == .manual ? "args=[\"--clock\", \"manual\"]" : ""
+        let serverArgs = scenario.serve.isEmpty ? "" : "args=[" + scenario.serve.map(python).joined(separator: ", ") + "]"
         var lines = [
             "\"\"\"\(scenario.name): a walk recorded by AuthPhone (\(Scenario.currentSchema), docs/recording.md).\"\"\"",
             "",
@@ -18,7 +18,7 @@ public enum PytestWriter {
             "",
             "@pytest.fixture(scope=\"module\")",
             "def authphone():",
-            "    \"\"\"A fresh server of the test's own\(scenario.clock == .manual ? ", its clock moved by the test" : "").\"\"\"",
+            "    \"\"\"A fresh server of the test's own, started as the walk's was.\"\"\"",
             "    with AuthPhone.start(\(serverArgs)) as client:",
             "        yield client",
             "",
@@ -93,6 +93,8 @@ public enum PytestWriter {
             call = "authphone.remove_fault(\(variable(step.fault ?? "")))"
         case .clearFaults:
             call = "authphone.clear_faults()"
+        case .reset:
+            call = "authphone.reset()"
         case .advanceClock:
             call = "authphone.advance(\(number(step.seconds ?? 0)))"
         case .sessionOutcome:

@@ -11,19 +11,33 @@ public struct Scenario: Codable, Sendable, Equatable {
 
     public var schema: String
     public var name: String
-    /// `manual` when the walk moved the server's clock: its replay needs `serve --clock manual`.
+    /// `manual` when the walk's server kept a manual clock: its replay needs `serve --clock manual`.
     public var clock: ClockMode
+    /// The `authphone serve` arguments the walk's server ran with that its outcomes depend on
+    /// (`--clock manual`, `--session-lifetime 60`): a replay's server needs them too.
+    public var serve: [String]
     public var steps: [ScenarioStep]
 
     public enum ClockMode: String, Codable, Sendable {
         case system, manual
     }
 
-    public init(name: String, clock: ClockMode, steps: [ScenarioStep] = []) {
+    public init(name: String, clock: ClockMode, serve: [String] = [], steps: [ScenarioStep] = []) {
         schema = Self.currentSchema
         self.name = name
         self.clock = clock
+        self.serve = serve
         self.steps = steps
+    }
+
+    /// `serve` may be left out of a file written by hand: the walk then needs nothing of its server.
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        schema = try fields.decode(String.self, forKey: .schema)
+        name = try fields.decode(String.self, forKey: .name)
+        clock = try fields.decode(ClockMode.self, forKey: .clock)
+        serve = try fields.decodeIfPresent([String].self, forKey: .serve) ?? []
+        steps = try fields.decode([ScenarioStep].self, forKey: .steps)
     }
 
     /// A scenario file as `authphone replay` reads one: its schema checked before anything runs,
@@ -75,6 +89,8 @@ public struct ScenarioStep: Codable, Sendable, Equatable {
         /// A push sent through the push service's FCM API from a page (the console's composer):
         /// its `message`, to `pushTo` where its token was a phone's.
         case sendPush
+        /// Everything erased (`POST /api/reset`, the stage's *Reset demo*).
+        case reset
         /// The administrator unblocks `user`'s PIN.
         case unblockPin
         /// A fault, `fault`, added with `spec` (the body of `POST /api/faults`).
@@ -129,7 +145,7 @@ public struct ScenarioStep: Codable, Sendable, Equatable {
             case .unblockPin: [("user", user)]
             case .addFault: [("fault", fault), ("spec", spec)]
             case .removeFault: [("fault", fault)]
-            case .clearFaults: []
+            case .clearFaults, .reset: []
             case .advanceClock: [("seconds", seconds)]
             case .sessionOutcome: [("session", session), ("outcome", outcome)]
             }

@@ -94,6 +94,8 @@ public struct ScenarioReplay {
                 _ = try await api.call(.DELETE, "/api/faults/\(id(step.fault))")
             case .clearFaults:
                 _ = try await api.call(.DELETE, "/api/faults")
+            case .reset:
+                _ = try await api.call(.POST, "/api/reset", json: nil)
             case .advanceClock:
                 _ = try await api.call(.POST, "/api/clock", ["advanceSeconds": step.seconds ?? 0])
             case .sessionOutcome:

@@ -20,8 +20,8 @@ public struct WalkRecorder: Sendable {
     /// Sessions named here that have not ended, oldest first: their outcome is still to be seen.
     public private(set) var openSessions: [String] = []
 
-    public init(name: String, clock: Scenario.ClockMode) {
-        scenario = Scenario(name: name, clock: clock)
+    public init(name: String, clock: Scenario.ClockMode, serve: [String] = []) {
+        scenario = Scenario(name: name, clock: clock, serve: serve)
     }
 
     public mutating func rename(_ name: String) { scenario.name = name }
@@ -99,6 +99,8 @@ public struct WalkRecorder: Sendable {
             append(step, refusal: refusal)
         case .faultsCleared:
             append(ScenarioStep(.clearFaults))
+        case .reset:
+            append(ScenarioStep(.reset))
         case .clockAdvanced(let seconds, let refusal):
             var step = ScenarioStep(.advanceClock)
             step.seconds = seconds
@@ -163,6 +165,7 @@ public enum WalkEvent: Sendable {
     case faultAdded(spec: [String: OpenJSON], id: String?, refusal: String?)
     case faultRemoved(id: String, refusal: String?)
     case faultsCleared
+    case reset
     case clockAdvanced(seconds: Double, refusal: String?)
     case sessionEnded(id: String, outcome: String)
 }

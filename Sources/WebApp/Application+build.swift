@@ -110,9 +110,14 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
     router.add(middleware: RequestGuardMiddleware())
     if let forwarding { router.add(middleware: PhoneForwardingMiddleware(forwarding: forwarding)) }
     let scanner = QRImageScanner(lane: lanes.pictures, timeLimit: configuration.pictureScanTimeLimit)
+    // what a walk's outcomes depend on, as `serve` takes it, for the replay's server
+    var walkArguments = configuration.manualClock == nil ? [] : ["--clock", "manual"]
+    if configuration.backend.sessionLifetime != DemoBackend.Configuration().sessionLifetime {
+        walkArguments += ["--session-lifetime", "\(Int(configuration.backend.sessionLifetime))"]
+    }
     let recordings = Recordings(
-        manualClock: configuration.manualClock != nil, shared: configuration.postgres != nil, backend: backend, phones: phones,
-        now: configuration.now)
+        manualClock: configuration.manualClock != nil, serve: walkArguments, shared: configuration.postgres != nil, backend: backend,
+        phones: phones, now: configuration.now)
     router.addRoutes(
         PhonesController(phones: phones, platform: platform, scanner: scanner, recordings: recordings).endpoints, atPath: "/api/phones")
     router.addRoutes(PhoneActions(phones: phones, recordings: recordings).endpoints, atPath: "/api/phones")
@@ -138,8 +143,10 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         EventsController(feed: events, monitor: monitor, forwarding: forwarding, keepAlive: configuration.eventKeepAlive).endpoints,
         atPath: "/api/events")
     router.addRoutes(CertificateController(authority: tls?.authority).endpoints, atPath: "/tls")
-    ResetController(phones: phones, backend: backend, push: push, sms: sms, faults: faults, timeline: timeline, monitor: monitor)
-        .addRoutes(to: router)
+    ResetController(
+        phones: phones, backend: backend, push: push, sms: sms, faults: faults, timeline: timeline, monitor: monitor, recordings: recordings
+    )
+    .addRoutes(to: router)
     let timelineRoutes = TimelineController(timeline: timeline, backend: backend, phones: phones)
     timelineRoutes.addRoutes(to: router)
     router.addRoutes(try PagesController(templates: templates, phones: phones, backend: backend).endpoints)

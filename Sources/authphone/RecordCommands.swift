@@ -90,6 +90,7 @@ struct Replay: AsyncParsableCommand {
             throw ExitCode(2)
         }
         print("Replaying \"\(scenario.name)\" (\(scenario.steps.count) steps) on \(server.server)")
+        if !scenario.serve.isEmpty { print("It was recorded on a server started with \(scenario.serve.joined(separator: " ")).") }
         var replay = ScenarioReplay(url: server.server)
         do {
             try await replay.run(scenario) { print($0) }

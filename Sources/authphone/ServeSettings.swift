@@ -102,7 +102,8 @@ struct ServeSettings {
             guard configuration.postgres == nil else {
                 throw ValidationError("--clock manual is for one instance: instances sharing a --database would each keep a time of their own")
             }
-            configuration.useManualClock(ManualClock(start: Date()))
+            // on a whole second, so that a replay's times fall where the recording's did
+            configuration.useManualClock(ManualClock(start: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))))
         }
         let pinKdf: Serve.PinKdf = try await sources.choice("pinKdf", flags.pinKdf) ?? .interactive
         configuration.pinDerivation = PinKeyDerivation.Profile.named[pinKdf.rawValue] ?? .interactive

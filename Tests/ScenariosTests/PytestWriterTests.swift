@@ -38,7 +38,7 @@ import Testing
             "    assert session_1.wait_outcome() == \"enrolled\"",
         ].joined(separator: "\n")
         #expect(file.contains(expected))
-        #expect(file.contains("AuthPhone.start(args=[\"--clock\", \"manual\"])"))
+        #expect(file.contains("AuthPhone.start(args=[\"--clock\", \"manual\", \"--session-lifetime\", \"60\"])"))
     }
 
     @Test func pythonParsesIt() throws {

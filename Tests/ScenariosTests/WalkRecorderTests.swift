@@ -15,7 +15,7 @@ import WireJSON
 
     /// A walk with one phone and one enrolment started, as most begin.
     static func started() -> WalkRecorder {
-        var walk = WalkRecorder(name: "Walk", clock: .manual)
+        var walk = WalkRecorder(name: "Walk", clock: .manual, serve: ["--clock", "manual", "--session-lifetime", "60"])
         walk.record(.phoneCreated(id: "P-1", name: "Stage phone", pushToken: "token-1"))
         walk.record(
             .sessionStarted(

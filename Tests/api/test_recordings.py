@@ -226,8 +226,9 @@ def test_a_replay_walks_it_again_on_a_fresh_server(walk, tmp_path):
         assert done.returncode == 0, done.stdout + done.stderr
         lines = done.stdout.splitlines()
         assert lines[0] == f'Replaying "{NAME}" ({len(STEPS)} steps) on {url}'
+        assert lines[1] == "It was recorded on a server started with --clock manual."
         assert lines[-1] == f"All {len(STEPS)} steps answered as recorded."
-        assert [line.split(".")[0] for line in lines[1:-1]] == [str(n) for n in range(1, len(STEPS) + 1)]
+        assert [line.split(".")[0] for line in lines[2:-1]] == [str(n) for n in range(1, len(STEPS) + 1)]
         for line in ['1. createPhone phone 1 "Ann\'s phone": done',
                      "3. scan phone 1 session 1: WAIT_FOR_INPUT CONFIRM",
                      "17. act phone 1 inputSecondFactor (pin: wrong): ERROR PIN_FAIL PIN_BLOCKED",

@@ -41,14 +41,19 @@ final class Recordings: Sendable {
     /// Recordings started so far: an unnamed one is *Walk N*, N never given twice.
     private let started = Atomic(0)
     private let clock: Scenario.ClockMode
+    private let serve: [String]
     private let shared: Bool
     private let backend: DemoBackend
     private let phones: PhoneService
     private let now: @Sendable () -> Date
 
     /// `shared`: the instance shares its database with others, each of which sees only part of a walk.
-    init(manualClock: Bool, shared: Bool, backend: DemoBackend, phones: PhoneService, now: @escaping @Sendable () -> Date) {
+    /// `serve`: the arguments the server runs with that a walk's outcomes depend on.
+    init(
+        manualClock: Bool, serve: [String], shared: Bool, backend: DemoBackend, phones: PhoneService, now: @escaping @Sendable () -> Date
+    ) {
         clock = manualClock ? .manual : .system
+        self.serve = serve
         self.shared = shared
         self.backend = backend
         self.phones = phones
@@ -70,7 +75,7 @@ final class Recordings: Sendable {
                 throw APIError(.conflict, "RECORDING_UNDER_WAY", "a walk is being recorded already: stop it first")
             }
             if recordings.count >= Self.kept, let oldest = recordings.firstIndex(where: { $0.stoppedAt != nil }) { recordings.remove(at: oldest) }
-            var walk = WalkRecorder(name: name ?? "Walk \(number)", clock: clock)
+            var walk = WalkRecorder(name: name ?? "Walk \(number)", clock: clock, serve: serve)
             for phone in existing.sorted(by: { $0.createdAt < $1.createdAt }) {
                 walk.record(.phoneCreated(id: phone.id, name: phone.name, pushToken: phone.fcmToken))
             }

@@ -4,6 +4,7 @@ import Hummingbird
 import Phone
 import PushService
 import SMSGateway
+import Scenarios
 import Timeline
 
 /// `POST /api/reset`: every phone, backend session and account, push registration and inbox,
@@ -19,17 +20,23 @@ struct ResetController {
     let timeline: Timeline
     /// Told that every flow and session under way is gone.
     let monitor: ServiceMonitor
+    let recordings: Recordings
+
+    /// Everything erased but the recordings: a walk being recorded goes on, its reset a step.
+    private func reset() async throws {
+        faults.clear()
+        try await phones.reset()
+        monitor.forgot(phoneId: nil, outcome: "RESET")
+        try await backend.reset()
+        try await push.reset()
+        try await sms.clearLog()
+        try await timeline.reset()
+    }
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.post("/api/reset") { request, context -> Response in
             try await request.expectNoBody(context: context)
-            faults.clear()
-            try await phones.reset()
-            monitor.forgot(phoneId: nil, outcome: "RESET")
-            try await backend.reset()
-            try await push.reset()
-            try await sms.clearLog()
-            try await timeline.reset()
+            try await recordings.noting({ try await reset() }) { _, _ in .reset }
             return Response(status: .noContent)
         }
     }

@@ -83,6 +83,11 @@ class AuthPhone:
         A server that keeps the wall clock's time refuses (ConflictError `CLOCK_NOT_MANUAL`)."""
         return _time(self._http.json("POST", "/api/clock", body={"advanceSeconds": seconds})["now"])
 
+    def reset(self) -> None:
+        """Erases every phone, session, push, text, fault and timeline entry (`POST /api/reset`);
+        recordings stay."""
+        self._http.request("POST", "/api/reset")
+
     def add_fault(self, fault: JSON) -> str:
         """Makes the network fail on purpose (the body of `POST /api/faults`: `{"target": "backend",
         "kind": "unreachable", "count": 1}`, …; docs/behaviour.md has them all); answers its id."""
