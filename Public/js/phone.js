@@ -3,6 +3,7 @@
 //
 // This module owns the page's state and wires the parts under phone/ together: each part
 // receives what it calls (the state, send, render, the toast…) and imports only downward.
+import { api } from "./api.js";
 import { FlowDiagram } from "./flow-diagram.js";
 import { connect } from "./phone/connection.js";
 import { createDeviceControls } from "./phone/device-controls.js";
@@ -21,6 +22,7 @@ import { showsSession } from "./phone/session-start.js";
 import { readDismissedFlow, readSeenPushes } from "./phone/storage.js";
 import { startClock } from "./phone/time.js";
 import { createToast } from "./phone/toast.js";
+import { mountRecordingControl } from "./recording-control.js";
 import { createTimelineView } from "./timeline-view.js";
 
 const byId = (id) => document.getElementById(id);
@@ -272,6 +274,19 @@ function showNotFound(err) {
   bannerParts.banner.hidden = true;
   byId("device-controls").hidden = true;
   screen.showNotFound(err);
+}
+
+// the walk recorded from beside the phone; framed on the stage, the stage's own bar records it
+if (phoneId && !document.body.dataset.framed) {
+  byId("recording-section").hidden = false;
+  const recordings = byId("phone-recordings");
+  mountRecordingControl(byId("phone-recording"), {
+    api,
+    list: byId("phone-recording-list"),
+    onStopped: () => {
+      recordings.open = true;
+    },
+  });
 }
 
 startClock(byId("clock"));

@@ -2,8 +2,10 @@
 // for a demo. The console's parts are mounted as they are (console/live-sessions.js, the faults
 // form); each phone is its own page in a frame, with its own live screen. The phones on stage
 // are in the address (`?phones=id,id`), so a stage can be bookmarked.
+import { api } from "./api.js";
 import { initFaultsForm } from "./console/faults-form.js";
 import { mountLiveSessions } from "./console/live-sessions.js";
+import { mountRecordingControl } from "./recording-control.js";
 import { createStagePhones } from "./stage/stage-phones.js";
 import { createStageTools } from "./stage/stage-tools.js";
 import { createStarterFold } from "./stage/starter-fold.js";
@@ -26,6 +28,16 @@ const live = mountLiveSessions({
 });
 phones.start(live.loadPhones);
 initFaultsForm(live.loadPhones);
+// the walk recorded from the bar; once stopped, its menu shows what there is to download
+const recordingsMenu = document.getElementById("stage-recordings");
+mountRecordingControl(document.getElementById("stage-recording"), {
+  api,
+  list: document.getElementById("stage-recording-list"),
+  errorBox: document.getElementById("stage-error"),
+  onStopped: () => {
+    recordingsMenu.open = true;
+  },
+});
 // the bar's menu opens your own phone's section (which reads the phones as it opens)
 const ownPhoneMenu = document.getElementById("stage-own-phone");
 ownPhoneMenu.addEventListener("toggle", () => {

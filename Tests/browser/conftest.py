@@ -34,7 +34,10 @@ def driver():
     for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"]:
         opts.add_argument(a)
     DOWNLOADS.mkdir(parents=True, exist_ok=True)
-    opts.add_experimental_option("prefs", {"download.default_directory": str(DOWNLOADS), "download.prompt_for_download": False})
+    # safe browsing on: without it Chromium holds a download of a type it counts as dangerous (a
+    # recording's pytest file, .py) as "Unconfirmed ….crdownload", waiting for a click on Keep
+    opts.add_experimental_option("prefs", {"download.default_directory": str(DOWNLOADS), "download.prompt_for_download": False,
+                                           "safebrowsing.enabled": True})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
     try:
         yield driver
