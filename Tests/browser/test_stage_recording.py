@@ -26,12 +26,12 @@ import requests
 from selenium.webdriver.common.by import By
 
 from pages import (
-    BASE_URL, DOWNLOADS, PIN, TIMEOUT, call, click, confirm_with_pin, enter_pin, find, go_home, new_phone, open_console, visible,
-    wait_connected, wait_for, wait_screen, wait_visible,
+    BASE_URL, DOWNLOADS, PIN, TIMEOUT, call, click, confirm_with_pin, find, go_home, new_phone, open_console, visible,
+    wait_connected, wait_for, wait_visible,
 )
 from servers import BINARY, own_server
 from test_stage import downloaded, new_phone_on_stage, on_phone, outcome, start
-from test_stage_tools import WRONG_PIN, login_on_phone
+from test_stage_tools import WRONG_PIN, block_with_wrong_pins, login_on_phone
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 CONTROL = "#stage-recording"
@@ -92,12 +92,7 @@ def walk(driver, user_id):
 
     # three wrong PINs: the third blocks it
     login_on_phone(driver, phone_id, user_id)
-    for attempt in (1, 2):
-        enter_pin(driver, WRONG_PIN)
-        wait_for(driver, lambda d: (shown := visible(d, "#pin-attempts")) and shown.text == f"Failed attempt {attempt} of 3",
-                 f"wrong try {attempt} not counted")
-    enter_pin(driver, WRONG_PIN)
-    wait_screen(driver, "ERROR")
+    block_with_wrong_pins(driver)
     click(driver, "#home")
     driver.switch_to.default_content()
     outcome(driver, "Failed")

@@ -32,6 +32,16 @@ def login_on_phone(driver, phone_id, user_id):
     wait_screen(driver, "WAIT_FOR_INPUT", "VERIFY_SECOND_FACTOR")
 
 
+def block_with_wrong_pins(driver):
+    """Three wrong PINs on the phone's PIN pad, each counted, the third ending the flow blocked."""
+    for attempt in (1, 2):
+        enter_pin(driver, WRONG_PIN)
+        wait_for(driver, lambda d: (shown := visible(d, "#pin-attempts")) and shown.text == f"Failed attempt {attempt} of 3",
+                 f"wrong try {attempt} not counted")
+    enter_pin(driver, WRONG_PIN)
+    wait_screen(driver, "ERROR")
+
+
 def test_a_blocked_pin_is_unblocked_from_the_stage(driver):
     open_stage(driver)
     phone_id = new_phone_on_stage(driver)
@@ -44,12 +54,7 @@ def test_a_blocked_pin_is_unblocked_from_the_stage(driver):
     click(driver, "#home")
 
     login_on_phone(driver, phone_id, user_id)
-    for attempt in (1, 2):
-        enter_pin(driver, WRONG_PIN)
-        wait_for(driver, lambda d: (shown := visible(d, "#pin-attempts")) and shown.text == f"Failed attempt {attempt} of 3",
-                 f"wrong try {attempt} not counted")
-    enter_pin(driver, WRONG_PIN)
-    wait_screen(driver, "ERROR")
+    block_with_wrong_pins(driver)
     assert find(driver, "#flow-error .screen-title").text == "PIN blocked after too many wrong tries"
     # the way out the stage offers (Unblock PIN) is the one the screen names first
     assert "administrator can unblock it" in find(driver, "#flow-error-message").get_property("textContent")
