@@ -1,3 +1,4 @@
+import Foundation
 import WireJSON
 
 /// A recording's state: the steps so far, and the names it gave the server's ids. Fed one
@@ -7,10 +8,14 @@ public struct WalkRecorder: Sendable {
     /// Steps a recording holds at most: a walk by hand takes dozens; a script left recording
     /// stops here rather than fill the server's memory.
     public static let maximumSteps = 1_000
+    /// Bytes of JSON a recording holds at most: a step keeps the fields a request sent, and a
+    /// script posting the largest bodies the server takes would otherwise keep 64 MiB a recording.
+    public static let maximumBytes = 1 << 20
 
     public private(set) var scenario: Scenario
-    /// Whether it stopped taking steps at `maximumSteps`.
+    /// Whether it stopped taking steps at `maximumSteps` or `maximumBytes`.
     public private(set) var isFull = false
+    private var bytes = 0
 
     private var phones: [String: String] = [:]
     private var phonesByToken: [String: String] = [:]
@@ -119,7 +124,8 @@ public struct WalkRecorder: Sendable {
         var step = step
         if refusal != nil || flow != nil { step.expect = Expectation(error: refusal, flow: refusal == nil ? flow : nil) }
         scenario.steps.append(step)
-        isFull = scenario.steps.count >= Self.maximumSteps
+        bytes += (try? JSONEncoder().encode(step).count) ?? 0
+        isFull = scenario.steps.count >= Self.maximumSteps || bytes >= Self.maximumBytes
     }
 
     private func phoneName(_ id: String) -> String { phones[id] ?? id }

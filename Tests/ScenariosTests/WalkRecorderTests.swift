@@ -107,6 +107,14 @@ import WireJSON
         #expect(walk.scenario.steps.count == WalkRecorder.maximumSteps)
     }
 
+    @Test func itStopsTakingStepsPastAMebibyte() {
+        var walk = Self.started()
+        let large: [String: OpenJSON] = ["type": .string("login"), "announceInfo": .object(["Note": .string(String(repeating: "x", count: 60_000))])]
+        for _ in 0..<20 { walk.record(.sessionStarted(fields: large, started: nil, refusal: nil)) }
+        #expect(walk.isFull)
+        #expect(walk.scenario.steps.count == 2 + 18)  // 18 × 60 kB passes 1 MiB
+    }
+
     @Test func theReplaysPinsAreOnesThePolicyTakes() throws {
         let policy = try PinPolicy(length: 6)
         var book = PinBook()
