@@ -32,12 +32,18 @@ def print_sharing(results):
     runs = [(name, results["runs"][name]["figures"]) for name in SHARING if name in results["runs"]]
     if not runs:
         return
-    print(f"\n{'1,000 phones at 200 logins/s':<34} {'logins/s':>9} {'p99 ms':>8} {'servers ms CPU':>15} {'PostgreSQL ms CPU':>18}")
+    print(f"\n{'1,000 phones at 200 logins/s':<34} {'logins/s':>9} {'p99 ms':>8} {'servers ms CPU':>15} {'PostgreSQL ms CPU':>18}"
+          f" {'transactions':>13} {'statements':>11} {'lost races':>11}")
     for name, f in runs:
         cpu = f["cpuMsPerLogin"]
         postgres = f"{cpu['postgres']:.2f}" if cpu.get("postgres") is not None else "—"
         server = f"{cpu['server']:.2f}" if cpu.get("server") is not None else "—"
-        print(f"{name:<34} {f['perSecond']:>9.1f} {f['latencyMs']['p99']:>8.1f} {server:>15} {postgres:>18}")
+        # a login's share of what the servers' stores asked of PostgreSQL (their /metrics)
+        work = f.get("databasePerLogin")
+        counts = [f"{work[key]:.1f}" if work else "—" for key in ("transactions", "statements")]
+        races = f"{work['lostRaces']:.3f}" if work else "—"
+        print(f"{name:<34} {f['perSecond']:>9.1f} {f['latencyMs']['p99']:>8.1f} {server:>15} {postgres:>18}"
+              f" {counts[0]:>13} {counts[1]:>11} {races:>11}")
 
 
 # The performance targets, each number once: (name, run, how its figure is read from that run, unit,

@@ -33,6 +33,9 @@ public struct LoadReport: Codable, Sendable {
     /// CPU time a completed login cost during the run, in ms: the server's and the load
     /// generator's own, side by side, so that a figure says which of the two was the bottleneck.
     public var cpuMsPerLogin: CPUPerLogin
+    /// PostgreSQL's transactions, statements and lost races a completed login cost, as the
+    /// servers' driver counted them; nil on SQLite.
+    public var databasePerLogin: DatabaseWork?
     public var cores: Int
     /// When the CPU figures were taken, the setup left out: for a script that measures another
     /// process over the same time (the bench, its PostgreSQL).
@@ -79,6 +82,7 @@ public struct LoadReport: Codable, Sendable {
         let logins = Double(recorder.completed)
         let perLogin = { (seconds: Double?) in seconds.flatMap { logins > 0 ? 1000 * $0 / logins : nil } }
         cpuMsPerLogin = CPUPerLogin(server: perLogin(server?.cpuSeconds), generator: perLogin(generator?.cpuSeconds))
+        databasePerLogin = server?.database?.per(recorder.completed)
         cores = ProcessInfo.processInfo.activeProcessorCount
     }
 
@@ -109,6 +113,12 @@ public struct LoadReport: Codable, Sendable {
         let perLogin = { (ms: Double?) in ms.map { String(format: "%.2f ms", $0) } ?? "not seen" }
         lines.append(
             "  CPU per completed login: server \(perLogin(cpuMsPerLogin.server)), load generator \(perLogin(cpuMsPerLogin.generator))")
+        if let database = databasePerLogin {
+            lines.append(
+                String(
+                    format: "  PostgreSQL per completed login: %.1f transactions, %.1f statements, %.2f lost races", database.transactions,
+                    database.statements, database.lostRaces))
+        }
         return lines.joined(separator: "\n")
     }
 

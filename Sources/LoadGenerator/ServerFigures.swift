@@ -9,6 +9,8 @@ struct ProcessReading: Sendable {
     let peakRSSBytes: UInt64
     /// User and system CPU time, in seconds.
     let cpuSeconds: Double
+    /// What its stores asked of PostgreSQL so far, all stores added up; nil on SQLite.
+    var database: DatabaseWork?
 
     /// The load generator itself; nil off Linux.
     static func generator() -> ProcessReading? {
@@ -25,7 +27,7 @@ struct ProcessReading: Sendable {
             guard let reading = await server(api) else { return nil }
             total = ProcessReading(
                 at: .now, rssBytes: total.rssBytes + reading.rssBytes, peakRSSBytes: total.peakRSSBytes + reading.peakRSSBytes,
-                cpuSeconds: total.cpuSeconds + reading.cpuSeconds)
+                cpuSeconds: total.cpuSeconds + reading.cpuSeconds, database: DatabaseWork.adding(total.database, reading.database))
         }
         return total
     }
@@ -35,9 +37,27 @@ struct ProcessReading: Sendable {
         guard let text = try? await api.text("/metrics") else { return nil }
         let figures = Self.samples(text)
         guard let rss = figures["process_resident_memory_bytes"], let cpu = figures["process_cpu_seconds_total"] else { return nil }
+        let totals = Self.totals(text)
         return ProcessReading(
             at: .now, rssBytes: UInt64(rss), peakRSSBytes: UInt64(figures["authphone_process_peak_resident_memory_bytes"] ?? rss),
-            cpuSeconds: cpu)
+            cpuSeconds: cpu,
+            database: totals["authphone_database_transactions_total"].map {
+                DatabaseWork(
+                    transactions: $0, statements: totals["authphone_database_statements_total"] ?? 0,
+                    lostRaces: totals["authphone_database_lost_races_total"] ?? 0)
+            })
+    }
+
+    /// Every series of a Prometheus text added up by name, whatever its labels.
+    static func totals(_ text: String) -> [String: Double] {
+        var found: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let name = line.split(whereSeparator: { $0 == "{" || $0 == " " }).first,
+                let value = line.split(separator: " ").last.flatMap({ Double($0) })
+            else { continue }
+            found[String(name), default: 0] += value
+        }
+        return found
     }
 
     /// The series without labels (`name value` lines) of a Prometheus text.
@@ -51,6 +71,37 @@ struct ProcessReading: Sendable {
     }
 }
 
+/// What a server's stores asked of PostgreSQL (`authphone_database_*_total`).
+public struct DatabaseWork: Codable, Sendable, Equatable {
+    public var transactions: Double
+    public var statements: Double
+    /// Transactions run again because they lost a serialization race.
+    public var lostRaces: Double
+
+    static func adding(_ one: DatabaseWork?, _ other: DatabaseWork?) -> DatabaseWork? {
+        guard let one else { return other }
+        guard let other else { return one }
+        return DatabaseWork(
+            transactions: one.transactions + other.transactions, statements: one.statements + other.statements,
+            lostRaces: one.lostRaces + other.lostRaces)
+    }
+
+    /// What was done from `start` to `end`.
+    static func between(_ start: DatabaseWork?, _ end: DatabaseWork?) -> DatabaseWork? {
+        guard let start, let end else { return nil }
+        return DatabaseWork(
+            transactions: end.transactions - start.transactions, statements: end.statements - start.statements,
+            lostRaces: end.lostRaces - start.lostRaces)
+    }
+
+    /// Each figure's share of one of `count` logins.
+    func per(_ count: Int) -> DatabaseWork? {
+        guard count > 0 else { return nil }
+        let count = Double(count)
+        return DatabaseWork(transactions: transactions / count, statements: statements / count, lostRaces: lostRaces / count)
+    }
+}
+
 /// The server while the load ran.
 public struct ServerSample: Codable, Sendable, Equatable {
     /// The highest resident memory seen during the run, and the process's peak since it started.
@@ -60,6 +111,8 @@ public struct ServerSample: Codable, Sendable, Equatable {
     public var cpuPercent: Double
     /// User and system CPU time during the run, in seconds.
     public var cpuSeconds: Double
+    /// What its stores asked of PostgreSQL during the run; nil on SQLite.
+    public var database: DatabaseWork?
 
     init(from start: ProcessReading, to end: ProcessReading, highestRSS: UInt64) {
         rssMiB = Double(highestRSS) / 1_048_576
@@ -67,6 +120,7 @@ public struct ServerSample: Codable, Sendable, Equatable {
         let cpu = CPUSample(from: start, to: end)
         cpuPercent = cpu.cpuPercent
         cpuSeconds = cpu.cpuSeconds
+        database = DatabaseWork.between(start.database, end.database)
     }
 }
 

@@ -21,6 +21,8 @@ public final class PostgresDatabase: Sendable {
     public let limits: Limits
     /// This pool's own name in the notices it announces, so that it does not hear them again.
     let instance = UUID().uuidString
+    /// The transactions and statements it sent, for `/metrics`.
+    public let counts = DatabaseCounts()
     let client: PostgresClient
     let logger: Logger
     private let threads: NIOThreadPool
@@ -78,6 +80,7 @@ public final class PostgresDatabase: Sendable {
             do {
                 return try await transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", body)
             } catch let error as PSQLError where Self.isLostRace(error) && attempt < Self.attempts {
+                counts.lost()
                 attempt += 1
                 // apart, and further apart each time, so that the writers that collided do not
                 // collide again at once (at most 50 ms: all the waits together stay under a second)
@@ -110,12 +113,13 @@ public final class PostgresDatabase: Sendable {
     }
 
     private func transaction<T: Sendable>(_ begin: String, _ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {
-        let (logger, channel, instance, location, timeout) = (logger, channel, instance, location, limits.timeout)
+        let (logger, channel, instance, location, timeout, counts) = (logger, channel, instance, location, limits.timeout, counts)
+        counts.began()
         return try await withConnection { connection in
             try await self.threads.runIfActive {
                 let sql = PostgresSQL(
                     connection: connection, logger: logger, channel: channel, instance: instance,
-                    deadline: .now() + .nanoseconds(Int64(timeout / .nanoseconds(1))), location: location)
+                    deadline: .now() + .nanoseconds(Int64(timeout / .nanoseconds(1))), location: location, counts: counts)
                 try sql.run(begin)
                 let value: T
                 do {

@@ -22,6 +22,8 @@ struct PostgresSQL: StoreSQL {
     let deadline: NIODeadline
     /// Where the server is, for the error that says it did not answer.
     let location: String
+    /// Told of each statement sent, BEGIN and COMMIT included.
+    let counts: DatabaseCounts
 
     @discardableResult
     func execute(_ sql: String, _ arguments: [(any DatabaseValueConvertible)?]) throws -> Int {
@@ -84,6 +86,7 @@ struct PostgresSQL: StoreSQL {
 
     /// `query`'s answer, waited for until the deadline at most.
     private func answer(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        counts.sent()
         let eventLoop = connection.eventLoop
         let answered = eventLoop.makePromise(of: PostgresQueryResult.self)
         // both run on the connection's event loop, and the later of the two changes nothing

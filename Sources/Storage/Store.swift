@@ -129,6 +129,12 @@ extension Store {
         return writer
     }
 
+    /// What the store asked of PostgreSQL so far; nil on SQLite.
+    public var postgresCounts: DatabaseCounts? {
+        guard case .postgres(let postgres) = database.engine else { return nil }
+        return postgres.counts
+    }
+
     /// Runs `body` in a write transaction shared with the writes that arrived with it (`StoreDatabase.write`).
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreSQL) throws -> T) async throws -> T {

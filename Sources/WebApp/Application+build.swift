@@ -96,6 +96,11 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger =
         pushToken: configuration.pushToken,
         isIssuedAccessToken: { push.standing(ofAccessToken: $0).isLive })
     monitor.watch(backend: backend, faults: faults)
+    monitor.watch(
+        databases: [
+            ("phones", phoneStore.postgresCounts), ("backend", backendStore.postgresCounts), ("push", pushStore.postgresCounts),
+            ("timeline", timelineStore.postgresCounts), ("sms", smsStore.postgresCounts),
+        ].compactMap { name, counts in counts.map { (name, $0) } })
     let templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
 
     let router = Router(context: AppRequestContext.self)

@@ -10,6 +10,7 @@ import ProcessFigures
 import Prometheus
 import PushService
 import Retry
+import Storage
 import Synchronization
 
 /// What the server tells the people who run it: the counters and gauges of `/metrics`
@@ -23,6 +24,8 @@ final class ServiceMonitor: Sendable {
     private let logger: Logger
     /// The process's CPU time at the last scrape: the counter moves by the difference.
     private let cpuSeen = Mutex<Double>(0)
+    private let databases = Mutex<[(String, DatabaseCounts)]>([])
+    private let databasesSeen = Mutex<[String: DatabaseCounts.Totals]>([:])
     private let subscriptions: Mutex<[Subscription]> = Mutex([])
 
     init(logger: Logger) {
@@ -182,6 +185,12 @@ final class ServiceMonitor: Sendable {
 
     // MARK: the scrape
 
+    /// The stores on PostgreSQL, by name, whose transactions, statements and lost races the
+    /// scrape reports (`authphone_database_*_total{store}`).
+    func watch(databases: [(String, DatabaseCounts)]) {
+        self.databases.withLock { $0 = databases }
+    }
+
     /// The Prometheus text, with the gauges that are read rather than counted brought up to date.
     func scrape(faults: FaultInjector) -> String {
         let flowsUnderway = underway.withLock { $0.values.compactMap(\.flow?.type) }
@@ -193,6 +202,21 @@ final class ServiceMonitor: Sendable {
         for target in ["phone", "backend", "push"] {
             Gauge(label: "authphone_faults_active", dimensions: [("target", target)], factory: factory)
                 .record(inForce.filter { $0 == target }.count)
+        }
+        for (store, counts) in databases.withLock({ $0 }) {
+            // read and kept under one lock, so that two scrapes at once count each change once
+            let (before, now) = databasesSeen.withLock { seen in
+                let now = counts.totals
+                defer { seen[store] = now }
+                return (seen[store] ?? DatabaseCounts.Totals(), now)
+            }
+            for (name, added) in [
+                ("authphone_database_transactions_total", now.transactions - before.transactions),
+                ("authphone_database_statements_total", now.statements - before.statements),
+                ("authphone_database_lost_races_total", now.lostRaces - before.lostRaces),
+            ] {
+                Counter(label: name, dimensions: [("store", store)], factory: factory).increment(by: max(0, added))
+            }
         }
         if let process = ProcessFigures.current {
             Gauge(label: "process_resident_memory_bytes", factory: factory).record(Double(process.rssBytes))
