@@ -11,13 +11,28 @@ public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The session a refused request was for, where only the backend knows it (a redeem's token
     /// names no session): the answer says it, so the timeline files the exchange under it.
     public private(set) var sessionId: String?
+    /// What failed underneath a 5xx (a store's own error), for the log only: the caller is told
+    /// `message`, which gives nothing of the database away.
+    public private(set) var cause: String?
 
     public var description: String { "\(code): \(message)" }
+
+    /// The same refusal whatever its cause: a test compares what the caller is told.
+    public static func == (one: BackendError, other: BackendError) -> Bool {
+        (one.kind, one.code, one.message, one.sessionId) == (other.kind, other.code, other.message, other.sessionId)
+    }
 
     public init(_ kind: Kind, _ code: String, _ message: String) {
         self.kind = kind
         self.code = code
         self.message = message
+    }
+
+    /// The same refusal, with what failed underneath it for the log.
+    func because(_ cause: String) -> BackendError {
+        var error = self
+        error.cause = cause
+        return error
     }
 
     /// The same refusal, said to be about `session`.

@@ -200,7 +200,7 @@ public final class DemoBackend: Sendable {
         } catch let error as BackendError {
             throw error
         } catch {
-            throw isStorageFull(error) ? .storageFull : .storageFailed
+            throw (isStorageFull(error) ? BackendError.storageFull : .storageFailed).because(PostgresLocation.cause(of: error))
         }
     }
 
@@ -208,7 +208,7 @@ public final class DemoBackend: Sendable {
         do { return try await store.read(body) } catch let error as BackendError {
             throw error
         } catch {
-            throw .storageFailed
+            throw BackendError.storageFailed.because(PostgresLocation.cause(of: error))
         }
     }
 }

@@ -16,6 +16,8 @@ struct APIError: HTTPResponseError, Equatable {
     let code: String
     let message: String
     var sdkCode: Int?
+    /// What failed underneath a 5xx, for the log (`ErrorMappingMiddleware`), never the answer.
+    var cause: String?
     /// A retried operation's attempts, so that the caller sees each one and its outcome.
     var attempts: [OperationProgress.Attempt]?
     /// When to send the request again (a busy server's 503): the `Retry-After` header.
@@ -66,6 +68,7 @@ struct APIError: HTTPResponseError, Equatable {
             }
         self.init(status, error.code, error.message)
         sessionId = error.sessionId
+        cause = error.cause
     }
 
     init(_ error: PhoneError) {
