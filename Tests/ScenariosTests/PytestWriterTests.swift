@@ -18,6 +18,8 @@ import Testing
                 input: ActInput(action: "confirmTransaction", account: nil, biometrics: nil, userInput: nil, typedPin: false, typedOldPin: false),
                 before: nil, flow: nil, refusal: "UNEXPECTED_INPUT"))
         walk.record(.clockAdvanced(seconds: 60, refusal: nil))
+        walk.record(.flowStarted(phone: "P-1", type: "CHANGE_PIN", flow: nil, refusal: nil))
+        walk.record(.reset)
         walk.record(.sessionEnded(id: "S-1", outcome: "enrolled"))
         walk.rename("Enrol Alice, then 1 minute")
         return walk.scenario
@@ -35,6 +37,8 @@ import Testing
             "        phone_1.confirm_transaction()",
             "    assert refused.value.code == \"UNEXPECTED_INPUT\"",
             "    authphone.advance(60)",
+            "    phone_1.start_flow(\"CHANGE_PIN\")",
+            "    authphone.reset()",
             "    assert session_1.wait_outcome() == \"enrolled\"",
         ].joined(separator: "\n")
         #expect(file.contains(expected))

@@ -54,6 +54,16 @@ import WireJSON
         #expect(steps.last?.expect == Expectation(error: "UNREGISTERED"))
     }
 
+    @Test func aResetIsAStepAndTheWalkGoesOnWithNewNames() {
+        var walk = Self.started()
+        walk.record(.reset)
+        walk.record(.phoneCreated(id: "P-9", name: "Stage phone", pushToken: "token-9"))
+        let steps = walk.scenario.steps.suffix(2)
+        #expect(steps.map(\.do) == [.reset, .createPhone])
+        #expect(steps.last?.phone == "phone 2", "a phone made after the reset is a new one")
+        #expect(walk.openSessions == ["S-1"], "a session the reset erased ends unseen, not as an outcome")
+    }
+
     @Test func aCodeOfNoSessionIsKeptAsItIs() {
         var walk = Self.started()
         walk.record(.codeScanned(phone: "P-1", text: "otpauth://totp/x?secret=ABC", flow: nil, refusal: nil))
