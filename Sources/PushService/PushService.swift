@@ -256,7 +256,7 @@ public final class PushService: Sendable {
     /// The log, newest first: at most `limit` entries (all it keeps), of the targets (a phone's
     /// token and its fid, which name one app instance) and one outcome when given.
     public func messages(to targets: [String]? = nil, outcome: PushOutcome? = nil, limit: Int? = nil) async throws -> [PushLogEntry] {
-        try await store.log(targets: targets, outcome: outcome, limit: limit ?? configuration.logLimit)
+        try await store.log(targets: targets, outcome: outcome, limit: limit ?? configuration.logLimit, bound: configuration.logLimit)
     }
 
     /// The Firebase project senders name.

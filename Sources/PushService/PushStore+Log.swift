@@ -16,13 +16,20 @@ extension PushStore {
             switch self {
             case .insert(let entry, let limit):
                 let seq = try PushLogRecord.insertion.run(entry, sql) ?? 0
-                // seq grows by one per entry: everything `limit` behind the newest is past the bound.
-                try sql.execute("DELETE FROM pushLog WHERE seq <= ?", [seq - Int64(limit)])
+                // seq grows by one per entry: everything `limit` behind the newest is past the
+                // bound. Trimmed at every entry, two pushes at once delete the same oldest row,
+                // and on PostgreSQL one of them loses its race and runs again: trimmed every
+                // `trimEvery` entries, the log holds up to that many more, which its reads
+                // (`log`, of the newest `limit`) never show.
+                if seq % PushStore.trimEvery == 0 { try sql.execute("DELETE FROM pushLog WHERE seq <= ?", [seq - Int64(limit)]) }
             case .outcome(let id, let outcome):
                 try sql.execute("UPDATE pushLog SET outcome = ? WHERE id = ?", [outcome.rawValue, id])
             }
         }
     }
+
+    /// Entries between two trims of the log.
+    public static let trimEvery: Int64 = 64
 
     func writeLog(_ change: LogWrite) async throws {
         try await write { sql in try change.apply(sql) }
@@ -37,15 +44,17 @@ extension PushStore {
         }
     }
 
-    /// Newest first; nil filters take everything.
-    func log(targets: [String]?, outcome: PushOutcome?, limit: Int) async throws -> [PushLogEntry] {
+    /// Newest first, `limit` at most, of the newest `bound` entries (the log's size: entries
+    /// past it may wait for the next trim, but are gone to every read); nil filters take everything.
+    func log(targets: [String]?, outcome: PushOutcome?, limit: Int, bound: Int) async throws -> [PushLogEntry] {
         let targets = targets ?? []
         let byTarget = targets.isEmpty ? "" : "target IN (\(targets.map { _ in "?" }.joined(separator: ", "))) AND "
         return try await readAll { sql in
             try sql.fetchAll(
                 PushLogRecord.self,
-                "SELECT * FROM pushLog WHERE \(byTarget)(CAST(? AS TEXT) IS NULL OR outcome = ?) ORDER BY seq DESC LIMIT ?",
-                targets.map { $0 as (any DatabaseValueConvertible)? } + [outcome?.rawValue, outcome?.rawValue, limit]
+                "SELECT * FROM pushLog WHERE seq > (SELECT COALESCE(MAX(seq), 0) FROM pushLog) - ? AND \(byTarget)"
+                    + "(CAST(? AS TEXT) IS NULL OR outcome = ?) ORDER BY seq DESC LIMIT ?",
+                [bound] + targets.map { $0 as (any DatabaseValueConvertible)? } + [outcome?.rawValue, outcome?.rawValue, limit]
             ).map(\.entry)
         }
     }

@@ -1,10 +1,11 @@
 import Faults
 import Foundation
 import OutOfBand
-import PushService
 import Synchronization
 import TestDoubles
 import Testing
+
+@testable import PushService
 
 /// The push log: every message received, from anyone, with what became of it; bounded, filtered,
 /// and its outcome kept current as the phone opens a message.
@@ -99,6 +100,18 @@ import Testing
             names.append(try await service.send(project: "demo", body: body(to: "t1", data: #"{"n": "\#(index)"}"#)).name)
         }
         #expect(try await service.messages().compactMap(\.name) == names.suffix(3).reversed())
+    }
+
+    @Test(arguments: TestEngine.available) func theLogIsTrimmedInBatchesNotAtEveryEntry(on engine: TestEngine) async throws {
+        let service = try await makeService(on: engine, rateLimit: 1000, logLimit: 3)
+        try await service.register(token: "t1")
+        for _ in 0..<130 { _ = try await service.send(project: "demo", body: body(to: "t1")) }
+        // what is stored: the bound and at most a batch more
+        let kept = try await service.store.readAll { try $0.fetchOne(Int.self, "SELECT count(*) FROM pushLog", []) } ?? 0
+        #expect(kept >= 3 && kept < 3 + Int(PushStore.trimEvery), "\(kept) entries kept")
+        // what a read shows: the newest three, whatever the filter and the limit asked
+        #expect(try await service.messages(limit: 1000).count == 3)
+        #expect(try await service.messages(to: ["t1"], outcome: .inbox, limit: 1000).count == 3)
     }
 
     @Test(arguments: TestEngine.available) func filtersByTargetAndOutcomeAndClears(on engine: TestEngine) async throws {
