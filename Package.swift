@@ -152,7 +152,7 @@ let package = Package(
         .target(
             name: "LoadGenerator",
             dependencies: [
-                "BackendAPI", "ProcessFigures", "Retry",
+                "BackendAPI", "ProcessFigures", "Retry", "WireJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

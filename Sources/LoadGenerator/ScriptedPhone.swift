@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import WireJSON
 
 /// Why one scripted operation failed: the server's error code, a flow's error code, or what
 /// the generator saw (`TIMEOUT`, `CONNECTION`).
@@ -36,8 +37,24 @@ public struct ServerAPI: Sendable {
         try await call(method, path, json: try body.map { try JSONSerialization.data(withJSONObject: $0) })
     }
 
+    /// A JSON request whose answer is read as `Answer`, through WireJSON.
+    public func call<Answer: Decodable>(
+        _ method: HTTPMethod, _ path: String, _ body: [String: any Sendable], answer: Answer.Type
+    ) async throws -> Answer {
+        let bytes = try await answered(method, path, json: try JSONSerialization.data(withJSONObject: body))
+        do { return try WireJSON.decoder().decode(Answer.self, from: bytes) } catch {
+            throw LoadFailure("UNEXPECTED_ANSWER", "\(method) \(path): \(WireJSON.describe(error))")
+        }
+    }
+
     /// A request whose body is JSON already.
     public func call(_ method: HTTPMethod, _ path: String, json body: Data?) async throws -> [String: Any] {
+        let bytes = try await answered(method, path, json: body)
+        return (try? JSONSerialization.jsonObject(with: bytes)) as? [String: Any] ?? [:]
+    }
+
+    /// A 2xx answer's bytes; a refusal becomes a LoadFailure with the server's code.
+    private func answered(_ method: HTTPMethod, _ path: String, json body: Data?) async throws -> Data {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -46,10 +63,12 @@ public struct ServerAPI: Sendable {
         do { response = try await http.execute(request, timeout: timeout) } catch {
             throw LoadFailure("CONNECTION", "\(method) \(path): \(error)")
         }
-        let bytes = try await response.body.collect(upTo: 4 << 20)
-        let json = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any] ?? [:]
-        guard (200..<300).contains(response.status.code) else { throw Self.refusal(json, status: response.status.code, "\(method) \(path)") }
-        return json
+        let bytes = Data(buffer: try await response.body.collect(upTo: 4 << 20))
+        guard (200..<300).contains(response.status.code) else {
+            let json = (try? JSONSerialization.jsonObject(with: bytes)) as? [String: Any] ?? [:]
+            throw Self.refusal(json, status: response.status.code, "\(method) \(path)")
+        }
+        return bytes
     }
 
     /// A refusal's code and message: AuthPhone's `{"error": {"code", "message"}}`, or FCM's shape,

@@ -196,14 +196,20 @@ public struct FlowSeen: Codable, Sendable, Equatable {
         self.error = error
     }
 
-    /// A flow as the API writes one (`{"state", "currentInteraction": {"type"},
-    /// "previousInteractionResult": {"type"}, "error": {"code"}}`); nil for anything else.
-    public init?(json: Any?) {
-        guard let flow = json as? [String: Any], let state = flow["state"] as? String else { return nil }
-        func type(_ key: String) -> String? { (flow[key] as? [String: Any])?["type"] as? String }
+    /// The fields of a flow as the API writes one that a walk keeps; the rest is not read.
+    public struct Wire: Decodable, Sendable {
+        struct Typed: Decodable, Sendable { let type: String }
+        struct Coded: Decodable, Sendable { let code: String }
+        let state: String
+        let currentInteraction: Typed?
+        let previousInteractionResult: Typed?
+        let error: Coded?
+    }
+
+    public init(_ wire: Wire) {
         self.init(
-            state: state, interaction: type("currentInteraction"), result: type("previousInteractionResult"),
-            error: (flow["error"] as? [String: Any])?["code"] as? String)
+            state: wire.state, interaction: wire.currentInteraction?.type, result: wire.previousInteractionResult?.type,
+            error: wire.error?.code)
     }
 
     /// `DONE`, `WAIT_FOR_INPUT VERIFY_SECOND_FACTOR PIN_FAIL`, `ERROR PIN_BLOCKED`.

@@ -118,7 +118,12 @@ public struct ScenarioReplay {
     }
 
     private func flow(_ method: HTTPMethod, _ path: String, _ body: [String: any Sendable]) async throws -> Expectation {
-        Expectation(flow: FlowSeen(json: try await api.call(method, path, body)["flow"]))
+        Expectation(flow: try await api.call(method, path, body, answer: Answered.self).flow.map(FlowSeen.init))
+    }
+
+    /// A phone route's answer, as far as a walk reads it.
+    private struct Answered: Decodable {
+        let flow: FlowSeen.Wire?
     }
 
     /// The screen's input with the PINs' digits for their roles, and the account by its name.

@@ -131,7 +131,8 @@ final class Recordings: Sendable {
         return value
     }
 
-    /// A push sent from a page, its body as it came.
+    /// A push sent from a page, its message as it came: open (`OpenJSON`), since it is whatever
+    /// FCM message the sender composed, and the replay sends it again as it was.
     func note(pushOf body: [UInt8], refusal: String?) async {
         guard case .object(let message)? = (try? WireJSON.decoder().decode([String: OpenJSON].self, from: Data(body)))?["message"] else { return }
         await note(.pushSent(message: message, refusal: refusal))
@@ -139,11 +140,18 @@ final class Recordings: Sendable {
 
     /// The phone's flow as a walk counts on it, when one is recorded.
     func flowSeen(phoneId: String) async -> FlowSeen? {
-        guard let flow = await phones.sdk.currentFlow(phoneId: phoneId), let data = try? WireJSON.data(flow) else { return nil }
-        return FlowSeen(json: try? JSONSerialization.jsonObject(with: data))
+        Self.seen(await phones.sdk.currentFlow(phoneId: phoneId))
     }
 
-    /// A request's fields as a scenario keeps them: as they would be sent again.
+    /// `flow` as a walk counts on it: read back from the JSON the API writes, so that a
+    /// recording and its replay see the same fields.
+    static func seen(_ flow: Flow?) -> FlowSeen? {
+        guard let flow, let data = try? WireJSON.data(flow) else { return nil }
+        return (try? WireJSON.decoder().decode(FlowSeen.Wire.self, from: data)).map(FlowSeen.init)
+    }
+
+    /// A request's fields as a scenario keeps them, as they would be sent again: open (`OpenJSON`),
+    /// since each route's own type says what they are and the scenario only carries them.
     static func fields(of request: some Encodable) -> [String: OpenJSON] {
         (try? WireJSON.data(request)).flatMap { try? WireJSON.decoder().decode([String: OpenJSON].self, from: $0) } ?? [:]
     }

@@ -57,7 +57,7 @@ struct PhoneActions {
     func carryOut(_ input: Input, phoneId: String) async throws {
         guard recordings.isOn else { return try await act(input, phoneId: phoneId) }
         let before = await phones.sdk.currentFlow(phoneId: phoneId)
-        let seenBefore = await recordings.flowSeen(phoneId: phoneId)
+        let seenBefore = Recordings.seen(before)
         let account = input.account.map { id in before?.currentInteraction?.confirmSessionInfo?.accounts.first { $0.id == id }?.displayName ?? id }
         let recorded = ActInput(
             action: input.action.rawValue, account: account, biometrics: input.biometrics?.rawValue, userInput: input.userInput,
